@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The portable smartio core: the lend/borrow/return/reclaim state machine,
+ * segments, path resolution and node liveness, driven by protocol messages.
+ *
+ * Every entry point runs with the platform's lock held by the caller.  A
+ * message is always handled "as" one node (self): the node that owns the
+ * operation.  A user command arriving at the wrong node is forwarded to the
+ * right one through ops->send, exactly as node-to-node messages travel.
+ */
+#ifndef SIO_CORE_H
+#define SIO_CORE_H
+
+#include "compat.h"
+#include "registry.h"
+#include "proto.h"
+
+/* What the core needs from its platform (simulator or kernel). */
+struct sio_platform_ops {
+	u64 (*now_ns)(void *plat);
+	/*
+	 * Programs LUT slot `slot` of adapter `adapter` on `node`: accesses to
+	 * [slot start, slot start + len) go to target_addr on target_node and
+	 * are allowed only for requester `rid` coming from `src_node` (MPIOV's
+	 * source-id and address checks).
+	 */
+	int (*lut_set)(void *plat, u32 node, u32 adapter, u32 slot,
+		       u32 target_node, u64 target_addr, u64 len,
+		       u32 src_node, u16 rid);
+	void (*lut_clear)(void *plat, u32 node, u32 adapter, u32 slot);
+	/* IOMMU of `node`: DMA from (src_node, rid) to iova reaches phys. */
+	int (*iommu_map)(void *plat, u32 node, u32 src_node, u16 rid,
+			 u64 iova, u64 phys, u64 size);
+	void (*iommu_unmap)(void *plat, u32 node, u32 src_node, u16 rid,
+			    u64 iova);
+	/* Memory behind a segment: create (size set) and release. */
+	int (*seg_backing)(void *plat, u32 seg, int create);
+	/* Device configuration space access on the lender. */
+	int (*cfg_access)(void *plat, u32 dev, u32 off, void *buf, u32 len,
+			  int write);
+	/*
+	 * Delivers a message to node dst's core and waits for its reply.
+	 * Returns the reply length or -EHOSTDOWN / transport errors.
+	 */
+	int (*send)(void *plat, u32 dst, const void *msg, u32 len, void *reply,
+		    u32 cap);
+	/* Registry state or the event ring changed: wake readers. */
+	void (*notify)(void *plat);
+};
+
+struct sio_core {
+	struct sio_registry *reg;
+	const struct sio_platform_ops *ops;
+	void *plat;
+};
+
+/*
+ * Handles one message (user command or node-to-node) as node self and
+ * writes the reply (SIO_CMD_REPLY with SIO_A_ERRNO) into reply.  Returns
+ * the reply length, or a negative errno when the request cannot even be
+ * answered (unparseable, reply buffer too small).
+ */
+int sio_core_dispatch(struct sio_core *c, u32 self, const void *req, u32 len,
+		      void *reply, u32 cap);
+
+/* Liveness transitions, decided by the platform's failure detector. */
+void sio_core_node_up(struct sio_core *c, u32 node);
+void sio_core_node_down(struct sio_core *c, u32 node);
+
+/* The platform reports a blocked DMA (no mapping or requester not allowed). */
+void sio_core_dma_fault(struct sio_core *c, u32 node, u16 rid, u64 addr,
+			const char *why);
+
+/* Path resolution: the best adapter of `from` that reaches `to`. */
+int sio_path_find(struct sio_registry *r, u32 from, u32 to);
+
+/* Appends an event to the ring; args is "key=value ..." or "". */
+void sio_event_emit(struct sio_core *c, u32 kind, const char *object,
+		    const char *args);
+const char *sio_event_kind_name(u32 kind);
+
+/* Small formatting helpers (no libc in the core). */
+struct sio_strbuf {
+	char *buf;
+	u32 cap;
+	u32 len;
+};
+void sio_sb_init(struct sio_strbuf *sb, char *buf, u32 cap);
+void sio_sb_str(struct sio_strbuf *sb, const char *s);
+void sio_sb_u64(struct sio_strbuf *sb, u64 v);
+void sio_sb_hex(struct sio_strbuf *sb, u64 v);
+
+/* Building a command for sio_core_dispatch (used by libsmartio too). */
+int sio_core_call(struct sio_core *c, u32 self, u32 dst, struct sio_msg *m,
+		  struct sio_parsed *rep, void *repbuf, u32 repcap);
+
+#endif /* SIO_CORE_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* Shared between the core's own files only. */
+#ifndef SIO_CORE_INT_H
+#define SIO_CORE_INT_H
+
+#include "core.h"
+
+#define SIO_PEER_MSG 512	/* node-to-node messages without data */
+
+typedef int (*sio_handler)(struct sio_core *c, u32 self,
+			   const struct sio_parsed *p, struct sio_msg *rep);
+
+static inline int sio_node_up(struct sio_registry *r, u32 n)
+{
+	return n < r->nnodes && sio_node(r, n)->state == SIO_NODE_UP;
+}
+
+/* Allocates count LUT slots on (node, adapter) and points them at target. */
+int sio_lut_map(struct sio_core *c, u32 node, u32 adapter, u64 len,
+		u32 target_node, u64 target_addr, u32 src_node, u16 rid,
+		u32 *count_out);
+void sio_lut_unmap(struct sio_core *c, u32 node, u32 adapter, s32 first,
+		   u32 count);
+
+/* Device index from the SIO_A_DEV attribute; -ENXIO when unknown. */
+int sio_msg_dev(struct sio_registry *r, const struct sio_parsed *p);
+int sio_msg_node(struct sio_registry *r, const struct sio_parsed *p, int attr);
+
+/* Handlers, by file. */
+int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
+	       struct sio_msg *rep);
+int sio_h_set_mode(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		   struct sio_msg *rep);
+int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		 struct sio_msg *rep);
+int sio_h_return(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		 struct sio_msg *rep);
+int sio_h_reclaim(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		  struct sio_msg *rep);
+int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     struct sio_msg *rep);
+int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     struct sio_msg *rep);
+int sio_h_return_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     struct sio_msg *rep);
+int sio_h_reclaim_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		      struct sio_msg *rep);
+int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
+	      struct sio_msg *rep);
+int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
+	      struct sio_msg *rep);
+
+/* Tear-downs shared by return, reclaim and node loss. */
+void sio_borrow_release(struct sio_core *c, u32 bidx, int lender_side,
+			int borrower_side);
+void sio_segments_node_down(struct sio_core *c, u32 node);
+void sio_segdma_release_dev(struct sio_core *c, u32 dev, u32 borrower);
+
+/* Event helpers. */
+void sio_event_dev(struct sio_core *c, u32 kind, u32 dev, const char *key,
+		   const char *val);
+
+#endif /* SIO_CORE_INT_H */

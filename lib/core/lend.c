@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Device lending: lend policy, mode, borrow, return, reclaim.
+ *
+ * A borrow is a conversation between the borrower's core and the lender's:
+ *   borrower: requester entry + IOVA range for the DMA window
+ *   -> BORROW_REQ        lender: policy, mode, its requester entry
+ *   <- BORROW_GRANT      (BARs, requester id) or BORROW_DENY (errno)
+ *   borrower: LUT slots mapping each BAR for its CPUs
+ *   -> MAP_DMA_WINDOW    lender: LUT slots from its window to the IOVA
+ *   -> MAP_MSI_WINDOW    lender: one LUT slot to the borrower's MSI range
+ * Any failure unwinds both sides (RETURN_REQ), so nothing is half-done.
+ */
+#include "core_int.h"
+
+int sio_lut_map(struct sio_core *c, u32 node, u32 adapter, u64 len,
+		u32 target_node, u64 target_addr, u32 src_node, u16 rid,
+		u32 *count_out)
+{
+	struct sio_adapter *ad = &sio_node(c->reg, node)->adapter[adapter];
+	u32 count = (u32)SIO_DIV_ROUND_UP(len, ad->slot_size), i;
+	int first, err;
+
+	if (len == 0 || len > ad->window_size)
+		return len ? -ENOSPC : -EINVAL;
+	first = sio_bitmap_alloc(&ad->luts, count);
+	if (first < 0)
+		return first;
+	for (i = 0; i < count; i++) {
+		u64 off = (u64)i * ad->slot_size;
+		u64 piece = len - off < ad->slot_size ? len - off : ad->slot_size;
+
+		err = c->ops->lut_set(c->plat, node, adapter, (u32)first + i,
+				      target_node, target_addr + off, piece,
+				      src_node, rid);
+		if (err) {
+			sio_lut_unmap(c, node, adapter, first, i);
+			if (count > i)
+				sio_bitmap_free(&ad->luts, (u32)first + i,
+						count - i);
+			return err;
+		}
+	}
+	*count_out = count;
+	return first;
+}
+
+void sio_lut_unmap(struct sio_core *c, u32 node, u32 adapter, s32 first,
+		   u32 count)
+{
+	struct sio_adapter *ad = &sio_node(c->reg, node)->adapter[adapter];
+	u32 i;
+
+	if (first < 0 || count == 0)
+		return;
+	for (i = 0; i < count; i++)
+		c->ops->lut_clear(c->plat, node, adapter, (u32)first + i);
+	sio_bitmap_free(&ad->luts, (u32)first, count);
+}
+
+int sio_msg_dev(struct sio_registry *r, const struct sio_parsed *p)
+{
+	if (!p->present[SIO_A_DEV])
+		return -EINVAL;
+	return sio_dev_lookup_fdid(r, sio_nla_u32(&p->tb[SIO_A_DEV]));
+}
+
+int sio_msg_node(struct sio_registry *r, const struct sio_parsed *p, int attr)
+{
+	u32 n;
+
+	if (!p->present[attr])
+		return -EINVAL;
+	n = sio_nla_u32(&p->tb[attr]);
+	return n < r->nnodes ? (int)n : -ENOENT;
+}
+
+void sio_event_dev(struct sio_core *c, u32 kind, u32 dev, const char *key,
+		   const char *val)
+{
+	char obj[SIO_EVENT_OBJ], args[SIO_EVENT_ARGS];
+	struct sio_strbuf sb;
+
+	sio_sb_init(&sb, obj, sizeof(obj));
+	sio_sb_str(&sb, "dev/");
+	sio_sb_str(&sb, sio_dev(c->reg, dev)->name);
+	sio_sb_init(&sb, args, sizeof(args));
+	if (key) {
+		sio_sb_str(&sb, key);
+		sio_sb_str(&sb, "=");
+		sio_sb_str(&sb, val);
+	}
+	sio_event_emit(c, kind, obj, args);
+}
+
+static int policy_allows(const struct sio_device *d, u32 node)
+{
+	switch (d->policy) {
+	case SIO_LEND_ALL:
+		return 1;
+	case SIO_LEND_LIST:
+		return (int)(d->lend_mask >> node & 1);
+	default:
+		return 0;
+	}
+}
+
+int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
+	       struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_device *d;
+	u32 policy, n;
+	u64 mask, all = r->nnodes == 64 ? ~0ull : (1ull << r->nnodes) - 1;
+	int dev = sio_msg_dev(r, p);
+	char val[8];
+
+	(void)rep;
+	(void)self;
+	if (dev < 0)
+		return dev;
+	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_FLAGS) |
+			       SIO_ATTR_BIT(SIO_A_MASK)))
+		return -EINVAL;
+	d = sio_dev(r, (u32)dev);
+	policy = sio_nla_u32(&p->tb[SIO_A_FLAGS]);
+	mask = sio_nla_u64(&p->tb[SIO_A_MASK]);
+	if (policy > SIO_LEND_LIST || (mask & ~all) ||
+	    (policy == SIO_LEND_LIST && !mask))
+		return -EINVAL;
+	/* Narrowing the policy must not strand a current borrower. */
+	for (n = 0; n < r->nnodes; n++) {
+		struct sio_device probe = *d;
+
+		probe.policy = (u8)policy;
+		probe.lend_mask = mask;
+		if ((d->borrowers >> n & 1) && !policy_allows(&probe, n))
+			return -EBUSY;
+	}
+	d->policy = (u8)policy;
+	d->lend_mask = policy == SIO_LEND_LIST ? mask : 0;
+	sio_strlcpy(val, policy == SIO_LEND_ALL ? "all" :
+		    policy == SIO_LEND_NONE ? "none" : "list", sizeof(val));
+	sio_event_dev(c, SIO_EV_LEND, (u32)dev, "policy", val);
+	return 0;
+}
+
+int sio_h_set_mode(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		   struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int dev = sio_msg_dev(r, p);
+	struct sio_device *d;
+	u32 mode;
+
+	(void)rep;
+	(void)self;
+	if (dev < 0)
+		return dev;
+	if (!p->present[SIO_A_MODE])
+		return -EINVAL;
+	mode = sio_nla_u32(&p->tb[SIO_A_MODE]);
+	if (mode > SIO_MODE_SHARED)
+		return -EINVAL;
+	d = sio_dev(r, (u32)dev);
+	if (d->mode == mode)
+		return 0;
+	if (d->borrowers)
+		return -EBUSY;
+	d->mode = (u8)mode;
+	sio_event_dev(c, SIO_EV_MODE, (u32)dev, "mode",
+		      mode == SIO_MODE_SHARED ? "shared" : "exclusive");
+	return 0;
+}
+
+static int free_borrow_slot(struct sio_registry *r)
+{
+	u32 i;
+
+	for (i = 0; i < r->max_borrows; i++)
+		if (!sio_borrow_at(r, i)->used)
+			return (int)i;
+	return -ENOSPC;
+}
+
+/* Lender's half: requester entry, DMA and MSI window slots. */
+static void release_lender_part(struct sio_core *c, struct sio_borrow *b)
+{
+	struct sio_adapter *ad;
+
+	if (b->l_req < 0)
+		return;
+	ad = &sio_node(c->reg, b->lender)->adapter[b->l_adapter];
+	sio_lut_unmap(c, b->lender, b->l_adapter, b->l_lut, b->l_lut_count);
+	sio_lut_unmap(c, b->lender, b->l_adapter, b->msi_lut, 1);
+	sio_bitmap_free(&ad->reqs, (u32)b->l_req, 1);
+	b->l_lut = b->msi_lut = b->l_req = -1;
+	b->l_lut_count = 0;
+}
+
+/* Borrower's half: BAR slots, IOVA, requester entry. */
+static void release_borrower_part(struct sio_core *c, struct sio_borrow *b)
+{
+	struct sio_node *n = sio_node(c->reg, b->borrower);
+	struct sio_adapter *ad = &n->adapter[b->b_adapter];
+	struct sio_device *d = sio_dev(c->reg, b->dev);
+	u32 i;
+
+	for (i = 0; i < SIO_MAX_BARS; i++) {
+		if (!b->bar_local[i])
+			continue;
+		sio_lut_unmap(c, b->borrower, b->b_adapter,
+			      (s32)((b->bar_local[i] - ad->window_base) /
+				    ad->slot_size),
+			      (u32)SIO_DIV_ROUND_UP(d->bar[i].size,
+						    ad->slot_size));
+		b->bar_local[i] = 0;
+	}
+	if (b->iova_size) {
+		sio_range_free(&n->iova, b->iova);
+		b->iova_size = 0;
+	}
+	if (b->b_req >= 0) {
+		sio_bitmap_free(&ad->reqs, (u32)b->b_req, 1);
+		b->b_req = -1;
+	}
+}
+
+void sio_borrow_release(struct sio_core *c, u32 bidx, int lender_side,
+			int borrower_side)
+{
+	struct sio_borrow *b = sio_borrow_at(c->reg, bidx);
+
+	if (lender_side)
+		release_lender_part(c, b);
+	if (borrower_side)
+		release_borrower_part(c, b);
+	if (b->l_req < 0 && b->b_req < 0) {
+		sio_dev(c->reg, b->dev)->borrowers &= ~(1ull << b->borrower);
+		sio_memset(b, 0, sizeof(*b));
+	}
+}
+
+static int peer_call(struct sio_core *c, u32 self, u32 dst, u8 cmd, u32 dev,
+		     u32 node, u64 iova, u64 size, struct sio_parsed *rep,
+		     u8 *repbuf, u32 repcap)
+{
+	u8 buf[SIO_PEER_MSG];
+	struct sio_msg m;
+
+	sio_msg_init(&m, buf, sizeof(buf), cmd, SIO_F_REQUEST, 0);
+	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(c->reg, dev)->fdid);
+	sio_msg_put_u32(&m, SIO_A_NODE, node);
+	sio_msg_put_u64(&m, SIO_A_IOVA, iova);
+	sio_msg_put_u64(&m, SIO_A_SIZE, size);
+	return sio_core_call(c, self, dst, &m, rep, repbuf, repcap);
+}
+
+/* Gives the lender back its half; a down lender has nothing left to free. */
+static void return_to_lender(struct sio_core *c, u32 self, u32 bidx)
+{
+	struct sio_borrow *b = sio_borrow_at(c->reg, bidx);
+	struct sio_parsed rep;
+	u8 repbuf[SIO_PEER_MSG];
+
+	if (b->l_req < 0)
+		return;
+	if (!sio_node_up(c->reg, b->lender) ||
+	    peer_call(c, self, b->lender, SIO_CMD_RETURN_REQ, b->dev, self, 0,
+		      0, &rep, repbuf, sizeof(repbuf)))
+		release_lender_part(c, b);
+}
+
+static int map_bars(struct sio_core *c, struct sio_borrow *b,
+		    const struct sio_parsed *grant)
+{
+	struct sio_adapter *ad =
+		&sio_node(c->reg, b->borrower)->adapter[b->b_adapter];
+	struct sio_nla bar, f;
+	u32 pos = 0, count;
+	int first;
+
+	while (sio_nla_next(grant->attrs, grant->attrs_len, &pos, &bar)) {
+		u32 idx;
+		u64 addr, size;
+
+		if (bar.type != SIO_A_BAR)
+			continue;
+		if (sio_nla_find(&bar, SIO_A_INDEX, &f))
+			return -EPROTO;
+		idx = sio_nla_u32(&f);
+		if (idx >= SIO_MAX_BARS || sio_nla_find(&bar, SIO_A_ADDR, &f))
+			return -EPROTO;
+		addr = sio_nla_u64(&f);
+		if (sio_nla_find(&bar, SIO_A_SIZE, &f))
+			return -EPROTO;
+		size = sio_nla_u64(&f);
+		first = sio_lut_map(c, b->borrower, b->b_adapter, size,
+				    b->lender, addr, b->borrower, SIO_RID_CPU,
+				    &count);
+		if (first < 0)
+			return first;
+		b->bar_local[idx] = ad->window_base + (u64)first * ad->slot_size;
+		b->b_lut_count += count;
+	}
+	return 0;
+}
+
+static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
+{
+	struct sio_borrow *b = sio_borrow_at(c->reg, bidx);
+	u8 repbuf[1024];
+	struct sio_parsed rep;
+	int err;
+
+	err = peer_call(c, self, b->lender, SIO_CMD_BORROW_REQ, b->dev, self,
+			b->iova, b->iova_size, &rep, repbuf, sizeof(repbuf));
+	if (err)
+		return err;
+	err = map_bars(c, b, &rep);
+	if (err)
+		return err;
+	err = peer_call(c, self, b->lender, SIO_CMD_MAP_DMA_WINDOW, b->dev,
+			self, b->iova, b->iova_size, &rep, repbuf,
+			sizeof(repbuf));
+	if (err)
+		return err;
+	if (!rep.present[SIO_A_ADDR])
+		return -EPROTO;
+	b->dma_addr = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
+	err = peer_call(c, self, b->lender, SIO_CMD_MAP_MSI_WINDOW, b->dev,
+			self, SIO_MSI_BASE, SIO_MSI_SIZE, &rep, repbuf,
+			sizeof(repbuf));
+	if (err)
+		return err;
+	if (!rep.present[SIO_A_ADDR])
+		return -EPROTO;
+	b->msi_addr = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
+	return 0;
+}
+
+int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		 struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int dev = sio_msg_dev(r, p), ad, slot, req, err;
+	struct sio_device *d;
+	struct sio_borrow *b;
+	struct sio_node *n = sio_node(r, self);
+
+	(void)rep;
+	if (dev < 0)
+		return dev;
+	d = sio_dev(r, (u32)dev);
+	if (d->gone || !sio_node_up(r, d->node) || !sio_node_up(r, self))
+		return -EHOSTDOWN;
+	if (d->node == self)
+		return -EINVAL;	/* the lender uses its device directly */
+	if (d->borrowers >> self & 1)
+		return -EBUSY;
+	ad = sio_path_find(r, self, d->node);
+	if (ad < 0)
+		return ad;
+	slot = free_borrow_slot(r);
+	if (slot < 0)
+		return slot;
+	req = sio_bitmap_alloc(&n->adapter[ad].reqs, 1);
+	if (req < 0)
+		return req;
+	b = sio_borrow_at(r, (u32)slot);
+	sio_memset(b, 0, sizeof(*b));
+	b->used = 1;
+	b->dev = (u32)dev;
+	b->borrower = (u16)self;
+	b->lender = d->node;
+	b->b_adapter = (u8)ad;
+	b->b_req = req;
+	b->l_req = b->l_lut = b->msi_lut = -1;
+	err = sio_range_alloc(&n->iova, SIO_DMA_WINDOW_SIZE,
+			      SIO_DMA_WINDOW_SIZE, &b->iova);
+	if (!err) {
+		b->iova_size = SIO_DMA_WINDOW_SIZE;
+		sio_range_init(&b->window, b->iova, b->iova_size);
+		err = borrow_conversation(c, self, (u32)slot);
+	}
+	if (err) {
+		return_to_lender(c, self, (u32)slot);
+		sio_borrow_release(c, (u32)slot, 1, 1);
+		if (err != -EHOSTDOWN && err != -ENXIO)
+			d->stats.denied++;
+		return err;
+	}
+	d->borrowers |= 1ull << self;
+	d->stats.borrows++;
+	sio_event_dev(c, SIO_EV_BORROW, (u32)dev, "node", n->name);
+	return 0;
+}
+
+/* Lender side of BORROW_REQ: policy, mode, requester entry; grant BARs. */
+int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int dev = sio_msg_dev(r, p), node, ad, bidx, req;
+	struct sio_device *d;
+	struct sio_borrow *b;
+	u32 i;
+
+	if (dev < 0)
+		return dev;
+	node = sio_msg_node(r, p, SIO_A_NODE);
+	if (node < 0)
+		return node;
+	d = sio_dev(r, (u32)dev);
+	if (d->node != self || d->gone)
+		return -ENXIO;
+	if (!sio_node_up(r, (u32)node))
+		return -EHOSTDOWN;
+	if (!policy_allows(d, (u32)node))
+		return -EACCES;
+	if (d->mode == SIO_MODE_EXCLUSIVE && d->borrowers)
+		return -EBUSY;
+	bidx = sio_borrow_find(r, (u32)dev, (u32)node);
+	if (bidx < 0)
+		return -EPROTO;
+	b = sio_borrow_at(r, (u32)bidx);
+	ad = sio_path_find(r, self, (u32)node);
+	if (ad < 0)
+		return ad;
+	req = sio_bitmap_alloc(&sio_node(r, self)->adapter[ad].reqs, 1);
+	if (req < 0)
+		return req;
+	b->l_adapter = (u8)ad;
+	b->l_req = req;
+	sio_msg_put_u32(rep, SIO_A_RID, d->rid);
+	for (i = 0; i < SIO_MAX_BARS; i++) {
+		int nest;
+
+		if (!d->bar[i].size)
+			continue;
+		nest = sio_msg_nest_start(rep, SIO_A_BAR);
+		sio_msg_put_u32(rep, SIO_A_INDEX, i);
+		sio_msg_put_u64(rep, SIO_A_ADDR, d->bar[i].addr);
+		sio_msg_put_u64(rep, SIO_A_SIZE, d->bar[i].size);
+		sio_msg_put_u32(rep, SIO_A_FLAGS, d->bar[i].flags);
+		sio_msg_nest_end(rep, nest);
+	}
+	return rep->err;
+}
+
+/* Lender side of MAP_DMA_WINDOW / MAP_MSI_WINDOW for a borrow. */
+int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int dev = sio_msg_dev(r, p), node, bidx, first;
+	struct sio_borrow *b;
+	struct sio_adapter *ad;
+	u64 iova, size;
+	u32 count;
+
+	if (dev < 0)
+		return dev;
+	node = sio_msg_node(r, p, SIO_A_NODE);
+	if (node < 0)
+		return node;
+	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_IOVA) |
+			       SIO_ATTR_BIT(SIO_A_SIZE)))
+		return -EINVAL;
+	iova = sio_nla_u64(&p->tb[SIO_A_IOVA]);
+	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
+	bidx = sio_borrow_find(r, (u32)dev, (u32)node);
+	if (bidx < 0 || sio_dev(r, (u32)dev)->node != self)
+		return -ENXIO;
+	b = sio_borrow_at(r, (u32)bidx);
+	if (b->l_req < 0)
+		return -EPROTO;
+	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW ? b->l_lut >= 0 : b->msi_lut >= 0)
+		return -EBUSY;
+	first = sio_lut_map(c, self, b->l_adapter, size, (u32)node, iova, self,
+			    sio_dev(r, (u32)dev)->rid, &count);
+	if (first < 0)
+		return first;
+	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW) {
+		b->l_lut = first;
+		b->l_lut_count = count;
+	} else if (count != 1) {
+		sio_lut_unmap(c, self, b->l_adapter, first, count);
+		return -EINVAL;
+	} else {
+		b->msi_lut = first;
+	}
+	ad = &sio_node(r, self)->adapter[b->l_adapter];
+	return sio_msg_put_u64(rep, SIO_A_ADDR,
+			       ad->window_base + (u64)first * ad->slot_size);
+}
+
+int sio_h_return_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     struct sio_msg *rep)
+{
+	int dev = sio_msg_dev(c->reg, p), node, bidx;
+
+	(void)rep;
+	if (dev < 0)
+		return dev;
+	node = sio_msg_node(c->reg, p, SIO_A_NODE);
+	if (node < 0)
+		return node;
+	bidx = sio_borrow_find(c->reg, (u32)dev, (u32)node);
+	if (bidx < 0 || sio_dev(c->reg, (u32)dev)->node != self)
+		return -ENXIO;
+	release_lender_part(c, sio_borrow_at(c->reg, (u32)bidx));
+	return 0;
+}
+
+/* Borrower gives a device back (return, reclaim or lender loss). */
+static int do_return(struct sio_core *c, u32 self, u32 dev, u32 kind)
+{
+	int bidx = sio_borrow_find(c->reg, dev, self);
+
+	if (bidx < 0 || !(sio_dev(c->reg, dev)->borrowers >> self & 1))
+		return -EINVAL;	/* that node does not borrow the device */
+	sio_segdma_release_dev(c, dev, self);
+	return_to_lender(c, self, (u32)bidx);
+	sio_borrow_release(c, (u32)bidx, 1, 1);
+	if (kind == SIO_EV_RETURN)
+		sio_dev(c->reg, dev)->stats.returns++;
+	else
+		sio_dev(c->reg, dev)->stats.reclaims++;
+	sio_event_dev(c, kind, dev, "node", sio_node(c->reg, self)->name);
+	return 0;
+}
+
+int sio_h_return(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		 struct sio_msg *rep)
+{
+	int dev = sio_msg_dev(c->reg, p);
+
+	(void)rep;
+	if (dev < 0)
+		return dev;
+	return do_return(c, self, (u32)dev, SIO_EV_RETURN);
+}
+
+int sio_h_reclaim_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		      struct sio_msg *rep)
+{
+	int dev = sio_msg_dev(c->reg, p);
+
+	(void)rep;
+	if (dev < 0)
+		return dev;
+	return do_return(c, self, (u32)dev, SIO_EV_RECLAIM);
+}
+
+int sio_h_reclaim(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		  struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int dev = sio_msg_dev(r, p), asker = sio_msg_node(r, p, SIO_A_NODE);
+	struct sio_device *d;
+	u32 n;
+
+	(void)rep;
+	if (dev < 0)
+		return dev;
+	if (asker < 0)
+		return asker;
+	d = sio_dev(r, (u32)dev);
+	if ((u32)asker != d->node || self != d->node)
+		return -EACCES;
+	for (n = 0; n < r->nnodes; n++) {
+		u8 repbuf[SIO_PEER_MSG];
+		struct sio_parsed prep;
+
+		if (!(d->borrowers >> n & 1))
+			continue;
+		/* A borrower that cannot answer is revoked on our side alone. */
+		if (peer_call(c, self, n, SIO_CMD_RECLAIM_REQ, (u32)dev, n, 0, 0,
+			      &prep, repbuf, sizeof(repbuf)) &&
+		    (d->borrowers >> n & 1)) {
+			int bidx = sio_borrow_find(r, (u32)dev, n);
+
+			sio_segdma_release_dev(c, (u32)dev, n);
+			if (bidx >= 0)
+				sio_borrow_release(c, (u32)bidx, 1, 1);
+			d->stats.reclaims++;
+			sio_event_dev(c, SIO_EV_RECLAIM, (u32)dev, "node",
+				      sio_node(r, n)->name);
+		}
+	}
+	return 0;
+}
+
+int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
+	      struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int dev = sio_msg_dev(r, p), asker = sio_msg_node(r, p, SIO_A_NODE);
+	u8 data[SIO_DATA_MAX];
+	struct sio_device *d;
+	u64 off, len;
+	int err;
+
+	if (dev < 0)
+		return dev;
+	if (asker < 0)
+		return asker;
+	d = sio_dev(r, (u32)dev);
+	if (d->node != self || d->gone)
+		return -ENXIO;
+	if (!p->present[SIO_A_OFFSET])
+		return -EINVAL;
+	off = sio_nla_u64(&p->tb[SIO_A_OFFSET]);
+	if (p->cmd == SIO_CMD_CFG_WRITE) {
+		if (!p->present[SIO_A_DATA])
+			return -EINVAL;
+		if ((u32)asker != d->node && !(d->borrowers >> asker & 1))
+			return -EACCES;
+		len = p->tb[SIO_A_DATA].len;
+	} else {
+		if (!p->present[SIO_A_SIZE])
+			return -EINVAL;
+		len = sio_nla_u64(&p->tb[SIO_A_SIZE]);
+	}
+	if (off > d->config_size || len > d->config_size - off)
+		return -EINVAL;
+	if (p->cmd == SIO_CMD_CFG_WRITE) {
+		sio_memcpy(data, p->tb[SIO_A_DATA].data, len);
+		d->stats.cfg_writes++;
+		return c->ops->cfg_access(c->plat, (u32)dev, (u32)off, data,
+					  (u32)len, 1);
+	}
+	err = c->ops->cfg_access(c->plat, (u32)dev, (u32)off, data, (u32)len,
+				 0);
+	if (err)
+		return err;
+	d->stats.cfg_reads++;
+	return sio_msg_put_bin(rep, SIO_A_DATA, data, (u32)len);
+}

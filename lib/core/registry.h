@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The registry: every node, adapter, device, borrow, segment and event the
+ * core knows, as one position-independent block of plain data (indexes, no
+ * pointers).  The simulator places it in shared memory so that each
+ * simulated node can be its own process; the kernel core places it in
+ * vmalloc memory.  Callers hold the platform lock for every access.
+ */
+#ifndef SIO_REGISTRY_H
+#define SIO_REGISTRY_H
+
+#include "compat.h"
+#include "alloc.h"
+#include "topology.h"
+
+#define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
+#define SIO_REG_VERSION 1
+#define SIO_NONE 0xffffu		/* "no index" in u16 fields */
+#define SIO_EVENT_RING 1024
+#define SIO_EVENT_OBJ 48
+#define SIO_EVENT_ARGS 112
+#define SIO_PAGE 4096ull
+
+/* The fixed physical address map of every node (documented in smartio(7)). */
+#define SIO_RAM_BASE 0x100000ull		/* first MiB unused, like a PC */
+#define SIO_MSI_BASE 0xfee00000ull		/* interrupt doorbells */
+#define SIO_MSI_SIZE 0x100000ull
+#define SIO_MSI_VECTORS 256			/* per node */
+#define SIO_BAR_BASE 0x4000000000ull		/* device BARs, 256 GiB up */
+#define SIO_WINDOW_BASE 0x100000000000ull	/* NTB windows, 16 TiB up */
+#define SIO_WINDOW_STRIDE 0x10000000000ull	/* 1 TiB per adapter */
+#define SIO_IOVA_BASE 0x100000000ull		/* IOVA space, 4 GiB .. 512 GiB */
+#define SIO_IOVA_SIZE 0x7f00000000ull
+
+/* Default sizes the lend path reserves. */
+#define SIO_DMA_WINDOW_SIZE (64ull << 20)	/* per borrow */
+
+/* Requester id of a node's CPUs (host bridge 00:00.0). */
+#define SIO_RID_CPU 0x0000u
+
+enum sio_node_state { SIO_NODE_DOWN, SIO_NODE_UP };
+enum sio_mode { SIO_MODE_EXCLUSIVE, SIO_MODE_SHARED };
+enum sio_policy { SIO_LEND_NONE, SIO_LEND_ALL, SIO_LEND_LIST };
+
+struct sio_adapter {
+	char name[SIO_TOPO_NAME];
+	u8 present;
+	u8 link_up;
+	u16 rid;		/* the adapter's own requester id */
+	u32 pad;
+	u64 peers;		/* node mask reachable through it */
+	u64 window_base;	/* in the node's physical address map */
+	u64 window_size;
+	u64 slot_size;		/* window_size / luts */
+	struct sio_bitmap luts;	/* LUT slots = window space */
+	struct sio_bitmap reqs;	/* requester-id entries */
+};
+
+struct sio_node {
+	char name[SIO_TOPO_NAME];
+	u32 id;
+	u8 present;
+	u8 state;		/* enum sio_node_state */
+	u16 nadapters;
+	u32 generation;		/* bumps at every node-up */
+	u32 pad;
+	u64 ram_size;
+	struct sio_adapter adapter[SIO_MAX_ADAPTERS];
+	struct sio_range ram;	/* segments' physical memory */
+	struct sio_range iova;	/* this node's IOMMU address space */
+	struct sio_bitmap vectors;	/* MSI vectors of this node */
+};
+
+struct sio_bar {
+	u64 addr;		/* lender-local physical address, 0 = absent */
+	u64 size;
+	u32 flags;		/* SIO_BAR_* */
+	u32 pad;
+};
+
+struct sio_dev_stats {
+	u64 borrows, returns, reclaims, denied;
+	u64 cfg_reads, cfg_writes, dma_ops, dma_faults, msi;
+};
+
+struct sio_device {
+	char name[SIO_TOPO_NAME];
+	char bdf[16];
+	u32 fdid;		/* fabric device id */
+	u16 node;		/* lender */
+	u16 rid;		/* requester id on the lender's bus */
+	u8 present;
+	u8 gone;		/* lender down: the device is unreachable */
+	u8 mode;		/* enum sio_mode */
+	u8 policy;		/* enum sio_policy */
+	u32 model;
+	u16 vendor, device, subsys_vendor, subsys_device;
+	u32 class_code;
+	u8 revision;
+	u8 pad[3];
+	u32 config_size;
+	u64 lend_mask;		/* for SIO_LEND_LIST */
+	u64 borrowers;		/* node mask */
+	struct sio_bar bar[SIO_MAX_BARS];
+	struct sio_dev_stats stats;
+};
+
+/* One node borrowing one device: everything its mappings hold. */
+struct sio_borrow {
+	u8 used;
+	u8 b_adapter;		/* borrower's adapter reaching the lender */
+	u8 l_adapter;		/* lender's adapter reaching the borrower */
+	u8 pad;
+	u32 dev;		/* device index */
+	u16 borrower;
+	u16 lender;
+	s32 b_req, l_req;	/* requester entries */
+	u32 b_lut_count;	/* borrower's LUT slots for the BARs, total */
+	u32 pad1;
+	u64 bar_local[SIO_MAX_BARS];	/* BARs in the borrower's map, 0 = none */
+	u64 iova, iova_size;	/* DMA window target in borrower IOVA */
+	s32 l_lut;		/* lender's LUT slots for the DMA window */
+	u32 l_lut_count;
+	u64 dma_addr;		/* the window as the device sees it */
+	u64 msi_iova;		/* MSI window: borrower side IOVA */
+	s32 msi_lut;		/* lender's LUT slot for the MSI window */
+	u32 pad2;
+	u64 msi_addr;		/* MSI window as the device sees it */
+	struct sio_range window;	/* IOVA inside the DMA window, for segments */
+};
+
+struct sio_segment {
+	char name[SIO_TOPO_NAME];
+	u8 used;
+	u8 sized;
+	u8 available;
+	u8 pad;
+	u16 owner;
+	u16 pad2;
+	u32 gen;		/* unique per creation: names the backing */
+	u64 size;
+	u64 phys;		/* in the owner's RAM */
+	u64 attached;		/* node mask */
+};
+
+/* A node other than the owner mapping a segment through its NTB window. */
+struct sio_attach {
+	u8 used;
+	u8 adapter;
+	u16 node;
+	u32 seg;
+	s32 lut;
+	u32 lut_count;
+	u64 local_addr;		/* in the attaching node's physical map */
+};
+
+enum sio_segdma_kind {
+	SIO_SEGDMA_LOCAL,	/* device and segment on one node: IOMMU only */
+	SIO_SEGDMA_BORROW,	/* inside the DMA window of the owner's borrow */
+	SIO_SEGDMA_WINDOW,	/* own LUT slots on the lender's NTB window */
+};
+
+/* A segment mapped for a device (SmartIO's "available for device"). */
+struct sio_segdma {
+	u8 used;
+	u8 kind;
+	u8 adapter;		/* lender adapter (WINDOW) */
+	u8 pad;
+	u32 seg;
+	u32 dev;
+	s32 lut;
+	u32 lut_count;
+	u64 iova;		/* IOVA on the segment owner */
+	u64 ioaddr;		/* what the device uses */
+};
+
+struct sio_event {
+	u64 seq;
+	u64 time_ns;
+	u32 kind;
+	u32 pad;
+	char object[SIO_EVENT_OBJ];
+	char args[SIO_EVENT_ARGS];
+};
+
+enum sio_event_kind {
+	SIO_EV_NODE_UP, SIO_EV_NODE_DOWN, SIO_EV_LEND, SIO_EV_BORROW,
+	SIO_EV_RETURN, SIO_EV_RECLAIM, SIO_EV_SEGMENT_CREATE,
+	SIO_EV_SEGMENT_DESTROY, SIO_EV_SEGMENT_ATTACH, SIO_EV_SEGMENT_DETACH,
+	SIO_EV_DMA_FAULT, SIO_EV_LINK_UP, SIO_EV_LINK_DOWN, SIO_EV_MODE,
+	SIO_EV_SEGMENT_DMA_MAP, SIO_EV_SEGMENT_DMA_UNMAP, SIO_EV_MSI,
+	SIO_EV_COUNT
+};
+
+struct sio_registry {
+	u32 magic;
+	u32 version;
+	u64 total_size;
+	u32 nnodes, ndevices;
+	u32 max_borrows, max_segments, max_attach, max_segdma;
+	u64 event_seq;		/* last sequence number handed out */
+	u32 seg_gen;
+	u32 pad;
+	/* byte offsets of the tables from the start of the registry */
+	u64 nodes_off, devices_off, borrows_off, segments_off;
+	u64 attach_off, segdma_off, events_off;
+};
+
+struct sio_reg_limits {
+	u32 max_borrows, max_segments, max_attach, max_segdma;
+};
+
+/* Bytes needed for a topology; 0 if it exceeds the core's limits. */
+u64 sio_registry_size(const struct sio_topology *t,
+		      const struct sio_reg_limits *lim);
+/*
+ * Lays the registry out in mem (size bytes, zeroed by the caller) and fills
+ * it from the topology: address maps, allocators, devices with their BARs.
+ * Nodes start down; the platform brings them up.
+ */
+int sio_registry_init(void *mem, u64 size, const struct sio_topology *t,
+		      const struct sio_reg_limits *lim);
+int sio_registry_check(const void *mem, u64 size);
+
+#define SIO_REG_TABLE(reg, off) ((void *)((u8 *)(reg) + (reg)->off))
+static inline struct sio_node *sio_node(struct sio_registry *r, u32 i)
+{
+	return (struct sio_node *)SIO_REG_TABLE(r, nodes_off) + i;
+}
+
+static inline struct sio_device *sio_dev(struct sio_registry *r, u32 i)
+{
+	return (struct sio_device *)SIO_REG_TABLE(r, devices_off) + i;
+}
+
+static inline struct sio_borrow *sio_borrow_at(struct sio_registry *r, u32 i)
+{
+	return (struct sio_borrow *)SIO_REG_TABLE(r, borrows_off) + i;
+}
+
+static inline struct sio_segment *sio_seg(struct sio_registry *r, u32 i)
+{
+	return (struct sio_segment *)SIO_REG_TABLE(r, segments_off) + i;
+}
+
+static inline struct sio_attach *sio_attach_at(struct sio_registry *r, u32 i)
+{
+	return (struct sio_attach *)SIO_REG_TABLE(r, attach_off) + i;
+}
+
+static inline struct sio_segdma *sio_segdma_at(struct sio_registry *r, u32 i)
+{
+	return (struct sio_segdma *)SIO_REG_TABLE(r, segdma_off) + i;
+}
+
+static inline struct sio_event *sio_event_at(struct sio_registry *r, u64 seq)
+{
+	return (struct sio_event *)SIO_REG_TABLE(r, events_off) +
+	       (seq % SIO_EVENT_RING);
+}
+
+int sio_node_lookup(struct sio_registry *r, const char *name);
+int sio_dev_lookup(struct sio_registry *r, const char *name);
+int sio_dev_lookup_fdid(struct sio_registry *r, u32 fdid);
+int sio_node_lookup_id(struct sio_registry *r, u32 id);
+int sio_seg_lookup(struct sio_registry *r, u32 owner, const char *name);
+int sio_borrow_find(struct sio_registry *r, u32 dev, u32 borrower);
+
+/* Requester id from a "dddd:bb:dd.f" address. */
+u16 sio_bdf_to_rid(const char *bdf);
+
+#endif /* SIO_REGISTRY_H */
