@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libsmartio over the embedded transport: commands are encoded as protocol
+ * messages and handed to the core of the simulated fabric, exactly as the
+ * kernel transport will hand them to smartio.ko over generic netlink.
+ * Queries read the shared registry under the fabric lock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smartio.h"
+#include "core.h"
+#include "sim/fabric.h"
+#include "sim/topology_parse.h"
+
+struct smartio {
+	struct sim_fabric f;
+	unsigned self;
+};
+
+#define REG(h) ((h)->f.reg)
+
+int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
+{
+	struct smartio_open_opts def = { 0 };
+	struct sio_topology topo = { 0 };
+	struct sim_open so = { 0 };
+	struct smartio *h;
+	char err[256];
+	u64 mask;
+	int rc, node = -1;
+
+	if (!o)
+		o = &def;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	if (o->create != 0) {
+		rc = o->topology ? sio_topo_load(o->topology, &topo, err, sizeof(err))
+				 : sio_topo_default(&topo);
+		if (rc) {
+			if (o->topology)
+				fprintf(stderr, "smartio: %s: %s\n", o->topology, err);
+			free(h);
+			return rc;
+		}
+	}
+	so.name = o->fabric ? o->fabric : "default";
+	so.shm_dir = o->shm_dir;
+	so.topo = o->create != 0 ? &topo : NULL;
+	so.create = o->node ? (o->create == 1 ? 1 : o->create) : o->create;
+	rc = sim_fabric_open(&h->f, &so);
+	sio_topo_free(&topo);
+	if (rc) {
+		free(h);
+		return rc;
+	}
+	if (o->node) {
+		sim_lock(&h->f);
+		node = sio_node_lookup(REG(h), o->node);
+		sim_unlock(&h->f);
+		if (node < 0) {
+			sim_fabric_close(&h->f);
+			free(h);
+			return -ENOENT;
+		}
+		mask = 1ull << node;
+		h->self = (unsigned)node;
+	} else {
+		mask = REG(h)->nnodes == 64 ? ~0ull : (1ull << REG(h)->nnodes) - 1;
+		h->self = 0;
+	}
+	rc = sim_fabric_serve(&h->f, mask);
+	if (rc) {
+		sim_fabric_close(&h->f);
+		free(h);
+		return rc;
+	}
+	*hp = h;
+	return 0;
+}
+
+void smartio_close(struct smartio *h)
+{
+	if (!h)
+		return;
+	sim_fabric_close(&h->f);
+	free(h);
+}
+
+const char *smartio_fabric_dir(const struct smartio *h)
+{
+	return h->f.dir;
+}
+
+unsigned smartio_node_count(struct smartio *h)
+{
+	return REG(h)->nnodes;
+}
+
+unsigned smartio_device_count(struct smartio *h)
+{
+	return REG(h)->ndevices;
+}
+
+unsigned smartio_self(struct smartio *h)
+{
+	return h->self;
+}
+
+int smartio_node_find(struct smartio *h, const char *name)
+{
+	int rc;
+
+	sim_lock(&h->f);
+	rc = sio_node_lookup(REG(h), name);
+	sim_unlock(&h->f);
+	return rc;
+}
+
+int smartio_device_find(struct smartio *h, const char *name)
+{
+	int rc;
+
+	sim_lock(&h->f);
+	rc = sio_dev_lookup(REG(h), name);
+	sim_unlock(&h->f);
+	return rc;
+}
+
+int smartio_node_info(struct smartio *h, unsigned node,
+		      struct smartio_node_info *out)
+{
+	struct sio_node *n;
+
+	if (node >= REG(h)->nnodes)
+		return -ENOENT;
+	sim_lock(&h->f);
+	n = sio_node(REG(h), node);
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", n->name);
+	out->id = n->id;
+	out->state = n->state == SIO_NODE_UP ? SMARTIO_NODE_UP : SMARTIO_NODE_DOWN;
+	out->nadapters = n->nadapters;
+	out->generation = n->generation;
+	sim_unlock(&h->f);
+	return 0;
+}
+
+int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
+			 struct smartio_adapter_info *out)
+{
+	struct sio_adapter *a;
+
+	if (node >= REG(h)->nnodes)
+		return -ENOENT;
+	sim_lock(&h->f);
+	if (adapter >= sio_node(REG(h), node)->nadapters) {
+		sim_unlock(&h->f);
+		return -ENOENT;
+	}
+	a = &sio_node(REG(h), node)->adapter[adapter];
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", a->name);
+	out->link_up = a->link_up;
+	out->peers = a->peers;
+	out->luts_used = a->luts.used;
+	out->luts_total = a->luts.total;
+	out->req_used = a->reqs.used + a->reqs.reserved;
+	out->req_total = a->reqs.total;
+	out->window = a->window_size;
+	sim_unlock(&h->f);
+	return 0;
+}
+
+int smartio_device_info(struct smartio *h, unsigned dev,
+			struct smartio_device_info *out)
+{
+	struct sio_device *d;
+	unsigned b;
+
+	if (dev >= REG(h)->ndevices)
+		return -ENXIO;
+	sim_lock(&h->f);
+	d = sio_dev(REG(h), dev);
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", d->name);
+	snprintf(out->bdf, sizeof(out->bdf), "%s", d->bdf);
+	out->fdid = d->fdid;
+	out->node = d->node;
+	out->vendor = d->vendor;
+	out->device = d->device;
+	out->subsys_vendor = d->subsys_vendor;
+	out->subsys_device = d->subsys_device;
+	out->class_code = d->class_code;
+	out->revision = d->revision;
+	out->config_size = d->config_size;
+	out->mode = d->mode;
+	out->policy = d->policy;
+	out->lend_mask = d->lend_mask;
+	out->borrowers = d->borrowers;
+	out->gone = d->gone;
+	out->state = d->borrowers ? SMARTIO_DEV_BORROWED :
+		     d->policy != SIO_LEND_NONE ? SMARTIO_DEV_AVAILABLE :
+						  SMARTIO_DEV_LOCAL;
+	for (b = 0; b < SMARTIO_MAX_BARS; b++) {
+		out->bar[b].addr = d->bar[b].addr;
+		out->bar[b].size = d->bar[b].size;
+		out->bar[b].flags = d->bar[b].flags;
+	}
+	memcpy(&out->stats, &d->stats, sizeof(out->stats));
+	sim_unlock(&h->f);
+	return 0;
+}
+
+int smartio_dma_windows(struct smartio *h, unsigned dev,
+			struct smartio_dma_window *out, unsigned max)
+{
+	struct sio_registry *r = REG(h);
+	unsigned i, n = 0;
+
+	sim_lock(&h->f);
+	for (i = 0; i < r->max_borrows; i++) {
+		struct sio_borrow *b = sio_borrow_at(r, i);
+
+		if (!b->used || b->dev != dev || b->l_lut < 0 ||
+		    !(sio_dev(r, dev)->borrowers >> b->borrower & 1))
+			continue;
+		if (n < max) {
+			out[n].node = b->borrower;
+			out[n].iova = b->iova;
+			out[n].size = b->iova_size;
+			out[n].ioaddr = b->dma_addr;
+		}
+		n++;
+	}
+	sim_unlock(&h->f);
+	return (int)n;
+}
+
+unsigned smartio_segment_slots(struct smartio *h)
+{
+	return REG(h)->max_segments;
+}
+
+int smartio_segment_at(struct smartio *h, unsigned i,
+		       struct smartio_segment_info *out)
+{
+	struct sio_segment *s;
+	int used;
+
+	if (i >= REG(h)->max_segments)
+		return 0;
+	sim_lock(&h->f);
+	s = sio_seg(REG(h), i);
+	used = s->used;
+	if (used) {
+		memset(out, 0, sizeof(*out));
+		snprintf(out->name, sizeof(out->name), "%s", s->name);
+		out->owner = s->owner;
+		out->sized = s->sized;
+		out->size = s->size;
+		out->available = s->available;
+		out->attached = s->attached;
+	}
+	sim_unlock(&h->f);
+	return used;
+}
+
+int smartio_segment_find(struct smartio *h, unsigned owner, const char *name)
+{
+	int rc;
+
+	sim_lock(&h->f);
+	rc = sio_seg_lookup(REG(h), owner, name);
+	sim_unlock(&h->f);
+	return rc;
+}
+
+int smartio_segment_dma_addr(struct smartio *h, unsigned owner,
+			     const char *name, unsigned dev, uint64_t *ioaddr)
+{
+	struct sio_registry *r = REG(h);
+	int seg, rc = -ENOENT;
+	unsigned i;
+
+	sim_lock(&h->f);
+	seg = sio_seg_lookup(r, owner, name);
+	for (i = 0; seg >= 0 && i < r->max_segdma; i++) {
+		struct sio_segdma *m = sio_segdma_at(r, i);
+
+		if (m->used && m->seg == (u32)seg && m->dev == dev) {
+			*ioaddr = m->ioaddr;
+			rc = 0;
+			break;
+		}
+	}
+	sim_unlock(&h->f);
+	return seg < 0 ? seg : rc;
+}
+
+/* Runs one command as this handle's node; returns the core's errno. */
+static int command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out,
+		   void *data_out, uint32_t data_cap)
+{
+	u8 repbuf[SIO_MSG_MAX];
+	struct sio_parsed rep;
+	int len, n, err;
+
+	len = sio_msg_finish(m);
+	if (len < 0)
+		return len;
+	sim_lock(&h->f);
+	n = sio_core_dispatch(&h->f.core, h->self, m->buf, (u32)len, repbuf,
+			      sizeof(repbuf));
+	sim_unlock(&h->f);
+	if (n < 0)
+		return n;
+	err = sio_msg_parse(repbuf, (u32)n, &rep);
+	if (err)
+		return err;
+	if (!rep.present[SIO_A_ERRNO])
+		return -EPROTO;
+	err = sio_nla_s32(&rep.tb[SIO_A_ERRNO]);
+	if (err)
+		return err;
+	if (addr_out && rep.present[SIO_A_ADDR])
+		*addr_out = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
+	if (data_out && rep.present[SIO_A_DATA]) {
+		n = rep.tb[SIO_A_DATA].len;
+		if ((uint32_t)n > data_cap)
+			n = (int)data_cap;
+		memcpy(data_out, rep.tb[SIO_A_DATA].data, (size_t)n);
+		return n;
+	}
+	return 0;
+}
+
+struct cmdbuf {
+	u8 buf[SIO_MSG_MAX];
+	struct sio_msg m;
+};
+
+static struct sio_msg *cmd_start(struct cmdbuf *cb, u8 cmd)
+{
+	sio_msg_init(&cb->m, cb->buf, sizeof(cb->buf), cmd, SIO_F_REQUEST, 0);
+	return &cb->m;
+}
+
+static int dev_cmd(struct smartio *h, u8 cmd, unsigned dev, int node_attr,
+		   unsigned node)
+{
+	struct cmdbuf cb;
+	struct sio_msg *m = cmd_start(&cb, cmd);
+
+	if (dev >= REG(h)->ndevices)
+		return -ENXIO;
+	sio_msg_put_u32(m, SIO_A_DEV, sio_dev(REG(h), dev)->fdid);
+	if (node_attr)
+		sio_msg_put_u32(m, (u16)node_attr, node);
+	return command(h, m, NULL, NULL, 0);
+}
+
+static int check_node(struct smartio *h, unsigned node)
+{
+	return node < REG(h)->nnodes ? 0 : -ENOENT;
+}
+
+int smartio_lend(struct smartio *h, unsigned dev, int policy, uint64_t mask)
+{
+	struct cmdbuf cb;
+	struct sio_msg *m = cmd_start(&cb, SIO_CMD_LEND);
+
+	if (dev >= REG(h)->ndevices)
+		return -ENXIO;
+	if (policy < 0)
+		return -EINVAL;
+	sio_msg_put_u32(m, SIO_A_DEV, sio_dev(REG(h), dev)->fdid);
+	sio_msg_put_u32(m, SIO_A_FLAGS, (u32)policy);
+	sio_msg_put_u64(m, SIO_A_MASK, mask);
+	return command(h, m, NULL, NULL, 0);
+}
+
+int smartio_borrow(struct smartio *h, unsigned dev, unsigned node)
+{
+	int rc = check_node(h, node);
+
+	return rc ? rc : dev_cmd(h, SIO_CMD_BORROW, dev, SIO_A_NODE, node);
+}
+
+int smartio_return(struct smartio *h, unsigned dev, unsigned node)
+{
+	int rc = check_node(h, node);
+
+	return rc ? rc : dev_cmd(h, SIO_CMD_RETURN, dev, SIO_A_NODE, node);
+}
+
+int smartio_reclaim(struct smartio *h, unsigned dev, unsigned asker)
+{
+	int rc = check_node(h, asker);
+
+	return rc ? rc : dev_cmd(h, SIO_CMD_RECLAIM, dev, SIO_A_NODE, asker);
+}
+
+int smartio_set_mode(struct smartio *h, unsigned dev, int mode)
+{
+	if (mode < 0)
+		return -EINVAL;
+	return dev_cmd(h, SIO_CMD_SET_MODE, dev, SIO_A_MODE, (unsigned)mode);
+}
+
+static int cfg_cmd(struct smartio *h, u8 cmd, unsigned dev, unsigned who,
+		   uint32_t off, void *buf, uint32_t len)
+{
+	struct cmdbuf cb;
+	struct sio_msg *m = cmd_start(&cb, cmd);
+
+	if (dev >= REG(h)->ndevices)
+		return -ENXIO;
+	if (check_node(h, who))
+		return -ENOENT;
+	if (len > SIO_DATA_MAX)
+		return -EINVAL;
+	sio_msg_put_u32(m, SIO_A_DEV, sio_dev(REG(h), dev)->fdid);
+	sio_msg_put_u32(m, SIO_A_NODE, who);
+	sio_msg_put_u64(m, SIO_A_OFFSET, off);
+	if (cmd == SIO_CMD_CFG_WRITE)
+		sio_msg_put_bin(m, SIO_A_DATA, buf, len);
+	else
+		sio_msg_put_u64(m, SIO_A_SIZE, len);
+	return command(h, m, NULL, cmd == SIO_CMD_CFG_READ ? buf : NULL, len);
+}
+
+int smartio_config_read(struct smartio *h, unsigned dev, unsigned who,
+			uint32_t off, void *buf, uint32_t len)
+{
+	return cfg_cmd(h, SIO_CMD_CFG_READ, dev, who, off, buf, len);
+}
+
+int smartio_config_write(struct smartio *h, unsigned dev, unsigned who,
+			 uint32_t off, const void *buf, uint32_t len)
+{
+	int rc = cfg_cmd(h, SIO_CMD_CFG_WRITE, dev, who, off, (void *)buf, len);
+
+	return rc < 0 ? rc : (int)len;
+}
+
+static int seg_cmd(struct smartio *h, u8 cmd, unsigned owner, const char *name,
+		   int attr, uint64_t val, uint64_t *addr_out)
+{
+	struct cmdbuf cb;
+	struct sio_msg *m = cmd_start(&cb, cmd);
+
+	if (check_node(h, owner))
+		return -ENOENT;
+	if (!name || strlen(name) >= SIO_NAME_MAX)
+		return -EINVAL;
+	sio_msg_put_u32(m, SIO_A_NODE, owner);
+	sio_msg_put_str(m, SIO_A_NAME, name);
+	if (attr == SIO_A_SIZE)
+		sio_msg_put_u64(m, SIO_A_SIZE, val);
+	else if (attr == SIO_A_DEV && val < REG(h)->ndevices)
+		sio_msg_put_u32(m, SIO_A_DEV, sio_dev(REG(h), (u32)val)->fdid);
+	else if (attr == SIO_A_DEV)
+		return -ENXIO;
+	else if (attr)
+		sio_msg_put_u32(m, (u16)attr, (u32)val);
+	return command(h, m, addr_out, NULL, 0);
+}
+
+int smartio_segment_create(struct smartio *h, unsigned owner, const char *name)
+{
+	return seg_cmd(h, SIO_CMD_SEG_CREATE, owner, name, 0, 0, NULL);
+}
+
+int smartio_segment_set_size(struct smartio *h, unsigned owner,
+			     const char *name, uint64_t size)
+{
+	return seg_cmd(h, SIO_CMD_SEG_SIZE, owner, name, SIO_A_SIZE, size, NULL);
+}
+
+int smartio_segment_destroy(struct smartio *h, unsigned owner,
+			    const char *name)
+{
+	return seg_cmd(h, SIO_CMD_SEG_DESTROY, owner, name, 0, 0, NULL);
+}
+
+int smartio_segment_set_available(struct smartio *h, unsigned owner,
+				  const char *name, int available)
+{
+	if (available != 0 && available != 1)
+		return -EINVAL;
+	return seg_cmd(h, SIO_CMD_SEG_AVAILABLE, owner, name, SIO_A_FLAGS,
+		       (uint64_t)available, NULL);
+}
+
+int smartio_segment_attach(struct smartio *h, unsigned owner,
+			   const char *name, unsigned node)
+{
+	if (check_node(h, node))
+		return -ENOENT;
+	return seg_cmd(h, SIO_CMD_SEG_ATTACH, owner, name, SIO_A_PEER, node,
+		       NULL);
+}
+
+int smartio_segment_detach(struct smartio *h, unsigned owner,
+			   const char *name, unsigned node)
+{
+	if (check_node(h, node))
+		return -ENOENT;
+	return seg_cmd(h, SIO_CMD_SEG_DETACH, owner, name, SIO_A_PEER, node,
+		       NULL);
+}
+
+int smartio_segment_dma_map(struct smartio *h, unsigned owner,
+			    const char *name, unsigned dev, uint64_t *ioaddr)
+{
+	uint64_t addr = 0;
+	int rc = seg_cmd(h, SIO_CMD_SEG_DMA_MAP, owner, name, SIO_A_DEV, dev,
+			 &addr);
+
+	if (!rc && ioaddr)
+		*ioaddr = addr;
+	return rc;
+}
+
+int smartio_segment_dma_unmap(struct smartio *h, unsigned owner,
+			      const char *name, unsigned dev)
+{
+	return seg_cmd(h, SIO_CMD_SEG_DMA_UNMAP, owner, name, SIO_A_DEV, dev,
+		       NULL);
+}
+
+static int resolve(struct smartio *h, unsigned viewer, u64 addr, u64 size,
+		   char *path, size_t pathlen)
+{
+	struct sim_loc loc;
+	int rc = sim_translate_cpu(&h->f, viewer, addr, size, &loc);
+
+	if (rc)
+		return rc == -EFAULT ? -ENXIO : rc;
+	return sim_backing_path(&h->f, &loc, path, pathlen);
+}
+
+int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
+			unsigned bar, char *path, size_t pathlen,
+			uint64_t *size)
+{
+	struct sio_registry *r = REG(h);
+	struct sio_device *d;
+	u64 addr;
+	int rc;
+
+	if (dev >= r->ndevices)
+		return -ENXIO;
+	if (viewer >= r->nnodes)
+		return -ENOENT;
+	if (bar >= SMARTIO_MAX_BARS)
+		return -EINVAL;
+	sim_lock(&h->f);
+	d = sio_dev(r, dev);
+	if (!d->bar[bar].size) {
+		rc = -ENOENT;
+	} else if (d->node == viewer) {
+		addr = d->bar[bar].addr;
+		rc = 0;
+	} else {
+		rc = sio_borrow_find(r, dev, viewer);
+		if (rc >= 0 && (d->borrowers >> viewer & 1)) {
+			addr = sio_borrow_at(r, (u32)rc)->bar_local[bar];
+			rc = 0;
+		} else {
+			rc = -EACCES;
+		}
+	}
+	if (!rc)
+		rc = resolve(h, viewer, addr, d->bar[bar].size, path, pathlen);
+	if (!rc && size)
+		*size = d->bar[bar].size;
+	sim_unlock(&h->f);
+	return rc;
+}
+
+int smartio_resolve_segment(struct smartio *h, unsigned viewer,
+			    unsigned owner, const char *name, char *path,
+			    size_t pathlen, uint64_t *size)
+{
+	struct sio_registry *r = REG(h);
+	struct sio_segment *s;
+	u64 addr = 0;
+	int seg, rc = -EACCES;
+	unsigned i;
+
+	if (viewer >= r->nnodes || owner >= r->nnodes)
+		return -ENOENT;
+	sim_lock(&h->f);
+	seg = sio_seg_lookup(r, owner, name);
+	if (seg < 0) {
+		sim_unlock(&h->f);
+		return seg;
+	}
+	s = sio_seg(r, (u32)seg);
+	if (!s->sized) {
+		rc = -ENOENT;
+	} else if (viewer == owner) {
+		addr = s->phys;
+		rc = 0;
+	} else {
+		for (i = 0; i < r->max_attach; i++) {
+			struct sio_attach *a = sio_attach_at(r, i);
+
+			if (a->used && a->seg == (u32)seg && a->node == viewer) {
+				addr = a->local_addr;
+				rc = 0;
+				break;
+			}
+		}
+	}
+	if (!rc)
+		rc = resolve(h, viewer, addr, s->size, path, pathlen);
+	if (!rc && size)
+		*size = s->size;
+	sim_unlock(&h->f);
+	return rc;
+}
+
+int smartio_dma(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
+		size_t len, int write)
+{
+	return sim_dma(&h->f, dev, addr, buf, len, write);
+}
+
+uint64_t smartio_blocked(struct smartio *h, unsigned node)
+{
+	uint64_t n;
+
+	if (node >= REG(h)->nnodes)
+		return 0;
+	sim_lock(&h->f);
+	n = sim_node_hw(&h->f, node)->blocked;
+	sim_unlock(&h->f);
+	return n;
+}
+
+uint64_t smartio_event_cursor(struct smartio *h)
+{
+	return __atomic_load_n(&REG(h)->event_seq, __ATOMIC_ACQUIRE);
+}
+
+int smartio_event_read(struct smartio *h, uint64_t *cursor, char *buf,
+		       size_t len)
+{
+	struct sio_registry *r = REG(h);
+	struct sio_event ev;
+	u64 head, next = *cursor + 1;
+	int n;
+
+	sim_lock(&h->f);
+	head = r->event_seq;
+	if (next > head) {
+		sim_unlock(&h->f);
+		return 0;
+	}
+	if (head - next >= SIO_EVENT_RING) {
+		u64 lost = head - SIO_EVENT_RING + 1 - next;
+
+		*cursor = head - SIO_EVENT_RING;
+		sim_unlock(&h->f);
+		n = snprintf(buf, len, "lost n=%" PRIu64, lost);
+		return n < 0 ? -EIO : (int)((size_t)n < len ? (size_t)n : len - 1);
+	}
+	ev = *sio_event_at(r, next);
+	sim_unlock(&h->f);
+	*cursor = next;
+	n = snprintf(buf, len, "%" PRIu64 " %" PRIu64 ".%09" PRIu64 " %s %s%s%s",
+		     ev.seq, ev.time_ns / 1000000000ull,
+		     ev.time_ns % 1000000000ull, sio_event_kind_name(ev.kind),
+		     ev.object, ev.args[0] ? " " : "", ev.args);
+	return n < 0 ? -EIO : (int)((size_t)n < len ? (size_t)n : len - 1);
+}
+
+uint64_t smartio_change_count(struct smartio *h)
+{
+	return __atomic_load_n(&h->f.sh->change, __ATOMIC_ACQUIRE);
+}
+
+int smartio_change_wait(struct smartio *h, uint64_t seen, int timeout_ms)
+{
+	return sim_wait_change(&h->f, (u32)seen, timeout_ms);
+}
+
+int smartio_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
+{
+	int waited = 0;
+
+	for (;;) {
+		u32 seen = (u32)smartio_change_count(h);
+
+		if (smartio_event_cursor(h) > cursor)
+			return 1;
+		if (timeout_ms >= 0 && waited >= timeout_ms)
+			return 0;
+		/* Short slices keep the timeout honest across spurious wakes. */
+		sim_wait_change(&h->f, seen, timeout_ms < 0 ? 100 :
+				(timeout_ms - waited < 100 ? timeout_ms - waited : 100));
+		waited += 100;
+	}
+}
+
+const char *smartio_strerror(int err)
+{
+	return strerror(err < 0 ? -err : err);
+}

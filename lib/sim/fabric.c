@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The simulated fabric's shared state: creating or joining it, the
+ * process-shared lock, and the failure detector that turns a dead or silent
+ * node process into a node-down for the core.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabric.h"
+
+static const struct sio_reg_limits sim_limits = {
+	.max_borrows = 1024,
+	.max_segments = 1024,
+	.max_attach = 1024,
+	.max_segdma = 1024,
+};
+
+static u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+void sim_lock(struct sim_fabric *f)
+{
+	/* A process killed inside the lock leaves it to the next taker. */
+	if (pthread_mutex_lock(&f->sh->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&f->sh->lock);
+}
+
+void sim_unlock(struct sim_fabric *f)
+{
+	pthread_mutex_unlock(&f->sh->lock);
+}
+
+void sim_notify(struct sim_fabric *f)
+{
+	__atomic_add_fetch(&f->sh->change, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &f->sh->change, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+int sim_wait_change(struct sim_fabric *f, u32 seen, int timeout_ms)
+{
+	struct timespec ts, *tp = NULL;
+
+	if (__atomic_load_n(&f->sh->change, __ATOMIC_ACQUIRE) != seen)
+		return 1;
+	if (timeout_ms >= 0) {
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
+		tp = &ts;
+	}
+	syscall(SYS_futex, &f->sh->change, FUTEX_WAIT, seen, tp, NULL, 0);
+	return __atomic_load_n(&f->sh->change, __ATOMIC_ACQUIRE) != seen;
+}
+
+static int pid_alive(s32 pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+
+void sim_check_liveness(struct sim_fabric *f)
+{
+	u64 now = mono_ns();
+	u32 i;
+
+	for (i = 0; i < f->reg->nnodes; i++) {
+		struct sim_node_hw *hw = sim_node_hw(f, i);
+
+		if (sio_node(f->reg, i)->state != SIO_NODE_UP)
+			continue;
+		if (pid_alive(hw->owner_pid) &&
+		    now - hw->heartbeat_ns < SIM_DEAD_MS * 1000000ull)
+			continue;
+		hw->owner_pid = 0;
+		sio_core_node_down(&f->core, i);
+	}
+}
+
+static void *beat_thread(void *arg)
+{
+	struct sim_fabric *f = arg;
+
+	while (!f->stop) {
+		struct timespec ts = { 0, SIM_HEARTBEAT_MS * 1000000L };
+		u32 i;
+
+		sim_lock(f);
+		for (i = 0; i < f->reg->nnodes; i++)
+			if (f->served >> i & 1)
+				sim_node_hw(f, i)->heartbeat_ns = mono_ns();
+		sim_check_liveness(f);
+		sim_unlock(f);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static u64 layout(struct sim_shared *sh, const struct sio_topology *t)
+{
+	u64 off = SIO_ALIGN_UP(sizeof(*sh), 4096);
+	u32 i, lut_max = 1, cfg = 256;
+
+	for (i = 0; i < t->nadapters; i++)
+		if (t->adapters[i].luts > lut_max)
+			lut_max = t->adapters[i].luts;
+	for (i = 0; i < t->ndevices; i++)
+		if (t->devices[i].config_size > cfg)
+			cfg = t->devices[i].config_size;
+	sh->reg_off = off;
+	sh->reg_size = sio_registry_size(t, &sim_limits);
+	if (!sh->reg_size)
+		return 0;
+	off += SIO_ALIGN_UP(sh->reg_size, 4096);
+	sh->nodes_hw_off = off;
+	off += SIO_ALIGN_UP(t->nnodes * sizeof(struct sim_node_hw), 4096);
+	sh->lut_max = lut_max;
+	sh->luts_off = off;
+	off += SIO_ALIGN_UP((u64)t->nnodes * SIO_MAX_ADAPTERS * lut_max *
+			    sizeof(struct sim_lut), 4096);
+	sh->iommu_off = off;
+	off += SIO_ALIGN_UP((u64)t->nnodes * SIM_IOMMU_ENTRIES *
+			    sizeof(struct sim_iommu), 4096);
+	sh->cfg_off = off;
+	sh->cfg_stride = cfg;
+	off += SIO_ALIGN_UP((u64)t->ndevices * cfg, 4096);
+	return off;
+}
+
+static void bind_pointers(struct sim_fabric *f)
+{
+	f->reg = (struct sio_registry *)((u8 *)f->sh + f->sh->reg_off);
+	f->core.reg = f->reg;
+	f->core.ops = &sim_ops;
+	f->core.plat = f;
+}
+
+static int init_lock(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+	int err;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	err = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	return -err;
+}
+
+static int create_state(struct sim_fabric *f, const char *path,
+			const struct sio_topology *t)
+{
+	struct sim_shared tmp;
+	u64 size;
+	void *mem;
+	int err;
+	u32 i;
+
+	memset(&tmp, 0, sizeof(tmp));
+	size = layout(&tmp, t);
+	if (!size)
+		return -E2BIG;
+	f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (f->fd < 0)
+		return -errno;
+	if (ftruncate(f->fd, (off_t)size) < 0)
+		goto fail_errno;
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	if (mem == MAP_FAILED)
+		goto fail_errno;
+	f->sh = mem;
+	memcpy(f->sh, &tmp, sizeof(tmp));
+	f->sh->size = size;
+	f->sh->version = SIM_VERSION;
+	err = init_lock(&f->sh->lock);
+	if (!err)
+		err = sio_registry_init((u8 *)mem + tmp.reg_off, tmp.reg_size, t,
+					&sim_limits);
+	if (err) {
+		munmap(mem, size);
+		f->sh = NULL;
+		close(f->fd);
+		unlink(path);
+		return err;
+	}
+	bind_pointers(f);
+	for (i = 0; i < t->ndevices; i++)
+		sim_cfg_init(f, i);
+	f->created = 1;
+	__atomic_store_n(&f->sh->magic, SIM_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+fail_errno:
+	err = -errno;
+	close(f->fd);
+	unlink(path);
+	return err;
+}
+
+static int join_state(struct sim_fabric *f, const char *path)
+{
+	struct stat st;
+	void *mem;
+	int tries;
+
+	f->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (f->fd < 0)
+		return -errno;
+	/* The creator sizes the file, then publishes the magic last. */
+	for (tries = 0; tries < 250; tries++) {
+		if (fstat(f->fd, &st) == 0 && st.st_size >= (off_t)sizeof(*f->sh))
+			break;
+		usleep(20000);
+	}
+	if (st.st_size < (off_t)sizeof(*f->sh))
+		goto proto;
+	mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   f->fd, 0);
+	if (mem == MAP_FAILED) {
+		close(f->fd);
+		return -errno;
+	}
+	f->sh = mem;
+	for (tries = 0; tries < 250; tries++) {
+		if (__atomic_load_n(&f->sh->magic, __ATOMIC_ACQUIRE) == SIM_MAGIC)
+			break;
+		usleep(20000);
+	}
+	if (f->sh->magic != SIM_MAGIC || f->sh->version != SIM_VERSION ||
+	    f->sh->size != (u64)st.st_size ||
+	    sio_registry_check((u8 *)mem + f->sh->reg_off, f->sh->reg_size)) {
+		munmap(mem, (size_t)st.st_size);
+		f->sh = NULL;
+		goto proto;
+	}
+	bind_pointers(f);
+	return 0;
+proto:
+	close(f->fd);
+	return -EPROTO;
+}
+
+static int any_owner_alive(struct sim_fabric *f, int except_self)
+{
+	u32 i;
+
+	for (i = 0; i < f->reg->nnodes; i++) {
+		s32 pid = sim_node_hw(f, i)->owner_pid;
+
+		if (except_self && pid == getpid())
+			continue;
+		if (pid_alive(pid))
+			return 1;
+	}
+	return 0;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void unmap_state(struct sim_fabric *f)
+{
+	if (f->sh) {
+		munmap(f->sh, f->sh->size);
+		f->sh = NULL;
+	}
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o)
+{
+	char path[300];
+	const char *base = o->shm_dir ? o->shm_dir : "/dev/shm";
+	int err, n;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	if (!o->name || !*o->name || strchr(o->name, '/') ||
+	    strlen(o->name) > 64)
+		return -EINVAL;
+	n = snprintf(f->dir, sizeof(f->dir), "%s/smartio-%s", base, o->name);
+	if (n < 0 || (size_t)n >= sizeof(f->dir))
+		return -ENAMETOOLONG;
+	if (mkdir(f->dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/state", f->dir);
+	if (o->create != 0 && o->topo) {
+		err = create_state(f, path, o->topo);
+		if (err != -EEXIST)
+			return err;
+		/* A fabric whose every process is gone is stale: rebuild it. */
+		err = join_state(f, path);
+		if (err == 0 && !any_owner_alive(f, 0) && o->create == 1) {
+			unmap_state(f);
+			remove_dir(f->dir);
+			if (mkdir(f->dir, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			return create_state(f, path, o->topo);
+		}
+		if (err == 0 && o->create == 1) {
+			unmap_state(f);
+			return -EBUSY;
+		}
+		return err;
+	}
+	return join_state(f, path);
+}
+
+int sim_fabric_serve(struct sim_fabric *f, u64 mask)
+{
+	u32 i;
+	int err = 0;
+
+	sim_lock(f);
+	sim_check_liveness(f);
+	for (i = 0; i < f->reg->nnodes; i++) {
+		struct sim_node_hw *hw = sim_node_hw(f, i);
+
+		if ((mask >> i & 1) && hw->owner_pid != getpid() &&
+		    sio_node(f->reg, i)->state == SIO_NODE_UP)
+			err = -EBUSY;
+	}
+	if (!err) {
+		for (i = 0; i < f->reg->nnodes; i++) {
+			if (!(mask >> i & 1))
+				continue;
+			sim_node_hw(f, i)->owner_pid = getpid();
+			sim_node_hw(f, i)->heartbeat_ns = mono_ns();
+			sio_core_node_up(&f->core, i);
+		}
+		f->served |= mask;
+	}
+	sim_unlock(f);
+	if (!err && !f->beat_running) {
+		f->stop = 0;
+		if (pthread_create(&f->beat, NULL, beat_thread, f) == 0)
+			f->beat_running = 1;
+	}
+	return err;
+}
+
+void sim_fabric_close(struct sim_fabric *f)
+{
+	int last;
+	u32 i;
+
+	if (!f->sh)
+		return;
+	if (f->beat_running) {
+		f->stop = 1;
+		pthread_join(f->beat, NULL);
+		f->beat_running = 0;
+	}
+	sim_lock(f);
+	for (i = 0; i < f->reg->nnodes; i++) {
+		if (!(f->served >> i & 1))
+			continue;
+		sio_core_node_down(&f->core, i);
+		sim_node_hw(f, i)->owner_pid = 0;
+	}
+	f->served = 0;
+	last = !any_owner_alive(f, 1);
+	sim_unlock(f);
+	unmap_state(f);
+	if (last)
+		remove_dir(f->dir);
+}

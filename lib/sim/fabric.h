@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The simulated NTB fabric ("sim" platform).
+ *
+ * One directory per fabric (<shm_dir>/smartio-<name>/) holds:
+ *   state            the shared state: lock, liveness, the core's registry
+ *                    and the hardware model (LUTs, IOMMU tables, config
+ *                    spaces, counters), mapped by every process of the fabric
+ *   bar-<dev>-<n>    the memory behind device BAR n
+ *   ram-<node>-<gen> the memory behind a segment of node
+ * so that a resolved mapping is an mmap of a plain file: no software in
+ * the data path.
+ */
+#ifndef SIO_SIM_FABRIC_H
+#define SIO_SIM_FABRIC_H
+
+#include <pthread.h>
+#include <sys/types.h>
+#include "core.h"
+
+#define SIM_MAGIC 0x53494d46u	/* "SIMF" */
+#define SIM_VERSION 1
+#define SIM_IOMMU_ENTRIES 1024	/* per node */
+#define SIM_HEARTBEAT_MS 200
+#define SIM_DEAD_MS 2000	/* heartbeat age that declares a node down */
+
+struct sim_lut {
+	u8 valid;
+	u8 pad;
+	u16 rid;		/* allowed requester */
+	u32 src_node;		/* allowed source node */
+	u32 target_node;
+	u32 pad2;
+	u64 target_addr;
+	u64 len;		/* bytes of the slot that are mapped */
+};
+
+struct sim_iommu {
+	u8 used;
+	u8 pad;
+	u16 rid;
+	u32 src_node;
+	u64 iova;
+	u64 size;
+	u64 phys;
+};
+
+struct sim_node_hw {
+	s32 owner_pid;		/* process serving the node, 0 = none */
+	u32 pad;
+	u64 heartbeat_ns;	/* CLOCK_MONOTONIC of the last beat */
+	u64 blocked;		/* transactions blocked at this node */
+	u64 msi_count[SIO_MSI_VECTORS];
+};
+
+struct sim_shared {
+	u32 magic;		/* written last by the creator */
+	u32 version;
+	u64 size;
+	pthread_mutex_t lock;	/* robust, process-shared */
+	u32 change;		/* futex word: bumps on every state change */
+	u32 users;		/* processes attached */
+	u64 reg_off, reg_size;
+	u64 nodes_hw_off;	/* struct sim_node_hw[nnodes] */
+	u64 luts_off;		/* struct sim_lut[nnodes][SIO_MAX_ADAPTERS][lut_max] */
+	u32 lut_max;
+	u32 pad;
+	u64 iommu_off;		/* struct sim_iommu[nnodes][SIM_IOMMU_ENTRIES] */
+	u64 cfg_off;		/* config spaces, 4096 bytes per device slot */
+	u64 cfg_stride;
+};
+
+struct sim_fabric {
+	struct sim_shared *sh;
+	struct sio_registry *reg;
+	struct sio_core core;
+	char dir[256];
+	int fd;
+	u64 served;		/* node mask this process serves */
+	int created;
+	pthread_t beat;
+	int beat_running;
+	volatile int stop;
+};
+
+struct sim_open {
+	const char *name;
+	const char *shm_dir;
+	const struct sio_topology *topo;	/* for creating */
+	int create;		/* 1 create, 0 join, -1 either */
+};
+
+int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o);
+/* Serve nodes (mask): claims them (-EBUSY if another live process does). */
+int sim_fabric_serve(struct sim_fabric *f, u64 mask);
+void sim_fabric_close(struct sim_fabric *f);
+
+void sim_lock(struct sim_fabric *f);
+void sim_unlock(struct sim_fabric *f);
+/* Failure detector pass; also run by the heartbeat thread. */
+void sim_check_liveness(struct sim_fabric *f);
+void sim_notify(struct sim_fabric *f);
+int sim_wait_change(struct sim_fabric *f, u32 seen, int timeout_ms);
+
+/* Hardware model (hw.c). */
+extern const struct sio_platform_ops sim_ops;
+struct sim_lut *sim_lut_at(struct sim_fabric *f, u32 node, u32 adapter,
+			   u32 slot);
+struct sim_iommu *sim_iommu_at(struct sim_fabric *f, u32 node, u32 i);
+struct sim_node_hw *sim_node_hw(struct sim_fabric *f, u32 node);
+u8 *sim_cfg(struct sim_fabric *f, u32 dev);
+void sim_cfg_init(struct sim_fabric *f, u32 dev);
+
+/* Where a physical address of a node lands after translation. */
+enum sim_loc_kind { SIM_LOC_RAM, SIM_LOC_BAR, SIM_LOC_MSI };
+struct sim_loc {
+	int kind;
+	u32 node;		/* where the bytes are */
+	u32 index;		/* segment or device index */
+	u32 bar;
+	u64 offset;		/* into the backing file */
+	u64 avail;		/* bytes from offset to the end of the object */
+};
+
+/* CPU of `node` accessing phys address addr (len bytes). */
+int sim_translate_cpu(struct sim_fabric *f, u32 node, u64 addr, u64 len,
+		      struct sim_loc *out);
+/* Device DMA from (node, rid) to device-side address addr. */
+int sim_translate_dma(struct sim_fabric *f, u32 node, u16 rid, u64 addr,
+		      u64 len, struct sim_loc *out);
+int sim_backing_path(struct sim_fabric *f, const struct sim_loc *loc,
+		     char *path, size_t len);
+int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
+	    int write);
+
+#endif /* SIO_SIM_FABRIC_H */

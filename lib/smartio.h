@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libsmartio: the public C API of smartio (see libsmartio(3)).
+ *
+ * A handle is one process's view of a cluster: the embedded simulated
+ * fabric (created or joined by name) or, later, the kernel core.  The handle
+ * serves one or more nodes ("self" is the first of them).  Every function
+ * returns 0 (or a count / index >= 0) on success and a negative errno on
+ * failure, with the meanings of the table in smartio(7):
+ *   EINVAL malformed value; ENOENT unknown node; ENXIO device gone or unknown;
+ *   EACCES lend policy / not the lender / not a borrower; EBUSY in use;
+ *   EHOSTDOWN lender or borrower down; ENOSPC no LUT, requester or window
+ *   space on the path; EHOSTUNREACH no adapter reaches the node.
+ */
+#ifndef SMARTIO_H
+#define SMARTIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SMARTIO_NAME_MAX 32
+#define SMARTIO_MAX_BARS 6
+#define SMARTIO_PATH_MAX 256
+
+struct smartio;
+
+struct smartio_open_opts {
+	const char *fabric;	/* fabric name; NULL = "default" */
+	const char *topology;	/* topology file when creating; NULL = built-in */
+	const char *node;	/* node to serve; NULL = every node (embedded cluster) */
+	const char *shm_dir;	/* where backing files live; NULL = /dev/shm */
+	int create;		/* 1: create (fail if a live fabric exists),
+				 * 0: join an existing one, -1: join or create */
+};
+
+int smartio_open(struct smartio **h, const struct smartio_open_opts *opts);
+/* Gives up the served nodes (they go down) and, if last, removes the fabric. */
+void smartio_close(struct smartio *h);
+/* The fabric's directory (backing files); stable while the handle lives. */
+const char *smartio_fabric_dir(const struct smartio *h);
+
+/* --- enumeration ----------------------------------------------------- */
+enum smartio_node_state { SMARTIO_NODE_DOWN, SMARTIO_NODE_UP };
+enum smartio_mode { SMARTIO_EXCLUSIVE, SMARTIO_SHARED };
+enum smartio_policy { SMARTIO_LEND_NONE, SMARTIO_LEND_ALL, SMARTIO_LEND_LIST };
+enum smartio_dev_state { SMARTIO_DEV_LOCAL, SMARTIO_DEV_AVAILABLE,
+			 SMARTIO_DEV_BORROWED };
+
+struct smartio_node_info {
+	char name[SMARTIO_NAME_MAX];
+	uint32_t id;
+	int state;		/* enum smartio_node_state */
+	unsigned nadapters;
+	uint32_t generation;	/* bumps each time the node comes up */
+};
+
+struct smartio_adapter_info {
+	char name[SMARTIO_NAME_MAX];
+	int link_up;
+	uint64_t peers;		/* node index mask */
+	unsigned luts_used, luts_total;
+	unsigned req_used, req_total;	/* reserved entries count as used */
+	uint64_t window;
+};
+
+struct smartio_bar_info {
+	uint64_t addr;		/* lender-local, 0 = not implemented */
+	uint64_t size;
+	uint32_t flags;		/* 1 = 64-bit, 2 = prefetchable */
+};
+
+struct smartio_dev_stats {
+	uint64_t borrows, returns, reclaims, denied;
+	uint64_t cfg_reads, cfg_writes, dma_ops, dma_faults, msi;
+};
+
+struct smartio_device_info {
+	char name[SMARTIO_NAME_MAX];
+	char bdf[16];
+	uint32_t fdid;
+	unsigned node;		/* lender node index */
+	uint16_t vendor, device, subsys_vendor, subsys_device;
+	uint32_t class_code;
+	uint8_t revision;
+	unsigned config_size;
+	int mode;		/* enum smartio_mode */
+	int policy;		/* enum smartio_policy */
+	uint64_t lend_mask;	/* for SMARTIO_LEND_LIST */
+	uint64_t borrowers;	/* node index mask */
+	int state;		/* enum smartio_dev_state */
+	int gone;		/* lender down */
+	struct smartio_bar_info bar[SMARTIO_MAX_BARS];
+	struct smartio_dev_stats stats;
+};
+
+struct smartio_dma_window {
+	unsigned node;		/* borrower */
+	uint64_t iova;		/* borrower IOVA the window leads to */
+	uint64_t size;
+	uint64_t ioaddr;	/* the window as the device addresses it */
+};
+
+struct smartio_segment_info {
+	char name[SMARTIO_NAME_MAX];
+	unsigned owner;
+	int sized;
+	uint64_t size;
+	int available;
+	uint64_t attached;	/* node index mask */
+};
+
+unsigned smartio_node_count(struct smartio *h);
+unsigned smartio_device_count(struct smartio *h);
+/* Index of the first served node. */
+unsigned smartio_self(struct smartio *h);
+int smartio_node_find(struct smartio *h, const char *name);
+int smartio_device_find(struct smartio *h, const char *name);
+int smartio_node_info(struct smartio *h, unsigned node,
+		      struct smartio_node_info *out);
+int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
+			 struct smartio_adapter_info *out);
+int smartio_device_info(struct smartio *h, unsigned dev,
+			struct smartio_device_info *out);
+/* Fills up to max windows; returns how many exist. */
+int smartio_dma_windows(struct smartio *h, unsigned dev,
+			struct smartio_dma_window *out, unsigned max);
+/* Segments: index i in [0, max); returns 1 and fills out if used, else 0. */
+unsigned smartio_segment_slots(struct smartio *h);
+int smartio_segment_at(struct smartio *h, unsigned i,
+		       struct smartio_segment_info *out);
+int smartio_segment_find(struct smartio *h, unsigned owner, const char *name);
+/* Device-side address of segment (owner, name) mapped for dev, or -ENOENT. */
+int smartio_segment_dma_addr(struct smartio *h, unsigned owner,
+			     const char *name, unsigned dev, uint64_t *ioaddr);
+
+/* --- lending ----------------------------------------------------------- */
+int smartio_lend(struct smartio *h, unsigned dev, int policy, uint64_t mask);
+int smartio_borrow(struct smartio *h, unsigned dev, unsigned node);
+int smartio_return(struct smartio *h, unsigned dev, unsigned node);
+/* `asker` must be the lender, else -EACCES. */
+int smartio_reclaim(struct smartio *h, unsigned dev, unsigned asker);
+int smartio_set_mode(struct smartio *h, unsigned dev, int mode);
+/* Config space as node `who`; reads return bytes read. */
+int smartio_config_read(struct smartio *h, unsigned dev, unsigned who,
+			uint32_t off, void *buf, uint32_t len);
+int smartio_config_write(struct smartio *h, unsigned dev, unsigned who,
+			 uint32_t off, const void *buf, uint32_t len);
+
+/* --- segments ---------------------------------------------------------- */
+int smartio_segment_create(struct smartio *h, unsigned owner, const char *name);
+int smartio_segment_set_size(struct smartio *h, unsigned owner,
+			     const char *name, uint64_t size);
+int smartio_segment_destroy(struct smartio *h, unsigned owner,
+			    const char *name);
+int smartio_segment_set_available(struct smartio *h, unsigned owner,
+				  const char *name, int available);
+int smartio_segment_attach(struct smartio *h, unsigned owner,
+			   const char *name, unsigned node);
+int smartio_segment_detach(struct smartio *h, unsigned owner,
+			   const char *name, unsigned node);
+int smartio_segment_dma_map(struct smartio *h, unsigned owner,
+			    const char *name, unsigned dev, uint64_t *ioaddr);
+int smartio_segment_dma_unmap(struct smartio *h, unsigned owner,
+			      const char *name, unsigned dev);
+
+/* --- mmap targets ------------------------------------------------------
+ * Walks the translation chain from `viewer`'s CPU (own RAM/BAR, or NTB
+ * window -> LUT -> remote address) to the backing file that holds the
+ * bytes.  -EACCES / -ENXIO when the viewer has no mapping of it.
+ */
+int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
+			unsigned bar, char *path, size_t pathlen,
+			uint64_t *size);
+int smartio_resolve_segment(struct smartio *h, unsigned viewer,
+			    unsigned owner, const char *name, char *path,
+			    size_t pathlen, uint64_t *size);
+
+/* --- data path (simulated devices and tests) ----------------------------
+ * A DMA issued by device dev to device-side address addr, through the
+ * lender's IOMMU or NTB window, LUT, the target's IOMMU, to memory.
+ * Returns 0 or -EFAULT when blocked (counted and reported as dma-fault).
+ */
+int smartio_dma(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
+		size_t len, int write);
+/* Transactions the fabric blocked at node (no mapping, wrong requester). */
+uint64_t smartio_blocked(struct smartio *h, unsigned node);
+
+/* --- events -------------------------------------------------------------
+ * Cursor starts at smartio_event_cursor() (only new events) or 0 (the
+ * oldest still in the ring).  Reads the next line (no newline) into buf;
+ * returns its length, 0 when nothing new, a "lost n=<count>" line when
+ * the reader fell behind the ring.
+ */
+uint64_t smartio_event_cursor(struct smartio *h);
+int smartio_event_read(struct smartio *h, uint64_t *cursor, char *buf,
+		       size_t len);
+/* Blocks until an event after cursor exists or timeout_ms passes (-1 = forever).
+ * Returns 1 if there is something to read, 0 on timeout. */
+int smartio_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms);
+/* A counter that changes whenever cluster state changes (for caches). */
+uint64_t smartio_change_count(struct smartio *h);
+int smartio_change_wait(struct smartio *h, uint64_t seen, int timeout_ms);
+
+const char *smartio_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMARTIO_H */

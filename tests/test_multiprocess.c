@@ -1,0 +1,139 @@
+/*
+ * Two OS processes joined to one simulated fabric: each serves one node,
+ * sees the other's node and devices, and sees a borrow the other made.
+ * When one is killed with SIGKILL the survivor declares it down and cleans
+ * its borrows within the failure detector's bound (3 s).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Child: joins as host1, borrows nvme0 of host0, reports, then idles. */
+static void child(const char *fabric, int wfd)
+{
+	struct smartio_open_opts o = { 0 };
+	struct smartio *h;
+	struct smartio_node_info ni;
+	char ok = 'y';
+	int dev;
+
+	o.fabric = fabric;
+	o.node = "host1";
+	if (smartio_open(&h, &o))
+		_exit(2);
+	/* It sees the parent's node up and its device. */
+	if (smartio_node_info(h, 0, &ni) || ni.state != SMARTIO_NODE_UP ||
+	    strcmp(ni.name, "host0"))
+		ok = 'n';
+	dev = smartio_device_find(h, "nvme0");
+	if (dev < 0 || smartio_borrow(h, (unsigned)dev, smartio_self(h)))
+		ok = 'n';
+	if (write(wfd, &ok, 1) != 1)
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+static void test_two_processes_share_one_fabric_and_detect_death(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
+	unsigned nvme0 = th_dev(h, "nvme0"), host1 = th_node(h, "host1");
+	struct smartio_device_info di;
+	struct smartio_node_info ni;
+	uint64_t cur;
+	unsigned l0 = th_luts_used(h, 0), r0 = th_reqs_used(h, 0);
+	int fds[2], status;
+	double t0;
+	char got = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(smartio_lend(h, nvme0, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		child(fabric, fds[1]);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &got, 1), 1);
+	assert_int_equal(got, 'y');
+	/* The other process's borrow is visible here at once. */
+	assert_int_equal(smartio_node_info(h, host1, &ni), 0);
+	assert_int_equal(ni.state, SMARTIO_NODE_UP);
+	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
+	assert_int_equal(di.borrowers, 1ull << host1);
+	assert_true(th_luts_used(h, 0) > l0);
+	cur = smartio_event_cursor(h);
+	t0 = now_s();
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	for (;;) {
+		assert_int_equal(smartio_node_info(h, host1, &ni), 0);
+		if (ni.state == SMARTIO_NODE_DOWN)
+			break;
+		assert_true(now_s() - t0 < 3.0);
+		usleep(20000);
+	}
+	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
+	assert_int_equal(di.borrowers, 0);
+	assert_int_equal(th_luts_used(h, 0), l0);
+	assert_int_equal(th_reqs_used(h, 0), r0);
+	assert_true(th_saw_event(h, &cur, "node-down", "nodes/host1"));
+	close(fds[0]);
+	smartio_close(h);
+}
+
+static void test_second_process_cannot_serve_a_served_node(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
+	struct smartio_open_opts o = { 0 };
+	struct smartio *h2 = NULL;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		o.fabric = fabric;
+		o.node = "host0";
+		_exit(smartio_open(&h2, &o) == -EBUSY ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	smartio_close(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_processes_share_one_fabric_and_detect_death),
+		cmocka_unit_test(test_second_process_cannot_serve_a_served_node),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
