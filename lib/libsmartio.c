@@ -676,8 +676,8 @@ int smartio_event_read(struct smartio *h, uint64_t *cursor, char *buf,
 	sim_unlock(&h->f);
 	*cursor = next;
 	n = snprintf(buf, len, "%" PRIu64 " %" PRIu64 ".%09" PRIu64 " %s %s%s%s",
-		     ev.seq, ev.time_ns / 1000000000ull,
-		     ev.time_ns % 1000000000ull, sio_event_kind_name(ev.kind),
+		     ev.seq, (uint64_t)(ev.time_ns / 1000000000u),
+		     (uint64_t)(ev.time_ns % 1000000000u), sio_event_kind_name(ev.kind),
 		     ev.object, ev.args[0] ? " " : "", ev.args);
 	return n < 0 ? -EIO : (int)((size_t)n < len ? (size_t)n : len - 1);
 }

@@ -25,7 +25,8 @@
 	"device host0 nvme1 bdf=0000:02:00.0 vendor=0x1b36 device=0x0010 class=0x010802 bar0=16K,64\n" \
 	"device host0 nvme2 bdf=0000:03:00.0 vendor=0x1b36 device=0x0010 class=0x010802 bar0=16K,64\n" \
 	"device host0 nvme3 bdf=0000:04:00.0 vendor=0x1b36 device=0x0010 class=0x010802 bar0=16K,64\n" \
-	"device host2 gpu0 bdf=0000:05:00.0 vendor=0x10de device=0x1eb8 class=0x030200 bar0=16M bar1=256M,64,prefetch\n"
+	"device host2 gpu0 bdf=0000:05:00.0 vendor=0x10de device=0x1eb8 class=0x030200 bar0=16M bar1=256M,64,prefetch\n" \
+	"device host2 nic0 bdf=0000:06:00.0 vendor=0x8086 device=0x10d3 class=0x020000 bar0=128K\n"
 
 #define FEW_REQUESTERS_TOPO \
 	"fabric luts=64 requesters=4 reserved=2 window=4G\n" \
@@ -282,7 +283,7 @@ static void test_node_loss_cleans_borrows_and_gives_ehostdown(void **state)
 	struct smartio *h1 = th_join(fabric, "host1");
 	struct smartio *h2 = th_join(fabric, "host2");
 	unsigned n1 = th_node(h0, "host1"), n2 = th_node(h0, "host2");
-	unsigned nv = th_dev(h0, "nvme0"), gpu = th_dev(h0, "gpu0");
+	unsigned nv = th_dev(h0, "nvme0"), nic = th_dev(h0, "nic0");
 	unsigned l0 = th_luts_used(h0, 0), r0 = th_reqs_used(h0, 0);
 	uint64_t cur = smartio_event_cursor(h0);
 	struct smartio_node_info ni;
@@ -290,8 +291,8 @@ static void test_node_loss_cleans_borrows_and_gives_ehostdown(void **state)
 	(void)state;
 	assert_int_equal(smartio_lend(h0, nv, SMARTIO_LEND_ALL, 0), 0);
 	assert_int_equal(smartio_borrow(h1, nv, n1), 0);
-	assert_int_equal(smartio_lend(h2, gpu, SMARTIO_LEND_ALL, 0), 0);
-	assert_int_equal(smartio_borrow(h0, gpu, 0), 0);
+	assert_int_equal(smartio_lend(h2, nic, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(smartio_borrow(h0, nic, 0), 0);
 	/* The borrower leaves: the lender gets its entries back. */
 	smartio_close(h1);
 	assert_int_equal(smartio_node_info(h0, n1, &ni), 0);
@@ -301,17 +302,17 @@ static void test_node_loss_cleans_borrows_and_gives_ehostdown(void **state)
 	assert_int_equal(smartio_borrow(h0, nv, n1), -EHOSTDOWN);
 	/* The lender leaves: the borrower's mappings go, the device is gone. */
 	smartio_close(h2);
-	assert_int_equal(borrowers(h0, gpu), 0);
+	assert_int_equal(borrowers(h0, nic), 0);
 	assert_int_equal(th_luts_used(h0, 0), l0);
 	assert_int_equal(th_reqs_used(h0, 0), r0);
-	assert_int_equal(smartio_borrow(h0, gpu, 0), -EHOSTDOWN);
-	assert_int_equal(smartio_set_mode(h0, gpu, SMARTIO_SHARED), -EHOSTDOWN);
+	assert_int_equal(smartio_borrow(h0, nic, 0), -EHOSTDOWN);
+	assert_int_equal(smartio_set_mode(h0, nic, SMARTIO_SHARED), -EHOSTDOWN);
 	/* It comes back. */
 	h2 = th_join(fabric, "host2");
 	assert_int_equal(smartio_node_info(h0, n2, &ni), 0);
 	assert_int_equal(ni.state, SMARTIO_NODE_UP);
-	assert_int_equal(smartio_borrow(h0, gpu, 0), 0);
-	assert_int_equal(smartio_return(h0, gpu, 0), 0);
+	assert_int_equal(smartio_borrow(h0, nic, 0), 0);
+	assert_int_equal(smartio_return(h0, nic, 0), 0);
 	smartio_close(h2);
 	smartio_close(h0);
 }

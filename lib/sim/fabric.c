@@ -254,15 +254,13 @@ proto:
 	return -EPROTO;
 }
 
-static int any_owner_alive(struct sim_fabric *f, int except_self)
+static int any_owner_alive(struct sim_fabric *f)
 {
 	u32 i;
 
 	for (i = 0; i < f->reg->nnodes; i++) {
 		s32 pid = sim_node_hw(f, i)->owner_pid;
 
-		if (except_self && pid == getpid())
-			continue;
 		if (pid_alive(pid))
 			return 1;
 	}
@@ -319,7 +317,7 @@ int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o)
 			return err;
 		/* A fabric whose every process is gone is stale: rebuild it. */
 		err = join_state(f, path);
-		if (err == 0 && !any_owner_alive(f, 0) && o->create == 1) {
+		if (err == 0 && !any_owner_alive(f) && o->create == 1) {
 			unmap_state(f);
 			remove_dir(f->dir);
 			if (mkdir(f->dir, 0700) < 0 && errno != EEXIST)
@@ -388,7 +386,7 @@ void sim_fabric_close(struct sim_fabric *f)
 		sim_node_hw(f, i)->owner_pid = 0;
 	}
 	f->served = 0;
-	last = !any_owner_alive(f, 1);
+	last = !any_owner_alive(f);	/* other handles of this process count */
 	sim_unlock(f);
 	unmap_state(f);
 	if (last)
