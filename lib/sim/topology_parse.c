@@ -15,6 +15,9 @@
 
 #include "topology_parse.h"
 
+/* Marks the upper half of a 64-bit BAR while a device line is parsed. */
+#define BAR_TAKEN 0x80000000u
+
 struct defaults {
 	u64 window;
 	u32 luts, requesters, reserved;
@@ -152,6 +155,12 @@ static void *grow(void *arr, u32 count, size_t elem)
 	return arr;
 }
 
+/* "key=value" or "key" as written, after kv() split it. */
+static int bad_opt(struct parser *p, const char *key, const char *val)
+{
+	return fail(p, "bad option '%s%s%s'", key, val ? "=" : "", val ? val : "");
+}
+
 /* key=value split; returns value or NULL. */
 static char *kv(char *tok, const char **key)
 {
@@ -176,7 +185,7 @@ static int p_fabric(struct parser *p, char **tok, int n)
 		u64 v;
 
 		if (!val || parse_num(val, 1, &v))
-			return fail(p, "bad option '%s'", tok[i]);
+			return bad_opt(p, tok[i], val);
 		if (!strcmp(key, "window"))
 			p->def.window = v;
 		else if (!strcmp(key, "luts"))
@@ -217,7 +226,7 @@ static int p_node(struct parser *p, char **tok, int n)
 		u64 v;
 
 		if (!val || parse_num(val, 1, &v))
-			return fail(p, "bad option '%s'", tok[i]);
+			return bad_opt(p, tok[i], val);
 		if (!strcmp(key, "id")) {
 			if (v > 0xffffffffull)
 				return fail(p, "id '%s' out of range", val);
@@ -283,7 +292,7 @@ static int p_adapter(struct parser *p, char **tok, int n)
 		u64 v;
 
 		if (!val)
-			return fail(p, "bad option '%s'", tok[i]);
+			return bad_opt(p, tok[i], val);
 		if (!strcmp(key, "peers")) {
 			if (!*val || strlen(val) >= sizeof(p->peers[0]))
 				return fail(p, "bad peers list '%s'", val);
@@ -331,7 +340,7 @@ static int parse_bar(struct parser *p, struct sio_topo_device *d, u32 idx,
 		return fail(p, "bad size '%s' for bar%u", val, idx);
 	if (!is_pow2(size) || size < 4096 || size > (1ull << 40))
 		return fail(p, "bar%u size must be a power of two 4K..1T", idx);
-	if (d->bar[idx].size)
+	if (d->bar[idx].size || (d->bar[idx].flags & BAR_TAKEN))
 		return fail(p, "bar%u given twice or taken by a 64-bit bar", idx);
 	d->bar[idx].size = size;
 	while ((part = strtok_r(NULL, ",", &save))) {
@@ -346,7 +355,7 @@ static int parse_bar(struct parser *p, struct sio_topo_device *d, u32 idx,
 		if (idx >= SIO_MAX_BARS - 1 || d->bar[idx + 1].size)
 			return fail(p, "64-bit bar%u needs bar%u free", idx,
 				    idx + 1);
-		d->bar[idx + 1].size = 0;
+		d->bar[idx + 1].flags |= BAR_TAKEN;
 	}
 	return 0;
 }
@@ -394,7 +403,7 @@ static int p_device(struct parser *p, char **tok, int n)
 		u64 v = 0;
 
 		if (!val)
-			return fail(p, "bad option '%s'", tok[i]);
+			return bad_opt(p, tok[i], val);
 		if (!strcmp(key, "bdf")) {
 			if (!bdf_ok(val))
 				return fail(p, "bad bdf '%s'", val);
@@ -452,6 +461,8 @@ static int p_device(struct parser *p, char **tok, int n)
 	if (got != 15)
 		return fail(p, "device '%s' needs bdf=, vendor=, device=, class=",
 			    tok[2]);
+	for (j = 0; j < SIO_MAX_BARS; j++)
+		d->bar[j].flags &= ~BAR_TAKEN;
 	if (!d->subsys_vendor)
 		d->subsys_vendor = d->vendor;
 	if (!d->subsys_device)
