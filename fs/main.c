@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smartiofs: options, startup and the session loop (smartiofs(8)).
+ *
+ *   smartiofs [--fabric NAME] [--topology FILE] [--node NAME] [FUSE options]
+ *             [SOURCE] MOUNTPOINT
+ *
+ * Without --node the process creates the embedded simulated cluster and
+ * serves every node of it (self is the first node); with --node it joins
+ * the fabric, creating it if needed, and serves that node alone.  The
+ * options are also accepted as -o fabric=,node=,topology= so that the file
+ * system mounts from fstab through mount.fuse3.
+ *
+ * Startup errors are one line on stderr and exit status 1.  Unless -f is
+ * given the daemon detaches only after the mount exists, so that its exit
+ * status tells whether mounting worked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sfs.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1.0"
+#endif
+
+struct sfs sfs;
+
+struct options {
+	char *fabric;
+	char *topology;
+	char *node;
+	char *pos[3];
+	int npos;
+	int help;
+	int version;
+};
+
+enum { KEY_HELP, KEY_VERSION };
+
+#define OPT(t, field) { t, offsetof(struct options, field), 0 }
+
+static const struct fuse_opt option_spec[] = {
+	OPT("--fabric=%s", fabric), OPT("--fabric %s", fabric),
+	OPT("fabric=%s", fabric),
+	OPT("--topology=%s", topology), OPT("--topology %s", topology),
+	OPT("topology=%s", topology),
+	OPT("--node=%s", node), OPT("--node %s", node), OPT("node=%s", node),
+	FUSE_OPT_KEY("-h", KEY_HELP), FUSE_OPT_KEY("--help", KEY_HELP),
+	FUSE_OPT_KEY("-V", KEY_VERSION), FUSE_OPT_KEY("--version", KEY_VERSION),
+	FUSE_OPT_END
+};
+
+static int option_proc(void *data, const char *arg, int key,
+		       struct fuse_args *outargs)
+{
+	struct options *o = data;
+
+	(void)outargs;
+	switch (key) {
+	case FUSE_OPT_KEY_NONOPT:
+		if (o->npos >= 3)
+			return -1;
+		o->pos[o->npos] = strdup(arg);
+		if (!o->pos[o->npos])
+			return -1;
+		o->npos++;
+		return 0;
+	case KEY_HELP:
+		o->help = 1;
+		return 0;
+	case KEY_VERSION:
+		o->version = 1;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [options] [SOURCE] MOUNTPOINT\n\n"
+	       "smartiofs options:\n"
+	       "    --fabric NAME, -o fabric=NAME      fabric to create or join "
+	       "(default: SOURCE or \"default\")\n"
+	       "    --topology FILE, -o topology=FILE  cluster description "
+	       "when creating (smartio.conf(5))\n"
+	       "    --node NAME, -o node=NAME          serve this node only "
+	       "(join or create the fabric)\n\n", prog);
+	fuse_cmdline_help();
+	fuse_lowlevel_help();
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+						     noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("smartiofs: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/*
+ * Opens the cluster.  libsmartio reports topology errors on stderr itself;
+ * that text is captured so the user sees one line in our own format.
+ */
+static int open_cluster(const struct options *o, char *msg, size_t msglen)
+{
+	struct smartio_open_opts so = { 0 };
+	FILE *cap = tmpfile();
+	int saved = -1, rc;
+	size_t n = 0;
+	char *nl;
+
+	so.fabric = o->fabric;
+	so.topology = o->topology;
+	so.node = o->node;
+	so.create = o->node ? -1 : 1;
+	msg[0] = '\0';
+	fflush(stderr);
+	if (cap) {
+		saved = dup(STDERR_FILENO);
+		if (saved >= 0)
+			dup2(fileno(cap), STDERR_FILENO);
+	}
+	rc = smartio_open(&sfs.h, &so);
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+	}
+	if (cap) {
+		rewind(cap);
+		n = fread(msg, 1, msglen - 1, cap);
+		msg[n] = '\0';
+		fclose(cap);
+	}
+	if (!rc) {
+		if (n)
+			fputs(msg, stderr);	/* warnings: pass them on */
+		msg[0] = '\0';
+		return 0;
+	}
+	nl = strchr(msg, '\n');
+	if (nl)
+		*nl = '\0';
+	if (!strncmp(msg, "smartio: ", 9))
+		memmove(msg, msg + 9, strlen(msg + 9) + 1);
+	return rc;
+}
+
+static void open_error(const struct options *o, int rc, const char *msg)
+{
+	const char *fabric = o->fabric ? o->fabric : "default";
+
+	if (msg[0])
+		die("%s", msg);
+	if (rc == -ENOENT && o->node)
+		die("unknown node '%s' in fabric '%s'", o->node, fabric);
+	if (rc == -EBUSY && o->node)
+		die("node '%s' of fabric '%s' is already served by a running "
+		    "process", o->node, fabric);
+	if (rc == -EBUSY)
+		die("fabric '%s' is already running (use --node to join it)",
+		    fabric);
+	if (o->topology)
+		die("%s: %s", o->topology, strerror(-rc));
+	die("cannot open fabric '%s': %s", fabric, strerror(-rc));
+}
+
+/* Forks; the parent waits for the child's startup verdict and exits. */
+static int detach(void)
+{
+	int fds[2];
+	char status = 1;
+	pid_t pid;
+
+	if (pipe(fds))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid > 0) {
+		close(fds[1]);
+		if (read(fds[0], &status, 1) != 1) {
+			int ws;
+
+			waitpid(pid, &ws, 0);
+			status = 1;
+		}
+		_exit(status ? 1 : 0);
+	}
+	close(fds[0]);
+	setsid();
+	return fds[1];
+}
+
+static void detached(int fd)
+{
+	char ok = 0;
+	int null = open("/dev/null", O_RDWR);
+
+	if (write(fd, &ok, 1) != 1) {
+		/* The parent is gone: nothing to tell. */
+	}
+	close(fd);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts copts;
+	struct fuse_loop_config lc;
+	struct options o;
+	char mnt[PATH_MAX], topo[PATH_MAX], msg[512];
+	const char *mountpoint;
+	struct stat st;
+	int rc, ret, report = -1;
+
+	memset(&o, 0, sizeof(o));
+	if (fuse_opt_parse(&args, &o, option_spec, option_proc) == -1)
+		die("invalid arguments (see --help)");
+	if (o.help) {
+		usage(argv[0]);
+		return 0;
+	}
+	if (o.version) {
+		printf("smartiofs %s (FUSE library %s)\n", PACKAGE_VERSION,
+		       fuse_pkgversion());
+		return 0;
+	}
+	if (o.npos == 0)
+		die("no mountpoint given (see --help)");
+	if (o.npos > 2)
+		die("too many arguments: '%s'", o.pos[2]);
+	mountpoint = o.pos[o.npos - 1];
+	/* From fstab the source names the fabric unless fabric= does. */
+	if (o.npos == 2 && !o.fabric && strcmp(o.pos[0], "none") &&
+	    strcmp(o.pos[0], "smartiofs") && strcmp(o.pos[0], "smartio"))
+		o.fabric = strdup(o.pos[0]);
+	if (o.fabric && (!o.fabric[0] || strchr(o.fabric, '/') ||
+			 strlen(o.fabric) > 64))
+		die("invalid fabric name '%s'", o.fabric);
+	if (o.node && (!o.node[0] || strlen(o.node) >= SMARTIO_NAME_MAX))
+		die("unknown node '%s'", o.node);
+	if (!realpath(mountpoint, mnt) || stat(mnt, &st))
+		die("%s: %s", mountpoint, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		die("%s: %s", mountpoint, strerror(ENOTDIR));
+	if (o.topology) {
+		if (!realpath(o.topology, topo))
+			die("%s: %s", o.topology, strerror(errno));
+		o.topology = topo;
+	}
+	if (fuse_opt_insert_arg(&args, 1, "-osubtype=smartiofs,fsname=smartio") ||
+	    fuse_opt_add_arg(&args, mnt))
+		die("out of memory");
+	if (fuse_parse_cmdline(&args, &copts) != 0)
+		die("invalid arguments (see --help)");
+	if (!copts.mountpoint)
+		die("no mountpoint given (see --help)");
+
+	if (!copts.foreground)
+		report = detach();
+
+	sfs.uid = getuid();
+	sfs.gid = getgid();
+	clock_gettime(CLOCK_REALTIME, &sfs.start);
+	rc = open_cluster(&o, msg, sizeof(msg));
+	if (rc)
+		open_error(&o, rc, msg);
+	sfs.self = smartio_self(sfs.h);
+	rc = names_load(sfs.h);
+	if (!rc)
+		rc = inode_init();
+	if (rc)
+		die("cannot load the cluster: %s", strerror(-rc));
+
+	sfs.se = fuse_session_new(&args, &sfs_ops, sizeof(sfs_ops), NULL);
+	if (!sfs.se) {
+		smartio_close(sfs.h);
+		exit(1);	/* libfuse said why */
+	}
+	if (fuse_set_signal_handlers(sfs.se) != 0) {
+		smartio_close(sfs.h);
+		die("cannot install signal handlers");
+	}
+	if (fuse_session_mount(sfs.se, copts.mountpoint) != 0) {
+		fuse_remove_signal_handlers(sfs.se);
+		fuse_session_destroy(sfs.se);
+		smartio_close(sfs.h);
+		exit(1);	/* libfuse said why */
+	}
+	rc = notify_start();
+	if (rc) {
+		fuse_session_unmount(sfs.se);
+		smartio_close(sfs.h);
+		die("cannot start the watcher: %s", strerror(-rc));
+	}
+	if (report >= 0)
+		detached(report);
+	fuse_daemonize(1);	/* foreground from here: only chdir("/") */
+
+	if (copts.singlethread) {
+		ret = fuse_session_loop(sfs.se);
+	} else {
+		lc.clone_fd = copts.clone_fd;
+		lc.max_idle_threads = copts.max_idle_threads;
+		ret = fuse_session_loop_mt(sfs.se, &lc);
+	}
+
+	notify_stop();
+	events_shutdown();
+	fuse_session_unmount(sfs.se);
+	fuse_remove_signal_handlers(sfs.se);
+	fuse_session_destroy(sfs.se);
+	smartio_close(sfs.h);
+	inode_fini();
+	names_free();
+	free(copts.mountpoint);
+	fuse_opt_free_args(&args);
+	return ret < 0 ? 1 : 0;
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The static part of the cluster: node names, device names and their fixed
+ * properties (lender, BDF, ids, BARs).  Loaded once at startup; device names
+ * are found through a hash table so that lookups stay O(1) on clusters with
+ * many thousands of devices.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sfs.h"
+
+static struct {
+	unsigned nnodes, ndevs;
+	struct sfs_nodeinfo *nodes;
+	struct sfs_dev *devs;
+	unsigned *hash;		/* dev index + 1, 0 = empty */
+	size_t hsize;		/* power of two */
+} nm;
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+int names_load(struct smartio *h)
+{
+	unsigned i, n;
+	int rc;
+
+	nm.nnodes = smartio_node_count(h);
+	nm.ndevs = smartio_device_count(h);
+	nm.nodes = calloc(nm.nnodes ? nm.nnodes : 1, sizeof(*nm.nodes));
+	nm.devs = calloc(nm.ndevs ? nm.ndevs : 1, sizeof(*nm.devs));
+	for (nm.hsize = 16; nm.hsize < 2 * (size_t)nm.ndevs; nm.hsize *= 2)
+		;
+	nm.hash = calloc(nm.hsize, sizeof(*nm.hash));
+	if (!nm.nodes || !nm.devs || !nm.hash)
+		return -ENOMEM;
+	for (i = 0; i < nm.nnodes; i++) {
+		struct smartio_node_info ni;
+
+		rc = smartio_node_info(h, i, &ni);
+		if (rc)
+			return rc;
+		memcpy(nm.nodes[i].name, ni.name, sizeof(ni.name));
+		nm.nodes[i].name[SMARTIO_NAME_MAX - 1] = '\0';
+		nm.nodes[i].nadapters = ni.nadapters;
+		nm.nodes[i].adapters = calloc(ni.nadapters + 1,
+					      sizeof(*nm.nodes[i].adapters));
+		if (!nm.nodes[i].adapters)
+			return -ENOMEM;
+		for (n = 0; n < ni.nadapters; n++) {
+			struct smartio_adapter_info ai;
+
+			rc = smartio_adapter_info(h, i, n, &ai);
+			if (rc)
+				return rc;
+			memcpy(nm.nodes[i].adapters[n], ai.name, sizeof(ai.name));
+			nm.nodes[i].adapters[n][SMARTIO_NAME_MAX - 1] = '\0';
+		}
+	}
+	for (i = 0; i < nm.ndevs; i++) {
+		struct smartio_device_info *d = &nm.devs[i].info;
+		size_t slot;
+
+		rc = smartio_device_info(h, i, d);
+		if (rc)
+			return rc;
+		d->name[SMARTIO_NAME_MAX - 1] = '\0';
+		if (d->node < nm.nnodes)
+			nm.nodes[d->node].ndevs++;
+		for (slot = fnv(d->name) & (nm.hsize - 1); nm.hash[slot];
+		     slot = (slot + 1) & (nm.hsize - 1))
+			;
+		nm.hash[slot] = i + 1;
+	}
+	for (n = 0; n < nm.nnodes; n++) {
+		nm.nodes[n].devs = calloc(nm.nodes[n].ndevs + 1, sizeof(unsigned));
+		if (!nm.nodes[n].devs)
+			return -ENOMEM;
+		nm.nodes[n].ndevs = 0;
+	}
+	for (i = 0; i < nm.ndevs; i++) {
+		unsigned node = nm.devs[i].info.node;
+
+		if (node < nm.nnodes)
+			nm.nodes[node].devs[nm.nodes[node].ndevs++] = i;
+	}
+	return 0;
+}
+
+void names_free(void)
+{
+	unsigned n;
+
+	for (n = 0; nm.nodes && n < nm.nnodes; n++) {
+		free(nm.nodes[n].devs);
+		free(nm.nodes[n].adapters);
+	}
+	free(nm.nodes);
+	free(nm.devs);
+	free(nm.hash);
+	memset(&nm, 0, sizeof(nm));
+}
+
+int names_node(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < nm.nnodes; i++)
+		if (!strcmp(nm.nodes[i].name, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+int names_dev(const char *name)
+{
+	size_t slot;
+
+	if (!nm.hash)
+		return -ENXIO;
+	for (slot = fnv(name) & (nm.hsize - 1); nm.hash[slot];
+	     slot = (slot + 1) & (nm.hsize - 1))
+		if (!strcmp(nm.devs[nm.hash[slot] - 1].info.name, name))
+			return (int)nm.hash[slot] - 1;
+	return -ENXIO;
+}
+
+unsigned names_nnodes(void)
+{
+	return nm.nnodes;
+}
+
+unsigned names_ndevs(void)
+{
+	return nm.ndevs;
+}
+
+const struct sfs_nodeinfo *names_nodeinfo(unsigned node)
+{
+	return node < nm.nnodes ? &nm.nodes[node] : NULL;
+}
+
+const struct sfs_dev *names_devinfo(unsigned dev)
+{
+	return dev < nm.ndevs ? &nm.devs[dev] : NULL;
+}
+
+int names_adapter(unsigned node, const char *name)
+{
+	unsigned i;
+
+	if (node >= nm.nnodes)
+		return -ENOENT;
+	for (i = 0; i < nm.nodes[node].nadapters; i++)
+		if (!strcmp(nm.nodes[node].adapters[i], name))
+			return (int)i;
+	return -ENOENT;
+}

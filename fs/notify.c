@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The watcher thread.  It sleeps on the cluster's change counter and, when
+ * it moves, drops the kernel's cached names of objects that no longer exist
+ * (fuse_lowlevel_notify_inval_entry), so state written on any node is seen
+ * at once everywhere.  Objects whose existence follows cluster state are
+ * also returned with zero entry and attribute timeouts, so a lookup right
+ * after a local write never trusts a stale cache either.  The same thread
+ * serves the events file: parked reads, interrupts and poll handles.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sfs.h"
+
+#define WATCH_SLICE_MS 100
+
+static struct {
+	pthread_t thread;
+	int running;
+	volatile int stop;
+	uint64_t passes;
+} nt;
+
+static void invalidate_gone(void)
+{
+	struct sfs_dynent *v = NULL;
+	size_t n = inode_collect_dynamic(&v), i;
+
+	/* No lock is held here: the kernel may call back into the daemon. */
+	for (i = 0; i < n; i++) {
+		if (tree_valid(&v[i].obj) == 0)
+			continue;
+		fuse_lowlevel_notify_inval_entry(sfs.se, v[i].parent, v[i].name,
+						 strlen(v[i].name));
+	}
+	free(v);
+	nt.passes++;
+}
+
+static void *watcher(void *arg)
+{
+	uint64_t seen = smartio_change_count(sfs.h), now;
+
+	(void)arg;
+	while (!nt.stop) {
+		smartio_change_wait(sfs.h, seen, WATCH_SLICE_MS);
+		if (nt.stop)
+			break;
+		now = smartio_change_count(sfs.h);
+		if (now != seen) {
+			seen = now;
+			invalidate_gone();
+		}
+		events_kick();
+	}
+	return NULL;
+}
+
+int notify_start(void)
+{
+	int err;
+
+	nt.stop = 0;
+	err = pthread_create(&nt.thread, NULL, watcher, NULL);
+	if (err)
+		return -err;
+	nt.running = 1;
+	return 0;
+}
+
+void notify_stop(void)
+{
+	if (!nt.running)
+		return;
+	nt.stop = 1;
+	pthread_join(nt.thread, NULL);
+	nt.running = 0;
+}
+
+void notify_poke(void)
+{
+	/* The watcher wakes every WATCH_SLICE_MS; serving a parked read or a
+	 * fresh poll handle right away here is cheap and closes the window
+	 * between a reader finding nothing and parking. */
+	events_kick();
+}

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The FUSE low-level operations: they find the object behind an inode,
+ * check that it still exists and hand the work to tree.c, attrs.c,
+ * writes.c and events.c.  Attribute files are opened with direct_io, so
+ * every read reflects the cluster as it is; their contents are rendered on
+ * a read at offset 0 and kept for the reads that continue it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "sfs.h"
+
+#define STATS_XATTR "user.smartiofs.stats"
+
+#define ATTR_FILE_MAGIC 0x41545452u	/* tells attribute files from events */
+
+struct attr_file {
+	unsigned magic;
+	pthread_mutex_t lock;
+	struct sbuf sb;
+	int have;
+};
+
+struct dir_ent {
+	char *name;
+	mode_t mode;
+	fuse_ino_t ino;
+};
+
+struct dir_file {
+	pthread_mutex_t lock;
+	struct dir_ent *ents;
+	size_t n, cap;
+	const struct sfs_inode *inode;
+	int oom;
+};
+
+static int may_modify(fuse_req_t req)
+{
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+
+	return c && (c->uid == 0 || c->uid == sfs.uid) ? 0 : -EACCES;
+}
+
+/* The inode for ino if its object exists now. */
+static struct sfs_inode *live(fuse_ino_t ino, int *err)
+{
+	struct sfs_inode *e = inode_get(ino);
+
+	if (!e) {
+		*err = ESTALE;
+		return NULL;
+	}
+	if (tree_valid(&e->obj)) {
+		*err = ENOENT;
+		return NULL;
+	}
+	return e;
+}
+
+static void fill_stat(const struct sfs_obj *o, fuse_ino_t ino, struct stat *st)
+{
+	char target[SMARTIO_PATH_MAX];
+
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_mode = tree_mode(o);
+	st->st_nlink = tree_is_dir(o) ? 2 : 1;
+	st->st_uid = sfs.uid;
+	st->st_gid = sfs.gid;
+	st->st_blksize = 4096;
+	st->st_atim = st->st_mtim = st->st_ctim = sfs.start;
+	if (S_ISLNK(st->st_mode))
+		st->st_size = attr_link(o, target, sizeof(target), 0) == 0 ?
+			      (off_t)strlen(target) : 0;
+	else if (S_ISREG(st->st_mode))
+		st->st_size = attr_size(o);
+	else
+		st->st_size = 4096;
+	st->st_blocks = 0;
+}
+
+static double timeout_of(const struct sfs_obj *o)
+{
+	return tree_dynamic(o) ? 0.0 : SFS_TIMEOUT;
+}
+
+static void reply_entry_for(fuse_req_t req, const struct sfs_inode *parent,
+			    const char *name, const struct sfs_obj *o)
+{
+	struct fuse_entry_param ep;
+	struct sfs_inode *e = inode_ref(parent, name, o);
+
+	if (!e) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	memset(&ep, 0, sizeof(ep));
+	ep.ino = e->ino;
+	ep.generation = e->generation;
+	fill_stat(o, e->ino, &ep.attr);
+	ep.attr_timeout = ep.entry_timeout = timeout_of(o);
+	if (fuse_reply_entry(req, &ep) != 0)
+		inode_forget(e->ino, 1);	/* the kernel never saw it */
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	conn->want &= ~(unsigned)FUSE_CAP_CACHE_SYMLINKS;
+	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct sfs_inode *pi;
+	struct sfs_obj o;
+	int err = 0, rc;
+
+	SFS_COUNT(lookup);
+	pi = live(parent, &err);
+	if (!pi) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	rc = tree_child(&pi->obj, name, &o);
+	/* Attach on lookup: the first look at a remote segment's mem maps it. */
+	if (!rc && o.kind == K_SEG_MEM && o.node != sfs.self)
+		rc = seg_attach_self(&o);
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	reply_entry_for(req, pi, name, &o);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	inode_forget(ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count,
+			    struct fuse_forget_data *forgets)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		inode_forget(forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct sfs_inode *e;
+	struct stat st;
+	int err = 0;
+
+	(void)fi;
+	SFS_COUNT(getattr);
+	e = live(ino, &err);
+	if (!e) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	fill_stat(&e->obj, e->ino, &st);
+	fuse_reply_attr(req, &st, timeout_of(&e->obj));
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	const struct sfs_attrdef *d;
+	struct sfs_inode *e;
+	struct stat st;
+	int err = 0;
+
+	(void)attr;
+	(void)fi;
+	SFS_COUNT(other);
+	e = live(ino, &err);
+	if (!e) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	if (may_modify(req) ||
+	    (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		/* O_TRUNC of a writable attribute is harmless: ignore it. */
+		d = tree_attrdef(&e->obj);
+		if (!S_ISREG(tree_mode(&e->obj)) || !d || !(d->mode & 0200)) {
+			fuse_reply_err(req, EROFS);
+			return;
+		}
+	}
+	fill_stat(&e->obj, e->ino, &st);
+	fuse_reply_attr(req, &st, timeout_of(&e->obj));
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char target[SMARTIO_PATH_MAX];
+	struct sfs_inode *e;
+	int err = 0, rc;
+
+	SFS_COUNT(readlink);
+	e = live(ino, &err);
+	if (!e) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	if (!S_ISLNK(tree_mode(&e->obj))) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	rc = attr_link(&e->obj, target, sizeof(target), 1);
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_readlink(req, target);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode)
+{
+	struct sfs_inode *pi;
+	struct sfs_obj o;
+	int err = 0, rc;
+
+	(void)mode;
+	SFS_COUNT(mkdir);
+	pi = live(parent, &err);
+	if (!pi) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	rc = may_modify(req);
+	if (!rc)
+		rc = write_mkdir(&pi->obj, name, &o);
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	reply_entry_for(req, pi, name, &o);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct sfs_inode *pi;
+	int err = 0, rc;
+
+	SFS_COUNT(rmdir);
+	pi = live(parent, &err);
+	if (!pi) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	rc = may_modify(req);
+	if (!rc)
+		rc = write_rmdir(&pi->obj, name);
+	fuse_reply_err(req, rc ? -rc : 0);
+}
+
+static void op_eperm_name(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent;
+	(void)name;
+	SFS_COUNT(other);
+	fuse_reply_err(req, EPERM);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode, dev_t rdev)
+{
+	(void)mode;
+	(void)rdev;
+	op_eperm_name(req, parent, name);
+}
+
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		       const char *name)
+{
+	(void)link;
+	op_eperm_name(req, parent, name);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      fuse_ino_t newparent, const char *newname,
+		      unsigned int flags)
+{
+	(void)newparent;
+	(void)newname;
+	(void)flags;
+	op_eperm_name(req, parent, name);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		    const char *newname)
+{
+	(void)ino;
+	op_eperm_name(req, newparent, newname);
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, struct fuse_file_info *fi)
+{
+	(void)mode;
+	(void)fi;
+	op_eperm_name(req, parent, name);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	const struct sfs_attrdef *d;
+	struct attr_file *af;
+	struct sfs_inode *e;
+	int err = 0, acc = fi->flags & O_ACCMODE;
+
+	SFS_COUNT(open);
+	e = live(ino, &err);
+	if (!e) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	if (tree_is_dir(&e->obj)) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	d = tree_attrdef(&e->obj);
+	if (!d || !S_ISREG(tree_mode(&e->obj))) {
+		fuse_reply_err(req, ELOOP);
+		return;
+	}
+	if (acc != O_RDONLY) {
+		if (!(d->mode & 0200)) {
+			fuse_reply_err(req, EROFS);
+			return;
+		}
+		if (may_modify(req)) {
+			fuse_reply_err(req, EACCES);
+			return;
+		}
+	}
+	if (acc != O_WRONLY && !(d->mode & 0444)) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	if (e->obj.kind == K_EVENTS) {
+		events_open(req, fi);
+		return;
+	}
+	af = calloc(1, sizeof(*af));
+	if (!af) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	af->magic = ATTR_FILE_MAGIC;
+	pthread_mutex_init(&af->lock, NULL);
+	sb_init(&af->sb);
+	fi->fh = (uintptr_t)af;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	if (fuse_reply_open(req, fi) != 0) {
+		pthread_mutex_destroy(&af->lock);
+		free(af);
+	}
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct attr_file *af = (struct attr_file *)(uintptr_t)fi->fh;
+	struct sfs_inode *e;
+	int err = 0, rc;
+	char *buf;
+
+	SFS_COUNT(read);
+	e = live(ino, &err);
+	if (!e) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	if (e->obj.kind == K_EVENTS) {
+		events_read(req, size, fi);
+		return;
+	}
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (e->obj.kind == K_DEV_ATTR && e->obj.attr == DA_CONFIG) {
+		if (size > 65536)
+			size = 65536;
+		buf = malloc(size ? size : 1);
+		if (!buf) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		rc = attr_config_read(&e->obj, buf, size, off);
+		if (rc < 0)
+			fuse_reply_err(req, -rc);
+		else
+			fuse_reply_buf(req, buf, (size_t)rc);
+		free(buf);
+		return;
+	}
+	pthread_mutex_lock(&af->lock);
+	if (off == 0 || !af->have) {
+		rc = attr_render(&e->obj, &af->sb);
+		if (rc) {
+			af->have = 0;
+			pthread_mutex_unlock(&af->lock);
+			fuse_reply_err(req, -rc);
+			return;
+		}
+		af->have = 1;
+	}
+	if ((uint64_t)off >= af->sb.len)
+		fuse_reply_buf(req, NULL, 0);
+	else
+		fuse_reply_buf(req, af->sb.buf + off,
+			       af->sb.len - (size_t)off < size ?
+			       af->sb.len - (size_t)off : size);
+	pthread_mutex_unlock(&af->lock);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		     size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct sfs_inode *e;
+	int err = 0, rc;
+
+	(void)fi;
+	SFS_COUNT(write);
+	e = live(ino, &err);
+	if (!e) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	rc = may_modify(req);
+	if (!rc && size > SFS_WRITE_MAX)
+		rc = -EINVAL;
+	if (!rc)
+		rc = write_attr(&e->obj, buf, size, off);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_write(req, (size_t)rc);
+}
+
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)fi;
+	fuse_reply_err(req, 0);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		     struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)datasync;
+	(void)fi;
+	fuse_reply_err(req, 0);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct attr_file *af = (struct attr_file *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	if (af && af->magic == ATTR_FILE_MAGIC) {
+		af->magic = 0;
+		sb_free(&af->sb);
+		pthread_mutex_destroy(&af->lock);
+		free(af);
+	} else if (af) {
+		events_release(fi);
+	}
+	fuse_reply_err(req, 0);
+}
+
+static void dir_free(struct dir_file *df)
+{
+	size_t i;
+
+	for (i = 0; i < df->n; i++)
+		free(df->ents[i].name);
+	free(df->ents);
+	df->ents = NULL;
+	df->n = df->cap = 0;
+	df->oom = 0;
+}
+
+static int dir_add(struct dir_file *df, const char *name, mode_t mode,
+		   fuse_ino_t ino)
+{
+	struct dir_ent *v;
+
+	if (df->n == df->cap) {
+		size_t cap = df->cap ? df->cap * 2 : 32;
+
+		v = realloc(df->ents, cap * sizeof(*v));
+		if (!v)
+			goto oom;
+		df->ents = v;
+		df->cap = cap;
+	}
+	df->ents[df->n].name = strdup(name);
+	if (!df->ents[df->n].name)
+		goto oom;
+	df->ents[df->n].mode = mode;
+	df->ents[df->n].ino = ino;
+	df->n++;
+	return 0;
+oom:
+	df->oom = 1;
+	return -ENOMEM;
+}
+
+static int dir_fill(void *ctx, const char *name, const struct sfs_obj *o)
+{
+	struct dir_file *df = ctx;
+
+	return dir_add(df, name, tree_mode(o), inode_peek(df->inode, name));
+}
+
+static int dir_snapshot(struct dir_file *df)
+{
+	const struct sfs_inode *e = df->inode;
+	int rc;
+
+	dir_free(df);
+	if (dir_add(df, ".", S_IFDIR, e->ino) ||
+	    dir_add(df, "..", S_IFDIR, e->parent))
+		return -ENOMEM;
+	rc = tree_list(&e->obj, dir_fill, df);
+	return rc ? rc : df->oom ? -ENOMEM : 0;
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct dir_file *df;
+	struct sfs_inode *e;
+	int err = 0;
+
+	SFS_COUNT(readdir);
+	e = live(ino, &err);
+	if (!e) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	if (!tree_is_dir(&e->obj)) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	df = calloc(1, sizeof(*df));
+	if (!df) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_init(&df->lock, NULL);
+	df->inode = e;
+	fi->fh = (uintptr_t)df;
+	if (fuse_reply_open(req, fi) != 0) {
+		pthread_mutex_destroy(&df->lock);
+		free(df);
+	}
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct dir_file *df = (struct dir_file *)(uintptr_t)fi->fh;
+	size_t pos = 0, i;
+	char *buf;
+	int rc;
+
+	(void)ino;
+	SFS_COUNT(readdir);
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	pthread_mutex_lock(&df->lock);
+	/* Offset 0 is a fresh listing (opendir or rewinddir). */
+	if (off == 0 || !df->ents) {
+		rc = dir_snapshot(df);
+		if (rc) {
+			pthread_mutex_unlock(&df->lock);
+			fuse_reply_err(req, -rc);
+			return;
+		}
+	}
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		pthread_mutex_unlock(&df->lock);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	for (i = (size_t)off; i < df->n; i++) {
+		struct stat st;
+		size_t len;
+
+		memset(&st, 0, sizeof(st));
+		st.st_ino = df->ents[i].ino;
+		st.st_mode = df->ents[i].mode;
+		len = fuse_add_direntry(req, buf + pos, size - pos,
+					df->ents[i].name, &st, (off_t)(i + 1));
+		if (len > size - pos)
+			break;
+		pos += len;
+	}
+	pthread_mutex_unlock(&df->lock);
+	fuse_reply_buf(req, buf, pos);
+	free(buf);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
+			  struct fuse_file_info *fi)
+{
+	struct dir_file *df = (struct dir_file *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	if (df) {
+		dir_free(df);
+		pthread_mutex_destroy(&df->lock);
+		free(df);
+	}
+	fuse_reply_err(req, 0);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+
+	(void)ino;
+	memset(&sv, 0, sizeof(sv));
+	sv.f_bsize = sv.f_frsize = 4096;
+	sv.f_namemax = 255;
+	fuse_reply_statfs(req, &sv);
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			size_t size)
+{
+	struct sfs_stats *s = &sfs.stats;
+	struct sbuf sb;
+
+	if (ino != FUSE_ROOT_ID || strcmp(name, STATS_XATTR)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	/* Debugging aid for the tests: operation counters of this daemon. */
+	sb_init(&sb);
+	sb_printf(&sb, "lookup %" PRIu64 "\ngetattr %" PRIu64
+		  "\nreadlink %" PRIu64 "\nopen %" PRIu64 "\nread %" PRIu64
+		  "\nwrite %" PRIu64 "\nreaddir %" PRIu64 "\nmkdir %" PRIu64
+		  "\nrmdir %" PRIu64 "\nother %" PRIu64 "\n",
+		  __atomic_load_n(&s->lookup, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->getattr, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->readlink, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->open, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->read, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->write, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->readdir, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->mkdir, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->rmdir, __ATOMIC_RELAXED),
+		  __atomic_load_n(&s->other, __ATOMIC_RELAXED));
+	if (sb.oom)
+		fuse_reply_err(req, ENOMEM);
+	else if (size == 0)
+		fuse_reply_xattr(req, sb.len);
+	else if (size < sb.len)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, sb.buf, sb.len);
+	sb_free(&sb);
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	(void)ino;
+	if (size == 0)
+		fuse_reply_xattr(req, 0);
+	else
+		fuse_reply_buf(req, NULL, 0);
+}
+
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			const char *value, size_t size, int flags)
+{
+	(void)ino;
+	(void)name;
+	(void)value;
+	(void)size;
+	(void)flags;
+	fuse_reply_err(req, ENOTSUP);
+}
+
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	(void)ino;
+	(void)name;
+	fuse_reply_err(req, ENOTSUP);
+}
+
+static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		    struct fuse_pollhandle *ph)
+{
+	struct sfs_inode *e = inode_get(ino);
+
+	if (e && e->obj.kind == K_EVENTS) {
+		events_poll(req, fi, ph);
+		return;
+	}
+	if (ph)
+		fuse_pollhandle_destroy(ph);
+	fuse_reply_poll(req, POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM);
+}
+
+const struct fuse_lowlevel_ops sfs_ops = {
+	.init = op_init,
+	.lookup = op_lookup,
+	.forget = op_forget,
+	.forget_multi = op_forget_multi,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.readlink = op_readlink,
+	.mknod = op_mknod,
+	.mkdir = op_mkdir,
+	.unlink = op_eperm_name,
+	.rmdir = op_rmdir,
+	.symlink = op_symlink,
+	.rename = op_rename,
+	.link = op_link,
+	.open = op_open,
+	.read = op_read,
+	.write = op_write,
+	.flush = op_flush,
+	.release = op_release,
+	.fsync = op_fsync,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.releasedir = op_releasedir,
+	.statfs = op_statfs,
+	.setxattr = op_setxattr,
+	.getxattr = op_getxattr,
+	.listxattr = op_listxattr,
+	.removexattr = op_removexattr,
+	.create = op_create,
+	.poll = op_poll,
+};

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * smartiofs: the /smartio namespace (smartio(7)) served over FUSE.
+ *
+ * Shared declarations of the daemon's parts:
+ *   main.c    options, startup, daemonizing, the session loop
+ *   names.c   the static cluster description (node and device names, hash)
+ *   tree.c    the path model: what a name is, whether it exists, listings
+ *   inode.c   the inode table: stable inode numbers derived from paths
+ *   attrs.c   rendering attribute files and symbolic link targets
+ *   writes.c  strict parsing of writes; mkdir and rmdir actions
+ *   events.c  the events file: cursors, blocked reads, poll
+ *   notify.c  the watcher thread: cache invalidation, waking readers
+ *   ops.c     the FUSE low-level operations gluing the parts together
+ *   sbuf.c    a small growable text buffer
+ */
+#ifndef SMARTIOFS_SFS_H
+#define SMARTIOFS_SFS_H
+
+#define FUSE_USE_VERSION 35
+
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "smartio.h"
+
+#define SFS_WRITE_MAX 4096	/* largest attribute write accepted */
+#define SFS_ATTR_SIZE 4096	/* st_size of attribute files, as in sysfs */
+#define SFS_TIMEOUT 1.0		/* entry and attr timeout of static objects */
+
+/* --- growable text buffer (sbuf.c) ------------------------------------ */
+struct sbuf {
+	char *buf;
+	size_t len, cap;
+	int oom;
+};
+
+void sb_init(struct sbuf *sb);
+void sb_free(struct sbuf *sb);
+void sb_reset(struct sbuf *sb);
+void sb_putn(struct sbuf *sb, const void *p, size_t n);
+void sb_puts(struct sbuf *sb, const char *s);
+void sb_printf(struct sbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* --- static cluster description (names.c) ------------------------------ */
+struct sfs_dev {
+	struct smartio_device_info info;	/* static fields only are used */
+};
+
+struct sfs_nodeinfo {
+	char name[SMARTIO_NAME_MAX];
+	unsigned nadapters;
+	char (*adapters)[SMARTIO_NAME_MAX];	/* adapter names */
+	unsigned *devs;		/* devices installed in this node */
+	unsigned ndevs;
+};
+
+int names_load(struct smartio *h);
+void names_free(void);
+int names_node(const char *name);	/* index or -ENOENT */
+int names_dev(const char *name);	/* index or -ENXIO */
+int names_adapter(unsigned node, const char *name);	/* index or -ENOENT */
+unsigned names_nnodes(void);
+unsigned names_ndevs(void);
+const struct sfs_nodeinfo *names_nodeinfo(unsigned node);
+const struct sfs_dev *names_devinfo(unsigned dev);
+
+/* --- the daemon's global state (main.c) -------------------------------- */
+struct sfs_stats {
+	uint64_t lookup, getattr, readlink, open, read, write, readdir;
+	uint64_t mkdir, rmdir, other;
+};
+
+struct sfs {
+	struct smartio *h;
+	struct fuse_session *se;
+	unsigned self;
+	uid_t uid;
+	gid_t gid;
+	struct timespec start;
+	struct sfs_stats stats;
+};
+
+extern struct sfs sfs;
+
+#define SFS_COUNT(field) __atomic_add_fetch(&sfs.stats.field, 1, __ATOMIC_RELAXED)
+
+/* --- the path model (tree.c) -------------------------------------------- */
+enum sfs_kind {
+	K_ROOT, K_SELF, K_EVENTS,
+	K_NODES, K_NODE, K_NODE_ATTR,
+	K_ADAPTERS, K_ADAPTER, K_ADAPTER_ATTR,
+	K_NODE_DEVICES, K_NODE_DEVLINK, K_BORROWED, K_BORROWED_LINK,
+	K_SEGMENTS, K_SEG, K_SEG_ATTR, K_SEG_MEM,
+	K_SEG_DMA, K_SEG_DMA_DEV, K_SEG_DMA_ATTR,
+	K_DEVS, K_DEV, K_DEV_ATTR, K_DEV_BAR, K_DEV_IRQ, K_DEV_PEERS,
+	K_SEGIDX, K_SEGIDX_LINK,
+};
+
+/* Attribute identifiers, one table per directory kind. */
+enum { NA_ID, NA_STATE, NA_COUNT };
+enum { AA_LINK, AA_PEERS, AA_LUTS, AA_REQUESTERS, AA_WINDOW, AA_COUNT };
+enum { SA_SIZE, SA_AVAILABLE, SA_ATTACHED, SA_COUNT };
+enum { MA_IOADDR, MA_COUNT };
+enum {
+	DA_FDID, DA_NODE, DA_BDF, DA_VENDOR, DA_DEVICE, DA_CLASS,
+	DA_SUBSYS_VENDOR, DA_SUBSYS_DEVICE, DA_REVISION, DA_CONFIG,
+	DA_RESOURCE, DA_LEND, DA_BORROW, DA_RETURN, DA_RECLAIM, DA_MODE,
+	DA_STATE, DA_DMA_WINDOW, DA_MSI, DA_STATS, DA_COUNT
+};
+
+struct sfs_obj {
+	uint8_t kind;		/* enum sfs_kind */
+	uint8_t attr;		/* attribute id in its table */
+	uint8_t bar;		/* K_DEV_BAR */
+	uint8_t pad;
+	uint16_t node;		/* node; the owner for segment objects */
+	uint16_t adapter;
+	uint32_t dev;		/* device (K_DEV*, K_*_LINK, K_SEG_DMA_DEV*) */
+	char seg[SMARTIO_NAME_MAX];
+};
+
+struct sfs_attrdef {
+	const char *name;
+	mode_t mode;		/* permission bits: 0444, 0644 or 0200 */
+};
+
+/* The name and mode of attribute `attr` of an attribute-file object. */
+const struct sfs_attrdef *tree_attrdef(const struct sfs_obj *o);
+/* Child `name` of directory `dir` as it exists now: 0, -ENOENT, -ENOTDIR. */
+int tree_child(const struct sfs_obj *dir, const char *name,
+	       struct sfs_obj *out);
+/* 0 when the object exists now, else -ENOENT. */
+int tree_valid(const struct sfs_obj *o);
+/* Objects whose existence follows cluster state are never cached. */
+int tree_dynamic(const struct sfs_obj *o);
+/* Type and permission bits. */
+mode_t tree_mode(const struct sfs_obj *o);
+int tree_is_dir(const struct sfs_obj *o);
+/* Calls fill for every entry of dir (no "." or ".."). */
+typedef int (*tree_fill_fn)(void *ctx, const char *name,
+			    const struct sfs_obj *o);
+int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx);
+/* Segment lookup by owner and name; 0 and info filled, or -ENOENT. */
+int tree_segment(unsigned owner, const char *name,
+		 struct smartio_segment_info *out);
+
+/* --- inode table (inode.c) ---------------------------------------------- */
+struct sfs_inode {
+	fuse_ino_t ino;
+	uint64_t generation;
+	uint64_t nlookup;
+	fuse_ino_t parent;
+	struct sfs_obj obj;
+	uint64_t phash;
+	struct sfs_inode *next_ino, *next_path;
+	struct sfs_inode *dyn_prev, *dyn_next;	/* dynamic objects only */
+	const char *name;	/* last component, inside path */
+	char path[];		/* "" for the root */
+};
+
+struct sfs_dynent {
+	fuse_ino_t parent, ino;
+	struct sfs_obj obj;
+	char name[SMARTIO_NAME_MAX * 2 + 8];
+};
+
+int inode_init(void);
+void inode_fini(void);
+/* The inode for ino, or NULL.  Valid while the kernel holds a reference. */
+struct sfs_inode *inode_get(fuse_ino_t ino);
+/* Finds or adds parent/name and counts one lookup. */
+struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
+			    const struct sfs_obj *o);
+void inode_forget(fuse_ino_t ino, uint64_t n);
+/* The inode number readdir reports for parent/name. */
+fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name);
+/* Copies the live dynamic inodes; returns how many (caller frees *out). */
+size_t inode_collect_dynamic(struct sfs_dynent **out);
+
+/* --- attribute contents (attrs.c) --------------------------------------- */
+int attr_render(const struct sfs_obj *o, struct sbuf *out);
+/* Symbolic link target; attach: attach a remote segment when needed. */
+int attr_link(const struct sfs_obj *o, char *buf, size_t len, int attach);
+/* Config space read at off, up to size bytes: bytes read or -errno. */
+int attr_config_read(const struct sfs_obj *o, char *buf, size_t size,
+		     off_t off);
+/* st_size of a file object. */
+off_t attr_size(const struct sfs_obj *o);
+
+/* --- writes and directory actions (writes.c) --------------------------- */
+/* Applies a write; bytes accepted or -errno. */
+int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
+	       off_t off);
+int write_mkdir(const struct sfs_obj *dir, const char *name,
+		struct sfs_obj *out);
+int write_rmdir(const struct sfs_obj *dir, const char *name);
+/* Attaches a remote segment for self if it is not attached yet. */
+int seg_attach_self(const struct sfs_obj *o);
+/* Strict parsers, exposed for clarity and reuse. */
+int parse_token(const char *buf, size_t size, char *out, size_t outlen);
+int parse_size(const char *buf, size_t size, uint64_t *out);
+
+/* --- the events file (events.c) ----------------------------------------- */
+void events_open(fuse_req_t req, struct fuse_file_info *fi);
+void events_read(fuse_req_t req, size_t size, struct fuse_file_info *fi);
+void events_poll(fuse_req_t req, struct fuse_file_info *fi,
+		 struct fuse_pollhandle *ph);
+void events_release(struct fuse_file_info *fi);
+/* Serves blocked reads and poll handles; returns 1 if reads still wait. */
+int events_kick(void);
+void events_shutdown(void);
+
+/* --- watcher thread (notify.c) ------------------------------------------ */
+int notify_start(void);
+void notify_stop(void);
+/* Wakes the watcher early (after a local state change). */
+void notify_poke(void);
+
+/* --- operations (ops.c) ------------------------------------------------- */
+extern const struct fuse_lowlevel_ops sfs_ops;
+
+#endif /* SMARTIOFS_SFS_H */

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Writing: strict parsing of attribute writes and the mkdir / rmdir
+ * actions.  A write carries exactly one value, optionally followed by one
+ * newline, at offset 0 and in one piece; anything else is EINVAL and changes
+ * nothing.  Library errors are passed through unchanged.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sfs.h"
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f';
+}
+
+/* The value without its one optional trailing newline; -EINVAL if empty
+ * or if it holds a NUL byte. */
+static int strip(const char *buf, size_t size, size_t *len)
+{
+	if (size && buf[size - 1] == '\n')
+		size--;
+	if (!size || memchr(buf, '\0', size))
+		return -EINVAL;
+	*len = size;
+	return 0;
+}
+
+int parse_token(const char *buf, size_t size, char *out, size_t outlen)
+{
+	size_t len, i;
+
+	if (strip(buf, size, &len))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (is_space(buf[i]))
+			return -EINVAL;
+	if (len >= outlen)
+		return -EINVAL;
+	memcpy(out, buf, len);
+	out[len] = '\0';
+	return 0;
+}
+
+int parse_size(const char *buf, size_t size, uint64_t *out)
+{
+	char tok[32];
+	uint64_t v = 0, mul = 1;
+	size_t i, len;
+
+	if (parse_token(buf, size, tok, sizeof(tok)))
+		return -EINVAL;
+	len = strlen(tok);
+	switch (tok[len - 1]) {
+	case 'k': case 'K': mul = 1ull << 10; len--; break;
+	case 'M': mul = 1ull << 20; len--; break;
+	case 'G': mul = 1ull << 30; len--; break;
+	default: break;
+	}
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		unsigned d;
+
+		if (tok[i] < '0' || tok[i] > '9')
+			return -EINVAL;
+		d = (unsigned)(tok[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	if (!v || v > UINT64_MAX / mul)
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+static int parse_node(const char *buf, size_t size, unsigned *node)
+{
+	char tok[SMARTIO_NAME_MAX];
+	int n;
+
+	if (parse_token(buf, size, tok, sizeof(tok))) {
+		/* A well-formed name too long to be a node is an unknown node. */
+		size_t len, i;
+
+		if (strip(buf, size, &len))
+			return -EINVAL;
+		for (i = 0; i < len; i++)
+			if (is_space(buf[i]))
+				return -EINVAL;
+		return -ENOENT;
+	}
+	n = names_node(tok);
+	if (n < 0)
+		return -ENOENT;
+	*node = (unsigned)n;
+	return 0;
+}
+
+static int parse_keyword(const char *buf, size_t size, const char *const *kw,
+			 int nkw)
+{
+	char tok[32];
+	int i;
+
+	if (parse_token(buf, size, tok, sizeof(tok)))
+		return -EINVAL;
+	for (i = 0; i < nkw; i++)
+		if (!strcmp(tok, kw[i]))
+			return i;
+	return -EINVAL;
+}
+
+/* "none" | "all" | node names separated by commas, spaces or newlines. */
+static int parse_lend(const char *buf, size_t size, int *policy,
+		      uint64_t *mask)
+{
+	static const char *const kw[] = { "none", "all" };
+	size_t len, i = 0, start;
+	int unknown = 0, k;
+
+	if (strip(buf, size, &len))
+		return -EINVAL;
+	k = parse_keyword(buf, size, kw, 2);
+	if (k >= 0) {
+		*policy = k == 0 ? SMARTIO_LEND_NONE : SMARTIO_LEND_ALL;
+		*mask = 0;
+		return 0;
+	}
+	*mask = 0;
+	while (i <= len) {
+		char tok[SMARTIO_NAME_MAX];
+		int n;
+
+		start = i;
+		while (i < len && buf[i] != ',' && buf[i] != ' ' && buf[i] != '\n')
+			i++;
+		if (i == start)
+			return -EINVAL;	/* empty name: doubled or edge separator */
+		for (size_t j = start; j < i; j++)
+			if (is_space(buf[j]))
+				return -EINVAL;
+		if (i - start >= sizeof(tok)) {
+			unknown = 1;
+		} else {
+			memcpy(tok, buf + start, i - start);
+			tok[i - start] = '\0';
+			if (!strcmp(tok, "none") || !strcmp(tok, "all"))
+				return -EINVAL;	/* keywords stand alone */
+			n = names_node(tok);
+			if (n < 0 || n >= 64)
+				unknown = 1;
+			else
+				*mask |= 1ull << n;
+		}
+		i++;	/* past the separator (or the end) */
+	}
+	if (unknown)
+		return -ENOENT;
+	*policy = SMARTIO_LEND_LIST;
+	return 0;
+}
+
+static int write_dev(const struct sfs_obj *o, const char *buf, size_t size)
+{
+	static const char *const modes[] = { "exclusive", "shared" };
+	static const char *const one[] = { "1" };
+	uint64_t mask;
+	unsigned node;
+	int rc, policy;
+
+	switch (o->attr) {
+	case DA_LEND:
+		rc = parse_lend(buf, size, &policy, &mask);
+		return rc ? rc : smartio_lend(sfs.h, o->dev, policy, mask);
+	case DA_BORROW:
+		rc = parse_node(buf, size, &node);
+		return rc ? rc : smartio_borrow(sfs.h, o->dev, node);
+	case DA_RETURN:
+		rc = parse_node(buf, size, &node);
+		return rc ? rc : smartio_return(sfs.h, o->dev, node);
+	case DA_RECLAIM:
+		rc = parse_keyword(buf, size, one, 1);
+		return rc < 0 ? rc : smartio_reclaim(sfs.h, o->dev, sfs.self);
+	case DA_MODE:
+		rc = parse_keyword(buf, size, modes, 2);
+		return rc < 0 ? rc : smartio_set_mode(sfs.h, o->dev,
+				 rc ? SMARTIO_SHARED : SMARTIO_EXCLUSIVE);
+	default:
+		return -EROFS;
+	}
+}
+
+static int write_seg(const struct sfs_obj *o, const char *buf, size_t size)
+{
+	static const char *const bits[] = { "0", "1" };
+	uint64_t bytes;
+	int rc;
+
+	switch (o->attr) {
+	case SA_SIZE:
+		rc = parse_size(buf, size, &bytes);
+		return rc ? rc : smartio_segment_set_size(sfs.h, o->node, o->seg,
+							  bytes);
+	case SA_AVAILABLE:
+		rc = parse_keyword(buf, size, bits, 2);
+		return rc < 0 ? rc : smartio_segment_set_available(sfs.h, o->node,
+								   o->seg, rc);
+	default:
+		return -EROFS;
+	}
+}
+
+int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
+	       off_t off)
+{
+	int rc;
+
+	if (o->kind == K_DEV_ATTR && o->attr == DA_CONFIG) {
+		if (off < 0 || size > SFS_WRITE_MAX || (uint64_t)off > UINT32_MAX)
+			return -EINVAL;
+		if (!size)
+			return 0;
+		rc = smartio_config_write(sfs.h, o->dev, sfs.self, (uint32_t)off,
+					  buf, (uint32_t)size);
+		return rc < 0 ? rc : (int)size;
+	}
+	if (o->kind == K_DEV_ATTR || o->kind == K_SEG_ATTR) {
+		const struct sfs_attrdef *d = tree_attrdef(o);
+
+		if (!d || !(d->mode & 0200))
+			return -EROFS;
+	} else {
+		return -EROFS;
+	}
+	if (off != 0 || size == 0 || size > SFS_WRITE_MAX)
+		return -EINVAL;
+	rc = o->kind == K_DEV_ATTR ? write_dev(o, buf, size)
+				   : write_seg(o, buf, size);
+	if (rc > 0)
+		rc = 0;
+	return rc < 0 ? rc : (int)size;
+}
+
+int seg_attach_self(const struct sfs_obj *o)
+{
+	struct smartio_segment_info si;
+	int rc = tree_segment(o->node, o->seg, &si);
+
+	if (rc)
+		return rc;
+	if (si.owner == sfs.self || (si.attached >> sfs.self & 1))
+		return 0;
+	return smartio_segment_attach(sfs.h, o->node, o->seg, sfs.self);
+}
+
+int write_mkdir(const struct sfs_obj *dir, const char *name,
+		struct sfs_obj *out)
+{
+	uint64_t ioaddr;
+	int rc, dev;
+
+	switch (dir->kind) {
+	case K_SEGMENTS:
+		if (strlen(name) >= SMARTIO_NAME_MAX)
+			return -EINVAL;
+		rc = smartio_segment_create(sfs.h, dir->node, name);
+		if (rc)
+			return rc;
+		return tree_child(dir, name, out);
+	case K_SEG_DMA:
+		dev = names_dev(name);
+		if (dev < 0)
+			return -ENXIO;
+		rc = smartio_segment_dma_map(sfs.h, dir->node, dir->seg,
+					     (unsigned)dev, &ioaddr);
+		if (rc)
+			return rc;
+		return tree_child(dir, name, out);
+	default:
+		return -EPERM;
+	}
+}
+
+int write_rmdir(const struct sfs_obj *dir, const char *name)
+{
+	int dev;
+
+	switch (dir->kind) {
+	case K_SEGMENTS:
+		if (strlen(name) >= SMARTIO_NAME_MAX)
+			return -ENOENT;
+		return smartio_segment_destroy(sfs.h, dir->node, name);
+	case K_SEG_DMA:
+		dev = names_dev(name);
+		if (dev < 0)
+			return -ENOENT;
+		return smartio_segment_dma_unmap(sfs.h, dir->node, dir->seg,
+						 (unsigned)dev);
+	default:
+		return -EPERM;
+	}
+}
