@@ -1,0 +1,65 @@
+# Shared by the shell tests of smartiofs; sourced, not run.
+#   SMARTIOFS  the daemon to test (default: fs/smartiofs of the build tree)
+# Every test mounts real FUSE file systems under a temporary directory, uses
+# a fabric name of its own and unmounts everything on exit.
+set -eu
+
+sfs_top=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -z "${SMARTIOFS:-}" ]; then
+	for c in "${BUILDDIR:-.}/fs/smartiofs" "$sfs_top/fs/smartiofs"; do
+		if [ -x "$c" ]; then SMARTIOFS=$c; break; fi
+	done
+fi
+if [ ! -c /dev/fuse ]; then echo "SKIP: /dev/fuse is missing"; exit 77; fi
+if ! command -v fusermount3 >/dev/null; then
+	echo "SKIP: fusermount3 is missing"; exit 77
+fi
+if [ ! -x "${SMARTIOFS:-}" ]; then echo "FAIL: smartiofs is not built"; exit 1; fi
+SMARTIOFS=$(cd "$(dirname "$SMARTIOFS")" && pwd)/$(basename "$SMARTIOFS")
+
+TEST=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sfs-$TEST.XXXXXX")
+FABRIC="t$$-$TEST"
+DAEMONS=""
+
+sfs_cleanup() {
+	for m in "$TMP"/m*; do
+		[ -d "$m" ] && fusermount3 -u -z "$m" 2>/dev/null || true
+	done
+	for p in $DAEMONS; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$TMP" "/dev/shm/smartio-$FABRIC"
+}
+trap sfs_cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+	echo "FAIL: $TEST: $*"
+	if [ -s "$TMP/daemon.log" ]; then sed 's/^/  daemon: /' "$TMP/daemon.log"; fi
+	exit 1
+}
+
+is_mounted() {
+	grep -q " $1 fuse" /proc/mounts
+}
+
+# mount_sfs DIR [smartiofs options]: a daemon in the foreground (in the
+# background of this shell); its pid is left in $LAST_PID.
+mount_sfs() {
+	dir=$1; shift
+	mkdir -p "$dir"
+	"$SMARTIOFS" -f "$@" "$dir" 2>>"$TMP/daemon.log" &
+	LAST_PID=$!
+	DAEMONS="$DAEMONS $LAST_PID"
+	i=0
+	while ! is_mounted "$dir"; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "mounting $dir timed out"
+		kill -0 "$LAST_PID" 2>/dev/null || fail "smartiofs $* exited"
+		sleep 0.05
+	done
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}

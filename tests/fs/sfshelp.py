@@ -1,0 +1,152 @@
+"""Shared by the Python tests of smartiofs: mounting daemons and cleanup.
+
+Every test mounts real FUSE file systems under a temporary directory, uses a
+fabric name of its own and unmounts everything on exit.  SMARTIOFS names the
+daemon (default: fs/smartiofs of the build tree).
+"""
+import atexit
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NAME = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+
+
+def find_daemon():
+    cands = [os.environ.get("SMARTIOFS", "")]
+    cands += [os.path.join(os.environ.get("BUILDDIR", "."), "fs", "smartiofs"),
+              os.path.join(TOP, "fs", "smartiofs")]
+    for c in cands:
+        if c and os.access(c, os.X_OK):
+            return os.path.abspath(c)
+    return None
+
+
+def fail(msg):
+    print("FAIL: %s: %s" % (NAME, msg))
+    sys.stdout.flush()
+    sys.exit(1)
+
+
+def passed(msg=""):
+    print("PASS: %s%s" % (NAME, (": " + msg) if msg else ""))
+
+
+class Cluster:
+    """Daemons of one fabric, each mounted at its own directory."""
+
+    def __init__(self):
+        if not os.path.exists("/dev/fuse") or not shutil.which("fusermount3"):
+            print("SKIP: %s: /dev/fuse or fusermount3 is missing" % NAME)
+            sys.exit(77)
+        self.daemon = find_daemon()
+        if not self.daemon:
+            fail("smartiofs is not built")
+        self.tmp = tempfile.mkdtemp(prefix="sfs-%s." % NAME)
+        self.fabric = "p%d-%s" % (os.getpid(), NAME.replace("_", "-"))
+        self.procs = {}
+        self.log = open(os.path.join(self.tmp, "daemon.log"), "ab")
+        atexit.register(self.cleanup)
+        for s in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(s, lambda *a: sys.exit(1))
+
+    def mount(self, name, *opts):
+        """Mounts a daemon at <tmp>/<name>; returns the mount point."""
+        mnt = os.path.join(self.tmp, name)
+        os.makedirs(mnt, exist_ok=True)
+        p = subprocess.Popen([self.daemon, "-f", "--fabric", self.fabric] +
+                             list(opts) + [mnt], stdout=self.log,
+                             stderr=self.log)
+        self.procs[mnt] = p
+        t = time.time()
+        while not self.mounted(mnt):
+            if p.poll() is not None:
+                fail("smartiofs %s exited with %d" % (" ".join(opts), p.returncode))
+            if time.time() - t > 5:
+                fail("mounting %s timed out" % mnt)
+            time.sleep(0.05)
+        return mnt
+
+    @staticmethod
+    def mounted(mnt):
+        with open("/proc/mounts") as f:
+            return any(l.split()[1] == mnt for l in f)
+
+    def alive(self, mnt):
+        return self.procs[mnt].poll() is None
+
+    def kill(self, mnt, sig=signal.SIGKILL):
+        self.procs[mnt].send_signal(sig)
+        self.procs[mnt].wait()
+
+    def cleanup(self):
+        for mnt, p in self.procs.items():
+            subprocess.call(["fusermount3", "-u", "-z", mnt],
+                            stderr=subprocess.DEVNULL)
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(3)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        shutil.rmtree("/dev/shm/smartio-" + self.fabric, ignore_errors=True)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def write(path, data, offset=None):
+    """One write(2) of data; returns 0 or the errno."""
+    if isinstance(data, str):
+        data = data.encode()
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as e:
+        return e.errno
+    try:
+        if offset is None:
+            n = os.write(fd, data)
+        else:
+            n = os.pwrite(fd, data, offset)
+        if n != len(data):
+            return -1
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def snapshot(root, skip=()):
+    """Contents of every readable file under root (no events, no links)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for fn in filenames:
+            p = os.path.join(dirpath, fn)
+            rel = os.path.relpath(p, root)
+            if rel == "events" or os.path.islink(p) or rel in skip:
+                continue
+            if any(rel.endswith("/" + s) or rel == s for s in skip):
+                continue
+            try:
+                with open(p, "rb") as f:
+                    out[rel] = f.read()
+            except OSError as e:
+                out[rel] = "errno %d" % e.errno
+        for dn in list(dirnames):
+            if os.path.islink(os.path.join(dirpath, dn)):
+                dirnames.remove(dn)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for fn in filenames + dirnames:
+            p = os.path.join(dirpath, fn)
+            if os.path.islink(p):
+                out[os.path.relpath(p, root) + "@"] = os.readlink(p)
+    return out
