@@ -126,27 +126,30 @@ def write(path, data, offset=None):
 
 
 def snapshot(root, skip=()):
-    """Contents of every readable file under root (no events, no links)."""
+    """Contents of every readable file and the target of every symbolic
+    link under root.  The events file and `mem` links are left alone: a
+    lookup of a remote segment's mem attaches it (smartio(7)).  Uses the
+    types from readdir, so nothing but the files read is looked up."""
     out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for fn in filenames:
-            p = os.path.join(dirpath, fn)
-            rel = os.path.relpath(p, root)
-            if rel == "events" or os.path.islink(p) or rel in skip:
+
+    def walk(d):
+        for e in os.scandir(d):
+            rel = os.path.relpath(e.path, root)
+            if rel == "events" or e.name == "mem" or e.name in skip:
                 continue
-            if any(rel.endswith("/" + s) or rel == s for s in skip):
-                continue
-            try:
-                with open(p, "rb") as f:
-                    out[rel] = f.read()
-            except OSError as e:
-                out[rel] = "errno %d" % e.errno
-        for dn in list(dirnames):
-            if os.path.islink(os.path.join(dirpath, dn)):
-                dirnames.remove(dn)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for fn in filenames + dirnames:
-            p = os.path.join(dirpath, fn)
-            if os.path.islink(p):
-                out[os.path.relpath(p, root) + "@"] = os.readlink(p)
+            if e.is_symlink():
+                try:
+                    out[rel + "@"] = os.readlink(e.path)
+                except OSError as x:
+                    out[rel + "@"] = "errno %d" % x.errno
+            elif e.is_dir(follow_symlinks=False):
+                walk(e.path)
+            else:
+                try:
+                    with open(e.path, "rb") as f:
+                        out[rel] = f.read()
+                except OSError as x:
+                    out[rel] = "errno %d" % x.errno
+
+    walk(root)
     return out
