@@ -45,6 +45,7 @@ struct options {
 	int npos;
 	int help;
 	int version;
+	int stats;
 };
 
 enum { KEY_HELP, KEY_VERSION };
@@ -57,6 +58,8 @@ static const struct fuse_opt option_spec[] = {
 	OPT("--topology=%s", topology), OPT("--topology %s", topology),
 	OPT("topology=%s", topology),
 	OPT("--node=%s", node), OPT("--node %s", node), OPT("node=%s", node),
+	{ "--stats", offsetof(struct options, stats), 1 },
+	{ "stats", offsetof(struct options, stats), 1 },
 	FUSE_OPT_KEY("-h", KEY_HELP), FUSE_OPT_KEY("--help", KEY_HELP),
 	FUSE_OPT_KEY("-V", KEY_VERSION), FUSE_OPT_KEY("--version", KEY_VERSION),
 	FUSE_OPT_END
@@ -97,7 +100,9 @@ static void usage(const char *prog)
 	       "    --topology FILE, -o topology=FILE  cluster description "
 	       "when creating (smartio.conf(5))\n"
 	       "    --node NAME, -o node=NAME          serve this node only "
-	       "(join or create the fabric)\n\n", prog);
+	       "(join or create the fabric)\n"
+	       "    --stats, -o stats                  operation counters in "
+	       "the xattr user.smartiofs.stats\n\n", prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
 }
@@ -287,6 +292,7 @@ int main(int argc, char *argv[])
 	if (!copts.foreground)
 		report = detach();
 
+	sfs.xattr_stats = o.stats;
 	sfs.uid = getuid();
 	sfs.gid = getgid();
 	clock_gettime(CLOCK_REALTIME, &sfs.start);

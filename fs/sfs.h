@@ -84,6 +84,7 @@ struct sfs {
 	gid_t gid;
 	struct timespec start;
 	struct sfs_stats stats;
+	int xattr_stats;	/* --stats: answer the user.smartiofs.stats xattr */
 };
 
 extern struct sfs sfs;

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sfshelp import Cluster, fail, passed, write  # noqa: E402
 
 c = Cluster()
-M = c.mount("m0")           # the embedded cluster: self is host0
+M = c.mount("m0", "--stats")   # the embedded cluster: self is host0
 
 
 def must(path, value):
