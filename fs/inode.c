@@ -240,11 +240,10 @@ struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 	if (make_path(parent, name, &path, &np))
 		return NULL;
 	pthread_mutex_lock(&it.lock);
+	/* A path always names the same object, so an existing entry is
+	 * reused as it is (its obj is read without the lock elsewhere). */
 	e = find_path(path, hash_path(path));
-	if (e) {
-		/* Same path, same kind of object; refresh what it refers to. */
-		e->obj = *o;
-	} else {
+	if (!e) {
 		e = new_entry(path, np, parent->ino, o);
 		if (e) {
 			if (it.count >= it.size && grow()) {
