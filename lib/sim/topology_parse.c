@@ -1,50 +1,103 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Parser for smartio.conf(5).  Line oriented:
- *   fabric  luts=N requesters=N reserved=N window=SIZE
+ * smartio.conf(5), the topology file of the simulated fabric.  One statement
+ * per line, '#' starts a comment, fields are separated by blanks:
+ *
+ *   fabric  [window=SIZE] [luts=N] [requesters=N] [reserved=N]
  *   node    NAME id=N [ram=SIZE]
- *   adapter NODE NAME peers=NODE,NODE|all [window=] [luts=] [requesters=] [reserved=]
- *   device  NODE NAME bdf=... vendor=... device=... class=... [bar<N>=SIZE[,64][,prefetch]] ...
- * Everything is checked; the first error is reported with its line.
+ *   adapter NODE NAME peers=NODE[,NODE...]|all [window=SIZE] [luts=N]
+ *           [requesters=N] [reserved=N]
+ *   device  NODE NAME bdf=dddd:bb:dd.f vendor=N device=N class=N
+ *           [subsystem_vendor=N] [subsystem_device=N] [revision=N]
+ *           [config=256|4096] [model=generic|nvme|dma]
+ *           [bar<N>=SIZE[,64][,prefetch]]...
+ *
+ * Every rule is checked; the first violation ends the parse with
+ * "line N: <what is wrong>: '<offending token>'".  Keep the man page
+ * (man/smartio.conf.5) in step with this file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topology_parse.h"
 
-/* Marks the upper half of a 64-bit BAR while a device line is parsed. */
-#define BAR_TAKEN 0x80000000u
+#define MAX_FIELDS 32		/* a valid line has at most 19 */
 
-struct defaults {
+#define DEF_WINDOW (4ull << 30)
+#define DEF_LUTS 256u
+#define DEF_REQUESTERS 32u	/* Dolphin PXH830: 32 requester entries, */
+#define DEF_RESERVED 2u		/* 2 of them reserved for the CPUs */
+#define DEF_RAM (1ull << 30)
+#define MIN_WINDOW (1ull << 20)
+#define MAX_LUTS 4096u
+#define MIN_SLOT 4096u		/* window / luts */
+#define MAX_REQUESTERS 64u
+#define MIN_RAM (1ull << 20)
+#define RAM_ALIGN 4096u
+#define MIN_BAR 4096ull
+#define MAX_BAR (1ull << 40)
+#define GEN_MAX_FUNCTIONS (255u * 256u)	/* buses 01..ff, 32 slots x 8 */
+
+struct ntb_params {
 	u64 window;
 	u32 luts, requesters, reserved;
 };
 
-struct parser {
-	struct sio_topology *t;
-	struct defaults def;
-	int line;
-	int saw_adapter;
-	char *err;
-	size_t errlen;
-	/* peers lists resolved at the end, when every node is known */
-	char (*peers)[512];
-	int *peer_line;
+/* An adapter's peers= token, resolved once every node is known. */
+struct pending_peers {
+	const char *tok;
+	unsigned line;
 };
 
-static int fail(struct parser *p, const char *fmt, ...)
+/* Open-addressing set of device indexes (stored + 1; 0 is an empty slot). */
+struct hset {
+	u32 *slot;
+	u32 cap, used;
+	u32 (*hash)(const struct sio_topo_device *d);
+	int (*eq)(const struct sio_topo_device *a,
+		  const struct sio_topo_device *b);
+};
+
+struct parser {
+	struct sio_topology *t;
+	u32 cap_nodes, cap_adapters, cap_devices;
+	unsigned line;
+	char *err;
+	size_t errlen;
+	int have_fabric;
+	struct ntb_params def;
+	unsigned node_line[SIO_MAX_NODES];
+	struct pending_peers peers[SIO_MAX_NODES * SIO_MAX_ADAPTERS];
+	struct hset names;	/* device names, cluster-wide */
+	struct hset bdfs;	/* (node, bdf) */
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct parser *p, int rc, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(p->err, p->errlen, "line %d: ", p->line);
+	int n;
 
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < p->errlen)
+	if (!p->err || !p->errlen)
+		return rc;
+	n = snprintf(p->err, p->errlen, "line %u: ", p->line);
+	if (n >= 0 && (size_t)n < p->errlen) {
+		va_start(ap, fmt);
 		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
+		va_end(ap);
+	}
+	return rc;
+}
+
+static int nomem(struct parser *p)
+{
+	return fail(p, -ENOMEM, "out of memory");
 }
 
 static int is_pow2(u64 v)
@@ -52,151 +105,381 @@ static int is_pow2(u64 v)
 	return v && !(v & (v - 1));
 }
 
-/* Decimal or 0x hex, optional k/K/M/G suffix when sizes are allowed. */
-static int parse_num(const char *s, int size_suffix, u64 *out)
+static unsigned digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return (unsigned)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (unsigned)(c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (unsigned)(c - 'A' + 10);
+	return 99;
+}
+
+/*
+ * [s, s + len): decimal digits or 0x/0X and hex digits; for a size, then
+ * at most one of k K (2^10) M (2^20) G (2^30).  Nothing else is accepted.
+ * 0, -EINVAL (syntax) or -ERANGE (above 2^64 - 1).
+ */
+static int parse_u64(const char *s, size_t len, int size, u64 *out)
 {
 	u64 v = 0, mul = 1;
-	int base = 10, digits = 0;
+	unsigned base = 10;
+	size_t i = 0;
 
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	for (; *s; s++) {
-		int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			break;
-		if (v > (~0ull - (u64)d) / (u64)base)
-			return -ERANGE;
-		v = v * (u64)base + (u64)d;
-		digits++;
-	}
-	if (!digits)
-		return -EINVAL;
-	if (*s && size_suffix && !s[1]) {
-		switch (*s) {
-		case 'k': case 'K': mul = 1ull << 10; break;
-		case 'M': mul = 1ull << 20; break;
-		case 'G': mul = 1ull << 30; break;
-		case 'T': mul = 1ull << 40; break;
-		default: return -EINVAL;
+	if (size && len) {
+		switch (s[len - 1]) {
+		case 'k': case 'K': mul = 1ull << 10; len--; break;
+		case 'M': mul = 1ull << 20; len--; break;
+		case 'G': mul = 1ull << 30; len--; break;
+		default: break;
 		}
-		s++;
 	}
-	if (*s)
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i == len)
 		return -EINVAL;
-	if (v > ~0ull / mul)
+	for (; i < len; i++) {
+		unsigned d = digit_value(s[i]);
+
+		if (d >= base)
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	if (v > UINT64_MAX / mul)
 		return -ERANGE;
 	*out = v * mul;
 	return 0;
 }
 
-static int name_ok(const char *s)
+/* A number (or size) from [s, s + len), part of token tok, at most max. */
+static int get_num(struct parser *p, const char *tok, const char *s,
+		   size_t len, int size, u64 max, u64 *out)
 {
-	size_t n = strlen(s), i;
+	int rc = parse_u64(s, len, size, out);
 
-	if (n == 0 || n >= SIO_TOPO_NAME)
+	if (rc == -EINVAL)
+		return fail(p, -EINVAL, "bad %s: '%s'", size ? "size" : "number",
+			    tok);
+	if (rc || *out > max)
+		return fail(p, -EINVAL, "value out of range (at most %llu): '%s'",
+			    (unsigned long long)max, tok);
+	return 0;
+}
+
+/* Node and adapter names: [a-z0-9_-]{1,31}, over [s, s + len). */
+static int name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len >= SIO_TOPO_NAME)
 		return 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < len; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
 		      s[i] == '_' || s[i] == '-'))
 			return 0;
 	return 1;
 }
 
+/* Device names: <class><n>, class nvme|gpu|nic|acc, n decimal, no leading
+ * zero, at most 31 characters in all. */
 static int dev_name_ok(const char *s)
 {
 	static const char *const classes[] = { "nvme", "gpu", "nic", "acc" };
-	size_t i, n;
+	size_t i, c, len = strlen(s);
 
-	if (strlen(s) >= SIO_TOPO_NAME)
+	if (len >= SIO_TOPO_NAME)
 		return 0;
-	for (i = 0; i < 4; i++) {
-		n = strlen(classes[i]);
-		if (!strncmp(s, classes[i], n) && s[n]) {
-			const char *q = s + n;
+	for (c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
+		size_t k = strlen(classes[c]);
 
-			if (*q == '0' && q[1])
+		if (strncmp(s, classes[c], k) != 0)
+			continue;
+		if (len == k || (s[k] == '0' && len > k + 1))
+			return 0;
+		for (i = k; i < len; i++)
+			if (s[i] < '0' || s[i] > '9')
 				return 0;
-			for (; *q; q++)
-				if (*q < '0' || *q > '9')
-					return 0;
-			return 1;
-		}
+		return 1;
 	}
 	return 0;
 }
 
-static int find_node(const struct sio_topology *t, const char *name)
+/* dddd:bb:dd.f with hex domain, bus and device (< 0x20) and function 0..7;
+ * copied to out (13 bytes) in lower case. */
+static int bdf_parse(const char *s, char *out)
+{
+	size_t i;
+
+	if (strlen(s) != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.')
+		return 0;
+	for (i = 0; i < 12; i++) {
+		if (i == 4 || i == 7 || i == 10)
+			out[i] = s[i];
+		else if (digit_value(s[i]) < 16)
+			out[i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 'a'
+							     : s[i]);
+		else
+			return 0;
+	}
+	out[12] = '\0';
+	return digit_value(s[8]) < 2 && s[11] >= '0' && s[11] <= '7';
+}
+
+static int find_node(const struct sio_topology *t, const char *s, size_t len)
 {
 	u32 i;
 
 	for (i = 0; i < t->nnodes; i++)
-		if (!strcmp(t->nodes[i].name, name))
+		if (strlen(t->nodes[i].name) == len &&
+		    !memcmp(t->nodes[i].name, s, len))
 			return (int)i;
 	return -1;
 }
 
-static void *grow(void *arr, u32 count, size_t elem)
+/* Room for one more element: returns arr, moved if need be, or NULL (arr
+ * then stays valid and *cap unchanged). */
+static void *grow(void *arr, u32 *cap, u32 count, size_t elem)
 {
-	/* Grows by doubling at powers of two; new elements are zeroed. */
-	if (count && (count & (count - 1)))
+	u32 ncap;
+	void *n;
+
+	if (count < *cap)
 		return arr;
-	arr = realloc(arr, (count ? count * 2 : 4) * elem);
-	if (arr)
-		memset((char *)arr + count * elem, 0, (count ? count : 4) * elem);
-	return arr;
+	ncap = *cap ? *cap * 2 : 8;
+	n = realloc(arr, (size_t)ncap * elem);
+	if (n)
+		*cap = ncap;
+	return n;
 }
 
-/* "key=value" or "key" as written, after kv() split it. */
-static int bad_opt(struct parser *p, const char *key, const char *val)
+/* --- device sets ---------------------------------------------------------- */
+
+static u32 fnv(u32 h, const char *s)
 {
-	return fail(p, "bad option '%s%s%s'", key, val ? "=" : "", val ? val : "");
+	for (; *s; s++)
+		h = (h ^ (u8)*s) * 16777619u;
+	return h;
 }
 
-/* key=value split; returns value or NULL. */
-static char *kv(char *tok, const char **key)
+static u32 name_hash(const struct sio_topo_device *d)
 {
-	char *eq = strchr(tok, '=');
-
-	if (!eq)
-		return NULL;
-	*eq = '\0';
-	*key = tok;
-	return eq + 1;
+	return fnv(2166136261u, d->name);
 }
+
+static int name_eq(const struct sio_topo_device *a,
+		   const struct sio_topo_device *b)
+{
+	return !strcmp(a->name, b->name);
+}
+
+static u32 bdf_hash(const struct sio_topo_device *d)
+{
+	return fnv((2166136261u ^ d->node) * 16777619u, d->bdf);
+}
+
+static int bdf_eq(const struct sio_topo_device *a,
+		  const struct sio_topo_device *b)
+{
+	return a->node == b->node && !strcmp(a->bdf, b->bdf);
+}
+
+/* Is a device equal to key among devs? */
+static int hset_has(const struct hset *h, const struct sio_topo_device *devs,
+		    const struct sio_topo_device *key)
+{
+	u32 i;
+
+	if (!h->cap)
+		return 0;
+	for (i = h->hash(key) & (h->cap - 1); h->slot[i]; i = (i + 1) & (h->cap - 1))
+		if (h->eq(&devs[h->slot[i] - 1], key))
+			return 1;
+	return 0;
+}
+
+static void hset_put(struct hset *h, const struct sio_topo_device *devs,
+		     u32 idx)
+{
+	u32 i = h->hash(&devs[idx]) & (h->cap - 1);
+
+	while (h->slot[i])
+		i = (i + 1) & (h->cap - 1);
+	h->slot[i] = idx + 1;
+	h->used++;
+}
+
+static int hset_add(struct hset *h, const struct sio_topo_device *devs,
+		    u32 idx)
+{
+	if ((h->used + 1) * 2 > h->cap) {
+		struct hset n = *h;
+		u32 i;
+
+		n.cap = h->cap ? h->cap * 2 : 64;
+		n.used = 0;
+		n.slot = calloc(n.cap, sizeof(*n.slot));
+		if (!n.slot)
+			return -ENOMEM;
+		for (i = 0; i < h->cap; i++)
+			if (h->slot[i])
+				hset_put(&n, devs, h->slot[i] - 1);
+		free(h->slot);
+		*h = n;
+	}
+	hset_put(h, devs, idx);
+	return 0;
+}
+
+/* --- key=value options ---------------------------------------------------- */
+
+#define MAX_KEYS 20
+
+struct opts {
+	const char *tok[MAX_KEYS];	/* the whole token, NULL if absent */
+	const char *val[MAX_KEYS];	/* after the '=' */
+};
+
+/* Splits tok[first..n) into the keys of a NULL-terminated list. */
+static int split_opts(struct parser *p, char **tok, int n, int first,
+		      const char *what, const char *const *keys,
+		      struct opts *o)
+{
+	int i, k;
+
+	memset(o, 0, sizeof(*o));
+	for (i = first; i < n; i++) {
+		const char *eq = strchr(tok[i], '=');
+		size_t klen;
+
+		if (!eq || eq == tok[i])
+			return fail(p, -EINVAL, "expected key=value: '%s'", tok[i]);
+		klen = (size_t)(eq - tok[i]);
+		for (k = 0; keys[k]; k++)
+			if (strlen(keys[k]) == klen && !memcmp(keys[k], tok[i], klen))
+				break;
+		if (!keys[k])
+			return fail(p, -EINVAL, "unknown %s option: '%s'", what,
+				    tok[i]);
+		if (o->tok[k])
+			return fail(p, -EINVAL, "%s given twice: '%s'", keys[k],
+				    tok[i]);
+		o->tok[k] = tok[i];
+		o->val[k] = eq + 1;
+	}
+	return 0;
+}
+
+/* Option indexes: the order of the key lists below. */
+enum { K_WINDOW, K_LUTS, K_REQUESTERS, K_RESERVED, K_PEERS };
+static const char *const fabric_keys[] = {
+	"window", "luts", "requesters", "reserved", NULL
+};
+static const char *const adapter_keys[] = {
+	"window", "luts", "requesters", "reserved", "peers", NULL
+};
+
+enum { K_ID, K_RAM };
+static const char *const node_keys[] = { "id", "ram", NULL };
+
+enum {
+	K_BDF, K_VENDOR, K_DEVICE, K_CLASS, K_SVENDOR, K_SDEVICE, K_REVISION,
+	K_CONFIG, K_MODEL, K_BAR0
+};
+static const char *const device_keys[] = {
+	"bdf", "vendor", "device", "class", "subsystem_vendor",
+	"subsystem_device", "revision", "config", "model",
+	"bar0", "bar1", "bar2", "bar3", "bar4", "bar5", NULL
+};
+
+static int opt_num(struct parser *p, const struct opts *o, int k, int size,
+		   u64 max, u64 *out)
+{
+	return get_num(p, o->tok[k], o->val[k], strlen(o->val[k]), size, max,
+		       out);
+}
+
+/* window, luts, requesters, reserved given in o override *np; checks all. */
+static int ntb_params(struct parser *p, const struct opts *o,
+		      struct ntb_params *np)
+{
+	u64 v;
+	int rc;
+
+	if (o->tok[K_WINDOW]) {
+		rc = opt_num(p, o, K_WINDOW, 1, UINT64_MAX, &v);
+		if (rc)
+			return rc;
+		if (!is_pow2(v) || v < MIN_WINDOW)
+			return fail(p, -EINVAL,
+				    "window must be a power of two of at least 1M: '%s'",
+				    o->tok[K_WINDOW]);
+		np->window = v;
+	}
+	if (o->tok[K_LUTS]) {
+		rc = opt_num(p, o, K_LUTS, 0, UINT64_MAX, &v);
+		if (rc)
+			return rc;
+		if (!is_pow2(v) || v > MAX_LUTS)
+			return fail(p, -EINVAL,
+				    "luts must be a power of two from 1 to 4096: '%s'",
+				    o->tok[K_LUTS]);
+		np->luts = (u32)v;
+	}
+	if (o->tok[K_REQUESTERS]) {
+		rc = opt_num(p, o, K_REQUESTERS, 0, UINT64_MAX, &v);
+		if (rc)
+			return rc;
+		if (v < 1 || v > MAX_REQUESTERS)
+			return fail(p, -EINVAL,
+				    "requesters must be from 1 to 64: '%s'",
+				    o->tok[K_REQUESTERS]);
+		np->requesters = (u32)v;
+	}
+	if (o->tok[K_RESERVED]) {
+		rc = opt_num(p, o, K_RESERVED, 0, UINT64_MAX, &v);
+		if (rc)
+			return rc;
+		np->reserved = v > MAX_REQUESTERS ? MAX_REQUESTERS : (u32)v;
+	}
+	if (np->window / np->luts < MIN_SLOT)
+		return fail(p, -EINVAL,
+			    "window/luts must be at least 4096 (window %llu, %u luts): '%s'",
+			    (unsigned long long)np->window, np->luts,
+			    o->tok[K_LUTS] ? o->tok[K_LUTS] : o->tok[K_WINDOW]);
+	if (np->reserved >= np->requesters)
+		return fail(p, -EINVAL,
+			    "reserved must be below requesters (%u): '%s'",
+			    np->requesters,
+			    o->tok[K_RESERVED] ? o->tok[K_RESERVED]
+					       : o->tok[K_REQUESTERS]);
+	return 0;
+}
+
+/* --- statements ----------------------------------------------------------- */
 
 static int p_fabric(struct parser *p, char **tok, int n)
 {
-	int i;
+	struct ntb_params np = p->def;
+	struct opts o;
+	int rc;
 
-	if (p->saw_adapter)
-		return fail(p, "'fabric' must come before any adapter");
-	for (i = 1; i < n; i++) {
-		const char *key;
-		char *val = kv(tok[i], &key);
-		u64 v;
-
-		if (!val || parse_num(val, 1, &v))
-			return bad_opt(p, tok[i], val);
-		if (!strcmp(key, "window"))
-			p->def.window = v;
-		else if (!strcmp(key, "luts"))
-			p->def.luts = (u32)v;
-		else if (!strcmp(key, "requesters"))
-			p->def.requesters = (u32)v;
-		else if (!strcmp(key, "reserved"))
-			p->def.reserved = (u32)v;
-		else
-			return fail(p, "unknown fabric option '%s'", key);
-	}
+	if (p->have_fabric)
+		return fail(p, -EINVAL, "fabric given twice: '%s'", tok[0]);
+	if (p->t->nadapters)
+		return fail(p, -EINVAL, "fabric must come before any adapter: '%s'",
+			    tok[0]);
+	rc = split_opts(p, tok, n, 1, "fabric", fabric_keys, &o);
+	if (!rc)
+		rc = ntb_params(p, &o, &np);
+	if (rc)
+		return rc;
+	p->def = np;
+	p->have_fabric = 1;
 	return 0;
 }
 
@@ -204,301 +487,364 @@ static int p_node(struct parser *p, char **tok, int n)
 {
 	struct sio_topology *t = p->t;
 	struct sio_topo_node *nd;
-	int i, have_id = 0;
-	u32 j;
+	struct opts o;
+	u64 id, ram = DEF_RAM;
+	u32 i;
+	int rc;
 
-	if (n < 2 || !name_ok(tok[1]))
-		return fail(p, "bad node name '%s'", n < 2 ? "" : tok[1]);
-	if (find_node(t, tok[1]) >= 0)
-		return fail(p, "duplicate node '%s'", tok[1]);
+	if (n < 2)
+		return fail(p, -EINVAL, "node needs a name: '%s'", tok[0]);
+	if (!name_ok(tok[1], strlen(tok[1])))
+		return fail(p, -EINVAL,
+			    "bad node name (a-z 0-9 _ -, at most 31): '%s'", tok[1]);
+	if (!strcmp(tok[1], "all"))
+		return fail(p, -EINVAL, "node name reserved for peers=all: '%s'",
+			    tok[1]);
+	if (find_node(t, tok[1], strlen(tok[1])) >= 0)
+		return fail(p, -EINVAL, "duplicate node '%s'", tok[1]);
 	if (t->nnodes == SIO_MAX_NODES)
-		return fail(p, "more than %d nodes", SIO_MAX_NODES);
-	t->nodes = grow(t->nodes, t->nnodes, sizeof(*t->nodes));
-	if (!t->nodes)
-		return -ENOMEM;
+		return fail(p, -E2BIG, "more than %d nodes: '%s'", SIO_MAX_NODES,
+			    tok[1]);
+	rc = split_opts(p, tok, n, 2, "node", node_keys, &o);
+	if (rc)
+		return rc;
+	if (!o.tok[K_ID])
+		return fail(p, -EINVAL, "node needs id=: '%s'", tok[1]);
+	rc = opt_num(p, &o, K_ID, 0, UINT32_MAX, &id);
+	if (rc)
+		return rc;
+	for (i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].id == id)
+			return fail(p, -EINVAL, "duplicate id (node '%s'): '%s'",
+				    t->nodes[i].name, o.tok[K_ID]);
+	if (o.tok[K_RAM]) {
+		rc = opt_num(p, &o, K_RAM, 1, UINT64_MAX, &ram);
+		if (rc)
+			return rc;
+		if (ram < MIN_RAM || ram % RAM_ALIGN)
+			return fail(p, -EINVAL,
+				    "ram must be a multiple of 4K of at least 1M: '%s'",
+				    o.tok[K_RAM]);
+	}
+	nd = grow(t->nodes, &p->cap_nodes, t->nnodes, sizeof(*nd));
+	if (!nd)
+		return nomem(p);
+	t->nodes = nd;
 	nd = &t->nodes[t->nnodes];
 	memset(nd, 0, sizeof(*nd));
-	snprintf(nd->name, sizeof(nd->name), "%s", tok[1]);
-	nd->ram = 1ull << 30;
-	for (i = 2; i < n; i++) {
-		const char *key;
-		char *val = kv(tok[i], &key);
-		u64 v;
-
-		if (!val || parse_num(val, 1, &v))
-			return bad_opt(p, tok[i], val);
-		if (!strcmp(key, "id")) {
-			if (v > 0xffffffffull)
-				return fail(p, "id '%s' out of range", val);
-			nd->id = (u32)v;
-			have_id = 1;
-		} else if (!strcmp(key, "ram")) {
-			if (v < (1ull << 20))
-				return fail(p, "ram '%s' below 1M", val);
-			nd->ram = v;
-		} else {
-			return fail(p, "unknown node option '%s'", key);
-		}
-	}
-	if (!have_id)
-		return fail(p, "node '%s' needs id=", tok[1]);
-	for (j = 0; j < t->nnodes; j++)
-		if (t->nodes[j].id == nd->id)
-			return fail(p, "duplicate id %u", nd->id);
-	t->nnodes++;
+	memcpy(nd->name, tok[1], strlen(tok[1]));
+	nd->id = (u32)id;
+	nd->ram = ram;
+	p->node_line[t->nnodes++] = p->line;
 	return 0;
+}
+
+/* Syntax of peers=: "all" or a comma list of node names; resolved later. */
+static int peers_syntax(struct parser *p, const char *tok, const char *val)
+{
+	const char *s = val;
+
+	if (!*val)
+		return fail(p, -EINVAL, "empty peers list: '%s'", tok);
+	if (!strcmp(val, "all"))
+		return 0;
+	for (;;) {
+		const char *c = strchr(s, ',');
+		size_t len = c ? (size_t)(c - s) : strlen(s);
+
+		if (!len)
+			return fail(p, -EINVAL, "empty name in peers list: '%s'", tok);
+		if (len == 3 && !memcmp(s, "all", 3))
+			return fail(p, -EINVAL, "'all' must stand alone: '%s'", tok);
+		if (!name_ok(s, len))
+			return fail(p, -EINVAL, "bad node name '%.*s' in '%s'",
+				    (int)len, s, tok);
+		if (!c)
+			return 0;
+		s = c + 1;
+	}
 }
 
 static int p_adapter(struct parser *p, char **tok, int n)
 {
 	struct sio_topology *t = p->t;
 	struct sio_topo_adapter *a;
-	int node, i, have_peers = 0;
-	u32 j, count = 0;
+	struct ntb_params np = p->def;
+	struct opts o;
+	u32 i, count = 0;
+	int node, rc;
 
 	if (n < 3)
-		return fail(p, "adapter needs a node and a name");
-	node = find_node(t, tok[1]);
+		return fail(p, -EINVAL, "adapter needs a node and a name: '%s'",
+			    tok[n - 1]);
+	node = find_node(t, tok[1], strlen(tok[1]));
 	if (node < 0)
-		return fail(p, "unknown node '%s'", tok[1]);
-	if (!name_ok(tok[2]))
-		return fail(p, "bad adapter name '%s'", tok[2]);
-	for (j = 0; j < t->nadapters; j++) {
-		if (t->adapters[j].node != (u32)node)
+		return fail(p, -EINVAL, "unknown node (define it first): '%s'",
+			    tok[1]);
+	if (!name_ok(tok[2], strlen(tok[2])))
+		return fail(p, -EINVAL,
+			    "bad adapter name (a-z 0-9 _ -, at most 31): '%s'",
+			    tok[2]);
+	for (i = 0; i < t->nadapters; i++) {
+		if (t->adapters[i].node != (u32)node)
 			continue;
+		if (!strcmp(t->adapters[i].name, tok[2]))
+			return fail(p, -EINVAL, "duplicate adapter '%s' on node '%s'",
+				    tok[2], tok[1]);
 		count++;
-		if (!strcmp(t->adapters[j].name, tok[2]))
-			return fail(p, "duplicate adapter '%s'", tok[2]);
 	}
 	if (count == SIO_MAX_ADAPTERS)
-		return fail(p, "more than %d adapters on '%s'", SIO_MAX_ADAPTERS,
-			    tok[1]);
-	t->adapters = grow(t->adapters, t->nadapters, sizeof(*t->adapters));
-	p->peers = grow(p->peers, t->nadapters, sizeof(*p->peers));
-	p->peer_line = grow(p->peer_line, t->nadapters, sizeof(*p->peer_line));
-	if (!t->adapters || !p->peers || !p->peer_line)
-		return -ENOMEM;
+		return fail(p, -E2BIG, "more than %d adapters on node '%s': '%s'",
+			    SIO_MAX_ADAPTERS, tok[1], tok[2]);
+	rc = split_opts(p, tok, n, 3, "adapter", adapter_keys, &o);
+	if (rc)
+		return rc;
+	if (!o.tok[K_PEERS])
+		return fail(p, -EINVAL, "adapter needs peers=: '%s'", tok[2]);
+	rc = peers_syntax(p, o.tok[K_PEERS], o.val[K_PEERS]);
+	if (!rc)
+		rc = ntb_params(p, &o, &np);
+	if (rc)
+		return rc;
+	a = grow(t->adapters, &p->cap_adapters, t->nadapters, sizeof(*a));
+	if (!a)
+		return nomem(p);
+	t->adapters = a;
 	a = &t->adapters[t->nadapters];
 	memset(a, 0, sizeof(*a));
-	snprintf(a->name, sizeof(a->name), "%s", tok[2]);
+	memcpy(a->name, tok[2], strlen(tok[2]));
 	a->node = (u32)node;
-	a->window = p->def.window;
-	a->luts = p->def.luts;
-	a->requesters = p->def.requesters;
-	a->reserved = p->def.reserved;
-	for (i = 3; i < n; i++) {
-		const char *key;
-		char *val = kv(tok[i], &key);
-		u64 v;
-
-		if (!val)
-			return bad_opt(p, tok[i], val);
-		if (!strcmp(key, "peers")) {
-			if (!*val || strlen(val) >= sizeof(p->peers[0]))
-				return fail(p, "bad peers list '%s'", val);
-			snprintf(p->peers[t->nadapters], sizeof(p->peers[0]), "%s",
-				 val);
-			have_peers = 1;
-			continue;
-		}
-		if (parse_num(val, 1, &v))
-			return fail(p, "bad value '%s'", val);
-		if (!strcmp(key, "window"))
-			a->window = v;
-		else if (!strcmp(key, "luts"))
-			a->luts = v > 0xffffffffull ? 0 : (u32)v;
-		else if (!strcmp(key, "requesters"))
-			a->requesters = v > 0xffffffffull ? 0 : (u32)v;
-		else if (!strcmp(key, "reserved"))
-			a->reserved = v > 0xffffffffull ? ~0u : (u32)v;
-		else
-			return fail(p, "unknown adapter option '%s'", key);
-	}
-	if (!have_peers)
-		return fail(p, "adapter '%s' needs peers=", tok[2]);
-	if (!is_pow2(a->window) || a->window < (1ull << 20))
-		return fail(p, "window must be a power of two >= 1M");
-	if (!is_pow2(a->luts) || a->luts > 4096 || a->window / a->luts < 4096)
-		return fail(p, "luts must be a power of two, at most 4096, "
-			    "with window/luts >= 4096");
-	if (a->requesters < 1 || a->requesters > 64 ||
-	    a->reserved >= a->requesters)
-		return fail(p, "requesters must be 1..64 and reserved below it");
-	p->peer_line[t->nadapters] = p->line;
+	a->window = np.window;
+	a->luts = np.luts;
+	a->requesters = np.requesters;
+	a->reserved = np.reserved;
+	p->peers[t->nadapters].tok = o.tok[K_PEERS];
+	p->peers[t->nadapters].line = p->line;
 	t->nadapters++;
-	p->saw_adapter = 1;
 	return 0;
 }
 
-static int parse_bar(struct parser *p, struct sio_topo_device *d, u32 idx,
-		     char *val)
+/* bar<idx>=SIZE[,64][,prefetch] */
+static int parse_bar(struct parser *p, const char *tok, const char *val,
+		     struct sio_topo_bar *bar)
 {
-	char *save = NULL, *part = strtok_r(val, ",", &save);
-	u64 size;
+	const char *s = val, *c = strchr(s, ',');
+	size_t len = c ? (size_t)(c - s) : strlen(s);
+	int rc;
 
-	if (!part || parse_num(part, 1, &size))
-		return fail(p, "bad size '%s' for bar%u", val, idx);
-	if (!is_pow2(size) || size < 4096 || size > (1ull << 40))
-		return fail(p, "bar%u size must be a power of two 4K..1T", idx);
-	if (d->bar[idx].size || (d->bar[idx].flags & BAR_TAKEN))
-		return fail(p, "bar%u given twice or taken by a 64-bit bar", idx);
-	d->bar[idx].size = size;
-	while ((part = strtok_r(NULL, ",", &save))) {
-		if (!strcmp(part, "64"))
-			d->bar[idx].flags |= SIO_BAR_MEM64;
-		else if (!strcmp(part, "prefetch"))
-			d->bar[idx].flags |= SIO_BAR_PREFETCH;
+	rc = get_num(p, tok, s, len, 1, UINT64_MAX, &bar->size);
+	if (rc)
+		return rc;
+	if (!is_pow2(bar->size) || bar->size < MIN_BAR || bar->size > MAX_BAR)
+		return fail(p, -EINVAL,
+			    "BAR size must be a power of two from 4K to 1024G: '%s'",
+			    tok);
+	while (c) {
+		u32 flag;
+
+		s = c + 1;
+		c = strchr(s, ',');
+		len = c ? (size_t)(c - s) : strlen(s);
+		if (len == 2 && !memcmp(s, "64", 2))
+			flag = SIO_BAR_MEM64;
+		else if (len == 8 && !memcmp(s, "prefetch", 8))
+			flag = SIO_BAR_PREFETCH;
 		else
-			return fail(p, "bad bar flag '%s'", part);
-	}
-	if (d->bar[idx].flags & SIO_BAR_MEM64) {
-		if (idx >= SIO_MAX_BARS - 1 || d->bar[idx + 1].size)
-			return fail(p, "64-bit bar%u needs bar%u free", idx,
-				    idx + 1);
-		d->bar[idx + 1].flags |= BAR_TAKEN;
+			return fail(p, -EINVAL, "unknown BAR flag '%.*s' in '%s'",
+				    (int)len, s, tok);
+		if (bar->flags & flag)
+			return fail(p, -EINVAL, "BAR flag '%.*s' given twice: '%s'",
+				    (int)len, s, tok);
+		bar->flags |= flag;
 	}
 	return 0;
-}
-
-static int bdf_ok(const char *s)
-{
-	unsigned dom, bus, dev, fn;
-	char tail;
-
-	return strlen(s) == 12 &&
-	       sscanf(s, "%4x:%2x:%2x.%1u%c", &dom, &bus, &dev, &fn, &tail) == 4 &&
-	       s[4] == ':' && s[7] == ':' && s[10] == '.' && dev < 32 && fn < 8;
 }
 
 static int p_device(struct parser *p, char **tok, int n)
 {
+	static const char *const models[] = {
+		[SIO_MODEL_GENERIC] = "generic",
+		[SIO_MODEL_NVME] = "nvme",
+		[SIO_MODEL_DMA] = "dma",
+	};
+	static const struct { int key; u64 max; } ids[] = {
+		{ K_VENDOR, 0xffff }, { K_DEVICE, 0xffff }, { K_CLASS, 0xffffff },
+		{ K_SVENDOR, 0xffff }, { K_SDEVICE, 0xffff }, { K_REVISION, 0xff },
+	};
 	struct sio_topology *t = p->t;
 	struct sio_topo_device *d;
-	int node, i, got = 0;
-	u32 j;
+	struct opts o;
+	u64 v[6] = { 0 }, config = 4096;
+	u32 b, model = SIO_MODEL_GENERIC;
+	int node, rc, k;
+	size_t i;
 
 	if (n < 3)
-		return fail(p, "device needs a node and a name");
-	node = find_node(t, tok[1]);
+		return fail(p, -EINVAL, "device needs a node and a name: '%s'",
+			    tok[n - 1]);
+	node = find_node(t, tok[1], strlen(tok[1]));
 	if (node < 0)
-		return fail(p, "unknown node '%s'", tok[1]);
+		return fail(p, -EINVAL, "unknown node (define it first): '%s'",
+			    tok[1]);
 	if (!dev_name_ok(tok[2]))
-		return fail(p, "bad device name '%s' (want nvme|gpu|nic|acc<n>)",
+		return fail(p, -EINVAL,
+			    "bad device name (nvme, gpu, nic or acc and a number): '%s'",
 			    tok[2]);
-	for (j = 0; j < t->ndevices; j++)
-		if (!strcmp(t->devices[j].name, tok[2]))
-			return fail(p, "duplicate device '%s'", tok[2]);
-	t->devices = grow(t->devices, t->ndevices, sizeof(*t->devices));
-	if (!t->devices)
-		return -ENOMEM;
+	if (t->ndevices == SIO_TOPO_MAX_DEVICES)
+		return fail(p, -E2BIG, "more than %u devices: '%s'",
+			    SIO_TOPO_MAX_DEVICES, tok[2]);
+	/* The new device is built in place, past the end until accepted. */
+	d = grow(t->devices, &p->cap_devices, t->ndevices, sizeof(*d));
+	if (!d)
+		return nomem(p);
+	t->devices = d;
 	d = &t->devices[t->ndevices];
 	memset(d, 0, sizeof(*d));
-	snprintf(d->name, sizeof(d->name), "%s", tok[2]);
+	memcpy(d->name, tok[2], strlen(tok[2]));
 	d->node = (u32)node;
-	d->config_size = 4096;
-	d->revision = 1;
-	for (i = 3; i < n; i++) {
-		const char *key;
-		char *val = kv(tok[i], &key);
-		u64 v = 0;
-
-		if (!val)
-			return bad_opt(p, tok[i], val);
-		if (!strcmp(key, "bdf")) {
-			if (!bdf_ok(val))
-				return fail(p, "bad bdf '%s'", val);
-			for (j = 0; j < t->ndevices; j++)
-				if (t->devices[j].node == (u32)node &&
-				    !strcmp(t->devices[j].bdf, val))
-					return fail(p, "duplicate bdf '%s'", val);
-			snprintf(d->bdf, sizeof(d->bdf), "%s", val);
-			got |= 1;
+	if (hset_has(&p->names, t->devices, d))
+		return fail(p, -EINVAL, "duplicate device '%s'", tok[2]);
+	rc = split_opts(p, tok, n, 3, "device", device_keys, &o);
+	if (rc)
+		return rc;
+	for (k = K_BDF; k <= K_CLASS; k++)
+		if (!o.tok[k])
+			return fail(p, -EINVAL, "device needs %s=: '%s'",
+				    device_keys[k], tok[2]);
+	if (!bdf_parse(o.val[K_BDF], d->bdf))
+		return fail(p, -EINVAL,
+			    "bad PCI address (dddd:bb:dd.f, device below 0x20, function below 8): '%s'",
+			    o.tok[K_BDF]);
+	if (hset_has(&p->bdfs, t->devices, d))
+		return fail(p, -EINVAL, "duplicate bdf on node '%s': '%s'",
+			    tok[1], o.tok[K_BDF]);
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (!o.tok[ids[i].key])
 			continue;
-		}
-		if (!strcmp(key, "model")) {
-			if (!strcmp(val, "generic"))
-				d->model = SIO_MODEL_GENERIC;
-			else if (!strcmp(val, "nvme"))
-				d->model = SIO_MODEL_NVME;
-			else if (!strcmp(val, "dma"))
-				d->model = SIO_MODEL_DMA;
-			else
-				return fail(p, "unknown model '%s'", val);
-			continue;
-		}
-		if (!strncmp(key, "bar", 3) && key[3] >= '0' && key[3] <= '5' &&
-		    !key[4]) {
-			int err = parse_bar(p, d, (u32)(key[3] - '0'), val);
-
-			if (err)
-				return err;
-			continue;
-		}
-		if (parse_num(val, 0, &v))
-			return fail(p, "bad value '%s'", val);
-		if (!strcmp(key, "vendor") && v <= 0xffff) {
-			d->vendor = (u16)v;
-			got |= 2;
-		} else if (!strcmp(key, "device") && v <= 0xffff) {
-			d->device = (u16)v;
-			got |= 4;
-		} else if (!strcmp(key, "class") && v <= 0xffffff) {
-			d->class_code = (u32)v;
-			got |= 8;
-		} else if (!strcmp(key, "subsystem_vendor") && v <= 0xffff) {
-			d->subsys_vendor = (u16)v;
-		} else if (!strcmp(key, "subsystem_device") && v <= 0xffff) {
-			d->subsys_device = (u16)v;
-		} else if (!strcmp(key, "revision") && v <= 0xff) {
-			d->revision = (u8)v;
-		} else if (!strcmp(key, "config") && (v == 256 || v == 4096)) {
-			d->config_size = (u32)v;
-		} else {
-			return fail(p, "bad or out-of-range option '%s=%s'", key,
-				    val);
-		}
+		rc = opt_num(p, &o, ids[i].key, 0, ids[i].max, &v[i]);
+		if (rc)
+			return rc;
 	}
-	if (got != 15)
-		return fail(p, "device '%s' needs bdf=, vendor=, device=, class=",
-			    tok[2]);
-	for (j = 0; j < SIO_MAX_BARS; j++)
-		d->bar[j].flags &= ~BAR_TAKEN;
-	if (!d->subsys_vendor)
-		d->subsys_vendor = d->vendor;
-	if (!d->subsys_device)
-		d->subsys_device = d->device;
+	if (o.tok[K_CONFIG]) {
+		rc = opt_num(p, &o, K_CONFIG, 0, UINT64_MAX, &config);
+		if (rc)
+			return rc;
+		if (config != 256 && config != 4096)
+			return fail(p, -EINVAL, "config must be 256 or 4096: '%s'",
+				    o.tok[K_CONFIG]);
+	}
+	if (o.tok[K_MODEL]) {
+		for (model = 0; model < sizeof(models) / sizeof(models[0]); model++)
+			if (!strcmp(o.val[K_MODEL], models[model]))
+				break;
+		if (model == sizeof(models) / sizeof(models[0]))
+			return fail(p, -EINVAL,
+				    "unknown model (generic, nvme or dma): '%s'",
+				    o.tok[K_MODEL]);
+	}
+	for (b = 0; b < SIO_MAX_BARS; b++) {
+		if (!o.tok[K_BAR0 + b])
+			continue;
+		rc = parse_bar(p, o.tok[K_BAR0 + b], o.val[K_BAR0 + b], &d->bar[b]);
+		if (rc)
+			return rc;
+	}
+	for (b = 0; b < SIO_MAX_BARS; b++) {
+		if (!(d->bar[b].flags & SIO_BAR_MEM64))
+			continue;
+		if (b + 1 == SIO_MAX_BARS)
+			return fail(p, -EINVAL,
+				    "a 64-bit BAR takes the next one too, bar%u is the last: '%s'",
+				    b, o.tok[K_BAR0 + b]);
+		if (o.tok[K_BAR0 + b + 1])
+			return fail(p, -EINVAL,
+				    "bar%u is the upper half of 64-bit bar%u: '%s'",
+				    b + 1, b, o.tok[K_BAR0 + b + 1]);
+	}
+	d->vendor = (u16)v[0];
+	d->device = (u16)v[1];
+	d->class_code = (u32)v[2];
+	d->subsys_vendor = o.tok[K_SVENDOR] ? (u16)v[3] : d->vendor;
+	d->subsys_device = o.tok[K_SDEVICE] ? (u16)v[4] : d->device;
+	d->revision = o.tok[K_REVISION] ? (u8)v[5] : 1;
+	d->config_size = (u32)config;
+	d->model = model;
+	if (hset_add(&p->names, t->devices, t->ndevices) ||
+	    hset_add(&p->bdfs, t->devices, t->ndevices))
+		return nomem(p);
 	t->ndevices++;
 	return 0;
+}
+
+static int parse_line(struct parser *p, char *s)
+{
+	char *tok[MAX_FIELDS], *save = NULL, *hash = strchr(s, '#'), *w;
+	int n = 0;
+
+	if (hash)
+		*hash = '\0';
+	for (w = strtok_r(s, " \t\r\v\f", &save); w;
+	     w = strtok_r(NULL, " \t\r\v\f", &save)) {
+		if (n == MAX_FIELDS)
+			return fail(p, -EINVAL, "too many fields (more than %d): '%s'",
+				    MAX_FIELDS, w);
+		tok[n++] = w;
+	}
+	if (!n)
+		return 0;
+	if (!strcmp(tok[0], "fabric"))
+		return p_fabric(p, tok, n);
+	if (!strcmp(tok[0], "node"))
+		return p_node(p, tok, n);
+	if (!strcmp(tok[0], "adapter"))
+		return p_adapter(p, tok, n);
+	if (!strcmp(tok[0], "device"))
+		return p_device(p, tok, n);
+	return fail(p, -EINVAL, "unknown keyword '%s'", tok[0]);
 }
 
 static int resolve_peers(struct parser *p)
 {
 	struct sio_topology *t = p->t;
-	u32 a;
+	u32 i;
 
-	for (a = 0; a < t->nadapters; a++) {
-		struct sio_topo_adapter *ad = &t->adapters[a];
-		char *save = NULL, *name;
+	for (i = 0; i < t->nadapters; i++) {
+		struct sio_topo_adapter *a = &t->adapters[i];
+		const char *tok = p->peers[i].tok, *s = strchr(tok, '=') + 1;
 
-		p->line = p->peer_line[a];
-		if (!strcmp(p->peers[a], "all")) {
-			ad->peers = (t->nnodes == 64 ? ~0ull :
-				     (1ull << t->nnodes) - 1) & ~(1ull << ad->node);
+		p->line = p->peers[i].line;
+		if (!strcmp(s, "all")) {
+			a->peers = (t->nnodes == 64 ? ~0ull
+						    : (1ull << t->nnodes) - 1) &
+				   ~(1ull << a->node);
 		} else {
-			for (name = strtok_r(p->peers[a], ",", &save); name;
-			     name = strtok_r(NULL, ",", &save)) {
-				int n = find_node(t, name);
+			for (;;) {
+				const char *c = strchr(s, ',');
+				size_t len = c ? (size_t)(c - s) : strlen(s);
+				int node = find_node(t, s, len);
 
-				if (n < 0)
-					return fail(p, "unknown peer '%s'", name);
-				if ((u32)n == ad->node)
-					return fail(p, "adapter '%s' lists its own node",
-						    ad->name);
-				ad->peers |= 1ull << n;
+				if (node < 0)
+					return fail(p, -EINVAL,
+						    "unknown peer '%.*s': '%s'",
+						    (int)len, s, tok);
+				if ((u32)node == a->node)
+					return fail(p, -EINVAL,
+						    "adapter lists its own node '%.*s': '%s'",
+						    (int)len, s, tok);
+				if (a->peers & (1ull << node))
+					return fail(p, -EINVAL,
+						    "peer '%.*s' listed twice: '%s'",
+						    (int)len, s, tok);
+				a->peers |= 1ull << node;
+				if (!c)
+					break;
+				s = c + 1;
 			}
 		}
-		if (!ad->peers)
-			return fail(p, "adapter '%s' reaches no node", ad->name);
+		if (!a->peers)
+			return fail(p, -EINVAL,
+				    "adapter '%s' reaches no other node: '%s'",
+				    a->name, tok);
 	}
 	return 0;
 }
@@ -506,22 +852,32 @@ static int resolve_peers(struct parser *p)
 static int finish(struct parser *p)
 {
 	struct sio_topology *t = p->t;
-	u32 n, a;
+	u32 nd, a;
+	int rc;
 
 	if (!t->nnodes)
-		return fail(p, "no node defined");
-	for (n = 0; t->nnodes > 1 && n < t->nnodes; n++) {
+		return fail(p, -EINVAL, "no node defined");
+	rc = resolve_peers(p);
+	if (rc)
+		return rc;
+	for (nd = 0; t->nnodes > 1 && nd < t->nnodes; nd++) {
 		for (a = 0; a < t->nadapters; a++)
-			if (t->adapters[a].node == n)
+			if (t->adapters[a].node == nd)
 				break;
-		if (a == t->nadapters)
-			return fail(p, "node '%s' has no adapter", t->nodes[n].name);
+		if (a == t->nadapters) {
+			p->line = p->node_line[nd];
+			return fail(p, -EINVAL,
+				    "node has no adapter (%u nodes): '%s'",
+				    t->nnodes, t->nodes[nd].name);
+		}
 	}
-	return resolve_peers(p);
+	return 0;
 }
 
 void sio_topo_free(struct sio_topology *t)
 {
+	if (!t)
+		return;
 	free(t->nodes);
 	free(t->adapters);
 	free(t->devices);
@@ -531,63 +887,71 @@ void sio_topo_free(struct sio_topology *t)
 int sio_topo_parse(const char *text, size_t len, struct sio_topology *out,
 		   char *err, size_t errlen)
 {
-	struct parser p = { 0 };
-	char *buf = malloc(len + 1), *line, *save = NULL;
-	int rc = 0;
+	struct parser *p;
+	const char *nul;
+	char *buf, *s;
+	int rc = 0, last_empty = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!buf)
+	if (err && errlen)
+		err[0] = '\0';
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	p.t = out;
-	p.err = err;
-	p.errlen = errlen;
-	p.def.window = 4ull << 30;
-	p.def.luts = 256;
-	p.def.requesters = 32;
-	p.def.reserved = 2;
-	if (strlen(buf) != len) {
-		rc = fail(&p, "NUL byte in topology");
+	}
+	p->t = out;
+	p->err = err;
+	p->errlen = errlen;
+	p->def.window = DEF_WINDOW;
+	p->def.luts = DEF_LUTS;
+	p->def.requesters = DEF_REQUESTERS;
+	p->def.reserved = DEF_RESERVED;
+	p->names.hash = name_hash;
+	p->names.eq = name_eq;
+	p->bdfs.hash = bdf_hash;
+	p->bdfs.eq = bdf_eq;
+	if (!text)
+		len = 0;
+	nul = len ? memchr(text, '\0', len) : NULL;
+	if (nul) {
+		for (p->line = 1; text < nul; text++)
+			p->line += *text == '\n';
+		rc = fail(p, -EINVAL, "NUL byte in the text");
 		goto out;
 	}
-	for (line = buf; line && !rc; p.line++) {
-		char *next = strchr(line, '\n'), *tok[64], *hash;
-		int n = 0;
-
-		if (next)
-			*next++ = '\0';
-		p.line = p.line ? p.line : 1;
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		for (tok[n] = strtok_r(line, " \t\r", &save); tok[n] && n < 63;
-		     tok[n] = strtok_r(NULL, " \t\r", &save))
-			n++;
-		if (n == 63)
-			rc = fail(&p, "too many fields");
-		else if (n == 0)
-			;
-		else if (!strcmp(tok[0], "fabric"))
-			rc = p_fabric(&p, tok, n);
-		else if (!strcmp(tok[0], "node"))
-			rc = p_node(&p, tok, n);
-		else if (!strcmp(tok[0], "adapter"))
-			rc = p_adapter(&p, tok, n);
-		else if (!strcmp(tok[0], "device"))
-			rc = p_device(&p, tok, n);
-		else
-			rc = fail(&p, "unknown keyword '%s'", tok[0]);
-		line = next;
-		if (!rc && !next)
-			break;
+	buf = malloc(len + 1);
+	if (!buf) {
+		rc = nomem(p);
+		goto out;
 	}
-	if (!rc)
-		rc = finish(&p);
-out:
+	if (len)
+		memcpy(buf, text, len);
+	buf[len] = '\0';
+	for (s = buf;;) {
+		char *nl = strchr(s, '\n');
+
+		if (nl)
+			*nl = '\0';
+		p->line++;
+		/* End-of-file checks name the last line, not the empty one
+		 * after a final newline. */
+		last_empty = !nl && !*s && p->line > 1;
+		rc = parse_line(p, s);
+		if (rc || !nl)
+			break;
+		s = nl + 1;
+	}
+	if (!rc) {
+		p->line -= last_empty;
+		rc = finish(p);
+	}
 	free(buf);
-	free(p.peers);
-	free(p.peer_line);
+out:
+	free(p->names.slot);
+	free(p->bdfs.slot);
+	free(p);
 	if (rc)
 		sio_topo_free(out);
 	return rc;
@@ -596,114 +960,210 @@ out:
 int sio_topo_load(const char *path, struct sio_topology *out, char *err,
 		  size_t errlen)
 {
-	FILE *f = fopen(path, "r");
 	char *text = NULL;
-	size_t cap = 0, len = 0, n;
-	int rc;
+	size_t cap = 0, len = 0;
+	int fd, rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s", strerror(errno));
-		return rc;
-	}
-	do {
-		if (len + 4096 > cap) {
-			char *t = realloc(text, cap = cap * 2 + 8192);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto io_error;
+	for (;;) {
+		ssize_t n;
 
-			if (!t || cap > (16u << 20)) {
-				free(t ? t : text);
-				fclose(f);
-				snprintf(err, errlen, "file too large");
-				return t ? -E2BIG : -ENOMEM;
+		if (len == cap) {
+			char *nt;
+
+			if (cap > SIO_TOPO_MAX_FILE) {
+				close(fd);
+				free(text);
+				if (err && errlen)
+					snprintf(err, errlen, "file larger than %uM",
+						 SIO_TOPO_MAX_FILE >> 20);
+				return -E2BIG;
 			}
-			text = t;
+			cap = cap ? cap * 2 : 16384;
+			if (cap > SIO_TOPO_MAX_FILE + 1)
+				cap = SIO_TOPO_MAX_FILE + 1;	/* one byte too many */
+			nt = realloc(text, cap);
+			if (!nt) {
+				close(fd);
+				free(text);
+				if (err && errlen)
+					snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			text = nt;
 		}
-		n = fread(text + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	rc = sio_topo_parse(text ? text : "", len, out, err, errlen);
+		n = read(fd, text + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = errno;
+			close(fd);
+			free(text);
+			errno = rc;
+			goto io_error;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	rc = sio_topo_parse(text, len, out, err, errlen);
 	free(text);
 	return rc;
+
+io_error:
+	rc = errno;
+	if (err && errlen)
+		snprintf(err, errlen, "%s", strerror(rc));
+	return -rc;
 }
 
-static const char default_topology[] =
-	"# The built-in cluster: four hosts on one NTB switch.\n"
-	"fabric luts=256 requesters=32 reserved=2 window=4G\n"
-	"node host0 id=0 ram=1G\n"
-	"node host1 id=1 ram=1G\n"
-	"node host2 id=2 ram=1G\n"
-	"node host3 id=3 ram=1G\n"
-	"adapter host0 ntb0 peers=all\n"
-	"adapter host1 ntb0 peers=all\n"
-	"adapter host2 ntb0 peers=all\n"
-	"adapter host3 ntb0 peers=all\n"
-	"device host0 nvme0 bdf=0000:01:00.0 vendor=0x1b36 device=0x0010 class=0x010802 revision=0x02 config=4096 model=nvme bar0=16K,64\n"
-	"device host0 nic0 bdf=0000:02:00.0 vendor=0x8086 device=0x10d3 class=0x020000 config=256 bar0=128K bar2=16K\n"
-	"device host1 nvme1 bdf=0000:01:00.0 vendor=0x1b36 device=0x0010 class=0x010802 revision=0x02 config=4096 model=nvme bar0=16K,64\n"
-	"device host1 gpu0 bdf=0000:02:00.0 vendor=0x10de device=0x1eb8 class=0x030200 config=4096 bar0=16M bar1=256M,64,prefetch\n"
-	"device host2 acc0 bdf=0000:01:00.0 vendor=0x1234 device=0x11e8 class=0x120000 config=4096 model=dma bar0=1M bar2=64M,64,prefetch\n"
-	"device host2 nvme2 bdf=0000:02:00.0 vendor=0x1b36 device=0x0010 class=0x010802 revision=0x02 config=4096 model=nvme bar0=16K,64\n"
-	"device host3 acc1 bdf=0000:01:00.0 vendor=0x1234 device=0x11e8 class=0x120000 config=4096 model=dma bar0=1M bar2=64M,64,prefetch\n"
-	"device host3 nic1 bdf=0000:02:00.0 vendor=0x8086 device=0x10d3 class=0x020000 config=256 bar0=128K bar2=16K\n";
+/* --- the built-in default, also contrib/topology/default.conf ----------- */
+
+struct default_dev {
+	const char *name;
+	u32 node, bus;
+	u16 vendor, device;
+	u32 class_code;
+	u8 revision;
+	u32 config_size, model;
+	struct sio_topo_bar bar[SIO_MAX_BARS];
+};
+
+#define KiB(x) ((u64)(x) << 10)
+#define MiB(x) ((u64)(x) << 20)
+#define NVME 0x1b36, 0x0010, 0x010802, 0x02, 4096, SIO_MODEL_NVME, \
+	{ [0] = { KiB(16), SIO_BAR_MEM64 } }
+#define NIC 0x8086, 0x10d3, 0x020000, 0x01, 256, SIO_MODEL_GENERIC, \
+	{ [0] = { KiB(128), 0 }, [2] = { KiB(16), 0 } }
+#define GPU 0x10de, 0x1eb8, 0x030200, 0x01, 4096, SIO_MODEL_GENERIC, \
+	{ [0] = { MiB(16), 0 }, [1] = { MiB(256), SIO_BAR_MEM64 | SIO_BAR_PREFETCH } }
+#define ACC 0x1234, 0x11e8, 0x120000, 0x01, 4096, SIO_MODEL_DMA, \
+	{ [0] = { MiB(1), 0 }, [2] = { MiB(64), SIO_BAR_MEM64 | SIO_BAR_PREFETCH } }
+
+static const struct default_dev default_devs[] = {
+	{ "nvme0", 0, 1, NVME },
+	{ "nic0", 0, 2, NIC },
+	{ "nvme1", 1, 1, NVME },
+	{ "gpu0", 1, 2, GPU },
+	{ "acc0", 2, 1, ACC },
+	{ "nvme2", 2, 2, NVME },
+	{ "acc1", 3, 1, ACC },
+	{ "nic1", 3, 2, NIC },
+};
+
+#define DEFAULT_NODES 4u
+#define NDEFAULT_DEVS (sizeof(default_devs) / sizeof(default_devs[0]))
 
 int sio_topo_default(struct sio_topology *out)
 {
-	char err[128];
+	u32 i;
 
-	return sio_topo_parse(default_topology, sizeof(default_topology) - 1,
-			      out, err, sizeof(err));
+	memset(out, 0, sizeof(*out));
+	out->nodes = calloc(DEFAULT_NODES, sizeof(*out->nodes));
+	out->adapters = calloc(DEFAULT_NODES, sizeof(*out->adapters));
+	out->devices = calloc(NDEFAULT_DEVS, sizeof(*out->devices));
+	if (!out->nodes || !out->adapters || !out->devices) {
+		sio_topo_free(out);
+		return -ENOMEM;
+	}
+	out->nnodes = out->nadapters = DEFAULT_NODES;
+	out->ndevices = NDEFAULT_DEVS;
+	for (i = 0; i < DEFAULT_NODES; i++) {
+		struct sio_topo_adapter *a = &out->adapters[i];
+
+		snprintf(out->nodes[i].name, SIO_TOPO_NAME, "host%u", i);
+		out->nodes[i].id = i;
+		out->nodes[i].ram = DEF_RAM;
+		snprintf(a->name, SIO_TOPO_NAME, "ntb0");
+		a->node = i;
+		a->peers = ((1ull << DEFAULT_NODES) - 1) & ~(1ull << i);
+		a->window = DEF_WINDOW;
+		a->luts = DEF_LUTS;
+		a->requesters = DEF_REQUESTERS;
+		a->reserved = DEF_RESERVED;
+	}
+	for (i = 0; i < NDEFAULT_DEVS; i++) {
+		const struct default_dev *s = &default_devs[i];
+		struct sio_topo_device *d = &out->devices[i];
+
+		snprintf(d->name, SIO_TOPO_NAME, "%s", s->name);
+		d->node = s->node;
+		snprintf(d->bdf, sizeof(d->bdf), "0000:%02x:00.0", s->bus);
+		d->vendor = d->subsys_vendor = s->vendor;
+		d->device = d->subsys_device = s->device;
+		d->class_code = s->class_code;
+		d->revision = s->revision;
+		d->config_size = s->config_size;
+		d->model = s->model;
+		memcpy(d->bar, s->bar, sizeof(d->bar));
+	}
+	return 0;
 }
+
+/* --- generated clusters for scale benchmarks ------------------------------ */
 
 int sio_topo_generate(struct sio_topology *out, unsigned nodes,
 		      unsigned functions_per_node)
 {
-	struct sio_topology *t = out;
-	unsigned n, f, k = 0;
+	u32 n, f, k = 0;
+	u64 total = (u64)nodes * functions_per_node;
 
-	memset(t, 0, sizeof(*t));
-	if (!nodes || nodes > SIO_MAX_NODES || functions_per_node > 65536)
+	memset(out, 0, sizeof(*out));
+	if (!nodes)
+		return -EINVAL;
+	if (nodes > SIO_MAX_NODES || functions_per_node > GEN_MAX_FUNCTIONS ||
+	    total > SIO_TOPO_MAX_DEVICES)
 		return -E2BIG;
-	t->nodes = calloc(nodes, sizeof(*t->nodes));
-	t->adapters = calloc(nodes, sizeof(*t->adapters));
-	t->devices = calloc((size_t)nodes * functions_per_node + 1,
-			    sizeof(*t->devices));
-	if (!t->nodes || !t->adapters || !t->devices) {
-		sio_topo_free(t);
+	/* A single node needs no adapter, and an adapter needs a peer. */
+	out->nadapters = nodes > 1 ? nodes : 0;
+	out->nodes = calloc(nodes, sizeof(*out->nodes));
+	out->adapters = out->nadapters ? calloc(nodes, sizeof(*out->adapters))
+				       : NULL;
+	out->devices = total ? calloc((size_t)total, sizeof(*out->devices))
+			     : NULL;
+	if (!out->nodes || (out->nadapters && !out->adapters) ||
+	    (total && !out->devices)) {
+		sio_topo_free(out);
 		return -ENOMEM;
 	}
-	t->nnodes = t->nadapters = nodes;
+	out->nnodes = nodes;
+	out->ndevices = (u32)total;
 	for (n = 0; n < nodes; n++) {
-		struct sio_topo_adapter *a = &t->adapters[n];
+		snprintf(out->nodes[n].name, SIO_TOPO_NAME, "gen%u", n);
+		out->nodes[n].id = n;
+		out->nodes[n].ram = DEF_RAM;
+		if (out->nadapters) {
+			struct sio_topo_adapter *a = &out->adapters[n];
 
-		snprintf(t->nodes[n].name, SIO_TOPO_NAME, "host%u", n);
-		t->nodes[n].id = n;
-		t->nodes[n].ram = 1ull << 30;
-		snprintf(a->name, SIO_TOPO_NAME, "ntb0");
-		a->node = n;
-		a->peers = (nodes == 64 ? ~0ull : (1ull << nodes) - 1) &
-			   ~(1ull << n);
-		a->window = 4ull << 30;
-		a->luts = 256;
-		a->requesters = 32;
-		a->reserved = 2;
+			snprintf(a->name, SIO_TOPO_NAME, "ntb0");
+			a->node = n;
+			a->peers = (nodes == 64 ? ~0ull : (1ull << nodes) - 1) &
+				   ~(1ull << n);
+			a->window = DEF_WINDOW;
+			a->luts = DEF_LUTS;
+			a->requesters = DEF_REQUESTERS;
+			a->reserved = DEF_RESERVED;
+		}
 		for (f = 0; f < functions_per_node; f++, k++) {
-			struct sio_topo_device *d = &t->devices[k];
+			struct sio_topo_device *d = &out->devices[k];
 
 			snprintf(d->name, SIO_TOPO_NAME, "nic%u", k);
-			/* 2048 functions: 8 per device on 256 bus/dev slots. */
-			snprintf(d->bdf, sizeof(d->bdf), "0000:%02x:%02x.%u",
-				 (f >> 8) & 0xff, (f >> 3) & 0x1f, f & 7);
 			d->node = n;
+			/* 256 functions a bus (32 slots x 8), buses 01..ff */
+			snprintf(d->bdf, sizeof(d->bdf), "0000:%02x:%02x.%u",
+				 1 + f / 256, (f / 8) % 32, f % 8);
 			d->vendor = d->subsys_vendor = 0x8086;
 			d->device = d->subsys_device = 0x10d3;
 			d->class_code = 0x020000;
 			d->revision = 1;
 			d->config_size = 256;
-			d->bar[0].size = 16384;
+			d->model = SIO_MODEL_GENERIC;
+			d->bar[0].size = KiB(16);
 		}
 	}
-	t->ndevices = k;
 	return 0;
 }
