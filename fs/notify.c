@@ -19,7 +19,7 @@
 static struct {
 	pthread_t thread;
 	int running;
-	volatile int stop;
+	int stop;		/* read and written atomically */
 	uint64_t passes;
 } nt;
 
@@ -44,9 +44,9 @@ static void *watcher(void *arg)
 	uint64_t seen = smartio_change_count(sfs.h), now;
 
 	(void)arg;
-	while (!nt.stop) {
+	while (!__atomic_load_n(&nt.stop, __ATOMIC_ACQUIRE)) {
 		smartio_change_wait(sfs.h, seen, WATCH_SLICE_MS);
-		if (nt.stop)
+		if (__atomic_load_n(&nt.stop, __ATOMIC_ACQUIRE))
 			break;
 		now = smartio_change_count(sfs.h);
 		if (now != seen) {
@@ -62,7 +62,7 @@ int notify_start(void)
 {
 	int err;
 
-	nt.stop = 0;
+	__atomic_store_n(&nt.stop, 0, __ATOMIC_RELEASE);
 	err = pthread_create(&nt.thread, NULL, watcher, NULL);
 	if (err)
 		return -err;
@@ -74,7 +74,7 @@ void notify_stop(void)
 {
 	if (!nt.running)
 		return;
-	nt.stop = 1;
+	__atomic_store_n(&nt.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(nt.thread, NULL);
 	nt.running = 0;
 }

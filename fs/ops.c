@@ -385,6 +385,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct attr_file *af = (struct attr_file *)(uintptr_t)fi->fh;
 	struct sfs_inode *e;
 	int err = 0, rc;
+	size_t n;
 	char *buf;
 
 	SFS_COUNT(read);
@@ -428,13 +429,20 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		}
 		af->have = 1;
 	}
-	if ((uint64_t)off >= af->sb.len)
-		fuse_reply_buf(req, NULL, 0);
-	else
-		fuse_reply_buf(req, af->sb.buf + off,
-			       af->sb.len - (size_t)off < size ?
-			       af->sb.len - (size_t)off : size);
+	/* Copy out and unlock before replying: once the reply is sent the
+	 * file may be closed and released at once, from another thread. */
+	n = (uint64_t)off >= af->sb.len ? 0 : af->sb.len - (size_t)off;
+	if (n > size)
+		n = size;
+	buf = malloc(n ? n : 1);
+	if (buf && n)
+		memcpy(buf, af->sb.buf + off, n);
 	pthread_mutex_unlock(&af->lock);
+	if (buf)
+		fuse_reply_buf(req, buf, n);
+	else
+		fuse_reply_err(req, ENOMEM);
+	free(buf);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
