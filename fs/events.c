@@ -88,7 +88,6 @@ void events_open(fuse_req_t req, struct fuse_file_info *fi)
 	pthread_mutex_unlock(&ev.lock);
 	fi->fh = (uintptr_t)ef;
 	fi->direct_io = 1;
-	fi->nonseekable = 1;
 	if (fuse_reply_open(req, fi) != 0)
 		events_release(fi);
 }

@@ -279,6 +279,7 @@ int main(int argc, char *argv[])
 	if (o.topology) {
 		if (!realpath(o.topology, topo))
 			die("%s: %s", o.topology, strerror(errno));
+		free(o.topology);
 		o.topology = topo;
 	}
 	if (fuse_opt_insert_arg(&args, 1, "-osubtype=smartiofs,fsname=smartio") ||
@@ -349,5 +350,9 @@ int main(int argc, char *argv[])
 	names_free();
 	free(copts.mountpoint);
 	fuse_opt_free_args(&args);
+	free(o.fabric);
+	free(o.node);
+	while (o.npos > 0)
+		free(o.pos[--o.npos]);
 	return ret < 0 ? 1 : 0;
 }
