@@ -1,26 +1,88 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The wire codec of proto.h.  Parsing is strict and bounds-checked on every
- * step: any byte string may arrive from another node or from user space.
- * Rules: the header length equals the buffer length; attributes are
- * 4-byte aligned and the last one's padding may be missing only if it ends
- * exactly at the end of the message.
+ * The wire codec of proto.h.
+ *
+ * Portable core: this file includes nothing but proto.h and calls no libc,
+ * because it is also built into smartio.ko.  Integers are read and written
+ * byte by byte, so neither the message nor any attribute needs to be aligned
+ * in memory.
+ *
+ * Builder rules:
+ *  - the usable capacity is min(cap, SIO_MSG_MAX): a longer message would be
+ *    refused by every receiver, so it is an overflow at build time already;
+ *  - the first error is sticky: -EMSGSIZE when an attribute does not fit
+ *    (nothing is written then), -EINVAL for a string longer than
+ *    SIO_NAME_MAX - 1, binary data longer than SIO_DATA_MAX or a nest offset
+ *    that nest_start did not return.
+ *
+ * Parser rules (any byte string may arrive from another node or from user
+ * space, so every read is bounds-checked first):
+ *  - -EBADMSG: len < SIO_MSG_HDRLEN; len > SIO_MSG_MAX; nlmsghdr.len != len;
+ *    an attribute header that does not fit; an attribute length < 4 or past
+ *    the end of its message or nest; padding cut short (see below);
+ *  - -EPROTO: version != SIO_GENL_VERSION, cmd 0 or cmd > SIO_CMD_MAX;
+ *  - -EINVAL: unknown attribute type; a payload of the wrong size for its
+ *    type; a NAME that is empty, longer than SIO_NAME_MAX, not NUL-terminated
+ *    at its last byte or with an earlier NUL; DATA longer than SIO_DATA_MAX;
+ *    BAR without SIO_NLA_F_NESTED or the flag on anything else; inside a BAR
+ *    anything but INDEX, ADDR, SIZE, FLAGS, or one of them twice.
+ *  Checks run in that order per level: header, command, then attribute by
+ *  attribute, framing before content.
+ *  Padding: each attribute is followed by SIO_NLA_ALIGN padding; the padding
+ *  of the last attribute of the message or of a nest may be left out, but
+ *  only entirely (as netlink allows).  Padding bytes are not inspected.
+ *  On any error the attribute table is left empty (no pointer into a bad
+ *  buffer escapes); the header fields are filled whenever len covers them,
+ *  so that an error reply can still echo the sequence number.
  */
 #include "proto.h"
 
-enum attr_kind { K_NONE, K_U32, K_U64, K_STR, K_BIN, K_NEST };
-
-static const u8 attr_kind[SIO_A_MAX + 1] = {
-	[SIO_A_SRC] = K_U32, [SIO_A_DST] = K_U32, [SIO_A_NODE] = K_U32,
-	[SIO_A_PEER] = K_U32, [SIO_A_DEV] = K_U32, [SIO_A_MODE] = K_U32,
-	[SIO_A_ERRNO] = K_U32, [SIO_A_ADDR] = K_U64, [SIO_A_SIZE] = K_U64,
-	[SIO_A_IOVA] = K_U64, [SIO_A_OFFSET] = K_U64, [SIO_A_MASK] = K_U64,
-	[SIO_A_FLAGS] = K_U32, [SIO_A_RID] = K_U32, [SIO_A_SEQ] = K_U64,
-	[SIO_A_TIME] = K_U64, [SIO_A_KIND] = K_U32, [SIO_A_INDEX] = K_U32,
-	[SIO_A_NAME] = K_STR, [SIO_A_DATA] = K_BIN, [SIO_A_BAR] = K_NEST,
+/* Payload classes of the attribute policy. */
+enum sio_kind {
+	SIO_K_NONE,	/* not a valid attribute */
+	SIO_K_U32,	/* exactly 4 bytes (u32 and s32) */
+	SIO_K_U64,	/* exactly 8 bytes */
+	SIO_K_STR,	/* 1..SIO_NAME_MAX bytes, one NUL, at the end */
+	SIO_K_BIN,	/* 0..SIO_DATA_MAX bytes */
+	SIO_K_BAR,	/* nest of BAR fields */
 };
 
-static void put_le(u8 *p, u64 v, u32 n)
+struct sio_policy {
+	u8 kind;
+	u8 bar_field;	/* allowed inside a BAR nest */
+};
+
+static const struct sio_policy sio_policy[__SIO_A_MAX] = {
+	[SIO_A_UNSPEC]	= { SIO_K_NONE, 0 },
+	[SIO_A_SRC]	= { SIO_K_U32, 0 },
+	[SIO_A_DST]	= { SIO_K_U32, 0 },
+	[SIO_A_NODE]	= { SIO_K_U32, 0 },
+	[SIO_A_PEER]	= { SIO_K_U32, 0 },
+	[SIO_A_DEV]	= { SIO_K_U32, 0 },
+	[SIO_A_MODE]	= { SIO_K_U32, 0 },
+	[SIO_A_ERRNO]	= { SIO_K_U32, 0 },
+	[SIO_A_ADDR]	= { SIO_K_U64, 1 },
+	[SIO_A_SIZE]	= { SIO_K_U64, 1 },
+	[SIO_A_IOVA]	= { SIO_K_U64, 0 },
+	[SIO_A_OFFSET]	= { SIO_K_U64, 0 },
+	[SIO_A_MASK]	= { SIO_K_U64, 0 },
+	[SIO_A_FLAGS]	= { SIO_K_U32, 1 },
+	[SIO_A_RID]	= { SIO_K_U32, 0 },
+	[SIO_A_SEQ]	= { SIO_K_U64, 0 },
+	[SIO_A_TIME]	= { SIO_K_U64, 0 },
+	[SIO_A_KIND]	= { SIO_K_U32, 0 },
+	[SIO_A_INDEX]	= { SIO_K_U32, 1 },
+	[SIO_A_NAME]	= { SIO_K_STR, 0 },
+	[SIO_A_DATA]	= { SIO_K_BIN, 0 },
+	[SIO_A_BAR]	= { SIO_K_BAR, 0 },
+};
+
+/* The bitmask in sio_check_bar must be wide enough for every inner type. */
+_Static_assert(__SIO_A_MAX <= 32, "BAR duplicate mask is a u32");
+
+/* ---- little-endian access, byte-wise so any alignment works ---------- */
+
+static void sio_put_le(u8 *p, u64 v, u32 n)
 {
 	u32 i;
 
@@ -28,7 +90,7 @@ static void put_le(u8 *p, u64 v, u32 n)
 		p[i] = (u8)(v >> (8 * i));
 }
 
-static u64 get_le(const u8 *p, u32 n)
+static u64 sio_get_le(const u8 *p, u32 n)
 {
 	u64 v = 0;
 	u32 i;
@@ -38,42 +100,66 @@ static u64 get_le(const u8 *p, u32 n)
 	return v;
 }
 
+static u16 sio_get_le16(const u8 *p)
+{
+	return (u16)sio_get_le(p, 2);
+}
+
+static u32 sio_get_le32(const u8 *p)
+{
+	return (u32)sio_get_le(p, 4);
+}
+
+/* ---- builder --------------------------------------------------------- */
+
+static int sio_msg_fail(struct sio_msg *m, int err)
+{
+	m->err = err;
+	return err;
+}
+
 int sio_msg_init(struct sio_msg *m, void *buf, u32 cap, u8 cmd, u16 flags,
 		 u32 seq)
 {
 	m->buf = buf;
-	m->cap = cap;
-	m->len = SIO_MSG_HDRLEN;
+	m->cap = cap < SIO_MSG_MAX ? cap : SIO_MSG_MAX;
+	m->len = 0;
 	m->err = 0;
-	if (cap < SIO_MSG_HDRLEN) {
-		m->len = 0;
-		m->err = -EMSGSIZE;
-		return m->err;
-	}
-	sio_memset(buf, 0, SIO_MSG_HDRLEN);
-	put_le(m->buf + 4, 0x10, 2);	/* family id placeholder */
-	put_le(m->buf + 6, flags, 2);
-	put_le(m->buf + 8, seq, 4);
-	m->buf[16] = cmd;
-	m->buf[17] = SIO_GENL_VERSION;
+	if (!buf || m->cap < SIO_MSG_HDRLEN)
+		return sio_msg_fail(m, -EMSGSIZE);
+	sio_memset(m->buf, 0, SIO_MSG_HDRLEN);
+	/* len is patched by sio_msg_finish; pid 0 means "the kernel/core" */
+	sio_put_le(m->buf + 4, 0x10, 2);	/* placeholder family id */
+	sio_put_le(m->buf + 6, flags, 2);
+	sio_put_le(m->buf + 8, seq, 4);
+	m->buf[SIO_NLMSG_HDRLEN] = cmd;
+	m->buf[SIO_NLMSG_HDRLEN + 1] = SIO_GENL_VERSION;
+	m->len = SIO_MSG_HDRLEN;
 	return 0;
 }
 
-static int put_attr(struct sio_msg *m, u16 type, const void *p, u32 len)
+/*
+ * Appends one attribute with plen payload bytes (copied from p unless p is
+ * NULL, as for a nest header) and zero padding.  Checks the room before
+ * writing anything, so a failed put leaves the buffer untouched.
+ */
+static int sio_put_attr(struct sio_msg *m, u16 type, const void *p, u32 plen)
 {
-	u32 total = SIO_NLA_HDRLEN + len, padded = SIO_NLA_ALIGN(total);
+	u32 total = SIO_NLA_HDRLEN + plen;
+	u32 padded = SIO_NLA_ALIGN(total);
+	u8 *a;
 
 	if (m->err)
 		return m->err;
-	if (total > 0xffffu || padded > m->cap - m->len) {
-		m->err = -EMSGSIZE;
-		return m->err;
-	}
-	put_le(m->buf + m->len, total, 2);
-	put_le(m->buf + m->len + 2, type, 2);
-	if (len)
-		sio_memcpy(m->buf + m->len + SIO_NLA_HDRLEN, p, len);
-	sio_memset(m->buf + m->len + total, 0, padded - total);
+	/* m->len <= m->cap always holds, so the subtraction cannot wrap */
+	if (plen > SIO_MSG_MAX || padded > m->cap - m->len)
+		return sio_msg_fail(m, -EMSGSIZE);
+	a = m->buf + m->len;
+	sio_put_le(a, total, 2);
+	sio_put_le(a + 2, type, 2);
+	if (plen && p)
+		sio_memcpy(a + SIO_NLA_HDRLEN, p, plen);
+	sio_memset(a + total, 0, padded - total);
 	m->len += padded;
 	return 0;
 }
@@ -82,12 +168,13 @@ int sio_msg_put_u32(struct sio_msg *m, u16 type, u32 v)
 {
 	u8 b[4];
 
-	put_le(b, v, 4);
-	return put_attr(m, type, b, 4);
+	sio_put_le(b, v, 4);
+	return sio_put_attr(m, type, b, sizeof(b));
 }
 
 int sio_msg_put_s32(struct sio_msg *m, u16 type, s32 v)
 {
+	/* two's complement on every target: the bit pattern travels as is */
 	return sio_msg_put_u32(m, type, (u32)v);
 }
 
@@ -95,51 +182,51 @@ int sio_msg_put_u64(struct sio_msg *m, u16 type, u64 v)
 {
 	u8 b[8];
 
-	put_le(b, v, 8);
-	return put_attr(m, type, b, 8);
+	sio_put_le(b, v, 8);
+	return sio_put_attr(m, type, b, sizeof(b));
 }
 
 int sio_msg_put_str(struct sio_msg *m, u16 type, const char *s)
 {
-	size_t n = sio_strnlen(s, SIO_NAME_MAX);
+	size_t n;
 
 	if (m->err)
 		return m->err;
-	if (n >= SIO_NAME_MAX) {
-		m->err = -EINVAL;
-		return m->err;
-	}
-	return put_attr(m, type, s, (u32)n + 1);
+	/* look at most SIO_NAME_MAX bytes: s need not be terminated early */
+	n = sio_strnlen(s, SIO_NAME_MAX);
+	if (n > SIO_NAME_MAX - 1)
+		return sio_msg_fail(m, -EINVAL);
+	return sio_put_attr(m, type, s, (u32)n + 1);	/* with the NUL */
 }
 
 int sio_msg_put_bin(struct sio_msg *m, u16 type, const void *p, u32 len)
 {
 	if (m->err)
 		return m->err;
-	if (len > SIO_DATA_MAX) {
-		m->err = -EINVAL;
-		return m->err;
-	}
-	return put_attr(m, type, p, len);
+	if (len > SIO_DATA_MAX)
+		return sio_msg_fail(m, -EINVAL);
+	return sio_put_attr(m, type, p, len);
 }
 
 int sio_msg_nest_start(struct sio_msg *m, u16 type)
 {
 	u32 off = m->len;
-	int err = put_attr(m, type | SIO_NLA_F_NESTED, NULL, 0);
+	int err = sio_put_attr(m, type | SIO_NLA_F_NESTED, NULL, 0);
 
+	/* off <= SIO_MSG_MAX, so it fits an int */
 	return err ? err : (int)off;
 }
 
 int sio_msg_nest_end(struct sio_msg *m, int nest_off)
 {
+	u32 off = (u32)nest_off;
+
 	if (m->err)
 		return m->err;
-	if (nest_off < SIO_MSG_HDRLEN || (u32)nest_off >= m->len) {
-		m->err = -EINVAL;
-		return m->err;
-	}
-	put_le(m->buf + nest_off, m->len - (u32)nest_off, 2);
+	if (nest_off < SIO_MSG_HDRLEN || off > m->len - SIO_NLA_HDRLEN)
+		return sio_msg_fail(m, -EINVAL);
+	/* at most SIO_MSG_MAX bytes: always fits the u16 length field */
+	sio_put_le(m->buf + off, m->len - off, 2);
 	return 0;
 }
 
@@ -147,89 +234,122 @@ int sio_msg_finish(struct sio_msg *m)
 {
 	if (m->err)
 		return m->err;
-	put_le(m->buf, m->len, 4);
+	sio_put_le(m->buf, m->len, 4);
 	return (int)m->len;
 }
 
-/* Validates one attribute's payload against its kind. */
-static int check_attr(u16 type, const u8 *data, u32 len, int nested_flag,
-		      int inside_bar)
-{
-	u8 kind;
-	u32 i;
+/* ---- parser ---------------------------------------------------------- */
 
-	if (type == 0 || type > SIO_A_MAX)
+/*
+ * Reads the attribute header at *pos of [data, data + len) into *out and
+ * advances *pos past it and its padding.  Returns 1 on success, 0 at the
+ * end, -EBADMSG when the framing is broken.
+ */
+static int sio_nla_take(const u8 *data, u32 len, u32 *pos, struct sio_nla *out,
+			u16 *raw_type)
+{
+	u32 rest, alen;
+
+	if (*pos >= len)
+		return 0;
+	rest = len - *pos;
+	if (rest < SIO_NLA_HDRLEN)
+		return -EBADMSG;
+	alen = sio_get_le16(data + *pos);
+	if (alen < SIO_NLA_HDRLEN || alen > rest)
+		return -EBADMSG;
+	/* padding must be whole, or wholly absent at the very end */
+	if (SIO_NLA_ALIGN(alen) > rest && alen != rest)
+		return -EBADMSG;
+	*raw_type = sio_get_le16(data + *pos + 2);
+	out->type = (u16)(*raw_type & ~SIO_NLA_F_NESTED);
+	out->len = (u16)(alen - SIO_NLA_HDRLEN);
+	out->data = data + *pos + SIO_NLA_HDRLEN;
+	*pos += SIO_NLA_ALIGN(alen) < rest ? SIO_NLA_ALIGN(alen) : rest;
+	return 1;
+}
+
+static int sio_check_str(const struct sio_nla *a)
+{
+	/* the payload length equals the string length plus one NUL */
+	if (a->len < 1 || a->len > SIO_NAME_MAX)
 		return -EINVAL;
-	kind = attr_kind[type];
-	if (inside_bar && type != SIO_A_INDEX && type != SIO_A_ADDR &&
-	    type != SIO_A_SIZE && type != SIO_A_FLAGS)
+	if (sio_strnlen((const char *)a->data, a->len) != (size_t)a->len - 1u)
 		return -EINVAL;
-	if ((kind == K_NEST) != !!nested_flag)
+	return 0;
+}
+
+/* Checks one attribute's type, nested flag and payload size. */
+static int sio_check_attr(const struct sio_nla *a, u16 raw_type)
+{
+	u8 kind = a->type <= SIO_A_MAX ? sio_policy[a->type].kind : SIO_K_NONE;
+	int nested = !!(raw_type & SIO_NLA_F_NESTED);
+
+	if (kind == SIO_K_NONE)
+		return -EINVAL;
+	if (nested != (kind == SIO_K_BAR))
 		return -EINVAL;
 	switch (kind) {
-	case K_U32:
-		return len == 4 ? 0 : -EINVAL;
-	case K_U64:
-		return len == 8 ? 0 : -EINVAL;
-	case K_STR:
-		if (len == 0 || len > SIO_NAME_MAX || data[len - 1])
-			return -EINVAL;
-		for (i = 0; i + 1 < len; i++)
-			if (!data[i])
-				return -EINVAL;
-		return 0;
-	case K_BIN:
-		return len <= SIO_DATA_MAX ? 0 : -EINVAL;
+	case SIO_K_U32:
+		return a->len == 4 ? 0 : -EINVAL;
+	case SIO_K_U64:
+		return a->len == 8 ? 0 : -EINVAL;
+	case SIO_K_STR:
+		return sio_check_str(a);
+	case SIO_K_BIN:
+		return a->len <= SIO_DATA_MAX ? 0 : -EINVAL;
 	default:
-		return 0;
+		return 0;	/* BAR: its inside is sio_check_bar's job */
 	}
 }
 
-/* Walks an attribute stream, validating each; calls back for top level. */
-static int walk(const u8 *data, u32 len, int inside_bar, struct sio_parsed *p)
+/* A BAR is a record: known fields only, each at most once. */
+static int sio_check_bar(const struct sio_nla *bar)
 {
-	u32 pos = 0;
+	struct sio_nla f;
+	u32 pos = 0, seen = 0;
+	u16 raw;
+	int ret;
 
-	while (pos < len) {
-		u32 alen, type_raw, plen;
-		int err;
-
-		if (len - pos < SIO_NLA_HDRLEN)
-			return -EBADMSG;
-		alen = (u32)get_le(data + pos, 2);
-		type_raw = (u32)get_le(data + pos + 2, 2);
-		if (alen < SIO_NLA_HDRLEN || alen > len - pos)
-			return -EBADMSG;
-		plen = alen - SIO_NLA_HDRLEN;
-		err = check_attr((u16)(type_raw & ~SIO_NLA_F_NESTED),
-				 data + pos + SIO_NLA_HDRLEN, plen,
-				 type_raw & SIO_NLA_F_NESTED, inside_bar);
-		if (err)
-			return err;
-		if (type_raw & SIO_NLA_F_NESTED) {
-			if (inside_bar)
-				return -EINVAL;
-			err = walk(data + pos + SIO_NLA_HDRLEN, plen, 1, NULL);
-			if (err)
-				return err;
-		}
-		if (p) {
-			u16 t = (u16)(type_raw & ~SIO_NLA_F_NESTED);
-
-			p->tb[t].len = (u16)plen;
-			p->tb[t].type = t;
-			p->tb[t].data = data + pos + SIO_NLA_HDRLEN;
-			p->present[t] = 1;
-		}
-		if (SIO_NLA_ALIGN(alen) > len - pos) {
-			if (alen != len - pos)
-				return -EBADMSG;
-			pos = len;
-		} else {
-			pos += SIO_NLA_ALIGN(alen);
-		}
+	while ((ret = sio_nla_take(bar->data, bar->len, &pos, &f, &raw)) > 0) {
+		ret = sio_check_attr(&f, raw);
+		if (ret)
+			return ret;
+		if (!sio_policy[f.type].bar_field || (seen >> f.type & 1))
+			return -EINVAL;
+		seen |= 1u << f.type;
 	}
-	return 0;
+	return ret;
+}
+
+static int sio_parse_attrs(const u8 *data, u32 len, struct sio_parsed *p)
+{
+	struct sio_nla a;
+	u32 pos = 0;
+	u16 raw;
+	int ret;
+
+	while ((ret = sio_nla_take(data, len, &pos, &a, &raw)) > 0) {
+		ret = sio_check_attr(&a, raw);
+		if (!ret && a.type == SIO_A_BAR)
+			ret = sio_check_bar(&a);
+		if (ret)
+			return ret;
+		p->tb[a.type] = a;	/* the last occurrence wins */
+		p->present[a.type] = 1;
+	}
+	return ret;
+}
+
+/* Fills the header fields; only called once len covers both headers. */
+static void sio_parse_hdr(const u8 *b, struct sio_parsed *p)
+{
+	p->type = sio_get_le16(b + 4);
+	p->flags = sio_get_le16(b + 6);
+	p->seq = sio_get_le32(b + 8);
+	p->pid = sio_get_le32(b + 12);
+	p->cmd = b[SIO_NLMSG_HDRLEN];
+	p->version = b[SIO_NLMSG_HDRLEN + 1];
 }
 
 int sio_msg_parse(const void *buf, u32 len, struct sio_parsed *p)
@@ -238,46 +358,44 @@ int sio_msg_parse(const void *buf, u32 len, struct sio_parsed *p)
 	int err;
 
 	sio_memset(p, 0, sizeof(*p));
-	if (!buf || len < SIO_MSG_HDRLEN)
+	if (!b || len < SIO_MSG_HDRLEN)
 		return -EBADMSG;
-	if (len > SIO_MSG_MAX)
-		return -EMSGSIZE;
-	if (get_le(b, 4) != len)
+	sio_parse_hdr(b, p);
+	if (len > SIO_MSG_MAX || sio_get_le32(b) != len)
 		return -EBADMSG;
-	p->type = (u16)get_le(b + 4, 2);
-	p->flags = (u16)get_le(b + 6, 2);
-	p->seq = (u32)get_le(b + 8, 4);
-	p->pid = (u32)get_le(b + 12, 4);
-	p->cmd = b[16];
-	p->version = b[17];
-	if (p->version != SIO_GENL_VERSION || p->cmd == 0 ||
+	if (p->version != SIO_GENL_VERSION || p->cmd < 1 ||
 	    p->cmd > SIO_CMD_MAX)
 		return -EPROTO;
+	err = sio_parse_attrs(b + SIO_MSG_HDRLEN, len - SIO_MSG_HDRLEN, p);
+	if (err) {
+		/* keep no pointer into a buffer we refused */
+		sio_memset(p->tb, 0, sizeof(p->tb));
+		sio_memset(p->present, 0, sizeof(p->present));
+		return err;
+	}
 	p->attrs = b + SIO_MSG_HDRLEN;
 	p->attrs_len = len - SIO_MSG_HDRLEN;
-	err = walk(p->attrs, p->attrs_len, 0, p);
-	if (err) {
-		u8 cmd = p->cmd;
-
-		sio_memset(p, 0, sizeof(*p));
-		p->cmd = cmd;
-	}
-	return err;
+	return 0;
 }
 
 int sio_msg_require(const struct sio_parsed *p, u64 mask)
 {
 	u32 i;
 
+	/* attribute 0 and types past SIO_A_MAX can never be present */
+	if (mask & ~(((2ull << SIO_A_MAX) - 1) & ~1ull))
+		return -EINVAL;
 	for (i = 1; i <= SIO_A_MAX; i++)
 		if ((mask >> i & 1) && !p->present[i])
 			return -EINVAL;
 	return 0;
 }
 
+/* ---- accessors: safe on absent (zeroed) attributes, returning 0 / "" -- */
+
 u32 sio_nla_u32(const struct sio_nla *a)
 {
-	return a->len == 4 ? (u32)get_le(a->data, 4) : 0;
+	return a->data && a->len == 4 ? sio_get_le32(a->data) : 0;
 }
 
 s32 sio_nla_s32(const struct sio_nla *a)
@@ -287,63 +405,69 @@ s32 sio_nla_s32(const struct sio_nla *a)
 
 u64 sio_nla_u64(const struct sio_nla *a)
 {
-	return a->len == 8 ? get_le(a->data, 8) : 0;
+	return a->data && a->len == 8 ? sio_get_le(a->data, 8) : 0;
 }
 
 const char *sio_nla_str(const struct sio_nla *a)
 {
-	return a->len ? (const char *)a->data : "";
+	if (!a->data || !a->len || a->data[a->len - 1])
+		return "";
+	return (const char *)a->data;
 }
 
 int sio_nla_next(const u8 *data, u32 len, u32 *pos, struct sio_nla *out)
 {
-	u32 alen;
+	u16 raw;
 
-	if (*pos >= len || len - *pos < SIO_NLA_HDRLEN)
-		return 0;
-	alen = (u32)get_le(data + *pos, 2);
-	if (alen < SIO_NLA_HDRLEN || alen > len - *pos)
-		return 0;
-	out->len = (u16)(alen - SIO_NLA_HDRLEN);
-	out->type = (u16)(get_le(data + *pos + 2, 2) & ~SIO_NLA_F_NESTED);
-	out->data = data + *pos + SIO_NLA_HDRLEN;
-	*pos += SIO_NLA_ALIGN(alen) > len - *pos ? len - *pos :
-						   SIO_NLA_ALIGN(alen);
-	return 1;
+	/* stays in bounds even on unchecked input: broken framing ends it */
+	return sio_nla_take(data, len, pos, out, &raw) > 0;
 }
 
 int sio_nla_find(const struct sio_nla *nest, u16 type, struct sio_nla *out)
 {
+	struct sio_nla a;
 	u32 pos = 0;
 
-	while (sio_nla_next(nest->data, nest->len, &pos, out))
-		if (out->type == type)
+	while (sio_nla_next(nest->data, nest->len, &pos, &a)) {
+		if (a.type == type) {
+			*out = a;
 			return 0;
+		}
+	}
 	return -ENOENT;
 }
 
-static const char *const cmd_names[SIO_CMD_MAX + 1] = {
-	[SIO_CMD_LEND] = "lend", [SIO_CMD_BORROW] = "borrow",
-	[SIO_CMD_RETURN] = "return", [SIO_CMD_RECLAIM] = "reclaim",
-	[SIO_CMD_SET_MODE] = "set-mode", [SIO_CMD_SEG_CREATE] = "seg-create",
-	[SIO_CMD_SEG_SIZE] = "seg-size", [SIO_CMD_SEG_DESTROY] = "seg-destroy",
-	[SIO_CMD_SEG_AVAILABLE] = "seg-available",
-	[SIO_CMD_SEG_ATTACH] = "seg-attach", [SIO_CMD_SEG_DETACH] = "seg-detach",
-	[SIO_CMD_SEG_DMA_MAP] = "seg-dma-map",
-	[SIO_CMD_SEG_DMA_UNMAP] = "seg-dma-unmap",
-	[SIO_CMD_CFG_READ] = "cfg-read", [SIO_CMD_CFG_WRITE] = "cfg-write",
-	[SIO_CMD_BORROW_REQ] = "borrow-req",
-	[SIO_CMD_BORROW_GRANT] = "borrow-grant",
-	[SIO_CMD_BORROW_DENY] = "borrow-deny",
+static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
+	[SIO_CMD_LEND]		= "lend",
+	[SIO_CMD_BORROW]	= "borrow",
+	[SIO_CMD_RETURN]	= "return",
+	[SIO_CMD_RECLAIM]	= "reclaim",
+	[SIO_CMD_SET_MODE]	= "set-mode",
+	[SIO_CMD_SEG_CREATE]	= "seg-create",
+	[SIO_CMD_SEG_SIZE]	= "seg-size",
+	[SIO_CMD_SEG_DESTROY]	= "seg-destroy",
+	[SIO_CMD_SEG_AVAILABLE]	= "seg-available",
+	[SIO_CMD_SEG_ATTACH]	= "seg-attach",
+	[SIO_CMD_SEG_DETACH]	= "seg-detach",
+	[SIO_CMD_SEG_DMA_MAP]	= "seg-dma-map",
+	[SIO_CMD_SEG_DMA_UNMAP]	= "seg-dma-unmap",
+	[SIO_CMD_CFG_READ]	= "cfg-read",
+	[SIO_CMD_CFG_WRITE]	= "cfg-write",
+	[SIO_CMD_BORROW_REQ]	= "borrow-req",
+	[SIO_CMD_BORROW_GRANT]	= "borrow-grant",
+	[SIO_CMD_BORROW_DENY]	= "borrow-deny",
 	[SIO_CMD_MAP_DMA_WINDOW] = "map-dma-window",
 	[SIO_CMD_MAP_MSI_WINDOW] = "map-msi-window",
-	[SIO_CMD_RETURN_REQ] = "return-req",
-	[SIO_CMD_RECLAIM_REQ] = "reclaim-req", [SIO_CMD_HEARTBEAT] = "heartbeat",
-	[SIO_CMD_EVENT] = "event", [SIO_CMD_REPLY] = "reply",
+	[SIO_CMD_RETURN_REQ]	= "return-req",
+	[SIO_CMD_RECLAIM_REQ]	= "reclaim-req",
+	[SIO_CMD_HEARTBEAT]	= "heartbeat",
+	[SIO_CMD_EVENT]		= "event",
+	[SIO_CMD_REPLY]		= "reply",
 };
 
 const char *sio_cmd_name(u8 cmd)
 {
-	return cmd <= SIO_CMD_MAX && cmd_names[cmd] ? cmd_names[cmd] :
-						       "unknown";
+	if (cmd > SIO_CMD_MAX || !sio_cmd_names[cmd])
+		return "unknown";
+	return sio_cmd_names[cmd];
 }
