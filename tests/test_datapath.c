@@ -215,6 +215,44 @@ static void test_borrowed_bar_maps_the_lenders_memory(void **state)
 					     sizeof(bp), &size), -EACCES);
 }
 
+/*
+ * gpu0's bar1 (256M) is larger than one LUT slot (16M with the default
+ * 4G/256 window), so the borrower reaches it through 16 consecutive
+ * entries; a DMA into a 32M segment crosses a slot boundary the same way.
+ */
+static void test_mappings_larger_than_one_lut_slot(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned gpu0 = th_dev(fx->h, "gpu0");
+	uint64_t size, ioaddr = 0, across = 16ull << 20;
+	char path[256], msg[16] = "across-a-slot!", back[16];
+
+	assert_int_equal(smartio_lend(fx->h, gpu0, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(smartio_borrow(fx->h, gpu0, fx->host3), 0);
+	assert_int_equal(smartio_resolve_bar(fx->h, fx->host3, gpu0, 1, path,
+					     sizeof(path), &size), 0);
+	assert_int_equal(size, 256ull << 20);
+	assert_int_equal(smartio_return(fx->h, gpu0, fx->host3), 0);
+
+	assert_int_equal(smartio_lend(fx->h, fx->acc0, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(smartio_borrow(fx->h, fx->acc0, fx->host0), 0);
+	assert_int_equal(smartio_segment_create(fx->h, fx->host0, "big"), 0);
+	assert_int_equal(smartio_segment_set_size(fx->h, fx->host0, "big",
+						  32ull << 20), 0);
+	assert_int_equal(smartio_segment_dma_map(fx->h, fx->host0, "big",
+						 fx->acc0, &ioaddr), 0);
+	assert_int_equal(smartio_dma(fx->h, fx->acc0, ioaddr + across - 8, msg,
+				     sizeof(msg), 1), 0);
+	read_segment(fx->h, fx->host0, fx->host0, "big", (off_t)across - 8,
+		     back, sizeof(back));
+	assert_memory_equal(back, msg, sizeof(msg));
+	/* Past the end of the 32M mapping: blocked. */
+	assert_int_equal(smartio_dma(fx->h, fx->acc0, ioaddr + (32ull << 20) - 8,
+				     msg, sizeof(msg), 1), -EFAULT);
+	assert_int_equal(smartio_return(fx->h, fx->acc0, fx->host0), 0);
+	assert_int_equal(smartio_segment_destroy(fx->h, fx->host0, "big"), 0);
+}
+
 static void test_return_revokes_the_dma_path(void **state)
 {
 	struct fixture *fx = *state;
@@ -239,6 +277,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_segments_local_to_lender_and_on_a_third_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_borrowed_bar_maps_the_lenders_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_return_revokes_the_dma_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mappings_larger_than_one_lut_slot, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -293,10 +293,38 @@ static int resolve_local(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 	return -EFAULT;
 }
 
+/* One LUT slot's verdict on the part [addr, addr+len) that falls in it. */
+static int check_slot(struct sim_fabric *f, u32 node, struct sio_adapter *ad,
+		      const struct sim_lut *l, u64 off, u64 len, u16 rid,
+		      const char **why)
+{
+	if (!l->valid) {
+		*why = "no-lut-entry";
+		return -EFAULT;
+	}
+	if (l->src_node != node || l->rid != rid) {
+		*why = "requester-not-allowed";
+		return -EACCES;
+	}
+	if (off >= l->len || len > l->len - off) {
+		*why = "outside-lut-range";
+		return -EFAULT;
+	}
+	if (!ad->link_up ||
+	    sio_node(f->reg, l->target_node)->state != SIO_NODE_UP) {
+		*why = "link-down";
+		return -EHOSTDOWN;
+	}
+	return 0;
+}
+
 /*
  * If addr falls in one of node's NTB windows, applies its LUT: returns 1
  * with the far side's node and address, 0 when addr is not in a window, or
  * a negative errno with *why set when the LUT blocks the transaction.
+ * A transaction may span several slots (a BAR larger than one slot is
+ * mapped by consecutive entries); each must allow it and they must be
+ * contiguous on the far side, as a burst crossing them would be.
  */
 static int through_window(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 			  u16 rid, u32 *tnode, u64 *taddr, const char **why)
@@ -306,34 +334,44 @@ static int through_window(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 
 	for (a = 0; a < n->nadapters; a++) {
 		struct sio_adapter *ad = &n->adapter[a];
-		struct sim_lut *l;
-		u64 off, slot;
+		const struct sim_lut *first = NULL, *l;
+		u64 rel, slot, off, left = len, expect = 0;
+		int err;
 
 		if (addr < ad->window_base ||
 		    addr - ad->window_base >= ad->window_size)
 			continue;
-		slot = (addr - ad->window_base) / ad->slot_size;
-		off = (addr - ad->window_base) % ad->slot_size;
-		l = sim_lut_at(f, node, a, (u32)slot);
-		if (!l->valid) {
-			*why = "no-lut-entry";
+		rel = addr - ad->window_base;
+		if (len > ad->window_size - rel) {
+			*why = "outside-window";
 			return -EFAULT;
 		}
-		if (l->src_node != node || l->rid != rid) {
-			*why = "requester-not-allowed";
-			return -EACCES;
-		}
-		if (off >= l->len || len > l->len - off) {
-			*why = "outside-lut-range";
-			return -EFAULT;
-		}
-		if (!ad->link_up ||
-		    sio_node(f->reg, l->target_node)->state != SIO_NODE_UP) {
-			*why = "link-down";
-			return -EHOSTDOWN;
-		}
-		*tnode = l->target_node;
-		*taddr = l->target_addr + off;
+		slot = rel / ad->slot_size;
+		off = rel % ad->slot_size;
+		do {
+			u64 piece = ad->slot_size - off;
+
+			if (piece > left)
+				piece = left;
+			l = sim_lut_at(f, node, a, (u32)slot);
+			err = check_slot(f, node, ad, l, off, piece, rid, why);
+			if (err)
+				return err;
+			if (!first) {
+				first = l;
+				expect = l->target_addr + off;
+			} else if (l->target_node != first->target_node ||
+				   l->target_addr != expect) {
+				*why = "outside-lut-range";
+				return -EFAULT;
+			}
+			expect += piece;
+			left -= piece;
+			slot++;
+			off = 0;
+		} while (left);
+		*tnode = first->target_node;
+		*taddr = first->target_addr + rel % ad->slot_size;
 		return 1;
 	}
 	return 0;
