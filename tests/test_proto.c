@@ -172,7 +172,11 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_RETURN_REQ] = A(DEV) | A(NODE),
 	[SIO_CMD_RECLAIM_REQ] = A(DEV) | A(NODE),
 	[SIO_CMD_HEARTBEAT] = A(NODE) | A(SEQ) | A(TIME),
-	[SIO_CMD_EVENT] = A(SEQ) | A(TIME) | A(KIND) | A(NAME) | A(DATA),
+	[SIO_CMD_EVENT] = A(SEQ) | A(TIME) | A(KIND) | A(DATA),
+	[SIO_CMD_SEG_CONNECT] = A(NODE) | A(NAME) | A(PEER),
+	[SIO_CMD_SEG_DISCONNECT] = A(NODE) | A(NAME) | A(PEER),
+	[SIO_CMD_MAP_SEG_WINDOW] = A(DEV) | A(NODE) | A(IOVA) | A(SIZE),
+	[SIO_CMD_UNMAP_SEG_WINDOW] = A(DEV) | A(NODE) | A(IOVA),
 	[SIO_CMD_REPLY] = A(ERRNO) | A(ADDR),
 };
 
@@ -193,7 +197,10 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_MAP_MSI_WINDOW] = "map-msi-window",
 	[SIO_CMD_RETURN_REQ] = "return-req",
 	[SIO_CMD_RECLAIM_REQ] = "reclaim-req", [SIO_CMD_HEARTBEAT] = "heartbeat",
-	[SIO_CMD_EVENT] = "event", [SIO_CMD_REPLY] = "reply",
+	[SIO_CMD_EVENT] = "event", [SIO_CMD_SEG_CONNECT] = "seg-connect",
+	[SIO_CMD_SEG_DISCONNECT] = "seg-disconnect",
+	[SIO_CMD_MAP_SEG_WINDOW] = "map-seg-window",
+	[SIO_CMD_UNMAP_SEG_WINDOW] = "unmap-seg-window", [SIO_CMD_REPLY] = "reply",
 };
 
 #define NBARS 4

@@ -17,7 +17,9 @@
 
 /* What the core needs from its platform (simulator or kernel). */
 struct sio_platform_ops {
-	u64 (*now_ns)(void *plat);
+	u64 (*now_ns)(void *plat);	/* wall clock, for event times */
+	/* Monotonic clock for timeouts; optional (now_ns is used if NULL). */
+	u64 (*mono_ns)(void *plat);
 	/*
 	 * Programs LUT slot `slot` of adapter `adapter` on `node`: accesses to
 	 * [slot start, slot start + len) go to target_addr on target_node and
@@ -67,6 +69,14 @@ int sio_core_dispatch(struct sio_core *c, u32 self, const void *req, u32 len,
 void sio_core_node_up(struct sio_core *c, u32 node);
 void sio_core_node_down(struct sio_core *c, u32 node);
 
+/*
+ * Heartbeats (heartbeat.c): sends one from self to dst; declares down every
+ * node self has heard from before but not within timeout_ns, returning
+ * how many.  Nodes never heard from are left to the platform.
+ */
+int sio_core_heartbeat(struct sio_core *c, u32 self, u32 dst, u64 seq);
+u32 sio_core_check_heartbeats(struct sio_core *c, u32 self, u64 timeout_ns);
+
 /* The platform reports a blocked DMA (no mapping or requester not allowed). */
 void sio_core_dma_fault(struct sio_core *c, u32 node, u16 rid, u64 addr,
 			const char *why);
@@ -78,6 +88,13 @@ int sio_path_find(struct sio_registry *r, u32 from, u32 to);
 void sio_event_emit(struct sio_core *c, u32 kind, const char *object,
 		    const char *args);
 const char *sio_event_kind_name(u32 kind);
+/*
+ * The same with the object built as prefix + name [+ "." + sub] and args
+ * as "key=val" (none when key is NULL): "dev/nvme0", "seg/host1.buf".
+ */
+void sio_event_about(struct sio_core *c, u32 kind, const char *prefix,
+		     const char *name, const char *sub, const char *key,
+		     const char *val);
 
 /* Small formatting helpers (no libc in the core). */
 struct sio_strbuf {

@@ -15,6 +15,22 @@ static inline int sio_node_up(struct sio_registry *r, u32 n)
 	return n < r->nnodes && sio_node(r, n)->state == SIO_NODE_UP;
 }
 
+/*
+ * Index of the first unused entry of a registry table (every entry type has
+ * a `used` byte), or -ENOSPC.
+ */
+static inline int sio_free_entry(const u8 *used0, u32 stride, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++)
+		if (!used0[(u64)i * stride])
+			return (int)i;
+	return -ENOSPC;
+}
+#define SIO_FREE_ENTRY(r, at, max) \
+	sio_free_entry(&at((r), 0)->used, sizeof(*at((r), 0)), (r)->max)
+
 /* Allocates count LUT slots on (node, adapter) and points them at target. */
 int sio_lut_map(struct sio_core *c, u32 node, u32 adapter, u64 len,
 		u32 target_node, u64 target_addr, u32 src_node, u16 rid,
@@ -49,6 +65,27 @@ int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	      struct sio_msg *rep);
 int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	      struct sio_msg *rep);
+
+/* Segments, split by concern (segment.c, seg_attach.c, seg_dma.c). */
+void sio_seg_event(struct sio_core *c, u32 kind, u32 seg, const char *key,
+		   const char *val);
+int sio_attach_find(struct sio_registry *r, u32 seg, u32 node);
+int sio_segdma_find(struct sio_registry *r, u32 seg, u32 dev);
+int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep);
+int sio_seg_detach(struct sio_core *c, u32 self, u32 seg);
+int sio_seg_dma_map(struct sio_core *c, u32 self, u32 seg, u32 dev,
+		    struct sio_msg *rep);
+int sio_seg_dma_unmap(struct sio_core *c, u32 self, u32 seg, u32 dev);
+void sio_attach_node_down(struct sio_core *c, u32 node);
+void sio_segdma_node_down(struct sio_core *c, u32 node);
+int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		      struct sio_msg *rep);
+int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     struct sio_msg *rep);
+int sio_h_heartbeat(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		    struct sio_msg *rep);
+int sio_h_event(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		struct sio_msg *rep);
 
 /* Tear-downs shared by return, reclaim and node loss. */
 void sio_borrow_release(struct sio_core *c, u32 bidx, int lender_side,

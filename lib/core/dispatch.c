@@ -34,6 +34,12 @@ static const struct cmd_entry cmds[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_MAP_MSI_WINDOW] = { sio_h_map_window, TO_SELF },
 	[SIO_CMD_RETURN_REQ] = { sio_h_return_req, TO_SELF },
 	[SIO_CMD_RECLAIM_REQ] = { sio_h_reclaim_req, TO_SELF },
+	[SIO_CMD_HEARTBEAT] = { sio_h_heartbeat, TO_SELF },
+	[SIO_CMD_EVENT] = { sio_h_event, TO_SELF },
+	[SIO_CMD_SEG_CONNECT] = { sio_h_seg_connect, TO_NODE },
+	[SIO_CMD_SEG_DISCONNECT] = { sio_h_seg_connect, TO_NODE },
+	[SIO_CMD_MAP_SEG_WINDOW] = { sio_h_seg_window, TO_LENDER },
+	[SIO_CMD_UNMAP_SEG_WINDOW] = { sio_h_seg_window, TO_LENDER },
 };
 
 static int owner_of(struct sio_registry *r, const struct sio_parsed *p,

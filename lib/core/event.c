@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* The cluster-wide event ring and the core's tiny string formatting. */
-#include "core.h"
+#include "core_int.h"
 
 static const char *const kind_names[SIO_EV_COUNT] = {
 	[SIO_EV_NODE_UP] = "node-up",
@@ -27,8 +27,8 @@ const char *sio_event_kind_name(u32 kind)
 	return kind < SIO_EV_COUNT ? kind_names[kind] : "unknown";
 }
 
-void sio_event_emit(struct sio_core *c, u32 kind, const char *object,
-		    const char *args)
+static void event_append(struct sio_core *c, u32 kind, u64 time_ns,
+			 const char *object, const char *args)
 {
 	struct sio_registry *r = c->reg;
 	struct sio_event *ev;
@@ -36,7 +36,7 @@ void sio_event_emit(struct sio_core *c, u32 kind, const char *object,
 
 	ev = sio_event_at(r, seq);
 	ev->seq = 0;	/* readers skip a slot being rewritten */
-	ev->time_ns = c->ops->now_ns(c->plat);
+	ev->time_ns = time_ns;
 	ev->kind = kind;
 	sio_strlcpy(ev->object, object, sizeof(ev->object));
 	sio_strlcpy(ev->args, args ? args : "", sizeof(ev->args));
@@ -44,6 +44,91 @@ void sio_event_emit(struct sio_core *c, u32 kind, const char *object,
 	__atomic_store_n(&r->event_seq, seq, __ATOMIC_RELEASE);
 	if (c->ops->notify)
 		c->ops->notify(c->plat);
+}
+
+void sio_event_emit(struct sio_core *c, u32 kind, const char *object,
+		    const char *args)
+{
+	event_append(c, kind, c->ops->now_ns(c->plat), object, args);
+}
+
+static int name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+	       ch == '.' || ch == '/';
+}
+
+/*
+ * EVENT: another node's event, so that this node's ring shows the whole
+ * cluster (a transport whose nodes do not share one registry broadcasts
+ * them).  The text must be one event line's tail: an object of name
+ * characters, then optionally a space and printable "key=value" args.
+ */
+int sio_h_event(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		struct sio_msg *rep)
+{
+	char obj[SIO_EVENT_OBJ], args[SIO_EVENT_ARGS];
+	const struct sio_nla *d = &p->tb[SIO_A_DATA];
+	u32 kind, i, n = 0;
+
+	(void)rep;
+	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_SEQ) | SIO_ATTR_BIT(SIO_A_TIME) |
+				SIO_ATTR_BIT(SIO_A_KIND) |
+				SIO_ATTR_BIT(SIO_A_DATA)))
+		return -EINVAL;
+	if (p->present[SIO_A_SRC] &&
+	    sio_nla_u32(&p->tb[SIO_A_SRC]) == sio_node(c->reg, self)->id)
+		return -ELOOP;	/* our own event came back */
+	kind = sio_nla_u32(&p->tb[SIO_A_KIND]);
+	if (kind >= SIO_EV_COUNT)
+		return -EINVAL;
+	for (i = 0; i < d->len && name_char((char)d->data[i]); i++) {
+		if (n + 1 >= sizeof(obj))
+			return -EINVAL;
+		obj[n++] = (char)d->data[i];
+	}
+	obj[n] = '\0';
+	if (!n)
+		return -EINVAL;
+	n = 0;
+	if (i < d->len) {
+		if (d->data[i++] != ' ')
+			return -EINVAL;
+		for (; i < d->len; i++) {
+			char ch = (char)d->data[i];
+
+			if (ch < ' ' || ch > '~' || n + 1 >= sizeof(args))
+				return -EINVAL;
+			args[n++] = ch;
+		}
+	}
+	args[n] = '\0';
+	event_append(c, kind, sio_nla_u64(&p->tb[SIO_A_TIME]), obj, args);
+	return 0;
+}
+
+void sio_event_about(struct sio_core *c, u32 kind, const char *prefix,
+		     const char *name, const char *sub, const char *key,
+		     const char *val)
+{
+	char obj[SIO_EVENT_OBJ], args[SIO_EVENT_ARGS];
+	struct sio_strbuf sb;
+
+	sio_sb_init(&sb, obj, sizeof(obj));
+	sio_sb_str(&sb, prefix);
+	sio_sb_str(&sb, name);
+	if (sub) {
+		sio_sb_str(&sb, ".");
+		sio_sb_str(&sb, sub);
+	}
+	sio_sb_init(&sb, args, sizeof(args));
+	if (key) {
+		sio_sb_str(&sb, key);
+		sio_sb_str(&sb, "=");
+		sio_sb_str(&sb, val);
+	}
+	sio_event_emit(c, kind, obj, args);
 }
 
 void sio_sb_init(struct sio_strbuf *sb, char *buf, u32 cap)

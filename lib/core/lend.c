@@ -78,19 +78,8 @@ int sio_msg_node(struct sio_registry *r, const struct sio_parsed *p, int attr)
 void sio_event_dev(struct sio_core *c, u32 kind, u32 dev, const char *key,
 		   const char *val)
 {
-	char obj[SIO_EVENT_OBJ], args[SIO_EVENT_ARGS];
-	struct sio_strbuf sb;
-
-	sio_sb_init(&sb, obj, sizeof(obj));
-	sio_sb_str(&sb, "dev/");
-	sio_sb_str(&sb, sio_dev(c->reg, dev)->name);
-	sio_sb_init(&sb, args, sizeof(args));
-	if (key) {
-		sio_sb_str(&sb, key);
-		sio_sb_str(&sb, "=");
-		sio_sb_str(&sb, val);
-	}
-	sio_event_emit(c, kind, obj, args);
+	sio_event_about(c, kind, "dev/", sio_dev(c->reg, dev)->name, NULL, key,
+			val);
 }
 
 static int policy_allows(const struct sio_device *d, u32 node)
@@ -171,16 +160,6 @@ int sio_h_set_mode(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	sio_event_dev(c, SIO_EV_MODE, (u32)dev, "mode",
 		      mode == SIO_MODE_SHARED ? "shared" : "exclusive");
 	return 0;
-}
-
-static int free_borrow_slot(struct sio_registry *r)
-{
-	u32 i;
-
-	for (i = 0; i < r->max_borrows; i++)
-		if (!sio_borrow_at(r, i)->used)
-			return (int)i;
-	return -ENOSPC;
 }
 
 /* Lender's half: requester entry, DMA and MSI window slots. */
@@ -361,7 +340,7 @@ int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	ad = sio_path_find(r, self, d->node);
 	if (ad < 0)
 		return ad;
-	slot = free_borrow_slot(r);
+	slot = SIO_FREE_ENTRY(r, sio_borrow_at, max_borrows);
 	if (slot < 0)
 		return slot;
 	req = sio_bitmap_alloc(&n->adapter[ad].reqs, 1);

@@ -28,6 +28,9 @@ void sio_core_node_up(struct sio_core *c, u32 node)
 		return;
 	n->state = SIO_NODE_UP;
 	n->generation++;
+	/* Its heartbeat timeout starts now, not at its last life's beat. */
+	n->heard_ns = c->ops->mono_ns ? c->ops->mono_ns(c->plat)
+				      : c->ops->now_ns(c->plat);
 	for (i = 0; i < r->ndevices; i++)
 		if (sio_dev(r, i)->node == node)
 			sio_dev(r, i)->gone = 0;

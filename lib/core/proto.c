@@ -462,6 +462,10 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_RECLAIM_REQ]	= "reclaim-req",
 	[SIO_CMD_HEARTBEAT]	= "heartbeat",
 	[SIO_CMD_EVENT]		= "event",
+	[SIO_CMD_SEG_CONNECT]	= "seg-connect",
+	[SIO_CMD_SEG_DISCONNECT] = "seg-disconnect",
+	[SIO_CMD_MAP_SEG_WINDOW] = "map-seg-window",
+	[SIO_CMD_UNMAP_SEG_WINDOW] = "unmap-seg-window",
 	[SIO_CMD_REPLY]		= "reply",
 };
 

@@ -62,7 +62,11 @@ enum sio_cmd {
 	SIO_CMD_RETURN_REQ,	/* DEV, NODE */
 	SIO_CMD_RECLAIM_REQ,	/* DEV, NODE (the borrower being revoked) */
 	SIO_CMD_HEARTBEAT,	/* NODE, SEQ, TIME */
-	SIO_CMD_EVENT,		/* SEQ, TIME, KIND, NAME (object), DATA (args) */
+	SIO_CMD_EVENT,		/* SEQ, TIME, KIND, DATA ("<object>[ <args>]") */
+	SIO_CMD_SEG_CONNECT,	/* NODE (owner), NAME, PEER -> reply ADDR, SIZE */
+	SIO_CMD_SEG_DISCONNECT,	/* NODE (owner), NAME, PEER */
+	SIO_CMD_MAP_SEG_WINDOW,	/* DEV, NODE (owner), IOVA, SIZE -> reply ADDR */
+	SIO_CMD_UNMAP_SEG_WINDOW, /* DEV, NODE (owner), IOVA */
 	SIO_CMD_REPLY,		/* ERRNO, and whatever the request returns */
 	__SIO_CMD_MAX,
 };

@@ -64,6 +64,8 @@ struct sio_node {
 	u16 nadapters;
 	u32 generation;		/* bumps at every node-up */
 	u32 pad;
+	u64 heard_ns;		/* last HEARTBEAT from it (monotonic), 0 = never */
+	u64 beat_seq;		/* its last heartbeat's sequence number */
 	u64 ram_size;
 	struct sio_adapter adapter[SIO_MAX_ADAPTERS];
 	struct sio_range ram;	/* segments' physical memory */

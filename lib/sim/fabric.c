@@ -68,26 +68,86 @@ int sim_wait_change(struct sim_fabric *f, u32 seen, int timeout_ms)
 	return __atomic_load_n(&f->sh->change, __ATOMIC_ACQUIRE) != seen;
 }
 
+/* Alive unless gone or a zombie nobody reaped (it will never beat again). */
 static int pid_alive(s32 pid)
 {
-	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;	/* no /proc: trust kill() */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the command name may contain anything */
+	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
 }
 
+static u32 first_served(struct sim_fabric *f)
+{
+	u32 i;
+
+	for (i = 0; i < f->reg->nnodes; i++)
+		if (f->served >> i & 1)
+			return i;
+	return f->reg->nnodes;	/* excludes nobody */
+}
+
+/*
+ * Two detectors: a process that is gone takes its nodes down at once; a
+ * node whose heartbeats (sent through the core, as the kernel does over
+ * the NTB) stop for SIM_DEAD_MS -- a hung or stopped process -- goes down
+ * through the core's own check.
+ */
 void sim_check_liveness(struct sim_fabric *f)
 {
-	u64 now = mono_ns();
 	u32 i;
 
 	for (i = 0; i < f->reg->nnodes; i++) {
 		struct sim_node_hw *hw = sim_node_hw(f, i);
 
-		if (sio_node(f->reg, i)->state != SIO_NODE_UP)
-			continue;
-		if (pid_alive(hw->owner_pid) &&
-		    now - hw->heartbeat_ns < SIM_DEAD_MS * 1000000ull)
+		if (sio_node(f->reg, i)->state != SIO_NODE_UP ||
+		    !hw->owner_pid || pid_alive(hw->owner_pid))
 			continue;
 		hw->owner_pid = 0;
 		sio_core_node_down(&f->core, i);
+	}
+	sio_core_check_heartbeats(&f->core, first_served(f),
+				  SIM_DEAD_MS * 1000000ull);
+}
+
+/*
+ * Each served node beats to every other node that is up.  A process that
+ * was stopped long enough to be declared down takes its nodes back (and
+ * its beats bring them up again) unless another process serves them now.
+ */
+static void beat_once(struct sim_fabric *f)
+{
+	u64 seq = mono_ns();
+	u32 i, j;
+
+	for (i = 0; i < f->reg->nnodes; i++) {
+		struct sim_node_hw *hw = sim_node_hw(f, i);
+
+		if (!(f->served >> i & 1))
+			continue;
+		if (hw->owner_pid != getpid()) {
+			if (hw->owner_pid) {
+				f->served &= ~(1ull << i);
+				continue;
+			}
+			hw->owner_pid = getpid();
+		}
+		for (j = 0; j < f->reg->nnodes; j++)
+			if (j != i && sio_node(f->reg, j)->state == SIO_NODE_UP)
+				sio_core_heartbeat(&f->core, i, j, seq);
 	}
 }
 
@@ -95,14 +155,11 @@ static void *beat_thread(void *arg)
 {
 	struct sim_fabric *f = arg;
 
-	while (!f->stop) {
+	while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
 		struct timespec ts = { 0, SIM_HEARTBEAT_MS * 1000000L };
-		u32 i;
 
 		sim_lock(f);
-		for (i = 0; i < f->reg->nnodes; i++)
-			if (f->served >> i & 1)
-				sim_node_hw(f, i)->heartbeat_ns = mono_ns();
+		beat_once(f);
 		sim_check_liveness(f);
 		sim_unlock(f);
 		nanosleep(&ts, NULL);
@@ -352,14 +409,13 @@ int sim_fabric_serve(struct sim_fabric *f, u64 mask)
 			if (!(mask >> i & 1))
 				continue;
 			sim_node_hw(f, i)->owner_pid = getpid();
-			sim_node_hw(f, i)->heartbeat_ns = mono_ns();
 			sio_core_node_up(&f->core, i);
 		}
 		f->served |= mask;
 	}
 	sim_unlock(f);
 	if (!err && !f->beat_running) {
-		f->stop = 0;
+		__atomic_store_n(&f->stop, 0, __ATOMIC_RELEASE);
 		if (pthread_create(&f->beat, NULL, beat_thread, f) == 0)
 			f->beat_running = 1;
 	}
@@ -374,7 +430,7 @@ void sim_fabric_close(struct sim_fabric *f)
 	if (!f->sh)
 		return;
 	if (f->beat_running) {
-		f->stop = 1;
+		__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(f->beat, NULL);
 		f->beat_running = 0;
 	}

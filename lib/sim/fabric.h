@@ -19,7 +19,7 @@
 #include "core.h"
 
 #define SIM_MAGIC 0x53494d46u	/* "SIMF" */
-#define SIM_VERSION 1
+#define SIM_VERSION 2
 #define SIM_IOMMU_ENTRIES 1024	/* per node */
 #define SIM_HEARTBEAT_MS 200
 #define SIM_DEAD_MS 2000	/* heartbeat age that declares a node down */
@@ -48,7 +48,7 @@ struct sim_iommu {
 struct sim_node_hw {
 	s32 owner_pid;		/* process serving the node, 0 = none */
 	u32 pad;
-	u64 heartbeat_ns;	/* CLOCK_MONOTONIC of the last beat */
+	u64 pad1;
 	u64 blocked;		/* transactions blocked at this node */
 	u64 msi_count[SIO_MSI_VECTORS];
 };
@@ -80,7 +80,7 @@ struct sim_fabric {
 	int created;
 	pthread_t beat;
 	int beat_running;
-	volatile int stop;
+	int stop;		/* atomic: asks the heartbeat thread to end */
 };
 
 struct sim_open {

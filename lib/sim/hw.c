@@ -103,6 +103,15 @@ static u64 real_ns(void *plat)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
+static u64 mono_ns(void *plat)
+{
+	struct timespec ts;
+
+	(void)plat;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
 static int op_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
 		      u32 target_node, u64 target_addr, u64 len, u32 src_node,
 		      u16 rid)
@@ -233,6 +242,7 @@ static void op_notify(void *plat)
 
 const struct sio_platform_ops sim_ops = {
 	.now_ns = real_ns,
+	.mono_ns = mono_ns,
 	.lut_set = op_lut_set,
 	.lut_clear = op_lut_clear,
 	.iommu_map = op_iommu_map,

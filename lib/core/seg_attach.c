@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Attaching a segment from another node: a conversation between the node
+ * that maps it (the peer) and the segment's owner, as for a borrow.
+ *   peer  -> SEG_CONNECT     owner: checks it is sized and available,
+ *                            records the peer, answers phys address + size
+ *   peer: LUT slots from its NTB window to the owner's RAM
+ *   peer  -> SEG_DISCONNECT  on detach, or to unwind a failed mapping
+ * Each side only changes its own state; node loss cleans both.
+ */
+#include "core_int.h"
+
+int sio_attach_find(struct sio_registry *r, u32 seg, u32 node)
+{
+	u32 i;
+
+	for (i = 0; i < r->max_attach; i++) {
+		struct sio_attach *a = sio_attach_at(r, i);
+
+		if (a->used && a->seg == seg && a->node == node)
+			return (int)i;
+	}
+	return -ENOENT;
+}
+
+/* Owner's side: forget the peer. */
+static int owner_forget(struct sio_core *c, u32 seg, u32 peer)
+{
+	struct sio_segment *s = sio_seg(c->reg, seg);
+
+	if (!(s->attached >> peer & 1))
+		return -ENOENT;
+	s->attached &= ~(1ull << peer);
+	sio_seg_event(c, SIO_EV_SEGMENT_DETACH, seg, "node",
+		      sio_node(c->reg, peer)->name);
+	return 0;
+}
+
+/* Peer's side: its LUT slots and record. */
+static void peer_release(struct sio_core *c, u32 aidx)
+{
+	struct sio_attach *a = sio_attach_at(c->reg, aidx);
+
+	sio_lut_unmap(c, a->node, a->adapter, a->lut, a->lut_count);
+	sio_memset(a, 0, sizeof(*a));
+}
+
+static int owner_call(struct sio_core *c, u32 self, u32 seg, u8 cmd,
+		      struct sio_parsed *rep, u8 *repbuf, u32 cap)
+{
+	struct sio_segment *s = sio_seg(c->reg, seg);
+	u8 buf[SIO_PEER_MSG];
+	struct sio_msg m;
+
+	sio_msg_init(&m, buf, sizeof(buf), cmd, SIO_F_REQUEST, 0);
+	sio_msg_put_u32(&m, SIO_A_NODE, s->owner);
+	sio_msg_put_str(&m, SIO_A_NAME, s->name);
+	sio_msg_put_u32(&m, SIO_A_PEER, self);
+	return sio_core_call(c, self, s->owner, &m, rep, repbuf, cap);
+}
+
+int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_segment *s = sio_seg(r, seg);
+	struct sio_parsed orep;
+	u8 repbuf[SIO_PEER_MSG];
+	struct sio_attach *a;
+	struct sio_adapter *ad;
+	int path, aidx, first, err;
+	u32 count, owner = s->owner;
+	u64 phys, size;
+
+	if (self == owner)
+		return -EINVAL;
+	if (!sio_node_up(r, owner) || !sio_node_up(r, self))
+		return -EHOSTDOWN;
+	aidx = sio_attach_find(r, seg, self);
+	if (aidx >= 0)
+		return sio_msg_put_u64(rep, SIO_A_ADDR,
+				       sio_attach_at(r, (u32)aidx)->local_addr);
+	path = sio_path_find(r, self, owner);
+	if (path < 0)
+		return path;
+	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
+	if (aidx < 0)
+		return aidx;
+	err = owner_call(c, self, seg, SIO_CMD_SEG_CONNECT, &orep, repbuf,
+			 sizeof(repbuf));
+	if (err)
+		return err;
+	if (sio_msg_require(&orep, SIO_ATTR_BIT(SIO_A_ADDR) |
+				   SIO_ATTR_BIT(SIO_A_SIZE))) {
+		err = -EPROTO;
+		goto disconnect;
+	}
+	phys = sio_nla_u64(&orep.tb[SIO_A_ADDR]);
+	size = sio_nla_u64(&orep.tb[SIO_A_SIZE]);
+	first = sio_lut_map(c, self, (u32)path, size, owner, phys, self,
+			    SIO_RID_CPU, &count);
+	if (first < 0) {
+		err = first;
+		goto disconnect;
+	}
+	ad = &sio_node(r, self)->adapter[path];
+	a = sio_attach_at(r, (u32)aidx);
+	a->used = 1;
+	a->adapter = (u8)path;
+	a->node = (u16)self;
+	a->seg = seg;
+	a->lut = first;
+	a->lut_count = count;
+	a->local_addr = ad->window_base + (u64)first * ad->slot_size;
+	return sio_msg_put_u64(rep, SIO_A_ADDR, a->local_addr);
+disconnect:
+	owner_call(c, self, seg, SIO_CMD_SEG_DISCONNECT, &orep, repbuf,
+		   sizeof(repbuf));
+	return err;
+}
+
+int sio_seg_detach(struct sio_core *c, u32 self, u32 seg)
+{
+	struct sio_parsed orep;
+	u8 repbuf[SIO_PEER_MSG];
+	int aidx = sio_attach_find(c->reg, seg, self);
+
+	if (aidx < 0)
+		return -EINVAL;
+	peer_release(c, (u32)aidx);
+	if (sio_node_up(c->reg, sio_seg(c->reg, seg)->owner) &&
+	    owner_call(c, self, seg, SIO_CMD_SEG_DISCONNECT, &orep, repbuf,
+		       sizeof(repbuf)))
+		owner_forget(c, seg, self);	/* owner lost it meanwhile */
+	return 0;
+}
+
+/* SEG_CONNECT and SEG_DISCONNECT, handled by the owner. */
+int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		      struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int peer, seg;
+	struct sio_segment *s;
+
+	if (!p->present[SIO_A_NAME])
+		return -EINVAL;
+	peer = sio_msg_node(r, p, SIO_A_PEER);
+	if (peer < 0)
+		return peer;
+	seg = sio_seg_lookup(r, self, sio_nla_str(&p->tb[SIO_A_NAME]));
+	if (seg < 0)
+		return seg;
+	if (p->cmd == SIO_CMD_SEG_DISCONNECT)
+		return owner_forget(c, (u32)seg, (u32)peer);
+	s = sio_seg(r, (u32)seg);
+	if ((u32)peer == self || !s->sized)
+		return -EINVAL;
+	if (!s->available)
+		return -EACCES;
+	if (!sio_node_up(r, (u32)peer))
+		return -EHOSTDOWN;
+	if (!(s->attached >> peer & 1)) {
+		s->attached |= 1ull << peer;
+		sio_seg_event(c, SIO_EV_SEGMENT_ATTACH, (u32)seg, "node",
+			      sio_node(r, (u32)peer)->name);
+	}
+	if (sio_msg_put_u64(rep, SIO_A_ADDR, s->phys))
+		return -EMSGSIZE;
+	return sio_msg_put_u64(rep, SIO_A_SIZE, s->size);
+}
+
+/* A lost node: its attachments, and attachments of its segments, go. */
+void sio_attach_node_down(struct sio_core *c, u32 node)
+{
+	struct sio_registry *r = c->reg;
+	u32 i;
+
+	for (i = 0; i < r->max_attach; i++) {
+		struct sio_attach *a = sio_attach_at(r, i);
+		u32 seg = a->seg, peer = a->node;
+
+		if (!a->used || (peer != node && sio_seg(r, seg)->owner != node))
+			continue;
+		peer_release(c, i);
+		owner_forget(c, seg, peer);
+	}
+}
