@@ -15,6 +15,7 @@
 #include "core.h"
 #include "sim/fabric.h"
 #include "sim/topology_parse.h"
+#include "smartio_internal.h"
 
 struct smartio {
 	struct sim_fabric f;
@@ -89,6 +90,11 @@ void smartio_close(struct smartio *h)
 		return;
 	sim_fabric_close(&h->f);
 	free(h);
+}
+
+struct sim_fabric *sio_lib_fabric(struct smartio *h)
+{
+	return &h->f;
 }
 
 const char *smartio_fabric_dir(const struct smartio *h)

@@ -105,6 +105,95 @@ static void test_two_processes_share_one_fabric_and_detect_death(void **state)
 	smartio_close(h);
 }
 
+/* Forks a child serving host1 that borrows nvme0; returns its pid. */
+static pid_t spawn_borrower(const char *fabric)
+{
+	int fds[2];
+	char got = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		child(fabric, fds[1]);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &got, 1), 1);
+	assert_int_equal(got, 'y');
+	close(fds[0]);
+	return pid;
+}
+
+static double wait_state(struct smartio *h, unsigned node, int want,
+			 double t0, double limit)
+{
+	struct smartio_node_info ni;
+
+	for (;;) {
+		assert_int_equal(smartio_node_info(h, node, &ni), 0);
+		if (ni.state == want)
+			return now_s() - t0;
+		assert_true(now_s() - t0 < limit);
+		usleep(20000);
+	}
+}
+
+/*
+ * A process that stops (SIGSTOP: alive, but silent) is declared down by
+ * the heartbeat timeout and its borrows are cleaned; when it continues, its
+ * heartbeats bring its node back up.
+ */
+static void test_stopped_process_goes_down_and_comes_back(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
+	unsigned nvme0 = th_dev(h, "nvme0"), host1 = th_node(h, "host1");
+	unsigned l0 = th_luts_used(h, 0), r0 = th_reqs_used(h, 0);
+	struct smartio_device_info di;
+	uint64_t cur;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(smartio_lend(h, nvme0, SMARTIO_LEND_ALL, 0), 0);
+	pid = spawn_borrower(fabric);
+	cur = smartio_event_cursor(h);
+	kill(pid, SIGSTOP);
+	wait_state(h, host1, SMARTIO_NODE_DOWN, now_s(), 3.0);
+	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
+	assert_int_equal(di.borrowers, 0);
+	assert_int_equal(th_luts_used(h, 0), l0);
+	assert_int_equal(th_reqs_used(h, 0), r0);
+	assert_true(th_saw_event(h, &cur, "node-down", "nodes/host1"));
+	kill(pid, SIGCONT);
+	wait_state(h, host1, SMARTIO_NODE_UP, now_s(), 3.0);
+	assert_true(th_saw_event(h, &cur, "node-up", "nodes/host1"));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	smartio_close(h);
+}
+
+/* A killed child that nobody has reaped yet is a zombie: dead, not hung. */
+static void test_unreaped_zombie_is_down_without_waiting_for_timeout(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
+	unsigned nvme0 = th_dev(h, "nvme0"), host1 = th_node(h, "host1");
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(smartio_lend(h, nvme0, SMARTIO_LEND_ALL, 0), 0);
+	pid = spawn_borrower(fabric);
+	kill(pid, SIGKILL);
+	/* Well under the 2 s heartbeat timeout: found by process liveness. */
+	wait_state(h, host1, SMARTIO_NODE_DOWN, now_s(), 1.5);
+	waitpid(pid, &status, 0);
+	smartio_close(h);
+}
+
 static void test_second_process_cannot_serve_a_served_node(void **state)
 {
 	char fabric[64];
@@ -133,6 +222,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_processes_share_one_fabric_and_detect_death),
 		cmocka_unit_test(test_second_process_cannot_serve_a_served_node),
+		cmocka_unit_test(test_stopped_process_goes_down_and_comes_back),
+		cmocka_unit_test(test_unreaped_zombie_is_down_without_waiting_for_timeout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

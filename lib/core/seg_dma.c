@@ -254,11 +254,11 @@ int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		lender_unmap(c, m);
 		return 0;
 	}
-	if (m->lut >= 0)
-		return -EBUSY;
 	if (!p->present[SIO_A_SIZE] ||
 	    sio_nla_u64(&p->tb[SIO_A_SIZE]) != sio_seg(r, m->seg)->size)
 		return -EINVAL;
+	if (m->lut >= 0)
+		return -EBUSY;
 	path = sio_path_find(r, self, (u32)owner);
 	if (path < 0)
 		return path;

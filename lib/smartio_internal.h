@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What lies behind a libsmartio handle, for the project's own tests of the
+ * core and the simulator.  Not installed and not exported from the shared
+ * library (only smartio_* symbols are).
+ */
+#ifndef SMARTIO_INTERNAL_H
+#define SMARTIO_INTERNAL_H
+
+#include "smartio.h"
+#include "sim/fabric.h"
+
+struct sim_fabric *sio_lib_fabric(struct smartio *h);
+
+#endif
