@@ -122,53 +122,18 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
-/*
- * Opens the cluster.  libsmartio reports topology errors on stderr itself;
- * that text is captured so the user sees one line in our own format.
- */
+/* Opens the cluster; msg receives libsmartio's reason on failure. */
 static int open_cluster(const struct options *o, char *msg, size_t msglen)
 {
 	struct smartio_open_opts so = { 0 };
-	FILE *cap = tmpfile();
-	int saved = -1, rc;
-	size_t n = 0;
-	char *nl;
 
 	so.fabric = o->fabric;
 	so.topology = o->topology;
 	so.node = o->node;
 	so.create = o->node ? -1 : 1;
-	msg[0] = '\0';
-	fflush(stderr);
-	if (cap) {
-		saved = dup(STDERR_FILENO);
-		if (saved >= 0)
-			dup2(fileno(cap), STDERR_FILENO);
-	}
-	rc = smartio_open(&sfs.h, &so);
-	fflush(stderr);
-	if (saved >= 0) {
-		dup2(saved, STDERR_FILENO);
-		close(saved);
-	}
-	if (cap) {
-		rewind(cap);
-		n = fread(msg, 1, msglen - 1, cap);
-		msg[n] = '\0';
-		fclose(cap);
-	}
-	if (!rc) {
-		if (n)
-			fputs(msg, stderr);	/* warnings: pass them on */
-		msg[0] = '\0';
-		return 0;
-	}
-	nl = strchr(msg, '\n');
-	if (nl)
-		*nl = '\0';
-	if (!strncmp(msg, "smartio: ", 9))
-		memmove(msg, msg + 9, strlen(msg + 9) + 1);
-	return rc;
+	so.errbuf = msg;
+	so.errlen = msglen;
+	return smartio_open(&sfs.h, &so);
 }
 
 static void open_error(const struct options *o, int rc, const char *msg)

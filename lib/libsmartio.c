@@ -30,12 +30,14 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 	struct sio_topology topo = { 0 };
 	struct sim_open so = { 0 };
 	struct smartio *h;
-	char err[256];
+	char err[256] = "";
 	u64 mask;
 	int rc, node = -1;
 
 	if (!o)
 		o = &def;
+	if (o->errbuf && o->errlen)
+		o->errbuf[0] = '\0';
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -43,8 +45,9 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 		rc = o->topology ? sio_topo_load(o->topology, &topo, err, sizeof(err))
 				 : sio_topo_default(&topo);
 		if (rc) {
-			if (o->topology)
-				fprintf(stderr, "smartio: %s: %s\n", o->topology, err);
+			if (o->topology && o->errbuf && o->errlen)
+				snprintf(o->errbuf, o->errlen, "%s: %s",
+					 o->topology, err);
 			free(h);
 			return rc;
 		}

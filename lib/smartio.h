@@ -35,6 +35,9 @@ struct smartio_open_opts {
 	const char *shm_dir;	/* where backing files live; NULL = /dev/shm */
 	int create;		/* 1: create (fail if a live fabric exists),
 				 * 0: join an existing one, -1: join or create */
+	char *errbuf;		/* if set, receives a one-line reason on failure
+				 * (e.g. "topo.conf:3: unknown key 'foo'") */
+	size_t errlen;
 };
 
 int smartio_open(struct smartio **h, const struct smartio_open_opts *opts);
