@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fabric.h"
+#include "devmodel.h"
 
 static const struct sio_reg_limits sim_limits = {
 	.max_borrows = 1024,
@@ -419,6 +419,9 @@ int sim_fabric_serve(struct sim_fabric *f, u64 mask)
 		if (pthread_create(&f->beat, NULL, beat_thread, f) == 0)
 			f->beat_running = 1;
 	}
+	/* The served nodes' devices come alive (nvme, dma models). */
+	if (!err)
+		err = sim_models_start(f);
 	return err;
 }
 
@@ -429,6 +432,7 @@ void sim_fabric_close(struct sim_fabric *f)
 
 	if (!f->sh)
 		return;
+	sim_models_stop(f);
 	if (f->beat_running) {
 		__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(f->beat, NULL);

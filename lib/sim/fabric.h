@@ -70,6 +70,8 @@ struct sim_shared {
 	u64 cfg_stride;
 };
 
+struct sim_models;	/* devmodel.c: the device-model runner */
+
 struct sim_fabric {
 	struct sim_shared *sh;
 	struct sio_registry *reg;
@@ -81,6 +83,7 @@ struct sim_fabric {
 	pthread_t beat;
 	int beat_running;
 	int stop;		/* atomic: asks the heartbeat thread to end */
+	struct sim_models *models;	/* models of the served nodes' devices */
 };
 
 struct sim_open {

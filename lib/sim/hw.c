@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fabric.h"
+#include "devmodel.h"
 
 struct sim_lut *sim_lut_at(struct sim_fabric *f, u32 node, u32 adapter,
 			   u32 slot)
@@ -92,6 +92,8 @@ void sim_cfg_init(struct sim_fabric *f, u32 dev)
 	c[0x50] = 0x05;			/* MSI */
 	c[0x51] = 0x00;
 	put16(c + 0x52, 0x0080);	/* 64-bit address capable */
+	c[0x3d] = 0x01;			/* INTA (masked for borrowers) */
+	sim_model_cfg_init(d->model, c);
 }
 
 static u64 real_ns(void *plat)

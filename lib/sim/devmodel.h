@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Device models of the simulated fabric: devices that do real work.
+ *
+ * The process that serves a node runs the models of the devices installed
+ * in it, in one thread.  A model cannot trap the CPU's writes to its BARs
+ * (they go straight into an mmap of the BAR's backing file), so it polls
+ * its registers and doorbells, backing off while nothing happens so that
+ * an idle cluster costs almost no CPU.  It reaches memory only with
+ * sim_dma() (the whole translation chain: a blocked transaction is counted
+ * and reported as a dma-fault event) and interrupts with an MSI or MSI-X
+ * write of the programmed data to the programmed address.
+ */
+#ifndef SIO_SIM_DEVMODEL_H
+#define SIO_SIM_DEVMODEL_H
+
+#include "fabric.h"
+
+/* Where the models put their MSI-X capability in configuration space. */
+#define SIM_CAP_MSI 0x50
+#define SIM_CAP_MSIX 0x70
+
+struct sim_devmodel;
+
+struct sim_model_ops {
+	const char *name;
+	/* Table layout for the MSI-X capability (BAR 0 offsets). */
+	u32 msix_vectors, msix_table, msix_pba;
+	/* Sets power-on register values; allocates m->priv. */
+	int (*init)(struct sim_devmodel *m);
+	/* One pass over registers and queues: >0 if work was done. */
+	int (*poll)(struct sim_devmodel *m);
+	void (*fini)(struct sim_devmodel *m);
+};
+
+struct sim_devmodel {
+	struct sim_fabric *f;
+	u32 dev;
+	const struct sim_model_ops *ops;
+	u8 *bar[SIO_MAX_BARS];	/* mmap of the BAR backing files */
+	u64 bar_size[SIO_MAX_BARS];
+	u64 bar_addr[SIO_MAX_BARS];	/* lender-local bus address */
+	void *priv;
+};
+
+/* The ops of a topology model (enum sio_dev_model), NULL for generic. */
+const struct sim_model_ops *sim_model_ops_of(u32 model);
+/* Adds the model's capabilities (MSI-X) to a fresh configuration space. */
+void sim_model_cfg_init(u32 model, u8 *cfg);
+
+/* Starts the runner for the served nodes' devices; stops it.  Idempotent. */
+int sim_models_start(struct sim_fabric *f);
+void sim_models_stop(struct sim_fabric *f);
+
+/* Helpers for the models. */
+int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
+		  int write);
+/* Raises vector vec by MSI-X or MSI, as configured; 0 if delivered or
+ * left pending (masked), -ENODEV when interrupts are not enabled. */
+int sim_model_irq(struct sim_devmodel *m, u32 vec);
+/* Delivers pending MSI-X vectors that were unmasked; >0 if any. */
+int sim_model_irq_pending(struct sim_devmodel *m);
+
+static inline u32 sim_rd32(const u8 *p)
+{
+	return __atomic_load_n((const u32 *)p, __ATOMIC_ACQUIRE);
+}
+
+static inline void sim_wr32(u8 *p, u32 v)
+{
+	__atomic_store_n((u32 *)p, v, __ATOMIC_RELEASE);
+}
+
+static inline u64 sim_rd64(const u8 *p)
+{
+	return (u64)sim_rd32(p) | (u64)sim_rd32(p + 4) << 32;
+}
+
+static inline void sim_wr64(u8 *p, u64 v)
+{
+	sim_wr32(p, (u32)v);
+	sim_wr32(p + 4, (u32)(v >> 32));
+}
+
+extern const struct sim_model_ops sim_nvme_ops;
+extern const struct sim_model_ops sim_dmaeng_ops;
+
+#endif /* SIO_SIM_DEVMODEL_H */

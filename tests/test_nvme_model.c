@@ -1,0 +1,418 @@
+/*
+ * The simulated NVMe controller, driven through libsmartio the way a
+ * userspace driver on a borrowing node drives it: nvme0 lives on host0 and
+ * is borrowed by host3, whose driver maps the controller's BAR through its
+ * NTB window, keeps queues and buffers in a segment of its own RAM mapped
+ * for the device, and moves blocks that are written to and read back from
+ * the namespace.  Every byte the controller moves walks the translation
+ * chain, so a buffer outside the device's window fails the command.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* Layout of the driver's segment (device-side offsets from ioaddr). */
+#define SEG_SIZE (1u << 20)
+#define ASQ_OFF 0x0000u
+#define ACQ_OFF 0x1000u
+#define IOSQ_OFF 0x2000u
+#define IOCQ_OFF 0x3000u
+#define IDENT_OFF 0x4000u
+#define PRPL_OFF 0x5000u
+#define DATA_OFF 0x10000u	/* 128K written from here */
+#define BACK_OFF 0x40000u	/* and read back here */
+#define QDEPTH 64u
+
+struct drv {
+	struct smartio *h;
+	char fabric[64];
+	unsigned host0, host3, nvme0;
+	volatile uint8_t *bar;
+	uint64_t bar_size;
+	uint8_t *mem;		/* the segment, as host3's CPU sees it */
+	uint64_t io;		/* the segment, as nvme0 sees it */
+	uint16_t cid;
+	unsigned sq_tail[2], cq_head[2], phase[2];
+};
+
+static uint32_t rd32(struct drv *d, unsigned off)
+{
+	return __atomic_load_n((volatile uint32_t *)(d->bar + off),
+			       __ATOMIC_ACQUIRE);
+}
+
+static void wr32(struct drv *d, unsigned off, uint32_t v)
+{
+	__atomic_store_n((volatile uint32_t *)(d->bar + off), v,
+			 __ATOMIC_RELEASE);
+}
+
+static void wr64(struct drv *d, unsigned off, uint64_t v)
+{
+	wr32(d, off, (uint32_t)v);
+	wr32(d, off + 4, (uint32_t)(v >> 32));
+}
+
+static void *map_file(const char *path, uint64_t size)
+{
+	int fd = open(path, O_RDWR);
+	void *p;
+
+	assert_true(fd >= 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(p != MAP_FAILED);
+	return p;
+}
+
+static void pause_a_little(void)
+{
+	struct timespec ts = { 0, 200000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Waits (at most 20 s: a hang, not a timing check) for cond(d) != 0. */
+static int wait_for(struct drv *d, int (*cond)(struct drv *))
+{
+	time_t end = time(NULL) + 20;
+
+	while (!cond(d)) {
+		if (time(NULL) > end)
+			return 0;
+		pause_a_little();
+	}
+	return 1;
+}
+
+static int ready(struct drv *d) { return rd32(d, 0x1c) & 1; }
+static int not_ready(struct drv *d) { return !(rd32(d, 0x1c) & 3); }
+
+static void cmd_init(uint8_t *c, uint8_t opcode, uint16_t cid, uint32_t nsid)
+{
+	memset(c, 0, 64);
+	c[0] = opcode;
+	memcpy(c + 2, &cid, 2);
+	memcpy(c + 4, &nsid, 4);
+}
+
+static void cmd_put32(uint8_t *c, unsigned dw, uint32_t v)
+{
+	memcpy(c + 4 * dw, &v, 4);
+}
+
+static void cmd_put64(uint8_t *c, unsigned dw, uint64_t v)
+{
+	memcpy(c + 4 * dw, &v, 8);
+}
+
+static volatile uint8_t *cqe(struct drv *d, unsigned q)
+{
+	return d->mem + (q ? IOCQ_OFF : ACQ_OFF) + 16 * d->cq_head[q];
+}
+
+static int cqe_posted(struct drv *d, unsigned q)
+{
+	uint16_t st;
+
+	memcpy(&st, (const void *)(cqe(d, q) + 14), 2);
+	return (st & 1) == d->phase[q];
+}
+
+static struct drv *g_waiting;
+static unsigned g_queue;
+
+static int posted(struct drv *d)
+{
+	(void)d;
+	return cqe_posted(g_waiting, g_queue);
+}
+
+/* Submits c on queue q and waits for its completion; returns the status
+ * field (SC | SCT << 8) and the result dword. */
+static int submit(struct drv *d, unsigned q, uint8_t *c, uint32_t *result)
+{
+	uint8_t *slot = d->mem + (q ? IOSQ_OFF : ASQ_OFF) + 64 * d->sq_tail[q];
+	volatile uint8_t *e;
+	uint32_t dw[4];
+	uint16_t cid;
+
+	cid = ++d->cid;
+	memcpy(c + 2, &cid, 2);
+	memcpy(slot, c, 64);
+	d->sq_tail[q] = (d->sq_tail[q] + 1) % QDEPTH;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	wr32(d, 0x1000 + 8 * q, d->sq_tail[q]);
+	g_waiting = d;
+	g_queue = q;
+	assert_true(wait_for(d, posted));
+	e = cqe(d, q);
+	memcpy(dw, (const void *)e, 16);
+	assert_int_equal(dw[3] & 0xffff, cid);
+	assert_int_equal(dw[2] >> 16, q);
+	if (++d->cq_head[q] == QDEPTH) {
+		d->cq_head[q] = 0;
+		d->phase[q] ^= 1;
+	}
+	wr32(d, 0x1004 + 8 * q, d->cq_head[q]);
+	if (result)
+		*result = dw[0];
+	return (int)((dw[3] >> 17) & 0x7ff);
+}
+
+static int setup(void **state)
+{
+	static struct drv d;
+	char path[256];
+	uint64_t size;
+
+	memset(&d, 0, sizeof(d));
+	d.h = th_open(NULL, NULL, d.fabric, sizeof(d.fabric));
+	d.host0 = th_node(d.h, "host0");
+	d.host3 = th_node(d.h, "host3");
+	d.nvme0 = th_dev(d.h, "nvme0");
+	assert_int_equal(smartio_lend(d.h, d.nvme0, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(smartio_borrow(d.h, d.nvme0, d.host3), 0);
+	assert_int_equal(smartio_resolve_bar(d.h, d.host3, d.nvme0, 0, path,
+					     sizeof(path), &d.bar_size), 0);
+	d.bar = map_file(path, d.bar_size);
+	assert_int_equal(smartio_segment_create(d.h, d.host3, "q"), 0);
+	assert_int_equal(smartio_segment_set_size(d.h, d.host3, "q", SEG_SIZE), 0);
+	assert_int_equal(smartio_segment_dma_map(d.h, d.host3, "q", d.nvme0,
+						 &d.io), 0);
+	assert_int_equal(smartio_resolve_segment(d.h, d.host3, d.host3, "q",
+						 path, sizeof(path), &size), 0);
+	d.mem = map_file(path, size);
+	*state = &d;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct drv *d = *state;
+
+	munmap((void *)d->bar, d->bar_size);
+	munmap(d->mem, SEG_SIZE);
+	smartio_close(d->h);
+	return 0;
+}
+
+static void enable_controller(struct drv *d)
+{
+	wr32(d, 0x14, 0);
+	assert_true(wait_for(d, not_ready));
+	memset(d->mem, 0, 0x4000);
+	memset(d->sq_tail, 0, sizeof(d->sq_tail));
+	memset(d->cq_head, 0, sizeof(d->cq_head));
+	d->phase[0] = d->phase[1] = 1;
+	wr32(d, 0x24, (QDEPTH - 1) << 16 | (QDEPTH - 1));
+	wr64(d, 0x28, d->io + ASQ_OFF);
+	wr64(d, 0x30, d->io + ACQ_OFF);
+	wr32(d, 0x14, 1 | 6u << 16 | 4u << 20);
+	assert_true(wait_for(d, ready));
+}
+
+static void create_io_queues(struct drv *d)
+{
+	uint8_t c[64];
+
+	cmd_init(c, 0x05, 0, 0);			/* Create I/O CQ 1 */
+	cmd_put64(c, 6, d->io + IOCQ_OFF);
+	cmd_put32(c, 10, (QDEPTH - 1) << 16 | 1);
+	cmd_put32(c, 11, 1 | 2);			/* contiguous, irq on */
+	assert_int_equal(submit(d, 0, c, NULL), 0);
+	cmd_init(c, 0x01, 0, 0);			/* Create I/O SQ 1 */
+	cmd_put64(c, 6, d->io + IOSQ_OFF);
+	cmd_put32(c, 10, (QDEPTH - 1) << 16 | 1);
+	cmd_put32(c, 11, 1u << 16 | 1);
+	assert_int_equal(submit(d, 0, c, NULL), 0);
+}
+
+/* Read (2) or Write (1) of nblocks at lba, buffer at segment offset off. */
+static int rw(struct drv *d, uint8_t op, uint64_t lba, unsigned nblocks,
+	      unsigned off)
+{
+	uint64_t bytes = (uint64_t)nblocks * 512, pages = (bytes + 4095) / 4096;
+	uint8_t c[64];
+	unsigned i;
+
+	cmd_init(c, op, 0, 1);
+	cmd_put64(c, 6, d->io + off);
+	if (pages == 2) {
+		cmd_put64(c, 8, d->io + off + 4096);
+	} else if (pages > 2) {
+		uint64_t *list = (uint64_t *)(d->mem + PRPL_OFF);
+
+		for (i = 1; i < pages; i++)
+			list[i - 1] = d->io + off + 4096ull * i;
+		cmd_put64(c, 8, d->io + PRPL_OFF);
+	}
+	cmd_put64(c, 10, lba);
+	cmd_put32(c, 12, nblocks - 1);
+	return submit(d, 1, c, NULL);
+}
+
+static void test_registers_after_power_on(void **state)
+{
+	struct drv *d = *state;
+	uint64_t cap = rd32(d, 0) | (uint64_t)rd32(d, 4) << 32;
+
+	assert_int_equal(cap & 0xffff, 1023);		/* MQES */
+	assert_true(cap >> 37 & 1);			/* NVM command set */
+	assert_int_equal(rd32(d, 0x08), 0x00010400);	/* 1.4 */
+}
+
+static void test_identify_through_a_borrowed_controller(void **state)
+{
+	struct drv *d = *state;
+	uint8_t c[64];
+	uint64_t nsze;
+	uint16_t vid;
+
+	enable_controller(d);
+	cmd_init(c, 0x06, 0, 0);
+	cmd_put64(c, 6, d->io + IDENT_OFF);
+	cmd_put32(c, 10, 1);				/* controller */
+	assert_int_equal(submit(d, 0, c, NULL), 0);
+	memcpy(&vid, d->mem + IDENT_OFF, 2);
+	assert_int_equal(vid, 0x1b36);
+	assert_memory_equal(d->mem + IDENT_OFF + 24, "smartio simulated NVMe", 22);
+	assert_int_equal(d->mem[IDENT_OFF + 512], 0x66);
+	cmd_init(c, 0x06, 0, 1);
+	cmd_put64(c, 6, d->io + IDENT_OFF);
+	cmd_put32(c, 10, 0);				/* namespace 1 */
+	assert_int_equal(submit(d, 0, c, NULL), 0);
+	memcpy(&nsze, d->mem + IDENT_OFF, 8);
+	assert_int_equal(nsze, (64u << 20) / 512);
+	cmd_init(c, 0x06, 0, 2);
+	cmd_put64(c, 6, d->io + IDENT_OFF);
+	assert_int_equal(submit(d, 0, c, NULL), 0x0b);	/* no namespace 2 */
+	cmd_init(c, 0x7f, 0, 0);
+	assert_int_equal(submit(d, 0, c, NULL), 0x01);	/* bad opcode */
+}
+
+static void test_blocks_written_and_read_back(void **state)
+{
+	struct drv *d = *state;
+	unsigned i, n;
+	uint8_t c[64];
+	uint32_t res = 0;
+
+	enable_controller(d);
+	cmd_init(c, 0x09, 0, 0);			/* Number of Queues */
+	cmd_put32(c, 10, 0x07);
+	cmd_put32(c, 11, 0);
+	assert_int_equal(submit(d, 0, c, &res), 0);
+	assert_true((res & 0xffff) >= 1);
+	create_io_queues(d);
+	srand(42);
+	for (i = 0; i < 128 * 1024; i++)
+		d->mem[DATA_OFF + i] = (uint8_t)rand();
+	/* One page (PRP1), two pages (PRP2), a PRP list (32 pages). */
+	for (n = 0; n < 3; n++) {
+		unsigned blocks = n == 0 ? 8 : n == 1 ? 16 : 256;
+		uint64_t lba = 1000 + 2000 * n;
+
+		memset(d->mem + BACK_OFF, 0, blocks * 512);
+		assert_int_equal(rw(d, 0x01, lba, blocks, DATA_OFF), 0);
+		assert_int_equal(rw(d, 0x02, lba, blocks, BACK_OFF), 0);
+		assert_memory_equal(d->mem + BACK_OFF, d->mem + DATA_OFF,
+				    blocks * 512);
+	}
+	cmd_init(c, 0x00, 0, 1);			/* Flush */
+	assert_int_equal(submit(d, 1, c, NULL), 0);
+	/* The last block of the namespace, then one past it. */
+	assert_int_equal(rw(d, 0x01, (64u << 20) / 512 - 1, 1, DATA_OFF), 0);
+	assert_int_equal(rw(d, 0x02, (64u << 20) / 512 - 1, 2, BACK_OFF), 0x80);
+	/* More than MDTS (128K) in one command. */
+	assert_int_equal(rw(d, 0x02, 0, 257, BACK_OFF), 0x02);
+}
+
+static void test_data_survives_a_controller_reset(void **state)
+{
+	struct drv *d = *state;
+
+	enable_controller(d);
+	create_io_queues(d);
+	memset(d->mem + DATA_OFF, 0x5a, 4096);
+	assert_int_equal(rw(d, 0x01, 77, 8, DATA_OFF), 0);
+	enable_controller(d);
+	create_io_queues(d);
+	memset(d->mem + BACK_OFF, 0, 4096);
+	assert_int_equal(rw(d, 0x02, 77, 8, BACK_OFF), 0);
+	assert_memory_equal(d->mem + BACK_OFF, d->mem + DATA_OFF, 4096);
+}
+
+/* A buffer the device has no mapping for: blocked, counted, reported. */
+static void test_dma_outside_the_window_fails_the_command(void **state)
+{
+	struct drv *d = *state;
+	uint64_t cur = smartio_event_cursor(d->h);
+	uint64_t blocked = smartio_blocked(d->h, d->host3);
+	uint8_t c[64];
+
+	enable_controller(d);
+	create_io_queues(d);
+	cmd_init(c, 0x02, 0, 1);
+	cmd_put64(c, 6, d->io + SEG_SIZE);		/* just past the segment */
+	cmd_put64(c, 10, 0);
+	cmd_put32(c, 12, 7);
+	assert_int_equal(submit(d, 1, c, NULL), 0x04);	/* data transfer error */
+	assert_true(smartio_blocked(d->h, d->host3) > blocked);
+	assert_true(th_saw_event(d->h, &cur, "dma-fault", "dev/nvme0"));
+	/* The controller keeps working. */
+	assert_int_equal(rw(d, 0x02, 0, 8, BACK_OFF), 0);
+}
+
+static void test_queue_commands_checked(void **state)
+{
+	struct drv *d = *state;
+	uint8_t c[64];
+
+	enable_controller(d);
+	create_io_queues(d);
+	cmd_init(c, 0x05, 0, 0);			/* CQ 1 exists */
+	cmd_put64(c, 6, d->io + IOCQ_OFF);
+	cmd_put32(c, 10, (QDEPTH - 1) << 16 | 1);
+	cmd_put32(c, 11, 1);
+	assert_int_equal(submit(d, 0, c, NULL), 0x101);
+	cmd_init(c, 0x01, 0, 0);			/* SQ 2 on missing CQ 5 */
+	cmd_put64(c, 6, d->io + 0x6000);
+	cmd_put32(c, 10, (QDEPTH - 1) << 16 | 2);
+	cmd_put32(c, 11, 5u << 16 | 1);
+	assert_int_equal(submit(d, 0, c, NULL), 0x100);
+	cmd_init(c, 0x04, 0, 0);			/* CQ 1 still has SQ 1 */
+	cmd_put32(c, 10, 1);
+	assert_int_equal(submit(d, 0, c, NULL), 0x10c);
+	cmd_init(c, 0x00, 0, 0);
+	cmd_put32(c, 10, 1);
+	assert_int_equal(submit(d, 0, c, NULL), 0);
+	cmd_init(c, 0x04, 0, 0);
+	cmd_put32(c, 10, 1);
+	assert_int_equal(submit(d, 0, c, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registers_after_power_on),
+		cmocka_unit_test(test_identify_through_a_borrowed_controller),
+		cmocka_unit_test(test_blocks_written_and_read_back),
+		cmocka_unit_test(test_data_survives_a_controller_reset),
+		cmocka_unit_test(test_dma_outside_the_window_fails_the_command),
+		cmocka_unit_test(test_queue_commands_checked),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
