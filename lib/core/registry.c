@@ -62,6 +62,9 @@ static int init_node(struct sio_registry *r, u32 i,
 	n->present = 1;
 	n->state = SIO_NODE_DOWN;
 	n->ram_size = tn->ram;
+	/* Above the BAR base, RAM would alias device memory. */
+	if (tn->ram > SIO_RAM_MAX)
+		return -EINVAL;
 	sio_range_init(&n->ram, SIO_RAM_BASE, tn->ram);
 	sio_range_init(&n->iova, SIO_IOVA_BASE, SIO_IOVA_SIZE);
 	err = sio_bitmap_init(&n->vectors, SIO_MSI_VECTORS, 0);
@@ -74,7 +77,8 @@ static int init_node(struct sio_registry *r, u32 i,
 		if (ta->node != i)
 			continue;
 		if (n->nadapters == SIO_MAX_ADAPTERS || ta->luts == 0 ||
-		    ta->window / ta->luts < SIO_PAGE)
+		    ta->window / ta->luts < SIO_PAGE ||
+		    ta->window > SIO_WINDOW_STRIDE)
 			return -EINVAL;
 		ad = &n->adapter[n->nadapters];
 		sio_strlcpy(ad->name, ta->name, sizeof(ad->name));
@@ -109,8 +113,12 @@ static int init_device(struct sio_registry *r, u32 i,
 		return -EINVAL;
 	sio_strlcpy(d->name, td->name, sizeof(d->name));
 	sio_strlcpy(d->bdf, td->bdf, sizeof(d->bdf));
-	/* Stable across restarts of the same topology: lender id and slot. */
-	d->fdid = (t->nodes[td->node].id << 20) | (i & 0xfffffu);
+	/*
+	 * Stable across restarts of the same topology: the lender's position
+	 * (below 64) and the device's slot (below 2^20) -- unlike the node id,
+	 * which may use all 32 bits, they always fit and never collide.
+	 */
+	d->fdid = (td->node << 20) | (i & 0xfffffu);
 	d->node = (u16)td->node;
 	d->rid = sio_bdf_to_rid(td->bdf);
 	d->present = 1;

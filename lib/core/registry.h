@@ -22,7 +22,8 @@
 #define SIO_PAGE 4096ull
 
 /* The fixed physical address map of every node (documented in smartio(7)). */
-#define SIO_RAM_BASE 0x100000ull		/* first MiB unused, like a PC */
+#define SIO_RAM_BASE 0x100000000ull	/* node RAM, 4 GiB up to the BARs */
+#define SIO_RAM_MAX (SIO_BAR_BASE - SIO_RAM_BASE)
 #define SIO_MSI_BASE 0xfee00000ull		/* interrupt doorbells */
 #define SIO_MSI_SIZE 0x100000ull
 #define SIO_MSI_VECTORS 256			/* per node */

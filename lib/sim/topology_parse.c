@@ -35,10 +35,12 @@
 #define DEF_RESERVED 2u		/* 2 of them reserved for the CPUs */
 #define DEF_RAM (1ull << 30)
 #define MIN_WINDOW (1ull << 20)
+#define MAX_WINDOW (1ull << 40)	/* SIO_WINDOW_STRIDE: windows do not overlap */
 #define MAX_LUTS 4096u
 #define MIN_SLOT 4096u		/* window / luts */
 #define MAX_REQUESTERS 64u
 #define MIN_RAM (1ull << 20)
+#define MAX_RAM (252ull << 30)	/* SIO_RAM_MAX: RAM ends where BARs begin */
 #define RAM_ALIGN 4096u
 #define MIN_BAR 4096ull
 #define MAX_BAR (1ull << 40)
@@ -414,9 +416,9 @@ static int ntb_params(struct parser *p, const struct opts *o,
 		rc = opt_num(p, o, K_WINDOW, 1, UINT64_MAX, &v);
 		if (rc)
 			return rc;
-		if (!is_pow2(v) || v < MIN_WINDOW)
+		if (!is_pow2(v) || v < MIN_WINDOW || v > MAX_WINDOW)
 			return fail(p, -EINVAL,
-				    "window must be a power of two of at least 1M: '%s'",
+				    "window must be a power of two from 1M to 1T: '%s'",
 				    o->tok[K_WINDOW]);
 		np->window = v;
 	}
@@ -521,9 +523,9 @@ static int p_node(struct parser *p, char **tok, int n)
 		rc = opt_num(p, &o, K_RAM, 1, UINT64_MAX, &ram);
 		if (rc)
 			return rc;
-		if (ram < MIN_RAM || ram % RAM_ALIGN)
+		if (ram < MIN_RAM || ram > MAX_RAM || ram % RAM_ALIGN)
 			return fail(p, -EINVAL,
-				    "ram must be a multiple of 4K of at least 1M: '%s'",
+				    "ram must be a multiple of 4K from 1M to 252G: '%s'",
 				    o.tok[K_RAM]);
 	}
 	nd = grow(t->nodes, &p->cap_nodes, t->nnodes, sizeof(*nd));
