@@ -106,7 +106,7 @@ enum sfs_kind {
 /* Attribute identifiers, one table per directory kind. */
 enum { NA_ID, NA_STATE, NA_COUNT };
 enum { AA_LINK, AA_PEERS, AA_LUTS, AA_REQUESTERS, AA_WINDOW, AA_COUNT };
-enum { SA_SIZE, SA_AVAILABLE, SA_ATTACHED, SA_COUNT };
+enum { SA_SIZE, SA_AVAILABLE, SA_ATTACHED, SA_DETACH, SA_COUNT };
 enum { MA_IOADDR, MA_COUNT };
 enum {
 	DA_FDID, DA_NODE, DA_BDF, DA_VENDOR, DA_DEVICE, DA_CLASS,

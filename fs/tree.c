@@ -28,6 +28,7 @@ static const struct sfs_attrdef seg_attrs[SA_COUNT] = {
 	[SA_SIZE] = { "size", 0644 },
 	[SA_AVAILABLE] = { "available", 0644 },
 	[SA_ATTACHED] = { "attached", 0444 },
+	[SA_DETACH] = { "detach", 0200 },
 };
 
 static const struct sfs_attrdef segdma_attrs[MA_COUNT] = {

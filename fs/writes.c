@@ -198,6 +198,7 @@ static int write_seg(const struct sfs_obj *o, const char *buf, size_t size)
 {
 	static const char *const bits[] = { "0", "1" };
 	uint64_t bytes;
+	unsigned node;
 	int rc;
 
 	switch (o->attr) {
@@ -209,6 +210,10 @@ static int write_seg(const struct sfs_obj *o, const char *buf, size_t size)
 		rc = parse_keyword(buf, size, bits, 2);
 		return rc < 0 ? rc : smartio_segment_set_available(sfs.h, o->node,
 								   o->seg, rc);
+	case SA_DETACH:
+		rc = parse_node(buf, size, &node);
+		return rc ? rc : smartio_segment_detach(sfs.h, o->node, o->seg,
+							node);
 	default:
 		return -EROFS;
 	}

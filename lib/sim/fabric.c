@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -244,6 +245,7 @@ static int create_state(struct sim_fabric *f, const char *path,
 	memcpy(f->sh, &tmp, sizeof(tmp));
 	f->sh->size = size;
 	f->sh->version = SIM_VERSION;
+	f->sh->creator_pid = getpid();
 	err = init_lock(&f->sh->lock);
 	if (!err)
 		err = sio_registry_init((u8 *)mem + tmp.reg_off, tmp.reg_size, t,
@@ -315,6 +317,8 @@ static int any_owner_alive(struct sim_fabric *f)
 {
 	u32 i;
 
+	if (pid_alive(f->sh->creator_pid))
+		return 1;
 	for (i = 0; i < f->reg->nnodes; i++) {
 		s32 pid = sim_node_hw(f, i)->owner_pid;
 
@@ -351,7 +355,33 @@ static void unmap_state(struct sim_fabric *f)
 	f->fd = -1;
 }
 
+static int open_locked(struct sim_fabric *f, const struct sim_open *o);
+
+/*
+ * Deciding between create, join and rebuild must not interleave with
+ * another process's decision (two daemons starting at once would each
+ * rebuild a stale fabric under the other), so it holds an flock on the
+ * directory the fabrics live in: opens are rare, and nothing is left
+ * behind.
+ */
 int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o)
+{
+	const char *base = o->shm_dir ? o->shm_dir : "/dev/shm";
+	int lock = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+
+	if (lock < 0)
+		return -errno;
+	if (flock(lock, LOCK_EX) < 0) {
+		err = -errno;
+		close(lock);
+		return err;
+	}
+	err = open_locked(f, o);
+	close(lock);
+	return err;
+}
+
+static int open_locked(struct sim_fabric *f, const struct sim_open *o)
 {
 	char path[300];
 	const char *base = o->shm_dir ? o->shm_dir : "/dev/shm";
@@ -372,9 +402,12 @@ int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o)
 		err = create_state(f, path, o->topo);
 		if (err != -EEXIST)
 			return err;
-		/* A fabric whose every process is gone is stale: rebuild it. */
+		/*
+		 * A fabric whose every process is gone is stale: rebuild it,
+		 * rather than inherit its lends and borrows.
+		 */
 		err = join_state(f, path);
-		if (err == 0 && !any_owner_alive(f) && o->create == 1) {
+		if (err == 0 && !any_owner_alive(f)) {
 			unmap_state(f);
 			remove_dir(f->dir);
 			if (mkdir(f->dir, 0700) < 0 && errno != EEXIST)

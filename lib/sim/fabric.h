@@ -60,6 +60,8 @@ struct sim_shared {
 	pthread_mutex_t lock;	/* robust, process-shared */
 	u32 change;		/* futex word: bumps on every state change */
 	u32 users;		/* processes attached */
+	s32 creator_pid;	/* alive creator: not stale even before serving */
+	u32 pad_c;
 	u64 reg_off, reg_size;
 	u64 nodes_hw_off;	/* struct sim_node_hw[nnodes] */
 	u64 luts_off;		/* struct sim_lut[nnodes][SIO_MAX_ADAPTERS][lut_max] */

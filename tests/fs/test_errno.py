@@ -156,6 +156,13 @@ check("rmdir of a segment attached remotely", errno.EBUSY,
 check("available 0 while attached", errno.EBUSY,
       wr(os.path.join(A, "nodes/host0/segments/t/available"), "0"))
 check("borrow twice", errno.EBUSY, wr(dev(C, "nvme1", "borrow"), "host2"))
+tdetach = os.path.join(A, "nodes/host0/segments/t/detach")
+check("detach a node that is not attached", errno.EINVAL, wr(tdetach, "host2"))
+check("detach the owner", errno.EINVAL, wr(tdetach, "host0"))
+check("detach malformed", errno.EINVAL, wr(tdetach, "host1 host2"))
+check("detach an unknown node", errno.ENOENT, wr(tdetach, "host9"))
+check("read detach", errno.EACCES,
+      oserr(lambda: os.close(os.open(tdetach, os.O_RDONLY))))
 check("segment exists", errno.EEXIST, oserr(os.mkdir, u))
 
 # --- EHOSTDOWN ------------------------------------------------------------
@@ -196,6 +203,10 @@ check("rmdir a node", errno.EPERM, oserr(os.rmdir, os.path.join(A, "nodes/host4"
 check("chmod", errno.EPERM, oserr(os.chmod, dev(A, "nvme0", "lend"), 0o666))
 
 # Still serving, and a valid command still works after all that.
+must(tdetach, "host1\n")
+if read(os.path.join(A, "nodes/host0/segments/t/attached")) != "":
+    fail("detach did not take")
+os.rmdir(os.path.join(A, "nodes/host0/segments/t"))     # no longer busy
 must(dev(B, "nvme0", "return"), "host1\n")
 if read(dev(A, "nvme0", "borrow")) != "":
     fail("return after the errors did not take")

@@ -63,7 +63,7 @@ for d in DEVS:
     for f in ("lend", "borrow", "return", "reclaim", "mode", "config"):
         TARGETS.append(("dev", d, f))
 for s in SEGS:
-    for f in ("size", "available"):
+    for f in ("size", "available", "detach"):
         TARGETS.append(("seg", s, f))
 READONLY = [p("dev", d, f) for d in DEVS for f in ("node", "state", "fdid", "resource")]
 READONLY += [p("nodes", n, f) for n in NODES for f in ("id", "state")]
@@ -124,7 +124,7 @@ def maybe_valid(kind, f, data):
             return True
         toks = re.split(r"[, \n]", s)
         return all(t in NODES for t in toks)
-    if f in ("borrow", "return"):
+    if f in ("borrow", "return", "detach"):
         return s in NODES
     if f == "reclaim":
         return s == "1"

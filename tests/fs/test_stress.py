@@ -43,7 +43,7 @@ def walker(seed):
     while time.time() < stop:
         for d, dirs, files in os.walk(M):
             for f in files:
-                if f in ("events", "return", "reclaim", "mem") or \
+                if f in ("events", "return", "reclaim", "detach", "mem") or \
                         f.startswith("bar") or rng.random() < 0.5:
                     continue
                 try:
