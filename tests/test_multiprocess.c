@@ -53,58 +53,6 @@ static void child(const char *fabric, int wfd)
 		pause();
 }
 
-static void test_two_processes_share_one_fabric_and_detect_death(void **state)
-{
-	char fabric[64];
-	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
-	unsigned nvme0 = th_dev(h, "nvme0"), host1 = th_node(h, "host1");
-	struct smartio_device_info di;
-	struct smartio_node_info ni;
-	uint64_t cur;
-	unsigned l0 = th_luts_used(h, 0), r0 = th_reqs_used(h, 0);
-	int fds[2], status;
-	double t0;
-	char got = 0;
-	pid_t pid;
-
-	(void)state;
-	assert_int_equal(smartio_lend(h, nvme0, SMARTIO_LEND_ALL, 0), 0);
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(fds[0]);
-		child(fabric, fds[1]);
-	}
-	close(fds[1]);
-	assert_int_equal(read(fds[0], &got, 1), 1);
-	assert_int_equal(got, 'y');
-	/* The other process's borrow is visible here at once. */
-	assert_int_equal(smartio_node_info(h, host1, &ni), 0);
-	assert_int_equal(ni.state, SMARTIO_NODE_UP);
-	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
-	assert_int_equal(di.borrowers, 1ull << host1);
-	assert_true(th_luts_used(h, 0) > l0);
-	cur = smartio_event_cursor(h);
-	t0 = now_s();
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	for (;;) {
-		assert_int_equal(smartio_node_info(h, host1, &ni), 0);
-		if (ni.state == SMARTIO_NODE_DOWN)
-			break;
-		assert_true(now_s() - t0 < 3.0);
-		usleep(20000);
-	}
-	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
-	assert_int_equal(di.borrowers, 0);
-	assert_int_equal(th_luts_used(h, 0), l0);
-	assert_int_equal(th_reqs_used(h, 0), r0);
-	assert_true(th_saw_event(h, &cur, "node-down", "nodes/host1"));
-	close(fds[0]);
-	smartio_close(h);
-}
-
 /* Forks a child serving host1 that borrows nvme0; returns its pid. */
 static pid_t spawn_borrower(const char *fabric)
 {
@@ -138,6 +86,41 @@ static double wait_state(struct smartio *h, unsigned node, int want,
 		assert_true(now_s() - t0 < limit);
 		usleep(20000);
 	}
+}
+
+static void test_two_processes_share_one_fabric_and_detect_death(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
+	unsigned nvme0 = th_dev(h, "nvme0"), host1 = th_node(h, "host1");
+	struct smartio_device_info di;
+	struct smartio_node_info ni;
+	uint64_t cur;
+	unsigned l0 = th_luts_used(h, 0), r0 = th_reqs_used(h, 0);
+	int status;
+	double t0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(smartio_lend(h, nvme0, SMARTIO_LEND_ALL, 0), 0);
+	pid = spawn_borrower(fabric);
+	/* The other process's borrow is visible here at once. */
+	assert_int_equal(smartio_node_info(h, host1, &ni), 0);
+	assert_int_equal(ni.state, SMARTIO_NODE_UP);
+	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
+	assert_int_equal(di.borrowers, 1ull << host1);
+	assert_true(th_luts_used(h, 0) > l0);
+	cur = smartio_event_cursor(h);
+	t0 = now_s();
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	wait_state(h, host1, SMARTIO_NODE_DOWN, t0, 3.0);
+	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
+	assert_int_equal(di.borrowers, 0);
+	assert_int_equal(th_luts_used(h, 0), l0);
+	assert_int_equal(th_reqs_used(h, 0), r0);
+	assert_true(th_saw_event(h, &cur, "node-down", "nodes/host1"));
+	smartio_close(h);
 }
 
 /*
