@@ -1,0 +1,21 @@
+# Debian packages smartio needs to build, test and serve; sourced by
+# contrib/quickstart and .ci/run so that both install the same set.
+# shellcheck shell=bash
+SMARTIO_DEBIAN_PACKAGES=(build-essential autoconf automake libtool pkg-config
+	libfuse3-dev fuse3 libnl-3-dev libnl-genl-3-dev libudev-dev
+	libcmocka-dev mandoc python3)
+
+# Installs whichever of them are missing (with sudo when not root).
+smartio_install_deps() {
+	local p missing=() sudo=
+	for p in "${SMARTIO_DEBIAN_PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "ok installed" || missing+=("$p")
+	done
+	[ "${#missing[@]}" -gt 0 ] || return 0
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	echo "smartio: installing ${missing[*]}"
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	$sudo env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq "${missing[@]}" >/dev/null
+}
