@@ -192,6 +192,28 @@ int smartio_dma(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
 /* Transactions the fabric blocked at node (no mapping, wrong requester). */
 uint64_t smartio_blocked(struct smartio *h, unsigned node);
 
+/* --- interrupts -----------------------------------------------------------
+ * A device's MSI or MSI-X vectors as the core routed them when the lender
+ * or a borrower enabled them in configuration space: vector vec (0..n-1)
+ * of the device is delivered to `node` by a write of `data` to `addr`
+ * (the device-side address of that node's interrupt range).
+ */
+struct smartio_msi_vector {
+	unsigned vec;
+	unsigned node;
+	uint64_t addr;
+	uint32_t data;		/* the node's interrupt vector */
+	int msix;		/* 1 for MSI-X, 0 for MSI */
+};
+
+/* Fills up to max vectors; returns how many are routed. */
+int smartio_msi_vectors(struct smartio *h, unsigned dev,
+			struct smartio_msi_vector *out, unsigned max);
+/* Interrupts delivered so far on device vector vec (at the node it is
+ * routed to); -ENOENT when the vector is not routed. */
+int smartio_irq_count(struct smartio *h, unsigned dev, unsigned vec,
+		      uint64_t *count);
+
 /* --- events -------------------------------------------------------------
  * Cursor starts at smartio_event_cursor() (only new events) or 0 (the
  * oldest still in the ring).  Reads the next line (no newline) into buf;

@@ -403,6 +403,158 @@ static void test_queue_commands_checked(void **state)
 	assert_int_equal(submit(d, 0, c, NULL), 0);
 }
 
+/* Offset of capability id in d's configuration space, read as host3. */
+static unsigned find_cap(struct drv *d, uint8_t id)
+{
+	uint8_t cfg[256];
+	unsigned pos, hops;
+
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, 0, cfg,
+					     sizeof(cfg)), (int)sizeof(cfg));
+	for (pos = cfg[0x34], hops = 0; pos && hops < 48; hops++) {
+		if (cfg[pos] == id)
+			return pos;
+		pos = cfg[pos + 1];
+	}
+	fail_msg("capability 0x%02x not found", id);
+	return 0;
+}
+
+static void cfg_write16(struct drv *d, unsigned who, unsigned off, uint16_t v,
+			int want)
+{
+	assert_int_equal(smartio_config_write(d->h, d->nvme0, who, off, &v, 2),
+			 want);
+}
+
+static uint64_t irqs(struct drv *d, unsigned vec)
+{
+	uint64_t n = 0;
+
+	assert_int_equal(smartio_irq_count(d->h, d->nvme0, vec, &n), 0);
+	return n;
+}
+
+static uint64_t g_irq_before;
+
+static int irq_arrived(struct drv *d)
+{
+	return irqs(d, 0) > g_irq_before;
+}
+
+static void test_msix_enabled_by_the_borrower_reaches_it(void **state)
+{
+	struct drv *d = *state;
+	unsigned cap = find_cap(d, 0x11);
+	struct smartio_msi_vector v[32];
+	uint64_t blocked = smartio_blocked(d->h, d->host3);
+	uint64_t cur = smartio_event_cursor(d->h);
+	uint32_t entry[4];
+	uint16_t ctl;
+
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 32), 0);
+	assert_int_equal(smartio_irq_count(d->h, d->nvme0, 0, &g_irq_before),
+			 -ENOENT);
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, cap + 2,
+					     &ctl, 2), 2);
+	assert_int_equal(ctl & 0x7ff, 15);		/* 16 vectors */
+	cfg_write16(d, d->host3, cap + 2, ctl | 0x8000, 2);
+	assert_true(th_saw_event(d->h, &cur, "msi", "dev/nvme0"));
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 32), 16);
+	assert_int_equal(v[0].node, d->host3);
+	assert_true(v[0].msix);
+	/* The core wrote the table: the borrower's MSI window, its vectors. */
+	memcpy(entry, (const void *)(d->bar + 0x2000 + 16 * 3), 16);
+	assert_int_equal(entry[0] | (uint64_t)entry[1] << 32, v[3].addr);
+	assert_int_equal(entry[2], v[3].data);
+	assert_int_equal(v[3].data, v[0].data + 3);
+	/* Completions on the admin and I/O queues raise vector 0. */
+	enable_controller(d);
+	g_irq_before = irqs(d, 0);
+	create_io_queues(d);
+	assert_true(wait_for(d, irq_arrived));
+	g_irq_before = irqs(d, 0);
+	assert_int_equal(rw(d, 0x02, 0, 8, BACK_OFF), 0);
+	assert_true(wait_for(d, irq_arrived));
+	assert_int_equal(smartio_blocked(d->h, d->host3), blocked);
+	/* Another node may not take the vectors over; nothing changes. */
+	cfg_write16(d, d->host0, find_cap(d, 0x05) + 2, 0x0081, -EBUSY);
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 32), 16);
+	/* Disabling gives them back. */
+	cfg_write16(d, d->host3, cap + 2, ctl & ~0x8000, 2);
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 32), 0);
+}
+
+static void test_msi_capability_rewritten_by_the_core(void **state)
+{
+	struct drv *d = *state;
+	unsigned cap = find_cap(d, 0x05);
+	struct smartio_msi_vector v[4];
+	uint8_t msi[14];
+	uint32_t lo, hi;
+	uint16_t data, want = 0x0071;	/* enable, 8 messages asked for */
+
+	memset(msi, 0xee, sizeof(msi));	/* a driver writing nonsense */
+	memcpy(msi + 2, &want, 2);
+	assert_int_equal(smartio_config_write(d->h, d->nvme0, d->host3, cap + 2,
+					      msi + 2, sizeof(msi) - 2),
+			 (int)sizeof(msi) - 2);
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 4), 1);
+	assert_false(v[0].msix);
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, cap,
+					     msi, sizeof(msi)), (int)sizeof(msi));
+	assert_int_equal(msi[0], 0x05);			/* header kept */
+	assert_int_equal(msi[2] & 0x71, 0x01);		/* one message */
+	memcpy(&lo, msi + 4, 4);
+	memcpy(&hi, msi + 8, 4);
+	memcpy(&data, msi + 12, 2);
+	assert_int_equal(lo | (uint64_t)hi << 32, v[0].addr);
+	assert_int_equal(data, v[0].data);
+	g_irq_before = irqs(d, 0);
+	enable_controller(d);
+	create_io_queues(d);
+	assert_int_equal(rw(d, 0x02, 0, 8, BACK_OFF), 0);
+	assert_true(wait_for(d, irq_arrived));
+	cfg_write16(d, d->host3, cap + 2, 0, 2);
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 4), 0);
+}
+
+static void test_legacy_interrupts_masked_for_borrowers(void **state)
+{
+	struct drv *d = *state;
+	uint8_t pin = 0xff;
+	uint16_t cmd;
+
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host0, 0x3d,
+					     &pin, 1), 1);
+	assert_int_equal(pin, 1);
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, 0x3d,
+					     &pin, 1), 1);
+	assert_int_equal(pin, 0);
+	cfg_write16(d, d->host3, 0x04, 0x0006, 2);	/* INTx disable clear */
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, 0x04,
+					     &cmd, 2), 2);
+	assert_int_equal(cmd, 0x0406);
+}
+
+/* Last: the return takes the routing away and turns MSI-X off. */
+static void test_return_drops_the_routing(void **state)
+{
+	struct drv *d = *state;
+	unsigned cap = find_cap(d, 0x11);
+	struct smartio_msi_vector v[16];
+	uint16_t ctl;
+
+	cfg_write16(d, d->host3, cap + 2, 0x8000 | 15, 2);
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 16), 16);
+	assert_int_equal(smartio_segment_dma_unmap(d->h, d->host3, "q", d->nvme0), 0);
+	assert_int_equal(smartio_return(d->h, d->nvme0, d->host3), 0);
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 16), 0);
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host0, cap + 2,
+					     &ctl, 2), 2);
+	assert_int_equal(ctl & 0x8000, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +564,10 @@ int main(void)
 		cmocka_unit_test(test_data_survives_a_controller_reset),
 		cmocka_unit_test(test_dma_outside_the_window_fails_the_command),
 		cmocka_unit_test(test_queue_commands_checked),
+		cmocka_unit_test(test_msix_enabled_by_the_borrower_reaches_it),
+		cmocka_unit_test(test_msi_capability_rewritten_by_the_core),
+		cmocka_unit_test(test_legacy_interrupts_masked_for_borrowers),
+		cmocka_unit_test(test_return_drops_the_routing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -46,6 +46,13 @@ struct sio_platform_ops {
 	 */
 	int (*send)(void *plat, u32 dst, const void *msg, u32 len, void *reply,
 		    u32 cap);
+	/*
+	 * Device memory on the lender (BAR `bar` of dev, from its start):
+	 * the core writes MSI-X table entries with it.  Optional; without it
+	 * MSI-X cannot be routed (EOPNOTSUPP).
+	 */
+	int (*bar_access)(void *plat, u32 dev, u32 bar, u64 off, void *buf,
+			  u32 len, int write);
 	/* Registry state or the event ring changed: wake readers. */
 	void (*notify)(void *plat);
 };

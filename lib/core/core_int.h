@@ -93,6 +93,15 @@ void sio_borrow_release(struct sio_core *c, u32 bidx, int lender_side,
 void sio_segments_node_down(struct sio_core *c, u32 node);
 void sio_segdma_release_dev(struct sio_core *c, u32 dev, u32 borrower);
 
+/* Interrupt routing (msi.c): config writes and reads by node asker. */
+int sio_msi_cfg_write(struct sio_core *c, u32 dev, u32 asker, u32 off,
+		      u8 *data, u32 len);
+void sio_msi_cfg_read(struct sio_core *c, u32 dev, u32 asker, u32 off,
+		      u8 *data, u32 len);
+/* Drops dev's routing to node (its borrow ends); node loss. */
+void sio_msi_release(struct sio_core *c, u32 dev, u32 node);
+void sio_msi_node_down(struct sio_core *c, u32 node);
+
 /* Event helpers. */
 void sio_event_dev(struct sio_core *c, u32 kind, u32 dev, const char *key,
 		   const char *val);

@@ -210,8 +210,11 @@ void sio_borrow_release(struct sio_core *c, u32 bidx, int lender_side,
 {
 	struct sio_borrow *b = sio_borrow_at(c->reg, bidx);
 
-	if (lender_side)
+	if (lender_side) {
+		/* The MSI window goes: the device must stop using it. */
+		sio_msi_release(c, b->dev, b->borrower);
 		release_lender_part(c, b);
+	}
 	if (borrower_side)
 		release_borrower_part(c, b);
 	if (b->l_req < 0 && b->b_req < 0) {
@@ -606,14 +609,18 @@ int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -EINVAL;
 	if (p->cmd == SIO_CMD_CFG_WRITE) {
 		sio_memcpy(data, p->tb[SIO_A_DATA].data, len);
-		d->stats.cfg_writes++;
-		return c->ops->cfg_access(c->plat, (u32)dev, (u32)off, data,
-					  (u32)len, 1);
+		/* MSI / MSI-X enables are rewritten to reach the asker. */
+		err = sio_msi_cfg_write(c, (u32)dev, (u32)asker, (u32)off,
+					data, (u32)len);
+		if (!err)
+			d->stats.cfg_writes++;
+		return err;
 	}
 	err = c->ops->cfg_access(c->plat, (u32)dev, (u32)off, data, (u32)len,
 				 0);
 	if (err)
 		return err;
+	sio_msi_cfg_read(c, (u32)dev, (u32)asker, (u32)off, data, (u32)len);
 	d->stats.cfg_reads++;
 	return sio_msg_put_bin(rep, SIO_A_DATA, data, (u32)len);
 }

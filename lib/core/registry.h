@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 1
+#define SIO_REG_VERSION 2
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -40,6 +40,8 @@
 #define SIO_RID_CPU 0x0000u
 
 enum sio_node_state { SIO_NODE_DOWN, SIO_NODE_UP };
+enum sio_irq_mode { SIO_IRQ_NONE, SIO_IRQ_MSI, SIO_IRQ_MSIX };
+#define SIO_DEV_IRQ_MAX 32	/* MSI-X vectors routed per device */
 enum sio_mode { SIO_MODE_EXCLUSIVE, SIO_MODE_SHARED };
 enum sio_policy { SIO_LEND_NONE, SIO_LEND_ALL, SIO_LEND_LIST };
 
@@ -106,6 +108,14 @@ struct sio_device {
 	u64 borrowers;		/* node mask */
 	struct sio_bar bar[SIO_MAX_BARS];
 	struct sio_dev_stats stats;
+	/* Interrupt routing the core set up (msi.c): vectors irq_base ..
+	 * irq_base + irq_count - 1 of node irq_node, reached at irq_addr. */
+	u8 irq_mode;		/* enum sio_irq_mode */
+	u8 irq_count;
+	u16 irq_node;
+	u16 irq_base;
+	u16 pad2;
+	u64 irq_addr;		/* the interrupt range as the device sees it */
 };
 
 /* One node borrowing one device: everything its mappings hold. */

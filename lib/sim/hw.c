@@ -226,6 +226,34 @@ static int op_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 	return 0;
 }
 
+/* BAR memory of a device on its lender, for the core's MSI-X rewrites. */
+static int op_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
+			 u32 len, int write)
+{
+	struct sim_fabric *f = plat;
+	struct sio_device *d = sio_dev(f->reg, dev);
+	struct sim_loc loc = { .kind = SIM_LOC_BAR, .node = d->node,
+			       .index = dev, .bar = bar };
+	char path[320];
+	ssize_t n;
+	int fd, err;
+
+	if (bar >= SIO_MAX_BARS || off > d->bar[bar].size ||
+	    len > d->bar[bar].size - off)
+		return -EINVAL;
+	err = sim_backing_path(f, &loc, path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write ? pwrite(fd, buf, len, (off_t)off)
+		  : pread(fd, buf, len, (off_t)off);
+	err = n < 0 ? -errno : (u32)n == len ? 0 : -EIO;
+	close(fd);
+	return err;
+}
+
 /* Node-to-node transport: the destination's core runs on the shared state. */
 static int op_send(void *plat, u32 dst, const void *msg, u32 len, void *reply,
 		   u32 cap)
@@ -251,6 +279,7 @@ const struct sio_platform_ops sim_ops = {
 	.iommu_unmap = op_iommu_unmap,
 	.seg_backing = op_seg_backing,
 	.cfg_access = op_cfg_access,
+	.bar_access = op_bar_access,
 	.send = op_send,
 	.notify = op_notify,
 };
