@@ -145,6 +145,28 @@ static int render_dma_windows(unsigned dev, struct sbuf *sb)
 	return 0;
 }
 
+static int render_msi(unsigned dev, struct sbuf *sb)
+{
+	struct smartio_msi_vector v[SFS_IRQ_MAX];
+	int n = smartio_msi_vectors(sfs.h, dev, v, SFS_IRQ_MAX), i;
+
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && i < SFS_IRQ_MAX; i++)
+		sb_printf(sb, "%u %s 0x%" PRIx64 " 0x%" PRIx32 "\n", v[i].vec,
+			  node_name(v[i].node), v[i].addr, v[i].data);
+	return 0;
+}
+
+int irq_routed_here(unsigned dev, unsigned vec)
+{
+	struct smartio_msi_vector v[SFS_IRQ_MAX];
+	int n = smartio_msi_vectors(sfs.h, dev, v, SFS_IRQ_MAX);
+
+	return n > 0 && vec < (unsigned)n && vec < SFS_IRQ_MAX &&
+	       v[vec].node == sfs.self;
+}
+
 static int render_dev(const struct sfs_obj *o, struct sbuf *sb)
 {
 	struct smartio_device_info di;
@@ -184,7 +206,7 @@ static int render_dev(const struct sfs_obj *o, struct sbuf *sb)
 							       "local\n");
 		break;
 	case DA_DMA_WINDOW: return render_dma_windows(o->dev, sb);
-	case DA_MSI: break;	/* filled in by the device-model work */
+	case DA_MSI: return render_msi(o->dev, sb);
 	case DA_STATS:
 		sb_printf(sb, "borrows %" PRIu64 "\nreturns %" PRIu64
 			  "\nreclaims %" PRIu64 "\ndenied %" PRIu64
@@ -290,6 +312,8 @@ off_t attr_size(const struct sfs_obj *o)
 
 	if (o->kind == K_EVENTS)
 		return 0;
+	if (o->kind == K_DEV_IRQ_VEC)
+		return sizeof(uint32_t);
 	if (o->kind == K_DEV_ATTR && o->attr == DA_CONFIG) {
 		d = names_devinfo(o->dev);
 		return d ? (off_t)d->info.config_size : 0;

@@ -307,6 +307,7 @@ int main(int argc, char *argv[])
 
 	notify_stop();
 	events_shutdown();
+	irq_shutdown();
 	fuse_session_unmount(sfs.se);
 	fuse_remove_signal_handlers(sfs.se);
 	fuse_session_destroy(sfs.se);

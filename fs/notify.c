@@ -54,6 +54,7 @@ static void *watcher(void *arg)
 			invalidate_gone();
 		}
 		events_kick();
+		irq_kick();
 	}
 	return NULL;
 }
@@ -85,4 +86,5 @@ void notify_poke(void)
 	 * fresh poll handle right away here is cheap and closes the window
 	 * between a reader finding nothing and parking. */
 	events_kick();
+	irq_kick();
 }

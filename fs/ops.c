@@ -362,6 +362,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		events_open(req, fi);
 		return;
 	}
+	if (e->obj.kind == K_DEV_IRQ_VEC) {
+		irq_open(req, &e->obj, fi);
+		return;
+	}
 	af = calloc(1, sizeof(*af));
 	if (!af) {
 		fuse_reply_err(req, ENOMEM);
@@ -389,6 +393,11 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	char *buf;
 
 	SFS_COUNT(read);
+	/* An open irq file outlives its vector: its reads fail with EIO. */
+	if (af && af->magic == IRQ_FILE_MAGIC) {
+		irq_read(req, size, fi);
+		return;
+	}
 	e = live(ino, &err);
 	if (!e) {
 		fuse_reply_err(req, err);
@@ -496,6 +505,8 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 		sb_free(&af->sb);
 		pthread_mutex_destroy(&af->lock);
 		free(af);
+	} else if (af && af->magic == IRQ_FILE_MAGIC) {
+		irq_release(fi);
 	} else if (af) {
 		events_release(fi);
 	}
@@ -744,6 +755,10 @@ static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 
 	if (e && e->obj.kind == K_EVENTS) {
 		events_poll(req, fi, ph);
+		return;
+	}
+	if (e && e->obj.kind == K_DEV_IRQ_VEC) {
+		irq_poll(req, fi, ph);
 		return;
 	}
 	if (ph)

@@ -10,6 +10,7 @@
  *   attrs.c   rendering attribute files and symbolic link targets
  *   writes.c  strict parsing of writes; mkdir and rmdir actions
  *   events.c  the events file: cursors, blocked reads, poll
+ *   irq.c     dev/<dev>/irq/<vec>: UIO-style interrupt files
  *   notify.c  the watcher thread: cache invalidation, waking readers
  *   ops.c     the FUSE low-level operations gluing the parts together
  *   sbuf.c    a small growable text buffer
@@ -101,6 +102,7 @@ enum sfs_kind {
 	K_SEG_DMA, K_SEG_DMA_DEV, K_SEG_DMA_ATTR,
 	K_DEVS, K_DEV, K_DEV_ATTR, K_DEV_BAR, K_DEV_IRQ, K_DEV_PEERS,
 	K_SEGIDX, K_SEGIDX_LINK,
+	K_DEV_IRQ_VEC,		/* irq/<vec>: the vector number is in attr */
 };
 
 /* Attribute identifiers, one table per directory kind. */
@@ -216,6 +218,21 @@ void events_release(struct fuse_file_info *fi);
 /* Serves blocked reads and poll handles; returns 1 if reads still wait. */
 int events_kick(void);
 void events_shutdown(void);
+
+/* --- interrupt files (irq.c) -------------------------------------------- */
+#define SFS_IRQ_MAX 32		/* vectors per device (the core routes 32) */
+#define IRQ_FILE_MAGIC 0x49525146u	/* tells irq files from the others */
+void irq_open(fuse_req_t req, const struct sfs_obj *o,
+	      struct fuse_file_info *fi);
+void irq_read(fuse_req_t req, size_t size, struct fuse_file_info *fi);
+void irq_poll(fuse_req_t req, struct fuse_file_info *fi,
+	      struct fuse_pollhandle *ph);
+void irq_release(struct fuse_file_info *fi);
+/* Serves parked reads and poll handles; returns 1 if reads still wait. */
+int irq_kick(void);
+void irq_shutdown(void);
+/* Whether device vector vec is routed to this node. */
+int irq_routed_here(unsigned dev, unsigned vec);
 
 /* --- watcher thread (notify.c) ------------------------------------------ */
 int notify_start(void);

@@ -59,6 +59,7 @@ static const struct sfs_attrdef dev_attrs[DA_COUNT] = {
 };
 
 static const struct sfs_attrdef events_def = { "events", 0444 };
+static const struct sfs_attrdef irq_def = { "irq", 0444 };
 
 struct table {
 	const struct sfs_attrdef *defs;
@@ -86,6 +87,8 @@ const struct sfs_attrdef *tree_attrdef(const struct sfs_obj *o)
 
 	if (o->kind == K_EVENTS)
 		return &events_def;
+	if (o->kind == K_DEV_IRQ_VEC)
+		return &irq_def;
 	t = attr_table(o->kind);
 	return o->attr < t.count ? &t.defs[o->attr] : NULL;
 }
@@ -142,6 +145,21 @@ static int parse_bar(const char *name)
 	    name[3] >= '0' + SMARTIO_MAX_BARS || name[4])
 		return -1;
 	return name[3] - '0';
+}
+
+/* A vector number: decimal, no leading zeros, below SFS_IRQ_MAX. */
+static int parse_vec(const char *name)
+{
+	int v = 0;
+
+	if (!name[0] || (name[0] == '0' && name[1]))
+		return -1;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9' || v >= SFS_IRQ_MAX)
+			return -1;
+		v = v * 10 + (*name - '0');
+	}
+	return v < SFS_IRQ_MAX ? v : -1;
 }
 
 /* "<node>.<seg>": the node part is the one whose name is a prefix. */
@@ -206,7 +224,7 @@ int tree_dynamic(const struct sfs_obj *o)
 	switch (o->kind) {
 	case K_BORROWED_LINK: case K_SEG: case K_SEG_ATTR: case K_SEG_MEM:
 	case K_SEG_DMA: case K_SEG_DMA_DEV: case K_SEG_DMA_ATTR: case K_DEV_BAR:
-	case K_SEGIDX_LINK:
+	case K_SEGIDX_LINK: case K_DEV_IRQ_VEC:
 		return 1;
 	default:
 		return 0;
@@ -237,6 +255,8 @@ int tree_valid(const struct sfs_obj *o)
 	case K_SEG_DMA_DEV: case K_SEG_DMA_ATTR:
 		return smartio_segment_dma_addr(sfs.h, o->node, o->seg, o->dev,
 						&addr) ? -ENOENT : 0;
+	case K_DEV_IRQ_VEC:
+		return irq_routed_here(o->dev, o->attr) ? 0 : -ENOENT;
 	default:
 		return 0;
 	}
@@ -401,8 +421,15 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 		memset(out, 0, sizeof(*out));
 		out->kind = K_SEGIDX_LINK;
 		return parse_segidx(name, out);
+	case K_DEV_IRQ:
+		i = parse_vec(name);
+		if (i < 0 || !irq_routed_here(dir->dev, (unsigned)i))
+			return -ENOENT;
+		init_child(dir, out, K_DEV_IRQ_VEC);
+		out->attr = (uint8_t)i;
+		return 0;
 	default:
-		return -ENOENT;	/* irq/ and peers/ are empty for now */
+		return -ENOENT;	/* peers/ is empty for now */
 	}
 }
 
@@ -593,6 +620,17 @@ int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 		}
 		return rc;
 	case K_DEV_IRQ:
+		for (i = 0; i < SFS_IRQ_MAX; i++) {
+			if (!irq_routed_here(dir->dev, i))
+				continue;
+			init_child(dir, &o, K_DEV_IRQ_VEC);
+			o.attr = (uint8_t)i;
+			snprintf(name, sizeof(name), "%u", i);
+			rc = fill(ctx, name, &o);
+			if (rc)
+				return rc;
+		}
+		return 0;
 	case K_DEV_PEERS:
 		return 0;
 	default:

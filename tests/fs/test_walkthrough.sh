@@ -5,8 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 conf="$(dirname "$0")/walkthrough.conf"
 
-mount_sfs "$TMP/m2" --node host2 --topology "$conf"
-mount_sfs "$TMP/m3" --node host3 --topology "$conf"
+mount_sfs "$TMP/m2" --fabric "$FABRIC" --node host2 --topology "$conf"
+mount_sfs "$TMP/m3" --fabric "$FABRIC" --node host3 --topology "$conf"
 S=$TMP/m3	# host3's /smartio
 
 expect_eq "self" "$(readlink "$S/self")" "nodes/host3"
