@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * smartio-dma-copy: drives a DMA engine device (smartio-devices(7)) through
+ * /smartio files alone.  It borrows the device, maps two segments of this
+ * node's memory for it, and copies the source segment into the device's
+ * memory and on into the destination segment, the transfer split across
+ * the engines, each completing with its own MSI-X vector (irq/<e>).  The
+ * destination must equal the source.  With -f it instead aims one engine
+ * just past the destination segment: the fabric blocks the transfer, the
+ * engine reports the error and the failing address, and the cluster's
+ * events file gets a dma-fault line.
+ *
+ *   smartio-dma-copy [-m mount] [-d dev] [-s bytes] [-e engines] [-f]
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ENG(e) (0x100u + 0x40u * (e))
+#define MAX_ENGINES 4
+
+static const char *mnt = "/smartio", *devname = "acc0";
+static char self[64];
+static volatile uint8_t *bar;
+static int irqfd[MAX_ENGINES] = { -1, -1, -1, -1 };
+
+static void die(const char *what)
+{
+	fprintf(stderr, "smartio-dma-copy: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void at(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void at(char *buf, size_t len, const char *fmt, ...)
+{
+	char rel[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(buf, len, "%s/%s", mnt, rel);
+}
+
+static int put(const char *p, const char *v)
+{
+	int fd = open(p, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, v, strlen(v)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static void get(const char *p, char *buf, size_t len)
+{
+	int fd = open(p, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		die(p);
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		die(p);
+	buf[n] = '\0';
+	close(fd);
+}
+
+static void *map(const char *p, size_t size)
+{
+	int fd = open(p, O_RDWR);
+	void *m;
+
+	if (fd < 0)
+		die(p);
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		die(p);
+	return m;
+}
+
+static uint32_t rd32(unsigned off)
+{
+	return __atomic_load_n((volatile uint32_t *)(bar + off), __ATOMIC_ACQUIRE);
+}
+
+static void wr32(unsigned off, uint32_t v)
+{
+	__atomic_store_n((volatile uint32_t *)(bar + off), v, __ATOMIC_RELEASE);
+}
+
+static void wr64(unsigned off, uint64_t v)
+{
+	wr32(off, (uint32_t)v);
+	wr32(off + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t rd64(unsigned off)
+{
+	return rd32(off) | (uint64_t)rd32(off + 4) << 32;
+}
+
+/* A segment of ours, mapped for the device: its memory and ioaddr. */
+static uint8_t *segment(const char *name, size_t size, uint64_t *io)
+{
+	char p[512], v[64];
+
+	at(p, sizeof(p), "self/segments/%s", name);
+	if (mkdir(p, 0755))
+		die(p);
+	at(p, sizeof(p), "self/segments/%s/size", name);
+	snprintf(v, sizeof(v), "%zu", size);
+	if ((errno = -put(p, v)))
+		die(p);
+	at(p, sizeof(p), "self/segments/%s/dma/%s", name, devname);
+	if (mkdir(p, 0755))
+		die(p);
+	at(p, sizeof(p), "self/segments/%s/dma/%s/ioaddr", name, devname);
+	get(p, v, sizeof(v));
+	*io = strtoull(v, NULL, 16);
+	at(p, sizeof(p), "self/segments/%s/mem", name);
+	return map(p, size);
+}
+
+static void drop_segment(const char *name)
+{
+	char p[512];
+
+	at(p, sizeof(p), "self/segments/%s/dma/%s", name, devname);
+	rmdir(p);
+	at(p, sizeof(p), "self/segments/%s", name);
+	rmdir(p);
+}
+
+static void start(unsigned e, uint64_t src, uint64_t dst, uint32_t len)
+{
+	wr64(ENG(e) + 0x00, src);
+	wr64(ENG(e) + 0x08, dst);
+	wr32(ENG(e) + 0x10, len);
+	wr32(ENG(e) + 0x1c, e);			/* vector e */
+	wr32(ENG(e) + 0x18, 0);			/* forget the last status */
+	wr32(ENG(e) + 0x14, 3);			/* go, interrupt */
+}
+
+/* Waits on irq/<e> until engine e is done; returns its status. */
+static uint32_t wait_engine(unsigned e)
+{
+	time_t end = time(NULL) + 20;
+	uint32_t st;
+
+	while (!((st = rd32(ENG(e) + 0x18)) & 2)) {
+		struct pollfd p = { .fd = irqfd[e], .events = POLLIN };
+		uint32_t count;
+
+		if (time(NULL) > end) {
+			fprintf(stderr, "smartio-dma-copy: engine %u hangs\n", e);
+			exit(1);
+		}
+		if (poll(&p, 1, 1000) == 1 && read(irqfd[e], &count, 4) != 4)
+			die("irq read");
+	}
+	return st;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Copies len bytes from src to dst split across n engines. */
+static int copy(unsigned n, uint64_t src, uint64_t dst, size_t len)
+{
+	size_t part = len / n;
+	unsigned e;
+	int bad = 0;
+
+	for (e = 0; e < n; e++)
+		start(e, src + e * part, dst + e * part,
+		      (uint32_t)(e + 1 == n ? len - e * part : part));
+	for (e = 0; e < n; e++)
+		if (wait_engine(e) & 4)
+			bad = 1;
+	return bad;
+}
+
+static void msix(int on)
+{
+	uint8_t cfg[256];
+	char p[512];
+	unsigned pos, hops = 0;
+	uint16_t ctl;
+	int fd;
+
+	at(p, sizeof(p), "dev/%s/config", devname);
+	fd = open(p, O_RDWR);
+	if (fd < 0 || pread(fd, cfg, sizeof(cfg), 0) != (ssize_t)sizeof(cfg))
+		die(p);
+	for (pos = cfg[0x34]; pos && cfg[pos] != 0x11 && hops < 48; hops++)
+		pos = cfg[pos + 1];
+	if (!pos || cfg[pos] != 0x11) {
+		fprintf(stderr, "smartio-dma-copy: %s has no MSI-X\n", devname);
+		exit(2);
+	}
+	memcpy(&ctl, cfg + pos + 2, 2);
+	ctl = on ? ctl | 0x8000 : ctl & 0x7fff;
+	if (pwrite(fd, &ctl, 2, pos + 2) != 2)
+		die("MSI-X enable");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	size_t size = 4 << 20, i;
+	unsigned engines = 4, e;
+	int opt, fault = 0, borrowed = 0, bad = 0;
+	char p[512], buf[256], src_name[32], dst_name[32];
+	uint64_t src_io, dst_io, mem_addr, mem_size;
+	uint8_t *src, *dst;
+	double t;
+
+	while ((opt = getopt(argc, argv, "m:d:s:e:f")) != -1) {
+		switch (opt) {
+		case 'm': mnt = optarg; break;
+		case 'd': devname = optarg; break;
+		case 's': {
+			char *end;
+
+			size = strtoull(optarg, &end, 0);
+			if (*end == 'k' || *end == 'K')
+				size <<= 10, end++;
+			else if (*end == 'M')
+				size <<= 20, end++;
+			if (*end)
+				size = 0;	/* rejected below */
+			break;
+		}
+		case 'e': engines = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'f': fault = 1; break;
+		default:
+			fprintf(stderr, "usage: smartio-dma-copy [-m mount] [-d dev] "
+					"[-s bytes] [-e engines] [-f]\n");
+			return 2;
+		}
+	}
+	if (!engines || engines > MAX_ENGINES || !size || size % 4096 ||
+	    size > (64u << 20)) {
+		fprintf(stderr, "smartio-dma-copy: 1-4 engines, size in pages up to 64M\n");
+		return 2;
+	}
+	at(p, sizeof(p), "self");
+	{
+		ssize_t n = readlink(p, buf, sizeof(buf) - 1);
+		const char *slash;
+
+		buf[n > 0 ? n : 0] = '\0';
+		slash = strrchr(buf, '/');
+		snprintf(self, sizeof(self), "%.63s", slash ? slash + 1 : buf);
+	}
+	at(p, sizeof(p), "dev/%s/node", devname);
+	get(p, buf, sizeof(buf));
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strcmp(buf, self)) {
+		at(p, sizeof(p), "dev/%s/borrow", devname);
+		get(p, buf, sizeof(buf));
+		if (!strstr(buf, self)) {
+			if ((errno = -put(p, self)))
+				die("borrow");
+			borrowed = 1;
+		}
+	}
+	snprintf(src_name, sizeof(src_name), "dmasrc%d", (int)getpid());
+	snprintf(dst_name, sizeof(dst_name), "dmadst%d", (int)getpid());
+	src = segment(src_name, size, &src_io);
+	dst = segment(dst_name, size, &dst_io);
+	at(p, sizeof(p), "dev/%s/bar0", devname);
+	bar = map(p, 1 << 20);
+	if (rd32(0) != 0x414d4453) {
+		fprintf(stderr, "smartio-dma-copy: %s is not a DMA engine\n", devname);
+		return 2;
+	}
+	mem_addr = rd64(0x10);
+	mem_size = rd64(0x18);
+	if (engines > rd32(8) || size > mem_size) {
+		fprintf(stderr, "smartio-dma-copy: device too small\n");
+		return 2;
+	}
+	msix(1);
+	for (e = 0; e < engines; e++) {
+		at(p, sizeof(p), "dev/%s/irq/%u", devname, e);
+		irqfd[e] = open(p, O_RDONLY);
+		if (irqfd[e] < 0)
+			die(p);
+	}
+
+	if (fault) {
+		uint32_t st;
+
+		start(0, src_io, dst_io + size, 4096);	/* past the segment */
+		st = wait_engine(0);
+		if (st & 4)
+			printf("engine 0: transfer to 0x%llx blocked, error at 0x%llx\n",
+			       (unsigned long long)(dst_io + size),
+			       (unsigned long long)rd64(ENG(0) + 0x28));
+		else
+			bad = 1;
+	} else {
+		for (i = 0; i < size; i++)
+			src[i] = (uint8_t)(i * 31 + i / 4096);
+		memset(dst, 0, size);
+		t = now();
+		bad = copy(engines, src_io, mem_addr, size) ||
+		      copy(engines, mem_addr, dst_io, size);
+		t = now() - t;
+		if (!bad && memcmp(src, dst, size)) {
+			fprintf(stderr, "smartio-dma-copy: destination differs\n");
+			bad = 1;
+		}
+		if (!bad)
+			printf("copied %zu bytes %s -> %s memory -> %s on %u engines: "
+			       "verified, %.1f MB/s\n", size, self, devname, self,
+			       engines, 2.0 * (double)size / t / 1e6);
+	}
+	for (e = 0; e < engines; e++)
+		close(irqfd[e]);
+	msix(0);
+	munmap((void *)bar, 1 << 20);
+	munmap(src, size);
+	munmap(dst, size);
+	drop_segment(src_name);
+	drop_segment(dst_name);
+	if (borrowed) {
+		at(p, sizeof(p), "dev/%s/return", devname);
+		put(p, self);
+	}
+	return bad;
+}

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: MIT
+/*
+ * smartio-nvme: a small userspace NVMe driver that works only through
+ * /smartio files (smartio(7)), as SmartIO's section 6 driver works
+ * through its API: borrow the controller, map its BAR 0, keep the queues
+ * and the data buffers in a segment of this node's memory mapped for the
+ * device, and wait for completions on irq/0 (-i) or by polling the
+ * completion queue.  It writes blocks with a known pattern and reads them
+ * back (or, with -v, only reads and checks them).
+ *
+ *   smartio-nvme [-m mount] [-d dev] [-l lba] [-n blocks] [-i] [-v]
+ *
+ * Plain C and POSIX; no smartio library.  Exit status 0 when every block
+ * read back holds the pattern.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEG_SIZE (1u << 20)
+#define ASQ 0x0000u		/* segment layout */
+#define ACQ 0x1000u
+#define IOSQ 0x2000u
+#define IOCQ 0x3000u
+#define IDENT 0x4000u
+#define PRPL 0x5000u
+#define WBUF 0x10000u		/* 128K */
+#define RBUF 0x40000u		/* 128K */
+#define QD 32u
+#define CHUNK 64u		/* blocks per command: 32K, a PRP list */
+
+static const char *mnt = "/smartio", *devname = "nvme0";
+static char self[64], seg[64];
+static volatile uint8_t *bar;
+static uint8_t *mem;
+static uint64_t io;
+static int irqfd = -1;
+static unsigned msix_cap;	/* MSI-X capability we enabled, or 0 */
+static unsigned sq_tail[2], cq_head[2], phase[2];
+static uint16_t next_cid;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "smartio-nvme: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void path(char *buf, size_t len, const char *fmt, const char *a,
+		 const char *b)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), fmt, a, b);
+	snprintf(buf, len, "%s/%s", mnt, rel);
+}
+
+/* One write(2) of a value, as smartio(7) wants; -errno on failure. */
+static int put(const char *p, const char *value)
+{
+	int fd = open(p, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int get(const char *p, char *buf, size_t len)
+{
+	int fd = open(p, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static void *map(const char *p, size_t *size)
+{
+	int fd = open(p, O_RDWR);
+	struct stat st;
+	void *m;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die(p);
+	if (*size == 0)
+		*size = (size_t)st.st_size;
+	m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		die(p);
+	return m;
+}
+
+static uint32_t rd32(unsigned off)
+{
+	return __atomic_load_n((volatile uint32_t *)(bar + off), __ATOMIC_ACQUIRE);
+}
+
+static void wr32(unsigned off, uint32_t v)
+{
+	__atomic_store_n((volatile uint32_t *)(bar + off), v, __ATOMIC_RELEASE);
+}
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 50000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int wait_csts(uint32_t mask, uint32_t want)
+{
+	time_t end = time(NULL) + 10;
+
+	while ((rd32(0x1c) & mask) != want)
+		if (time(NULL) > end)
+			return -1;
+		else
+			nap();
+	return 0;
+}
+
+static int posted(unsigned q)
+{
+	volatile uint8_t *e = mem + (q ? IOCQ : ACQ) + 16 * cq_head[q];
+	uint16_t st;
+
+	memcpy(&st, (const void *)(e + 14), 2);
+	return (st & 1) == phase[q];
+}
+
+/* Waits for the next completion of queue q: on irq/0, or by polling. */
+static int wait_cqe(unsigned q)
+{
+	time_t end = time(NULL) + 10;
+
+	while (!posted(q)) {
+		if (time(NULL) > end)
+			return -1;
+		if (irqfd >= 0) {
+			struct pollfd p = { .fd = irqfd, .events = POLLIN };
+			uint32_t count;
+
+			if (poll(&p, 1, 1000) == 1 &&
+			    read(irqfd, &count, 4) != 4)
+				die("irq read");
+		} else {
+			nap();
+		}
+	}
+	return 0;
+}
+
+static int submit(unsigned q, uint8_t *cmd, uint32_t *result)
+{
+	uint8_t *slot = mem + (q ? IOSQ : ASQ) + 64 * sq_tail[q];
+	volatile uint8_t *e;
+	uint32_t dw[4];
+	uint16_t cid = ++next_cid;
+
+	memcpy(cmd + 2, &cid, 2);
+	memcpy(slot, cmd, 64);
+	sq_tail[q] = (sq_tail[q] + 1) % QD;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	wr32(0x1000 + 8 * q, sq_tail[q]);
+	if (wait_cqe(q)) {
+		fprintf(stderr, "smartio-nvme: command %#x timed out\n", cmd[0]);
+		return -1;
+	}
+	e = mem + (q ? IOCQ : ACQ) + 16 * cq_head[q];
+	memcpy(dw, (const void *)e, 16);
+	if (++cq_head[q] == QD) {
+		cq_head[q] = 0;
+		phase[q] ^= 1;
+	}
+	wr32(0x1004 + 8 * q, cq_head[q]);
+	if (result)
+		*result = dw[0];
+	if ((dw[3] & 0xffff) != cid)
+		return -1;
+	return (int)((dw[3] >> 17) & 0x7ff);
+}
+
+static void cmd(uint8_t *c, uint8_t op, uint32_t nsid, uint64_t prp1,
+		uint32_t c10, uint32_t c11, uint32_t c12)
+{
+	memset(c, 0, 64);
+	c[0] = op;
+	memcpy(c + 4, &nsid, 4);
+	memcpy(c + 24, &prp1, 8);
+	memcpy(c + 40, &c10, 4);
+	memcpy(c + 44, &c11, 4);
+	memcpy(c + 48, &c12, 4);
+}
+
+/* Byte j of block lba: what -v checks and what the Python driver writes. */
+static uint8_t pattern(uint64_t lba, unsigned j)
+{
+	return (uint8_t)(lba * 7 + j * 13 + (j >> 8));
+}
+
+static int rw(uint8_t op, uint64_t lba, unsigned n, unsigned off)
+{
+	uint64_t *list = (uint64_t *)(mem + PRPL), prp2 = 0;
+	unsigned pages = (n * 512 + 4095) / 4096, i;
+	uint8_t c[64];
+
+	cmd(c, op, 1, io + off, (uint32_t)lba, (uint32_t)(lba >> 32), n - 1);
+	if (pages == 2) {
+		prp2 = io + off + 4096;
+	} else if (pages > 2) {
+		for (i = 1; i < pages; i++)
+			list[i - 1] = io + off + 4096ull * i;
+		prp2 = io + PRPL;
+	}
+	memcpy(c + 32, &prp2, 8);
+	return submit(1, c, NULL);
+}
+
+static unsigned find_cap(const uint8_t *cfg, uint8_t id)
+{
+	unsigned pos = cfg[0x34], hops;
+
+	for (hops = 0; pos >= 0x40 && pos < 0x100 && hops < 48; hops++) {
+		if (cfg[pos] == id)
+			return pos;
+		pos = cfg[pos + 1];
+	}
+	return 0;
+}
+
+/* Enables MSI-X through config (the core routes it to us); opens irq/0. */
+static void setup_irq(void)
+{
+	char p[512];
+	uint8_t cfg[256];
+	uint16_t ctl;
+	unsigned cap;
+	int fd;
+
+	path(p, sizeof(p), "dev/%s/config", devname, "");
+	fd = open(p, O_RDWR);
+	if (fd < 0 || pread(fd, cfg, sizeof(cfg), 0) != (ssize_t)sizeof(cfg))
+		die(p);
+	cap = find_cap(cfg, 0x11);
+	if (!cap) {
+		fprintf(stderr, "smartio-nvme: %s has no MSI-X\n", devname);
+		exit(2);
+	}
+	memcpy(&ctl, cfg + cap + 2, 2);
+	ctl |= 0x8000;
+	if (pwrite(fd, &ctl, 2, cap + 2) != 2)
+		die("enabling MSI-X");
+	close(fd);
+	msix_cap = cap;
+	path(p, sizeof(p), "dev/%s/irq/0", devname, "");
+	irqfd = open(p, O_RDONLY);
+	if (irqfd < 0)
+		die(p);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: smartio-nvme [-m mount] [-d dev] [-l lba] "
+			"[-n blocks] [-i] [-v]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t lba = 0, done, nsze;
+	unsigned blocks = 64, i;
+	int opt, use_irq = 0, verify_only = 0, lender, borrowed = 0, bad = 0;
+	char p[512], buf[256];
+	size_t size = 0, segsize = SEG_SIZE;
+	uint8_t c[64];
+
+	while ((opt = getopt(argc, argv, "m:d:l:n:iv")) != -1) {
+		switch (opt) {
+		case 'm': mnt = optarg; break;
+		case 'd': devname = optarg; break;
+		case 'l': lba = strtoull(optarg, NULL, 0); break;
+		case 'n': blocks = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'i': use_irq = 1; break;
+		case 'v': verify_only = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc || !blocks)
+		usage();
+	path(p, sizeof(p), "self", "", "");
+	if (readlink(p, buf, sizeof(buf) - 1) < 0)
+		die(p);
+	{
+		ssize_t n = readlink(p, buf, sizeof(buf) - 1);
+		const char *slash;
+
+		buf[n > 0 ? n : 0] = '\0';
+		slash = strrchr(buf, '/');
+		if (strlen(slash ? slash + 1 : buf) >= sizeof(self)) {
+			fprintf(stderr, "smartio-nvme: odd self link %s\n", buf);
+			return 2;
+		}
+		strcpy(self, slash ? slash + 1 : buf);
+	}
+	path(p, sizeof(p), "dev/%s/node", devname, "");
+	if (get(p, buf, sizeof(buf)))
+		die(p);
+	buf[strcspn(buf, "\n")] = '\0';
+	lender = !strcmp(buf, self);
+
+	/* Borrow (unless local or already ours). */
+	if (!lender) {
+		path(p, sizeof(p), "dev/%s/borrow", devname, "");
+		if (get(p, buf, sizeof(buf)))
+			die(p);
+		if (!strstr(buf, self)) {
+			errno = -put(p, self);
+			if (errno)
+				die("borrow");
+			borrowed = 1;
+		}
+	}
+	/* Queues and buffers: a segment of our RAM, mapped for the device. */
+	snprintf(seg, sizeof(seg), "nvmedrv%d", (int)getpid());
+	path(p, sizeof(p), "self/segments/%s", seg, "");
+	if (mkdir(p, 0755))
+		die(p);
+	path(p, sizeof(p), "self/segments/%s/size", seg, "");
+	if ((errno = -put(p, "1M")))
+		die(p);
+	snprintf(buf, sizeof(buf), "self/segments/%s/dma/%s", seg, devname);
+	path(p, sizeof(p), "%s", buf, "");
+	if (mkdir(p, 0755))
+		die(p);
+	path(p, sizeof(p), "%s/ioaddr", buf, "");
+	if (get(p, buf, sizeof(buf)))
+		die(p);
+	io = strtoull(buf, NULL, 16);
+	path(p, sizeof(p), "self/segments/%s/mem", seg, "");
+	mem = map(p, &segsize);
+	path(p, sizeof(p), "dev/%s/bar0", devname, "");
+	bar = map(p, &size);
+	if (use_irq)
+		setup_irq();
+
+	/* Controller bring-up (NVMe 1.4 section 7.6.1). */
+	wr32(0x14, 0);
+	if (wait_csts(3, 0))
+		goto timeout;
+	memset(mem, 0, 0x6000);
+	phase[0] = phase[1] = 1;
+	wr32(0x24, (QD - 1) << 16 | (QD - 1));
+	wr32(0x28, (uint32_t)(io + ASQ));
+	wr32(0x2c, (uint32_t)((io + ASQ) >> 32));
+	wr32(0x30, (uint32_t)(io + ACQ));
+	wr32(0x34, (uint32_t)((io + ACQ) >> 32));
+	wr32(0x14, 1 | 6u << 16 | 4u << 20);
+	if (wait_csts(3, 1))
+		goto timeout;
+	cmd(c, 0x06, 0, io + IDENT, 1, 0, 0);
+	if (submit(0, c, NULL))
+		goto failed;
+	printf("controller: %.40s serial %.20s\n", (char *)mem + IDENT + 24,
+	       (char *)mem + IDENT + 4);
+	cmd(c, 0x06, 1, io + IDENT, 0, 0, 0);
+	if (submit(0, c, NULL))
+		goto failed;
+	memcpy(&nsze, mem + IDENT, 8);
+	if (lba + blocks > nsze) {
+		fprintf(stderr, "smartio-nvme: namespace has %llu blocks\n",
+			(unsigned long long)nsze);
+		bad = 1;
+		goto out;
+	}
+	cmd(c, 0x05, 0, io + IOCQ, (QD - 1) << 16 | 1, 1 | (use_irq ? 2 : 0), 0);
+	if (submit(0, c, NULL))
+		goto failed;
+	cmd(c, 0x01, 0, io + IOSQ, (QD - 1) << 16 | 1, 1u << 16 | 1, 0);
+	if (submit(0, c, NULL))
+		goto failed;
+
+	for (done = 0; done < blocks; done += CHUNK) {
+		unsigned n = blocks - done < CHUNK ? (unsigned)(blocks - done) : CHUNK;
+		uint64_t at = lba + done;
+
+		if (!verify_only) {
+			for (i = 0; i < n * 512; i++)
+				mem[WBUF + i] = pattern(at + i / 512, i % 512);
+			if (rw(0x01, at, n, WBUF))
+				goto failed;
+		}
+		memset(mem + RBUF, 0, n * 512);
+		if (rw(0x02, at, n, RBUF))
+			goto failed;
+		for (i = 0; i < n * 512; i++)
+			if (mem[RBUF + i] != pattern(at + i / 512, i % 512))
+				break;
+		if (i < n * 512) {
+			fprintf(stderr, "smartio-nvme: block %llu differs\n",
+				(unsigned long long)(at + i / 512));
+			bad = 1;
+			break;
+		}
+	}
+	cmd(c, 0x00, 1, 0, 0, 0, 0);
+	if (!bad && submit(1, c, NULL))
+		goto failed;
+	if (!bad)
+		printf("%s %u blocks at %llu through %s from %s: verified (%s)\n",
+		       verify_only ? "read" : "wrote and read back", blocks,
+		       (unsigned long long)lba, devname, self,
+		       use_irq ? "interrupts" : "polling");
+	goto out;
+timeout:
+	fprintf(stderr, "smartio-nvme: controller not ready\n");
+	bad = 1;
+	goto out;
+failed:
+	fprintf(stderr, "smartio-nvme: a command failed\n");
+	bad = 1;
+out:
+	/* Leave things as found: controller off, mappings gone, returned. */
+	wr32(0x14, 0);
+	wait_csts(1, 0);
+	munmap((void *)bar, size);
+	munmap(mem, SEG_SIZE);
+	if (irqfd >= 0)
+		close(irqfd);
+	if (msix_cap) {		/* interrupts off: the vectors go back */
+		uint16_t ctl;
+		int fd;
+
+		path(p, sizeof(p), "dev/%s/config", devname, "");
+		fd = open(p, O_RDWR);
+		if (fd >= 0 && pread(fd, &ctl, 2, msix_cap + 2) == 2) {
+			ctl &= (uint16_t)~0x8000;
+			if (pwrite(fd, &ctl, 2, msix_cap + 2) != 2)
+				bad = 1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	snprintf(buf, sizeof(buf), "self/segments/%s/dma/%s", seg, devname);
+	path(p, sizeof(p), "%s", buf, "");
+	rmdir(p);
+	path(p, sizeof(p), "self/segments/%s", seg, "");
+	rmdir(p);
+	if (borrowed) {
+		path(p, sizeof(p), "dev/%s/return", devname, "");
+		put(p, self);
+	}
+	return bad;
+}

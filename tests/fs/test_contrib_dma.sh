@@ -1,0 +1,38 @@
+#!/bin/bash
+# contrib/dma/smartio-dma-copy on host0 drives acc0, the DMA-engine model of
+# host2, through host0's /smartio alone: 4 MiB from one of host0's segments
+# into the device's memory and back into another, on four engines with an
+# MSI-X vector each, verified.  Then a transfer aimed just past a segment
+# mapped for the device is blocked by the fabric: the engine reports the
+# error, the device counts it and the events file shows a dma-fault.
+. "$(dirname "$0")/lib.sh"
+COPY=${BUILDDIR:-.}/contrib/dma/smartio-dma-copy
+[ -x "$COPY" ] || fail "contrib/dma/smartio-dma-copy is not built"
+
+mount_sfs "$TMP/m2" --fabric "$FABRIC" --node host2
+mount_sfs "$TMP/m0" --fabric "$FABRIC" --node host0
+A=$TMP/m2 B=$TMP/m0
+echo all > "$A/dev/acc0/lend"
+
+"$COPY" -m "$B" -d acc0 -s 4M -e 4 > "$TMP/out" 2>&1 || { cat "$TMP/out"; fail "copy failed"; }
+grep -q "^copied 4194304 bytes host0 -> acc0 memory -> host0 on 4 engines: verified" "$TMP/out" ||
+	fail "copy: $(cat "$TMP/out")"
+
+cat "$B/events" > "$TMP/events" &
+EVPID=$!
+DAEMONS="$DAEMONS $EVPID"
+sleep 0.2
+"$COPY" -m "$B" -d acc0 -s 64K -e 1 -f > "$TMP/out" 2>&1 || { cat "$TMP/out"; fail "fault run failed"; }
+grep -q "^engine 0: transfer to 0x[0-9a-f]* blocked, error at 0x" "$TMP/out" ||
+	fail "fault: $(cat "$TMP/out")"
+i=0
+until grep -q " dma-fault dev/acc0 " "$TMP/events"; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "no dma-fault event: $(cat "$TMP/events")"
+	sleep 0.05
+done
+kill "$EVPID" 2>/dev/null || true
+grep -q "^dma_faults [1-9]" "$A/dev/acc0/stats" || fail "stats: $(cat "$A/dev/acc0/stats")"
+expect_eq "borrowers left" "$(cat "$A/dev/acc0/borrow")" ""
+expect_eq "vectors left" "$(cat "$A/dev/acc0/msi")" ""
+echo "PASS: $TEST"

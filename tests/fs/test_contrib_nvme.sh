@@ -1,0 +1,41 @@
+#!/bin/bash
+# The userspace NVMe drivers of contrib/nvme, one in C and one in Python,
+# run on host1 against nvme0 of host0 through host1's /smartio alone: each
+# borrows the controller, writes blocks and reads them back, and each reads
+# what the other wrote.  One waits on irq/0, the other polls.  Afterwards
+# nothing is left borrowed, mapped or allocated.
+. "$(dirname "$0")/lib.sh"
+DRIVER=${BUILDDIR:-.}/contrib/nvme/smartio-nvme
+PYDRIVER=$sfs_top/contrib/nvme/smartio_nvme.py
+[ -x "$DRIVER" ] || fail "contrib/nvme/smartio-nvme is not built"
+
+mount_sfs "$TMP/m0" --fabric "$FABRIC" --node host0
+mount_sfs "$TMP/m1" --fabric "$FABRIC" --node host1
+A=$TMP/m0 B=$TMP/m1
+echo all > "$A/dev/nvme0/lend"
+
+run() {
+	"$@" > "$TMP/out" 2>&1 || { cat "$TMP/out"; fail "$*: exit $?"; }
+	grep -q ": verified (" "$TMP/out" || { cat "$TMP/out"; fail "$*: not verified"; }
+}
+
+# C writes with interrupts; Python reads it back by polling.
+run "$DRIVER" -m "$B" -d nvme0 -l 1000 -n 300 -i
+grep -q "wrote and read back 300 blocks at 1000 through nvme0 from host1: verified (interrupts)" "$TMP/out" ||
+	fail "C driver: $(cat "$TMP/out")"
+run python3 "$PYDRIVER" --mount "$B" --dev nvme0 --lba 1000 --blocks 300 --verify
+# Python writes with interrupts; C reads it back by polling.
+run python3 "$PYDRIVER" --mount "$B" --dev nvme0 --lba 7000 --blocks 100 --irq
+grep -q "(interrupts)" "$TMP/out" || fail "Python driver: $(cat "$TMP/out")"
+run "$DRIVER" -m "$B" -d nvme0 -l 7000 -n 100 -v
+# A block that was never written does not pass for the pattern.
+if "$DRIVER" -m "$B" -d nvme0 -l 20000 -n 8 -v > "$TMP/out" 2>&1; then
+	fail "unwritten blocks verified"
+fi
+grep -q "block 20000 differs" "$TMP/out" || fail "unwritten blocks: $(cat "$TMP/out")"
+
+expect_eq "borrowers left" "$(cat "$A/dev/nvme0/borrow")" ""
+expect_eq "segments left" "$(ls "$B/self/segments")" ""
+expect_eq "vectors left" "$(cat "$A/dev/nvme0/msi")" ""
+grep -q "^msi [1-9]" "$A/dev/nvme0/stats" || fail "no interrupts counted: $(cat "$A/dev/nvme0/stats")"
+echo "PASS: $TEST"
