@@ -27,15 +27,17 @@ def stats():
     return dict((k, int(v)) for k, v in (l.split() for l in raw.splitlines()))
 
 
-must(os.path.join(M, "dev/nvme1/lend"), "all")
-must(os.path.join(M, "dev/nvme1/borrow"), "host0")     # a borrowed BAR
+# A borrowed BAR of a device with no model behind it: an NVMe controller
+# would answer register writes and change what is read back.
+must(os.path.join(M, "dev/gpu0/lend"), "all")
+must(os.path.join(M, "dev/gpu0/borrow"), "host0")
 os.mkdir(os.path.join(M, "self/segments/local"))
 must(os.path.join(M, "self/segments/local/size"), "1M")
 os.mkdir(os.path.join(M, "nodes/host1/segments/remote"))
 must(os.path.join(M, "nodes/host1/segments/remote/size"), "1M")
 must(os.path.join(M, "nodes/host1/segments/remote/available"), "1")
 
-targets = [("dev/nic0/bar0", 128 << 10), ("dev/nvme1/bar0", 16 << 10),
+targets = [("dev/nic0/bar0", 128 << 10), ("dev/gpu0/bar0", 64 << 10),
            ("self/segments/local/mem", 1 << 20),
            ("nodes/host1/segments/remote/mem", 1 << 20)]
 maps = []
