@@ -11,13 +11,18 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "smartio_internal.h"
 
 static double now_s(void)
 {
@@ -177,6 +182,57 @@ static void test_unreaped_zombie_is_down_without_waiting_for_timeout(void **stat
 	smartio_close(h);
 }
 
+/*
+ * A fabric left behind by a dead process whose pid now belongs to someone
+ * else (here: us) is stale, not busy: the start time recorded with the pid
+ * tells the two processes apart.
+ */
+static void test_stale_fabric_with_a_reused_pid_is_rebuilt(void **state)
+{
+	struct smartio_open_opts o = { 0 };
+	struct smartio *h = NULL;
+	struct sim_shared *sh;
+	struct sim_node_hw *hw;
+	char fabric[64], path[128];
+	struct stat st;
+	int status, fd;
+	pid_t pid;
+	u32 i;
+
+	(void)state;
+	th_fabric_name(fabric, sizeof(fabric));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		o.fabric = fabric;
+		o.create = 1;
+		_exit(smartio_open(&h, &o) ? 1 : 0);	/* dies without closing */
+	}
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(path, sizeof(path), "/dev/shm/smartio-%s/state", fabric);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	sh = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  fd, 0);
+	assert_true(sh != MAP_FAILED);
+	/* The dead creator's pid is reused by this process. */
+	assert_true(sh->creator_start != 0);
+	sh->creator_pid = getpid();
+	hw = (struct sim_node_hw *)((char *)sh + sh->nodes_hw_off);
+	for (i = 0; i < 4; i++)
+		if (hw[i].owner_pid)
+			hw[i].owner_pid = getpid();
+	munmap(sh, (size_t)st.st_size);
+	close(fd);
+
+	o.fabric = fabric;
+	o.create = 1;
+	assert_int_equal(smartio_open(&h, &o), 0);
+	smartio_close(h);
+}
+
 static void test_second_process_cannot_serve_a_served_node(void **state)
 {
 	char fabric[64];
@@ -205,6 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_processes_share_one_fabric_and_detect_death),
 		cmocka_unit_test(test_second_process_cannot_serve_a_served_node),
+		cmocka_unit_test(test_stale_fabric_with_a_reused_pid_is_rebuilt),
 		cmocka_unit_test(test_stopped_process_goes_down_and_comes_back),
 		cmocka_unit_test(test_unreaped_zombie_is_down_without_waiting_for_timeout),
 	};

@@ -11,6 +11,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -69,26 +70,70 @@ int sim_wait_change(struct sim_fabric *f, u32 seen, int timeout_ms)
 	return __atomic_load_n(&f->sh->change, __ATOMIC_ACQUIRE) != seen;
 }
 
-/* Alive unless gone or a zombie nobody reaped (it will never beat again). */
-static int pid_alive(s32 pid)
+/*
+ * Start time of a process (clock ticks since boot, /proc/<pid>/stat field
+ * 22), 0 when unknown; *zombie tells whether it has exited unreaped.
+ */
+static u64 proc_start(s32 pid, int *zombie)
 {
-	char path[64], buf[256], *p;
+	char path[64], buf[512], *p;
+	unsigned long long start = 0;
 	ssize_t n;
-	int fd;
+	int fd, field;
 
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
-		return 0;
+	*zombie = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 1;	/* no /proc: trust kill() */
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return 1;
+		return 0;
 	buf[n] = '\0';
 	p = strrchr(buf, ')');	/* the command name may contain anything */
-	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+	if (!p || p[1] != ' ')
+		return 0;
+	*zombie = p[2] == 'Z' || p[2] == 'X';
+	/* Fields after the name start at 3 (state); starttime is 22. */
+	for (field = 3, p += 2; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		start = strtoull(p, NULL, 10);
+	return start;
+}
+
+static u64 self_start(void)
+{
+	int zombie;
+
+	return proc_start(getpid(), &zombie);
+}
+
+/*
+ * Alive unless gone, a zombie nobody reaped (it will never beat again), or
+ * a different process that reuses the pid of one that died.
+ */
+static int pid_alive(s32 pid, u64 start)
+{
+	int zombie;
+	u64 now;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return 0;
+	now = proc_start(pid, &zombie);
+	if (!now)
+		return 1;	/* no /proc: trust kill() */
+	return !zombie && (!start || now == start);
+}
+
+/* Whether this process is the one recorded as (pid, start). */
+static int is_self(s32 pid, u64 start)
+{
+	return pid == getpid() && (!start || start == self_start());
 }
 
 static u32 first_served(struct sim_fabric *f)
@@ -115,7 +160,7 @@ void sim_check_liveness(struct sim_fabric *f)
 		struct sim_node_hw *hw = sim_node_hw(f, i);
 
 		if (sio_node(f->reg, i)->state != SIO_NODE_UP ||
-		    !hw->owner_pid || pid_alive(hw->owner_pid))
+		    !hw->owner_pid || pid_alive(hw->owner_pid, hw->owner_start))
 			continue;
 		hw->owner_pid = 0;
 		sio_core_node_down(&f->core, i);
@@ -139,12 +184,13 @@ static void beat_once(struct sim_fabric *f)
 
 		if (!(f->served >> i & 1))
 			continue;
-		if (hw->owner_pid != getpid()) {
+		if (!is_self(hw->owner_pid, hw->owner_start)) {
 			if (hw->owner_pid) {
 				f->served &= ~(1ull << i);
 				continue;
 			}
 			hw->owner_pid = getpid();
+			hw->owner_start = self_start();
 		}
 		for (j = 0; j < f->reg->nnodes; j++)
 			if (j != i && sio_node(f->reg, j)->state == SIO_NODE_UP)
@@ -246,6 +292,7 @@ static int create_state(struct sim_fabric *f, const char *path,
 	f->sh->size = size;
 	f->sh->version = SIM_VERSION;
 	f->sh->creator_pid = getpid();
+	f->sh->creator_start = self_start();
 	err = init_lock(&f->sh->lock);
 	if (!err)
 		err = sio_registry_init((u8 *)mem + tmp.reg_off, tmp.reg_size, t,
@@ -317,12 +364,12 @@ static int any_owner_alive(struct sim_fabric *f)
 {
 	u32 i;
 
-	if (pid_alive(f->sh->creator_pid))
+	if (pid_alive(f->sh->creator_pid, f->sh->creator_start))
 		return 1;
 	for (i = 0; i < f->reg->nnodes; i++) {
-		s32 pid = sim_node_hw(f, i)->owner_pid;
+		struct sim_node_hw *hw = sim_node_hw(f, i);
 
-		if (pid_alive(pid))
+		if (pid_alive(hw->owner_pid, hw->owner_start))
 			return 1;
 	}
 	return 0;
@@ -433,7 +480,7 @@ int sim_fabric_serve(struct sim_fabric *f, u64 mask)
 	for (i = 0; i < f->reg->nnodes; i++) {
 		struct sim_node_hw *hw = sim_node_hw(f, i);
 
-		if ((mask >> i & 1) && hw->owner_pid != getpid() &&
+		if ((mask >> i & 1) && !is_self(hw->owner_pid, hw->owner_start) &&
 		    sio_node(f->reg, i)->state == SIO_NODE_UP)
 			err = -EBUSY;
 	}
@@ -442,6 +489,7 @@ int sim_fabric_serve(struct sim_fabric *f, u64 mask)
 			if (!(mask >> i & 1))
 				continue;
 			sim_node_hw(f, i)->owner_pid = getpid();
+			sim_node_hw(f, i)->owner_start = self_start();
 			sio_core_node_up(&f->core, i);
 		}
 		f->served |= mask;

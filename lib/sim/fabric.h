@@ -48,7 +48,7 @@ struct sim_iommu {
 struct sim_node_hw {
 	s32 owner_pid;		/* process serving the node, 0 = none */
 	u32 pad;
-	u64 pad1;
+	u64 owner_start;	/* its start time: tells a reused pid apart */
 	u64 blocked;		/* transactions blocked at this node */
 	u64 msi_count[SIO_MSI_VECTORS];
 };
@@ -62,6 +62,7 @@ struct sim_shared {
 	u32 users;		/* processes attached */
 	s32 creator_pid;	/* alive creator: not stale even before serving */
 	u32 pad_c;
+	u64 creator_start;
 	u64 reg_off, reg_size;
 	u64 nodes_hw_off;	/* struct sim_node_hw[nnodes] */
 	u64 luts_off;		/* struct sim_lut[nnodes][SIO_MAX_ADAPTERS][lut_max] */
