@@ -1155,9 +1155,11 @@ int sio_topo_generate(struct sio_topology *out, unsigned nodes,
 
 			snprintf(d->name, SIO_TOPO_NAME, "nic%u", k);
 			d->node = n;
-			/* 256 functions a bus (32 slots x 8), buses 01..ff */
+			/* 256 functions a bus (32 slots x 8), buses 01..ff
+			 * (f < GEN_MAX_FUNCTIONS); the u8 casts tell the
+			 * compiler so, else -O1 warns of a truncated bdf. */
 			snprintf(d->bdf, sizeof(d->bdf), "0000:%02x:%02x.%u",
-				 1 + f / 256, (f / 8) % 32, f % 8);
+				 (u8)(1 + f / 256), (u8)(f / 8 % 32), (u8)(f % 8));
 			d->vendor = d->subsys_vendor = 0x8086;
 			d->device = d->subsys_device = 0x10d3;
 			d->class_code = 0x020000;
