@@ -2,16 +2,17 @@
 #
 # make check replays the seed corpora (and any input added there later, such
 # as a crash that was fixed) through the harnesses built with the ordinary
-# compiler.  make fuzz builds them with libFuzzer, ASan and UBSan (clang)
+# compiler: tests/fuzz/replay_* are tests of check_PROGRAMS.  make fuzz builds them with libFuzzer, ASan and UBSan (clang)
 # and runs each for FUZZ_SECONDS on a scratch copy of its corpus; new
 # crashes are left in FUZZ_DIR.  make check-stress runs make fuzz.
 check_PROGRAMS += tests/fuzz/replay_proto tests/fuzz/replay_topology
 tests_fuzz_replay_proto_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_proto.c
+tests_fuzz_replay_proto_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS='"corpus-proto"'
 tests_fuzz_replay_proto_LDADD = lib/libsmartio-internal.la
 tests_fuzz_replay_topology_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_topology.c
+tests_fuzz_replay_topology_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS='"corpus-topology"'
 tests_fuzz_replay_topology_LDADD = lib/libsmartio-internal.la
-TESTS += tests/fuzz/test_corpus.sh
-EXTRA_DIST += tests/fuzz/test_corpus.sh tests/fuzz/run.sh tests/fuzz/mkseeds.py \
+EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/mkseeds.py \
 	tests/fuzz/topology.dict tests/fuzz/corpus-proto tests/fuzz/corpus-topology
 
 FUZZ_CC = clang

@@ -2,7 +2,9 @@
 /*
  * Runs a fuzz harness over files without libFuzzer, so that make check can
  * replay the seed corpora (and any crash found later) with the ordinary
- * compiler: replay FILE|DIR...  A harness failure aborts.
+ * compiler: replay [FILE|DIR...]; without arguments, the harness's seed
+ * corpus ($SRCDIR/tests/fuzz/<CORPUS>), as a test of make check.  A
+ * harness failure aborts.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -45,8 +47,19 @@ static int run_file(const char *path)
 int main(int argc, char **argv)
 {
 	int i, err = 0, count = 0;
+	char seeds[4096];
+	const char *src = getenv("SRCDIR");
 
-	for (i = 1; i < argc; i++) {
+	if (argc < 2) {
+		snprintf(seeds, sizeof(seeds), "%s/tests/fuzz/%s",
+			 src ? src : ".", CORPUS);
+		argv[0] = seeds;
+		argc = 1;
+		i = 0;
+	} else {
+		i = 1;
+	}
+	for (; i < argc; i++) {
 		struct stat st;
 		DIR *d;
 		struct dirent *e;
