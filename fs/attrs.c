@@ -158,6 +158,20 @@ static int render_msi(unsigned dev, struct sbuf *sb)
 	return 0;
 }
 
+static int render_peer_bar(const struct sfs_obj *o, struct sbuf *sb)
+{
+	int peer = names_dev(o->seg), rc;
+	uint64_t addr;
+
+	if (peer < 0)
+		return -ENOENT;
+	rc = smartio_peer_addr(sfs.h, o->dev, (unsigned)peer, o->bar, &addr);
+	if (rc)
+		return rc;
+	sb_printf(sb, "0x%" PRIx64 "\n", addr);
+	return 0;
+}
+
 int irq_routed_here(unsigned dev, unsigned vec)
 {
 	struct smartio_msi_vector v[SFS_IRQ_MAX];
@@ -232,6 +246,7 @@ int attr_render(const struct sfs_obj *o, struct sbuf *sb)
 	case K_ADAPTER_ATTR: rc = render_adapter(o, sb); break;
 	case K_SEG_ATTR: case K_SEG_DMA_ATTR: rc = render_seg(o, sb); break;
 	case K_DEV_ATTR: rc = render_dev(o, sb); break;
+	case K_DEV_PEER_BAR: rc = render_peer_bar(o, sb); break;
 	default: rc = -EINVAL; break;
 	}
 	if (!rc && sb->oom)

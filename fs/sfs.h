@@ -103,6 +103,8 @@ enum sfs_kind {
 	K_DEVS, K_DEV, K_DEV_ATTR, K_DEV_BAR, K_DEV_IRQ, K_DEV_PEERS,
 	K_SEGIDX, K_SEGIDX_LINK,
 	K_DEV_IRQ_VEC,		/* irq/<vec>: the vector number is in attr */
+	K_DEV_PEER,		/* peers/<peer>: the peer's name is in seg */
+	K_DEV_PEER_BAR,		/* peers/<peer>/bar<N> */
 };
 
 /* Attribute identifiers, one table per directory kind. */

@@ -60,6 +60,7 @@ static const struct sfs_attrdef dev_attrs[DA_COUNT] = {
 
 static const struct sfs_attrdef events_def = { "events", 0444 };
 static const struct sfs_attrdef irq_def = { "irq", 0444 };
+static const struct sfs_attrdef peer_bar_def = { "bar", 0444 };
 
 struct table {
 	const struct sfs_attrdef *defs;
@@ -89,6 +90,8 @@ const struct sfs_attrdef *tree_attrdef(const struct sfs_obj *o)
 		return &events_def;
 	if (o->kind == K_DEV_IRQ_VEC)
 		return &irq_def;
+	if (o->kind == K_DEV_PEER_BAR)
+		return &peer_bar_def;
 	t = attr_table(o->kind);
 	return o->attr < t.count ? &t.defs[o->attr] : NULL;
 }
@@ -147,6 +150,21 @@ static int parse_bar(const char *name)
 	return name[3] - '0';
 }
 
+/* Whether o's peer is mapped for o's device (bar < 0: any BAR). */
+static int peer_mapped(const struct sfs_obj *o, int bar)
+{
+	int peer = names_dev(o->seg), b;
+	uint64_t addr;
+
+	if (peer < 0)
+		return 0;
+	for (b = bar < 0 ? 0 : bar; b < (bar < 0 ? SMARTIO_MAX_BARS : bar + 1); b++)
+		if (smartio_peer_addr(sfs.h, o->dev, (unsigned)peer, (unsigned)b,
+				      &addr) == 0)
+			return 1;
+	return 0;
+}
+
 /* A vector number: decimal, no leading zeros, below SFS_IRQ_MAX. */
 static int parse_vec(const char *name)
 {
@@ -189,7 +207,7 @@ int tree_is_dir(const struct sfs_obj *o)
 	case K_ROOT: case K_NODES: case K_NODE: case K_ADAPTERS: case K_ADAPTER:
 	case K_NODE_DEVICES: case K_BORROWED: case K_SEGMENTS: case K_SEG:
 	case K_SEG_DMA: case K_SEG_DMA_DEV: case K_DEVS: case K_DEV:
-	case K_DEV_IRQ: case K_DEV_PEERS: case K_SEGIDX:
+	case K_DEV_IRQ: case K_DEV_PEERS: case K_SEGIDX: case K_DEV_PEER:
 		return 1;
 	default:
 		return 0;
@@ -224,7 +242,8 @@ int tree_dynamic(const struct sfs_obj *o)
 	switch (o->kind) {
 	case K_BORROWED_LINK: case K_SEG: case K_SEG_ATTR: case K_SEG_MEM:
 	case K_SEG_DMA: case K_SEG_DMA_DEV: case K_SEG_DMA_ATTR: case K_DEV_BAR:
-	case K_SEGIDX_LINK: case K_DEV_IRQ_VEC:
+	case K_SEGIDX_LINK: case K_DEV_IRQ_VEC: case K_DEV_PEER:
+	case K_DEV_PEER_BAR:
 		return 1;
 	default:
 		return 0;
@@ -257,6 +276,10 @@ int tree_valid(const struct sfs_obj *o)
 						&addr) ? -ENOENT : 0;
 	case K_DEV_IRQ_VEC:
 		return irq_routed_here(o->dev, o->attr) ? 0 : -ENOENT;
+	case K_DEV_PEER:
+		return peer_mapped(o, -1) ? 0 : -ENOENT;
+	case K_DEV_PEER_BAR:
+		return peer_mapped(o, o->bar) ? 0 : -ENOENT;
 	default:
 		return 0;
 	}
@@ -428,8 +451,22 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 		init_child(dir, out, K_DEV_IRQ_VEC);
 		out->attr = (uint8_t)i;
 		return 0;
+	case K_DEV_PEERS:
+		i = names_dev(name);
+		if (i < 0)
+			return -ENOENT;
+		init_child(dir, out, K_DEV_PEER);
+		snprintf(out->seg, sizeof(out->seg), "%s", name);
+		return tree_valid(out);
+	case K_DEV_PEER:
+		i = parse_bar(name);
+		if (i < 0)
+			return -ENOENT;
+		init_child(dir, out, K_DEV_PEER_BAR);
+		out->bar = (uint8_t)i;
+		return tree_valid(out);
 	default:
-		return -ENOENT;	/* peers/ is empty for now */
+		return -ENOENT;
 	}
 }
 
@@ -631,7 +668,31 @@ int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 				return rc;
 		}
 		return 0;
-	case K_DEV_PEERS:
+	case K_DEV_PEERS: {
+		unsigned peers[64];
+		int n = smartio_peers(sfs.h, dir->dev, peers, 64), k;
+
+		for (k = 0; k < n && k < 64; k++) {
+			init_child(dir, &o, K_DEV_PEER);
+			snprintf(o.seg, sizeof(o.seg), "%s",
+				 names_devinfo(peers[k])->info.name);
+			rc = fill(ctx, o.seg, &o);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	case K_DEV_PEER:
+		for (i = 0; i < SMARTIO_MAX_BARS; i++) {
+			init_child(dir, &o, K_DEV_PEER_BAR);
+			o.bar = (uint8_t)i;
+			if (!peer_mapped(&o, (int)i))
+				continue;
+			snprintf(name, sizeof(name), "bar%u", i);
+			rc = fill(ctx, name, &o);
+			if (rc)
+				return rc;
+		}
 		return 0;
 	default:
 		return -ENOTDIR;

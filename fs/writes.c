@@ -285,6 +285,14 @@ int write_mkdir(const struct sfs_obj *dir, const char *name,
 		if (rc)
 			return rc;
 		return tree_child(dir, name, out);
+	case K_DEV_PEERS:
+		dev = names_dev(name);
+		if (dev < 0)
+			return -ENXIO;
+		rc = smartio_peer_map(sfs.h, dir->dev, (unsigned)dev, sfs.self);
+		if (rc)
+			return rc;
+		return tree_child(dir, name, out);
 	default:
 		return -EPERM;
 	}
@@ -305,6 +313,12 @@ int write_rmdir(const struct sfs_obj *dir, const char *name)
 			return -ENOENT;
 		return smartio_segment_dma_unmap(sfs.h, dir->node, dir->seg,
 						 (unsigned)dev);
+	case K_DEV_PEERS:
+		dev = names_dev(name);
+		if (dev < 0)
+			return -ENOENT;
+		return smartio_peer_unmap(sfs.h, dir->dev, (unsigned)dev,
+					  sfs.self);
 	default:
 		return -EPERM;
 	}

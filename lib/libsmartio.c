@@ -348,6 +348,11 @@ static int command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out,
 	return 0;
 }
 
+int sio_lib_command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out)
+{
+	return command(h, m, addr_out, NULL, 0);
+}
+
 struct cmdbuf {
 	u8 buf[SIO_MSG_MAX];
 	struct sio_msg m;

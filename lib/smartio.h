@@ -192,6 +192,24 @@ int smartio_dma(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
 /* Transactions the fabric blocked at node (no mapping, wrong requester). */
 uint64_t smartio_blocked(struct smartio *h, unsigned node);
 
+/* --- peer-to-peer ---------------------------------------------------------
+ * Maps every BAR of device `peer` for device `dev` along the shortest path
+ * (an IOMMU mapping when both have one lender, else LUT slots on dev's
+ * lender), as node `asker`, which must be the lender or a borrower of both
+ * (-EACCES).  -EEXIST when already mapped.  The mapping goes when unmapped,
+ * when asker returns either device or goes down, or a lender goes down.
+ */
+int smartio_peer_map(struct smartio *h, unsigned dev, unsigned peer,
+		     unsigned asker);
+int smartio_peer_unmap(struct smartio *h, unsigned dev, unsigned peer,
+		       unsigned asker);
+/* Where dev reaches BAR bar of peer; -ENOENT when not mapped. */
+int smartio_peer_addr(struct smartio *h, unsigned dev, unsigned peer,
+		      unsigned bar, uint64_t *addr);
+/* The devices mapped for dev (up to max, ascending); returns how many. */
+int smartio_peers(struct smartio *h, unsigned dev, unsigned *peers,
+		  unsigned max);
+
 /* --- interrupts -----------------------------------------------------------
  * A device's MSI or MSI-X vectors as the core routed them when the lender
  * or a borrower enabled them in configuration space: vector vec (0..n-1)

@@ -11,5 +11,7 @@
 #include "sim/fabric.h"
 
 struct sim_fabric *sio_lib_fabric(struct smartio *h);
+/* Runs a command being built in m as the handle's node; the core's errno. */
+int sio_lib_command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out);
 
 #endif

@@ -177,6 +177,10 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_SEG_DISCONNECT] = A(NODE) | A(NAME) | A(PEER),
 	[SIO_CMD_MAP_SEG_WINDOW] = A(DEV) | A(NODE) | A(IOVA) | A(SIZE),
 	[SIO_CMD_UNMAP_SEG_WINDOW] = A(DEV) | A(NODE) | A(IOVA),
+	[SIO_CMD_PEER_MAP] = A(DEV) | A(NODE) | A(INDEX),
+	[SIO_CMD_PEER_UNMAP] = A(DEV) | A(NODE) | A(INDEX),
+	[SIO_CMD_PEER_EXPOSE] = A(DEV) | A(PEER) | A(RID) | A(INDEX),
+	[SIO_CMD_PEER_UNEXPOSE] = A(DEV) | A(PEER) | A(RID) | A(IOVA),
 	[SIO_CMD_REPLY] = A(ERRNO) | A(ADDR),
 };
 
@@ -200,7 +204,10 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_EVENT] = "event", [SIO_CMD_SEG_CONNECT] = "seg-connect",
 	[SIO_CMD_SEG_DISCONNECT] = "seg-disconnect",
 	[SIO_CMD_MAP_SEG_WINDOW] = "map-seg-window",
-	[SIO_CMD_UNMAP_SEG_WINDOW] = "unmap-seg-window", [SIO_CMD_REPLY] = "reply",
+	[SIO_CMD_UNMAP_SEG_WINDOW] = "unmap-seg-window",
+	[SIO_CMD_PEER_MAP] = "peer-map", [SIO_CMD_PEER_UNMAP] = "peer-unmap",
+	[SIO_CMD_PEER_EXPOSE] = "peer-expose",
+	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose", [SIO_CMD_REPLY] = "reply",
 };
 
 #define NBARS 4

@@ -102,6 +102,15 @@ void sio_msi_cfg_read(struct sio_core *c, u32 dev, u32 asker, u32 off,
 void sio_msi_release(struct sio_core *c, u32 dev, u32 node);
 void sio_msi_node_down(struct sio_core *c, u32 node);
 
+/* Peer-to-peer (peer.c). */
+int sio_h_peer(struct sio_core *c, u32 self, const struct sio_parsed *p,
+	       struct sio_msg *rep);
+int sio_h_peer_expose(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		      struct sio_msg *rep);
+/* node stops using dev (return, reclaim): its peer mappings of dev go. */
+void sio_peer_release(struct sio_core *c, u32 dev, u32 node);
+void sio_peer_node_down(struct sio_core *c, u32 node);
+
 /* Event helpers. */
 void sio_event_dev(struct sio_core *c, u32 kind, u32 dev, const char *key,
 		   const char *val);

@@ -40,6 +40,10 @@ static const struct cmd_entry cmds[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_SEG_DISCONNECT] = { sio_h_seg_connect, TO_NODE },
 	[SIO_CMD_MAP_SEG_WINDOW] = { sio_h_seg_window, TO_LENDER },
 	[SIO_CMD_UNMAP_SEG_WINDOW] = { sio_h_seg_window, TO_LENDER },
+	[SIO_CMD_PEER_MAP] = { sio_h_peer, TO_LENDER },
+	[SIO_CMD_PEER_UNMAP] = { sio_h_peer, TO_LENDER },
+	[SIO_CMD_PEER_EXPOSE] = { sio_h_peer_expose, TO_LENDER },
+	[SIO_CMD_PEER_UNEXPOSE] = { sio_h_peer_expose, TO_LENDER },
 };
 
 static int owner_of(struct sio_registry *r, const struct sio_parsed *p,

@@ -213,6 +213,7 @@ void sio_borrow_release(struct sio_core *c, u32 bidx, int lender_side,
 	if (lender_side) {
 		/* The MSI window goes: the device must stop using it. */
 		sio_msi_release(c, b->dev, b->borrower);
+		sio_peer_release(c, b->dev, b->borrower);
 		release_lender_part(c, b);
 	}
 	if (borrower_side)

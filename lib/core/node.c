@@ -47,6 +47,7 @@ void sio_core_node_down(struct sio_core *c, u32 node)
 		return;
 	n->state = SIO_NODE_DOWN;
 	sio_msi_node_down(c, node);
+	sio_peer_node_down(c, node);
 	sio_segments_node_down(c, node);
 	for (i = 0; i < r->max_borrows; i++) {
 		struct sio_borrow *b = sio_borrow_at(r, i);

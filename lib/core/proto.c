@@ -466,6 +466,10 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_SEG_DISCONNECT] = "seg-disconnect",
 	[SIO_CMD_MAP_SEG_WINDOW] = "map-seg-window",
 	[SIO_CMD_UNMAP_SEG_WINDOW] = "unmap-seg-window",
+	[SIO_CMD_PEER_MAP] = "peer-map",
+	[SIO_CMD_PEER_UNMAP] = "peer-unmap",
+	[SIO_CMD_PEER_EXPOSE] = "peer-expose",
+	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose",
 	[SIO_CMD_REPLY]		= "reply",
 };
 

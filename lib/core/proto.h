@@ -67,6 +67,11 @@ enum sio_cmd {
 	SIO_CMD_SEG_DISCONNECT,	/* NODE (owner), NAME, PEER */
 	SIO_CMD_MAP_SEG_WINDOW,	/* DEV, NODE (owner), IOVA, SIZE -> reply ADDR */
 	SIO_CMD_UNMAP_SEG_WINDOW, /* DEV, NODE (owner), IOVA */
+	SIO_CMD_PEER_MAP,	/* DEV, NODE (who asks), INDEX (peer's fdid) */
+	SIO_CMD_PEER_UNMAP,	/* DEV, NODE (who asks), INDEX (peer's fdid) */
+	SIO_CMD_PEER_EXPOSE,	/* DEV (peer), PEER (its user's lender), RID,
+				 * INDEX (BAR) -> reply ADDR (iova) */
+	SIO_CMD_PEER_UNEXPOSE,	/* DEV (peer), PEER, RID, IOVA */
 	SIO_CMD_REPLY,		/* ERRNO, and whatever the request returns */
 	__SIO_CMD_MAX,
 };

@@ -33,6 +33,9 @@ static int layout(struct sio_registry *r, const struct sio_topology *t,
 	off += table_bytes(lim->max_segdma, sizeof(struct sio_segdma));
 	r->events_off = off;
 	off += table_bytes(SIO_EVENT_RING, sizeof(struct sio_event));
+	r->max_peermap = lim->max_peermap;
+	r->peermap_off = off;
+	off += table_bytes(lim->max_peermap, sizeof(struct sio_peermap));
 	*total = off;
 	return 0;
 }

@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 2
+#define SIO_REG_VERSION 3
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -187,6 +187,28 @@ struct sio_segdma {
 	u64 ioaddr;		/* what the device uses */
 };
 
+/*
+ * Peer-to-peer (peer.c): device `dev` reaches BAR `bar` of device `peer`
+ * at ioaddr.  Same lender: an IOMMU mapping there.  Different lenders: the
+ * peer's lender maps iova to the BAR for transactions from the device's
+ * lender with the device's requester id, and the device's lender points
+ * LUT slots of `adapter` at that iova.
+ */
+struct sio_peermap {
+	u8 used;
+	u8 bar;
+	u8 adapter;
+	u8 pad;
+	u16 node;		/* the node that asked: it uses both devices */
+	u16 pad2;
+	u32 dev;
+	u32 peer;
+	s32 lut;		/* -1: same lender, no LUT */
+	u32 lut_count;
+	u64 iova;		/* on the peer's lender */
+	u64 ioaddr;		/* what dev uses */
+};
+
 struct sio_event {
 	u64 seq;
 	u64 time_ns;
@@ -217,10 +239,14 @@ struct sio_registry {
 	/* byte offsets of the tables from the start of the registry */
 	u64 nodes_off, devices_off, borrows_off, segments_off;
 	u64 attach_off, segdma_off, events_off;
+	u32 max_peermap;	/* peer-to-peer mappings (peer.c) */
+	u32 pad2;
+	u64 peermap_off;
 };
 
 struct sio_reg_limits {
 	u32 max_borrows, max_segments, max_attach, max_segdma;
+	u32 max_peermap;
 };
 
 /* Bytes needed for a topology; 0 if it exceeds the core's limits. */
@@ -264,6 +290,11 @@ static inline struct sio_attach *sio_attach_at(struct sio_registry *r, u32 i)
 static inline struct sio_segdma *sio_segdma_at(struct sio_registry *r, u32 i)
 {
 	return (struct sio_segdma *)SIO_REG_TABLE(r, segdma_off) + i;
+}
+
+static inline struct sio_peermap *sio_peermap_at(struct sio_registry *r, u32 i)
+{
+	return (struct sio_peermap *)SIO_REG_TABLE(r, peermap_off) + i;
 }
 
 static inline struct sio_event *sio_event_at(struct sio_registry *r, u64 seq)

@@ -27,6 +27,7 @@ static const struct sio_reg_limits sim_limits = {
 	.max_segments = 1024,
 	.max_attach = 1024,
 	.max_segdma = 1024,
+	.max_peermap = 1024,
 };
 
 static u64 mono_ns(void)

@@ -189,7 +189,11 @@ check("mkdir in a device", errno.EPERM, oserr(os.mkdir, dev(A, "nvme0", "foo")))
 check("mkdir in a node", errno.EPERM, oserr(os.mkdir, os.path.join(A, "nodes/host0/foo")))
 check("mkdir in dev", errno.EPERM, oserr(os.mkdir, os.path.join(A, "dev/nvme9")))
 check("mkdir in the root", errno.EPERM, oserr(os.mkdir, os.path.join(A, "x")))
-check("mkdir in peers", errno.EPERM, oserr(os.mkdir, dev(A, "nvme0", "peers/nic0")))
+check("mkdir in peers by a node using neither device", errno.EACCES,
+      oserr(os.mkdir, dev(D, "nvme0", "peers/nic0")))
+check("mkdir in peers, unknown device", errno.ENXIO, oserr(os.mkdir, dev(A, "nvme0", "peers/nvme9")))
+check("mkdir in peers, its lender down", errno.EHOSTDOWN,
+      oserr(os.mkdir, dev(A, "nvme0", "peers/acc1")))
 check("create a file", errno.EPERM,
       oserr(lambda: os.close(os.open(dev(A, "nvme0", "new"), os.O_CREAT | os.O_WRONLY, 0o644))))
 check("mknod", errno.EPERM, oserr(os.mknod, os.path.join(A, "dev/fifo"), 0o600 | 0o10000))

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libsmartio: peer-to-peer mappings between devices (smartio(7),
+ * dev/<dev>/peers/).  Commands go to the core like every other; the
+ * addresses are read from the registry under the fabric lock.
+ */
+#include <errno.h>
+
+#include "smartio_internal.h"
+
+static int peer_cmd(struct smartio *h, u8 cmd, unsigned dev, unsigned peer,
+		    unsigned asker)
+{
+	struct sim_fabric *f = sio_lib_fabric(h);
+	u8 buf[256];
+	struct sio_msg m;
+
+	if (dev >= f->reg->ndevices || peer >= f->reg->ndevices)
+		return -ENXIO;
+	if (asker >= f->reg->nnodes)
+		return -ENOENT;
+	sio_msg_init(&m, buf, sizeof(buf), cmd, SIO_F_REQUEST, 0);
+	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(f->reg, dev)->fdid);
+	sio_msg_put_u32(&m, SIO_A_NODE, asker);
+	sio_msg_put_u32(&m, SIO_A_INDEX, sio_dev(f->reg, peer)->fdid);
+	return sio_lib_command(h, &m, NULL);
+}
+
+int smartio_peer_map(struct smartio *h, unsigned dev, unsigned peer,
+		     unsigned asker)
+{
+	return peer_cmd(h, SIO_CMD_PEER_MAP, dev, peer, asker);
+}
+
+int smartio_peer_unmap(struct smartio *h, unsigned dev, unsigned peer,
+		       unsigned asker)
+{
+	return peer_cmd(h, SIO_CMD_PEER_UNMAP, dev, peer, asker);
+}
+
+int smartio_peer_addr(struct smartio *h, unsigned dev, unsigned peer,
+		      unsigned bar, uint64_t *addr)
+{
+	struct sim_fabric *f = sio_lib_fabric(h);
+	int rc = -ENOENT;
+	u32 i;
+
+	if (dev >= f->reg->ndevices || peer >= f->reg->ndevices)
+		return -ENXIO;
+	sim_lock(f);
+	for (i = 0; i < f->reg->max_peermap; i++) {
+		struct sio_peermap *m = sio_peermap_at(f->reg, i);
+
+		if (m->used && m->dev == dev && m->peer == peer &&
+		    m->bar == bar) {
+			*addr = m->ioaddr;
+			rc = 0;
+			break;
+		}
+	}
+	sim_unlock(f);
+	return rc;
+}
+
+int smartio_peers(struct smartio *h, unsigned dev, unsigned *peers,
+		  unsigned max)
+{
+	struct sim_fabric *f = sio_lib_fabric(h);
+	unsigned n = 0, last = 0;
+	int any = 0;
+	u32 i;
+
+	if (dev >= f->reg->ndevices)
+		return -ENXIO;
+	sim_lock(f);
+	/* Ascending by device index: repeated passes for the next larger. */
+	for (;;) {
+		unsigned next = 0;
+		int found = 0;
+
+		for (i = 0; i < f->reg->max_peermap; i++) {
+			struct sio_peermap *m = sio_peermap_at(f->reg, i);
+
+			if (!m->used || m->dev != dev || (any && m->peer <= last))
+				continue;
+			if (!found || m->peer < next)
+				next = m->peer;
+			found = 1;
+		}
+		if (!found)
+			break;
+		if (n < max)
+			peers[n] = next;
+		n++;
+		last = next;
+		any = 1;
+	}
+	sim_unlock(f);
+	return (int)n;
+}
