@@ -537,6 +537,34 @@ static void test_legacy_interrupts_masked_for_borrowers(void **state)
 	assert_int_equal(cmd, 0x0406);
 }
 
+/* A whole-header write (several of the core's pieces) is filtered too. */
+static void test_whole_header_written_back_by_a_borrower(void **state)
+{
+	struct drv *d = *state;
+	struct smartio_msi_vector v[4];
+	unsigned msi = find_cap(d, 0x05);
+	uint8_t cfg[256], back[256];
+
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, 0, cfg,
+					     sizeof(cfg)), (int)sizeof(cfg));
+	cfg[0x05] &= (uint8_t)~0x04;		/* INTx on, please */
+	cfg[msi + 2] |= 0x01;			/* MSI enable */
+	cfg[msi + 2] &= (uint8_t)~0x80;		/* "not 64-bit" (read-only) */
+	cfg[msi + 1] = 0;			/* cut the list (read-only) */
+	assert_int_equal(smartio_config_write(d->h, d->nvme0, d->host3, 0, cfg,
+					      sizeof(cfg)), (int)sizeof(cfg));
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 4), 1);
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, 0, back,
+					     sizeof(back)), (int)sizeof(back));
+	assert_int_equal(back[0x05] & 0x04, 0x04);
+	assert_int_equal(back[msi + 2] & 0x81, 0x81);
+	assert_int_equal(back[msi + 1], 0x70);	/* MSI-X still chained */
+	back[msi + 2] &= (uint8_t)~0x01;
+	assert_int_equal(smartio_config_write(d->h, d->nvme0, d->host3, msi + 2,
+					      back + msi + 2, 2), 2);
+	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 4), 0);
+}
+
 /* Last: the return takes the routing away and turns MSI-X off. */
 static void test_return_drops_the_routing(void **state)
 {
@@ -567,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_msix_enabled_by_the_borrower_reaches_it),
 		cmocka_unit_test(test_msi_capability_rewritten_by_the_core),
 		cmocka_unit_test(test_legacy_interrupts_masked_for_borrowers),
+		cmocka_unit_test(test_whole_header_written_back_by_a_borrower),
 		cmocka_unit_test(test_return_drops_the_routing),
 	};
 

@@ -95,7 +95,7 @@ void sio_segdma_release_dev(struct sio_core *c, u32 dev, u32 borrower);
 
 /* Interrupt routing (msi.c): config writes and reads by node asker. */
 int sio_msi_cfg_write(struct sio_core *c, u32 dev, u32 asker, u32 off,
-		      u8 *data, u32 len);
+		      const u8 *src, u32 len);
 void sio_msi_cfg_read(struct sio_core *c, u32 dev, u32 asker, u32 off,
 		      u8 *data, u32 len);
 /* Drops dev's routing to node (its borrow ends); node loss. */

@@ -609,10 +609,9 @@ int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	if (off > d->config_size || len > d->config_size - off)
 		return -EINVAL;
 	if (p->cmd == SIO_CMD_CFG_WRITE) {
-		sio_memcpy(data, p->tb[SIO_A_DATA].data, len);
 		/* MSI / MSI-X enables are rewritten to reach the asker. */
 		err = sio_msi_cfg_write(c, (u32)dev, (u32)asker, (u32)off,
-					data, (u32)len);
+					p->tb[SIO_A_DATA].data, (u32)len);
 		if (!err)
 			d->stats.cfg_writes++;
 		return err;

@@ -232,9 +232,10 @@ static void keep_read_only(struct sio_core *c, u32 dev, u32 cap, u32 id,
 						   (cur[i] & ro[i]));
 }
 
-/* The control word of the capability at cap once the write is applied. */
-static u32 ctl_after(struct sio_core *c, u32 dev, u32 cap, u32 off,
-		     const u8 *data, u32 len)
+/* The control word of the capability at cap once the write is applied
+ * (read-only bits kept). */
+static u32 ctl_after(struct sio_core *c, u32 dev, u32 cap, u32 id, u32 off,
+		     const u8 *src, u32 len)
 {
 	u8 b[2];
 	u32 i;
@@ -242,7 +243,8 @@ static u32 ctl_after(struct sio_core *c, u32 dev, u32 cap, u32 off,
 	cfg_rd(c, dev, cap + 2, b, 2);
 	for (i = 0; i < 2; i++)
 		if (overlaps(off, len, cap + 2 + i, 1))
-			b[i] = data[cap + 2 + i - off];
+			b[i] = src[cap + 2 + i - off];
+	keep_read_only(c, dev, cap, id, cap + 2, b, 2);
 	return le(b, 2);
 }
 
@@ -271,8 +273,39 @@ static int plan(struct sio_core *c, u32 dev, u32 asker, u32 mode, u32 count,
 	return 0;
 }
 
+/*
+ * Writes len bytes from src at off, in small pieces (the core also runs
+ * on kernel stacks), each with the fields the core owns kept: read-only
+ * capability bits and, for borrowers, Interrupt Disable.
+ */
+static int write_pieces(struct sio_core *c, u32 dev, u32 asker, u32 msi,
+			u32 msix, u32 off, const u8 *src, u32 len)
+{
+	struct sio_device *d = sio_dev(c->reg, dev);
+	u8 piece[64];
+	u32 done = 0;
+	int err = 0;
+
+	while (done < len && !err) {
+		u32 n = len - done < sizeof(piece) ? len - done : sizeof(piece);
+		u32 at = off + done;
+
+		sio_memcpy(piece, src + done, n);
+		/* Borrowers cannot turn legacy interrupts on. */
+		if (asker != d->node && overlaps(at, n, 0x05, 1))
+			piece[0x05 - at] |= 0x04;
+		if (msi)
+			keep_read_only(c, dev, msi, CAP_MSI, at, piece, n);
+		if (msix)
+			keep_read_only(c, dev, msix, CAP_MSIX, at, piece, n);
+		err = cfg_wr(c, dev, at, piece, n);
+		done += n;
+	}
+	return err;
+}
+
 int sio_msi_cfg_write(struct sio_core *c, u32 dev, u32 asker, u32 off,
-		      u8 *data, u32 len)
+		      const u8 *src, u32 len)
 {
 	struct sio_device *d = sio_dev(c->reg, dev);
 	u32 msi = find_cap(c, dev, CAP_MSI), msix = find_cap(c, dev, CAP_MSIX);
@@ -281,18 +314,10 @@ int sio_msi_cfg_write(struct sio_core *c, u32 dev, u32 asker, u32 off,
 	u32 msi_ctl = 0, msix_ctl = 0;
 	int fresh = 0, err = 0;
 
-	if (msi)
-		keep_read_only(c, dev, msi, CAP_MSI, off, data, len);
-	if (msix)
-		keep_read_only(c, dev, msix, CAP_MSIX, off, data, len);
 	if (hit_msi)
-		msi_ctl = ctl_after(c, dev, msi, off, data, len);
+		msi_ctl = ctl_after(c, dev, msi, CAP_MSI, off, src, len);
 	if (hit_msix)
-		msix_ctl = ctl_after(c, dev, msix, off, data, len);
-
-	/* Borrowers cannot turn legacy interrupts on (Interrupt Disable). */
-	if (asker != d->node && overlaps(off, len, 0x05, 1))
-		data[0x05 - off] |= 0x04;
+		msix_ctl = ctl_after(c, dev, msix, CAP_MSIX, off, src, len);
 	if (hit_msi && (msi_ctl & MSI_ENABLE))
 		err = plan(c, dev, asker, SIO_IRQ_MSI, 1, &fresh);
 	if (!err && hit_msix && (msix_ctl & MSIX_ENABLE)) {
@@ -303,7 +328,7 @@ int sio_msi_cfg_write(struct sio_core *c, u32 dev, u32 asker, u32 off,
 			   &fresh);
 	}
 	if (!err)
-		err = cfg_wr(c, dev, off, data, len);
+		err = write_pieces(c, dev, asker, msi, msix, off, src, len);
 	if (err) {
 		if (fresh)
 			unroute(c, dev);
