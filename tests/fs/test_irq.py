@@ -6,7 +6,8 @@ enables MSI-X by writing the capability in dev/acc0/config, and finds the
 core's routing in dev/acc0/msi and its vectors under dev/acc0/irq/.  A copy
 started through the mmap-ed bar0 completes with an interrupt: poll() and a
 blocking read of irq/0 see it, UIO style (a 4-byte count).  Returning the
-device takes the vectors away.
+device takes the vectors away, and so does the lender's death, which fails
+a waiting read with EIO.
 """
 import errno
 import mmap
@@ -159,4 +160,32 @@ except OSError as e:
         fail("read after return: %s" % e)
 os.close(fd)
 os.close(nb)
+
+# The lender dies while a read waits: the read fails with EIO.
+must(P(B, "borrow"), "host3")
+fd = os.open(P(B, "config"), os.O_RDWR)
+os.pwrite(fd, struct.pack("<H", ctl | 0x8000), cap + 2)
+os.close(fd)
+fd = os.open(P(B, "irq", "0"), os.O_RDONLY)
+err = []
+
+
+def blocked_read():
+    try:
+        os.read(fd, 4)
+        err.append("returned")
+    except OSError as e:
+        err.append(e.errno)
+
+
+t = threading.Thread(target=blocked_read)
+t.start()
+t.join(0.3)
+c.kill(A)
+t.join(30)
+if err != [errno.EIO]:
+    fail("read while the lender died: %r" % err)
+os.close(fd)
+if os.listdir(P(B, "irq")) or read(P(B, "msi")):
+    fail("vectors left after the lender died")
 passed()
