@@ -16,7 +16,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -202,9 +204,15 @@ static int teardown(void **state)
 {
 	struct drv *d = *state;
 
+	char dir[300];
+	struct stat st;
+
 	munmap((void *)d->bar, d->bar_size);
 	munmap(d->mem, SEG_SIZE);
+	snprintf(dir, sizeof(dir), "%s", smartio_fabric_dir(d->h));
 	smartio_close(d->h);
+	/* The last close takes the namespace file with the fabric. */
+	assert_int_equal(stat(dir, &st), -1);
 	return 0;
 }
 

@@ -528,6 +528,10 @@ void sim_fabric_close(struct sim_fabric *f)
 		sim_node_hw(f, i)->owner_pid = 0;
 	}
 	f->served = 0;
+	/* The creator's mark protects a fabric until it serves; once this
+	 * handle closes it must not keep the fabric alive by itself. */
+	if (f->created && f->sh->creator_pid == getpid())
+		f->sh->creator_pid = 0;
 	last = !any_owner_alive(f);	/* other handles of this process count */
 	sim_unlock(f);
 	unmap_state(f);
