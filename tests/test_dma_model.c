@@ -247,6 +247,51 @@ static void test_completion_interrupts_and_masking(void **state)
 	assert_int_equal(rd32(f, 0x9000) & 4, 0);
 }
 
+/* The lender using its own device: vectors on itself, its local range. */
+static void test_lender_local_interrupts(void **state)
+{
+	struct fx *f = *state;
+	unsigned host3 = th_node(f->h, "host3"), acc1 = th_dev(f->h, "acc1");
+	struct smartio_msi_vector v[8];
+	volatile uint8_t *regs;
+	char path[256];
+	uint64_t size, n = 0, now = 0;
+	uint16_t ctl;
+	time_t end;
+	int fd;
+
+	assert_int_equal(smartio_config_read(f->h, acc1, host3, 0x72, &ctl, 2), 2);
+	ctl |= 0x8000;
+	assert_int_equal(smartio_config_write(f->h, acc1, host3, 0x72, &ctl, 2), 2);
+	assert_int_equal(smartio_msi_vectors(f->h, acc1, v, 8), 8);
+	assert_int_equal(v[5].node, host3);
+	assert_int_equal(v[5].addr, 0xfee00000u);	/* no NTB on the way */
+	assert_int_equal(smartio_resolve_bar(f->h, host3, acc1, 0, path,
+					     sizeof(path), &size), 0);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	regs = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(regs != MAP_FAILED);
+	assert_int_equal(smartio_irq_count(f->h, acc1, 5, &n), 0);
+	{
+		struct fx local = *f;
+
+		local.bar0 = regs;
+		start(&local, 2, rd64(&local, 0x10), rd64(&local, 0x10) + 4096,
+		      4096, 5, 1);
+		assert_int_equal(wait_done(&local, 2), 2);
+	}
+	end = time(NULL) + 20;
+	do {
+		assert_true(time(NULL) <= end);
+		assert_int_equal(smartio_irq_count(f->h, acc1, 5, &now), 0);
+		if (now == n)
+			nap();
+	} while (now == n);
+	munmap((void *)regs, size);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_engines_copy_side_by_side),
 		cmocka_unit_test(test_transfer_outside_the_window_is_blocked),
 		cmocka_unit_test(test_completion_interrupts_and_masking),
+		cmocka_unit_test(test_lender_local_interrupts),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
