@@ -205,6 +205,41 @@ static void test_same_lender_uses_the_iommu_alone(void **state)
 	munmap((void *)nic, sn);
 }
 
+/*
+ * The target is local to the borrower: acc0 (lent by host2, borrowed by
+ * host0) writes into nic0, a device installed in host0 itself.  The path
+ * is host2's NTB window and LUT to an IOVA of host0, which host0's IOMMU
+ * maps to nic0's BAR for acc0's requester id.
+ */
+static void test_target_local_to_the_borrower(void **state)
+{
+	struct fx *f = *state;
+	unsigned nic0 = th_dev(f->h, "nic0");
+	unsigned luts = th_luts_used(f->h, f->host2);
+	uint64_t s0, s2, sn, a = 0;
+	volatile uint8_t *acc, *mem, *nic;
+
+	assert_int_equal(smartio_peer_map(f->h, f->acc0, nic0, f->host0), 0);
+	assert_true(th_luts_used(f->h, f->host2) > luts);
+	assert_int_equal(smartio_peer_addr(f->h, f->acc0, nic0, 0, &a), 0);
+	acc = map_bar(f, f->host0, f->acc0, 0, &s0);
+	mem = map_bar(f, f->host0, f->acc0, 2, &s2);
+	nic = map_bar(f, f->host0, nic0, 0, &sn);
+	memcpy((void *)mem, "to-the-borrower", 15);
+	memset((void *)nic, 0, 128);
+	assert_int_equal(copy(acc, rd64(acc, 0x10), a + 64, 15), 2);
+	assert_memory_equal((const void *)(nic + 64), "to-the-borrower", 15);
+	assert_int_equal(smartio_peer_unmap(f->h, f->acc0, nic0, f->host0), 0);
+	assert_int_equal(th_luts_used(f->h, f->host2), luts);
+	/* Unmapped: the same copy is blocked and the BAR is untouched. */
+	memset((void *)nic, 0, 128);
+	assert_int_not_equal(copy(acc, rd64(acc, 0x10), a + 64, 15), 2);
+	assert_int_equal(nic[64], 0);
+	munmap((void *)acc, s0);
+	munmap((void *)mem, s2);
+	munmap((void *)nic, sn);
+}
+
 /* Returning either device takes the asker's peer mappings away. */
 static void test_return_releases_the_mapping(void **state)
 {
@@ -229,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_who_may_map_and_bad_requests),
 		cmocka_unit_test(test_unmapped_peer_is_blocked),
 		cmocka_unit_test(test_same_lender_uses_the_iommu_alone),
+		cmocka_unit_test(test_target_local_to_the_borrower),
 		cmocka_unit_test(test_return_releases_the_mapping),
 	};
 
