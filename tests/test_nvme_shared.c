@@ -6,6 +6,12 @@
  * borrower then submits through its own NTB mapping of the doorbells and
  * its own DMA window, with no software between them and the device.  The
  * node that enables MSI-X gets the vectors; the other one polls.
+ *
+ * host3's queues are placed by access hint, as SmartIO's driver places
+ * them: the submission queue near the device (a segment of the lender,
+ * host0, that host3 attaches: host3's CPU posts writes across the NTB and
+ * the controller reads locally), the completion queue near the CPU (host3's
+ * own RAM: the controller posts writes across, host3 polls locally).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,6 +37,8 @@ struct host {
 	uint64_t bar_size;
 	uint8_t *mem;
 	uint64_t io;
+	uint8_t *sq;		/* memory holding the submission queue */
+	uint64_t sq_io;		/* ... as the controller addresses it */
 	unsigned qid, sq_off, cq_off;
 	unsigned tail, head, phase;
 	uint16_t cid;
@@ -91,6 +99,31 @@ static void attach(struct fx *f, struct host *x, const char *node)
 	assert_int_equal(smartio_resolve_segment(f->h, x->node, x->node, "q",
 						 path, sizeof(path), &size), 0);
 	x->mem = map_file(path, SEG);
+	x->sq = x->mem;
+	x->sq_io = x->io;
+}
+
+/* x's submission queue in a segment of the device's lender (host0). */
+static void sq_near_device(struct fx *f, struct host *x)
+{
+	unsigned lender = th_node(f->h, "host0");
+	struct smartio_segment_info si;
+	char path[256];
+	uint64_t size;
+
+	assert_int_equal(smartio_segment_create(f->h, lender, "sq3"), 0);
+	assert_int_equal(smartio_segment_set_size(f->h, lender, "sq3", 65536), 0);
+	assert_int_equal(smartio_segment_set_available(f->h, lender, "sq3", 1), 0);
+	assert_int_equal(smartio_segment_dma_map(f->h, lender, "sq3", f->nvme0,
+						 &x->sq_io), 0);
+	assert_int_equal(smartio_segment_attach(f->h, lender, "sq3", x->node), 0);
+	assert_int_equal(smartio_segment_at(f->h, (unsigned)smartio_segment_find(
+						    f->h, lender, "sq3"), &si), 1);
+	assert_int_equal(si.attached, 1ull << x->node);
+	assert_int_equal(smartio_resolve_segment(f->h, x->node, lender, "sq3",
+						 path, sizeof(path), &size), 0);
+	x->sq = map_file(path, 65536);
+	memset(x->sq, 0, 65536);
 }
 
 static int setup(void **state)
@@ -104,6 +137,7 @@ static int setup(void **state)
 	assert_int_equal(smartio_lend(f.h, f.nvme0, SMARTIO_LEND_ALL, 0), 0);
 	attach(&f, &f.a, "host1");
 	attach(&f, &f.b, "host3");
+	sq_near_device(&f, &f.b);
 	*state = &f;
 	return 0;
 }
@@ -134,7 +168,7 @@ static uint16_t post(struct host *x, uint8_t *c)
 	uint16_t cid = ++x->cid;
 
 	memcpy(c + 2, &cid, 2);
-	memcpy(x->mem + x->sq_off + 64 * x->tail, c, 64);
+	memcpy(x->sq + x->sq_off + 64 * x->tail, c, 64);
 	x->tail = (x->tail + 1) % QD;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	wr32(x, 0x1000 + 8 * x->qid, x->tail);
@@ -202,10 +236,10 @@ static void test_manager_creates_queues_in_both_hosts(void **state)
 	assert_int_equal(admin(f, c), 0);
 	cmd(c, 0x01, 0, a->io + 0x2000, (QD - 1) << 16 | 1, 1u << 16 | 1, 0);
 	assert_int_equal(admin(f, c), 0);
-	/* host3's rings, at the address host3's segment has for nvme0. */
+	/* host3's rings: CQ in host3's RAM, SQ in the lender's segment. */
 	cmd(c, 0x05, 0, b->io + 0x1000, (QD - 1) << 16 | 2, 1, 0);
 	assert_int_equal(admin(f, c), 0);
-	cmd(c, 0x01, 0, b->io + 0x0000, (QD - 1) << 16 | 2, 2u << 16 | 1, 0);
+	cmd(c, 0x01, 0, b->sq_io + 0x0000, (QD - 1) << 16 | 2, 2u << 16 | 1, 0);
 	assert_int_equal(admin(f, c), 0);
 	a->qid = 1;
 	a->sq_off = 0x2000;
