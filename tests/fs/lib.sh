@@ -1,5 +1,7 @@
 # Shared by the shell tests of smartiofs; sourced, not run.
 #   SMARTIOFS  the daemon to test (default: fs/smartiofs of the build tree)
+#   SMARTIOFS_WRAPPER  a command that mount_sfs runs the daemon under, such
+#              as valgrind (make check-valgrind); mounting may then be slow
 # Every test mounts real FUSE file systems under a temporary directory, uses
 # a fabric name of its own and unmounts everything on exit.
 set -eu
@@ -47,13 +49,15 @@ is_mounted() {
 mount_sfs() {
 	dir=$1; shift
 	mkdir -p "$dir"
-	"$SMARTIOFS" -f "$@" "$dir" 2>>"$TMP/daemon.log" &
+	# shellcheck disable=SC2086 # the wrapper is a command line
+	${SMARTIOFS_WRAPPER:-} "$SMARTIOFS" -f "$@" "$dir" 2>>"$TMP/daemon.log" &
 	LAST_PID=$!
 	DAEMONS="$DAEMONS $LAST_PID"
-	i=0
+	i=0 limit=100
+	[ -z "${SMARTIOFS_WRAPPER:-}" ] || limit=1000
 	while ! is_mounted "$dir"; do
 		i=$((i + 1))
-		[ $i -lt 100 ] || fail "mounting $dir timed out"
+		[ $i -lt $limit ] || fail "mounting $dir timed out"
 		kill -0 "$LAST_PID" 2>/dev/null || fail "smartiofs $* exited"
 		sleep 0.05
 	done

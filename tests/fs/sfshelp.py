@@ -2,10 +2,12 @@
 
 Every test mounts real FUSE file systems under a temporary directory, uses a
 fabric name of its own and unmounts everything on exit.  SMARTIOFS names the
-daemon (default: fs/smartiofs of the build tree).
+daemon (default: fs/smartiofs of the build tree); SMARTIOFS_WRAPPER, a
+command line to run it under (valgrind: make check-valgrind).
 """
 import atexit
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -59,7 +61,8 @@ class Cluster:
         """Mounts a daemon at <tmp>/<name>; returns the mount point."""
         mnt = os.path.join(self.tmp, name)
         os.makedirs(mnt, exist_ok=True)
-        p = subprocess.Popen([self.daemon, "-f", "--fabric", self.fabric] +
+        wrapper = shlex.split(os.environ.get("SMARTIOFS_WRAPPER", ""))
+        p = subprocess.Popen(wrapper + [self.daemon, "-f", "--fabric", self.fabric] +
                              list(opts) + [mnt], stdout=self.log,
                              stderr=self.log)
         self.procs[mnt] = p
@@ -67,7 +70,7 @@ class Cluster:
         while not self.mounted(mnt):
             if p.poll() is not None:
                 fail("smartiofs %s exited with %d" % (" ".join(opts), p.returncode))
-            if time.time() - t > 5:
+            if time.time() - t > (60 if wrapper else 5):
                 fail("mounting %s timed out" % mnt)
             time.sleep(0.05)
         return mnt

@@ -1,0 +1,30 @@
+# make stress: 32 processes racing for one exclusive device (1000 rounds),
+# SIGKILL fault injection of lenders and borrowers (libsmartio processes)
+# and of smartiofs itself.  Timing is asserted here only where the contract
+# states a bound (node-down within 3 s), so it is not part of make check.
+#
+# make check-stress: fuzz, stress, check-asan and check-valgrind one after
+# the other (never in parallel: they would slow each other's detectors),
+# all of them even when one fails, with a summary at the end.
+EXTRA_PROGRAMS += tests/stress/race tests/stress/kill
+tests_stress_race_SOURCES = tests/stress/race.c
+tests_stress_race_LDADD = lib/libsmartio.la
+tests_stress_kill_SOURCES = tests/stress/kill.c
+tests_stress_kill_LDADD = lib/libsmartio.la
+CLEANFILES += tests/stress/race tests/stress/kill
+EXTRA_DIST += tests/stress/kill_smartiofs.py tests/stress/check_stress.sh
+STRESS_ROUNDS = 1000
+STRESS_KILLS = 40
+
+stress: all tests/stress/race tests/stress/kill
+	st=0; tests/stress/race $(STRESS_ROUNDS) 32 || st=1; \
+	tests/stress/kill $(STRESS_KILLS) || st=1; \
+	BUILDDIR='$(abs_top_builddir)' $(PYTHON3) \
+		$(srcdir)/tests/stress/kill_smartiofs.py $(STRESS_KILLS) || st=1; \
+	exit $$st
+
+check-stress:
+	$(SHELL) $(srcdir)/tests/stress/check_stress.sh '$(MAKE)' \
+		fuzz stress check-asan check-valgrind
+
+.PHONY: stress check-stress
