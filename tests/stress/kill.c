@@ -14,7 +14,7 @@
  *                    doing segment operations, while host1 keeps borrowing.
  * Then it checks:
  *   - the killed node is seen down within 3 s of the kill;
- *   - once the survivors stopped cleanly, no LUT or requester entry of any
+ *   - once the survivor stopped cleanly, no LUT or requester entry of any
  *     adapter is still used (the counts are those of the start) and no
  *     device is borrowed;
  *   - "keep" still holds its pattern and nobody but host0 is attached.
@@ -34,6 +34,9 @@
 #include "smartio.h"
 
 #define KEEP_SIZE (256u << 10)
+
+/* Set by the observer to stop the survivor cleanly (MAP_SHARED). */
+static volatile int *stop_flag;
 
 static double now_s(void)
 {
@@ -77,6 +80,15 @@ static void worker(const char *fabric, const char *node, int lender, int wfd)
 		_exit(3);
 	close(wfd);
 	for (;; n++) {
+		if (*stop_flag) {
+			/* Undo this loop's work as a well-behaved process
+			 * would, then leave: only the victim dies unclean. */
+			smartio_return(h, (unsigned)nic0, me);
+			smartio_return(h, (unsigned)nvme2, me);
+			smartio_segment_detach(h, host0, "keep", me);
+			smartio_close(h);
+			_exit(0);
+		}
 		snprintf(seg, sizeof(seg), "w%d", n % 4);
 		if (lender) {
 			/* Withdraw and offer again; fails EBUSY while borrowed. */
@@ -122,15 +134,15 @@ static pid_t start(const char *fabric, const char *node, int lender)
 	return pid;
 }
 
-/* A clean stop: SIGTERM is not handled, so use a pipe-less way: the worker
- * is killed too, but only after the victim's cleanup was checked, and its
- * node's loss then cleans its state the same way. */
+/* Stops the survivor cleanly (see worker), so that what is left behind is
+ * the victim's doing alone. */
 static void stop(pid_t pid)
 {
 	int status;
 
-	kill(pid, SIGKILL);
+	*stop_flag = 1;
 	waitpid(pid, &status, 0);
+	*stop_flag = 0;
 }
 
 static void usage(struct smartio *h, unsigned *luts, unsigned *reqs)
@@ -146,6 +158,25 @@ static void usage(struct smartio *h, unsigned *luts, unsigned *reqs)
 			smartio_adapter_info(h, n, a, &ai);
 			*luts += ai.luts_used;
 			*reqs += ai.req_used;
+		}
+	}
+}
+
+/* Where the entries are used, for the report of a leak. */
+static void print_usage(struct smartio *h)
+{
+	struct smartio_node_info ni;
+	struct smartio_adapter_info ai;
+	unsigned n, a;
+
+	for (n = 0; n < smartio_node_count(h); n++) {
+		smartio_node_info(h, n, &ni);
+		for (a = 0; a < ni.nadapters; a++) {
+			smartio_adapter_info(h, n, a, &ai);
+			fprintf(stderr, "kill:   %s (%s) %s: LUTs %u/%u, requesters %u/%u\n",
+				ni.name, ni.state == SMARTIO_NODE_UP ? "up" : "down",
+				ai.name, ai.luts_used, ai.luts_total, ai.req_used,
+				ai.req_total);
 		}
 	}
 }
@@ -199,6 +230,10 @@ int main(int argc, char **argv)
 	unsigned char *keep;
 	size_t i;
 
+	stop_flag = mmap(NULL, sizeof(*stop_flag), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (stop_flag == MAP_FAILED)
+		die("mmap", -errno);
 	snprintf(fabric, sizeof(fabric), "stress-kill-%d", (int)getpid());
 	o.fabric = fabric;
 	o.node = "host0";
@@ -257,6 +292,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kill: iteration %d (%s killed): LUTs %u (were %u), "
 				"requesters %u (were %u)\n", it,
 				lender_killed ? "lender" : "borrower", luts, luts0, reqs, reqs0);
+			print_usage(h);
 			bad = 1;
 		}
 		for (d = 0; d < smartio_device_count(h); d++) {

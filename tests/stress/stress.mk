@@ -14,13 +14,14 @@ tests_stress_kill_LDADD = lib/libsmartio.la
 CLEANFILES += tests/stress/race tests/stress/kill
 EXTRA_DIST += tests/stress/kill_smartiofs.py tests/stress/check_stress.sh
 STRESS_ROUNDS = 1000
-STRESS_KILLS = 40
+STRESS_KILLS = 100
+STRESS_FS_KILLS = 40
 
 stress: all tests/stress/race tests/stress/kill
 	st=0; tests/stress/race $(STRESS_ROUNDS) 32 || st=1; \
 	tests/stress/kill $(STRESS_KILLS) || st=1; \
 	BUILDDIR='$(abs_top_builddir)' $(PYTHON3) \
-		$(srcdir)/tests/stress/kill_smartiofs.py $(STRESS_KILLS) || st=1; \
+		$(srcdir)/tests/stress/kill_smartiofs.py $(STRESS_FS_KILLS) || st=1; \
 	exit $$st
 
 check-stress:
