@@ -72,6 +72,13 @@ struct sio_core {
 int sio_core_dispatch(struct sio_core *c, u32 self, const void *req, u32 len,
 		      void *reply, u32 cap);
 
+/*
+ * After a process died holding the simulated fabric's lock (repair.c):
+ * makes LUT and requester allocations and segment attach masks match the
+ * records again.  Returns how many entries it corrected.
+ */
+u32 sio_core_repair(struct sio_core *c);
+
 /* Liveness transitions, decided by the platform's failure detector. */
 void sio_core_node_up(struct sio_core *c, u32 node);
 void sio_core_node_down(struct sio_core *c, u32 node);

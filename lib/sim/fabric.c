@@ -40,9 +40,15 @@ static u64 mono_ns(void)
 
 void sim_lock(struct sim_fabric *f)
 {
-	/* A process killed inside the lock leaves it to the next taker. */
-	if (pthread_mutex_lock(&f->sh->lock) == EOWNERDEAD)
+	/*
+	 * A process killed inside the lock leaves it to the next taker, with
+	 * whatever it had half done: the core puts the allocations back in
+	 * line with its records before anyone reads them.
+	 */
+	if (pthread_mutex_lock(&f->sh->lock) == EOWNERDEAD) {
+		f->sh->repairs += sio_core_repair(&f->core) ? 1 : 0;
 		pthread_mutex_consistent(&f->sh->lock);
+	}
 }
 
 void sim_unlock(struct sim_fabric *f)

@@ -67,7 +67,7 @@ struct sim_shared {
 	u64 nodes_hw_off;	/* struct sim_node_hw[nnodes] */
 	u64 luts_off;		/* struct sim_lut[nnodes][SIO_MAX_ADAPTERS][lut_max] */
 	u32 lut_max;
-	u32 pad;
+	u32 repairs;		/* lock takeovers that found half-done state */
 	u64 iommu_off;		/* struct sim_iommu[nnodes][SIM_IOMMU_ENTRIES] */
 	u64 cfg_off;		/* config spaces, 4096 bytes per device slot */
 	u64 cfg_stride;

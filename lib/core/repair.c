@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Repair after a process died inside the simulated fabric's lock.  In the
+ * simulator one process runs a whole node-to-node conversation under that
+ * lock, so a SIGKILL can land between "LUT slots taken" and "record
+ * written", or half way through giving them back.  The kernel core never
+ * stops half way, so only the simulator calls this.
+ *
+ * The records (borrows, segment attachments, segment and peer device
+ * windows) say what is in use: every allocation no record names is given
+ * back, every one a record names is marked taken, and each segment's
+ * attach mask is rebuilt from the attachments.  A record left half filled
+ * by the dead process stays; it goes when that process's node is declared
+ * down, as any other of its records.
+ */
+#include "core_int.h"
+
+/* One run of LUT slots or requester entries named by a record. */
+struct sio_ref {
+	u32 node, adapter;
+	s32 first;
+	u32 count;
+};
+
+typedef int (*sio_ref_fn)(struct sio_core *c, const struct sio_ref *ref,
+			  void *arg);
+
+static int visit(struct sio_core *c, sio_ref_fn fn, void *arg, u32 node,
+		 u32 adapter, s32 first, u32 count)
+{
+	struct sio_ref ref = { node, adapter, first, count };
+
+	if (first < 0 || !count)
+		return 0;
+	return fn(c, &ref, arg);
+}
+
+static int borrow_bar_luts(struct sio_core *c, const struct sio_borrow *b,
+			   sio_ref_fn fn, void *arg)
+{
+	const struct sio_adapter *ad =
+		&sio_node(c->reg, b->borrower)->adapter[b->b_adapter];
+	const struct sio_device *d = sio_dev(c->reg, b->dev);
+	u32 i;
+	int hit;
+
+	for (i = 0; i < SIO_MAX_BARS; i++) {
+		if (!b->bar_local[i] || b->bar_local[i] < ad->window_base)
+			continue;
+		hit = visit(c, fn, arg, b->borrower, b->b_adapter,
+			    (s32)((b->bar_local[i] - ad->window_base) /
+				  ad->slot_size),
+			    (u32)SIO_DIV_ROUND_UP(d->bar[i].size,
+						  ad->slot_size));
+		if (hit)
+			return hit;
+	}
+	return 0;
+}
+
+/* Calls fn on every LUT run a record names; stops at a non-zero answer. */
+static int each_lut_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
+{
+	struct sio_registry *r = c->reg;
+	u32 i;
+	int hit = 0;
+
+	for (i = 0; i < r->max_borrows && !hit; i++) {
+		const struct sio_borrow *b = sio_borrow_at(r, i);
+
+		if (!b->used)
+			continue;
+		hit = borrow_bar_luts(c, b, fn, arg) ||
+		      visit(c, fn, arg, b->lender, b->l_adapter, b->l_lut,
+			    b->l_lut_count) ||
+		      visit(c, fn, arg, b->lender, b->l_adapter, b->msi_lut, 1);
+	}
+	for (i = 0; i < r->max_attach && !hit; i++) {
+		const struct sio_attach *a = sio_attach_at(r, i);
+
+		if (a->used)
+			hit = visit(c, fn, arg, a->node, a->adapter, a->lut,
+				    a->lut_count);
+	}
+	for (i = 0; i < r->max_segdma && !hit; i++) {
+		const struct sio_segdma *m = sio_segdma_at(r, i);
+
+		if (m->used && m->kind == SIO_SEGDMA_WINDOW)
+			hit = visit(c, fn, arg, sio_dev(r, m->dev)->node,
+				    m->adapter, m->lut, m->lut_count);
+	}
+	for (i = 0; i < r->max_peermap && !hit; i++) {
+		const struct sio_peermap *m = sio_peermap_at(r, i);
+
+		if (m->used)
+			hit = visit(c, fn, arg, sio_dev(r, m->dev)->node,
+				    m->adapter, m->lut, m->lut_count);
+	}
+	return hit;
+}
+
+static int each_req_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
+{
+	struct sio_registry *r = c->reg;
+	u32 i;
+	int hit = 0;
+
+	for (i = 0; i < r->max_borrows && !hit; i++) {
+		const struct sio_borrow *b = sio_borrow_at(r, i);
+
+		if (b->used)
+			hit = visit(c, fn, arg, b->borrower, b->b_adapter,
+				    b->b_req, 1) ||
+			      visit(c, fn, arg, b->lender, b->l_adapter,
+				    b->l_req, 1);
+	}
+	return hit;
+}
+
+static struct sio_bitmap *ref_map(struct sio_core *c,
+				  const struct sio_ref *ref, int luts)
+{
+	struct sio_adapter *ad;
+
+	if (ref->node >= c->reg->nnodes || ref->adapter >= SIO_MAX_ADAPTERS)
+		return NULL;
+	ad = &sio_node(c->reg, ref->node)->adapter[ref->adapter];
+	return luts ? &ad->luts : &ad->reqs;
+}
+
+/* Pass 1: what a record names is taken. */
+static int mark_taken(struct sio_core *c, const struct sio_ref *ref,
+		      void *arg)
+{
+	struct sio_bitmap *b = ref_map(c, ref, arg != NULL);
+	u32 i, slot;
+
+	if (!b)
+		return 0;
+	for (i = 0; i < ref->count; i++) {
+		slot = (u32)ref->first + i;
+		if (slot < b->reserved || slot >= b->total ||
+		    sio_bitmap_test(b, slot))
+			continue;
+		b->map[slot / 64] |= 1ull << (slot % 64);
+		b->used++;
+	}
+	return 0;
+}
+
+struct sio_probe {
+	u32 node, adapter, slot;
+};
+
+static int names_slot(struct sio_core *c, const struct sio_ref *ref,
+		      void *arg)
+{
+	const struct sio_probe *p = arg;
+
+	(void)c;
+	return ref->node == p->node && ref->adapter == p->adapter &&
+	       p->slot >= (u32)ref->first && p->slot - (u32)ref->first <
+	       ref->count;
+}
+
+/* Pass 2: a taken entry no record names goes back (and its LUT is cleared). */
+static u32 free_unnamed(struct sio_core *c, int luts)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_probe p;
+	struct sio_bitmap *b;
+	u32 freed = 0;
+
+	for (p.node = 0; p.node < r->nnodes; p.node++) {
+		for (p.adapter = 0; p.adapter < SIO_MAX_ADAPTERS;
+		     p.adapter++) {
+			if (!sio_node(r, p.node)->adapter[p.adapter].present)
+				continue;
+			b = luts ? &sio_node(r, p.node)->adapter[p.adapter].luts
+				 : &sio_node(r, p.node)->adapter[p.adapter].reqs;
+			for (p.slot = b->reserved; p.slot < b->total;
+			     p.slot++) {
+				if (!sio_bitmap_test(b, p.slot))
+					continue;
+				if (luts ? each_lut_ref(c, names_slot, &p)
+					 : each_req_ref(c, names_slot, &p))
+					continue;
+				if (luts)
+					c->ops->lut_clear(c->plat, p.node,
+							  p.adapter, p.slot);
+				sio_bitmap_free(b, p.slot, 1);
+				freed++;
+			}
+		}
+	}
+	return freed;
+}
+
+/* Attach masks: exactly the nodes with an attachment record. */
+static u32 rebuild_attach_masks(struct sio_core *c)
+{
+	struct sio_registry *r = c->reg;
+	u32 i, fixed = 0;
+
+	for (i = 0; i < r->max_segments; i++) {
+		struct sio_segment *s = sio_seg(r, i);
+		u64 mask = 0;
+		u32 peer;
+
+		if (!s->used)
+			continue;
+		for (peer = 0; peer < r->nnodes && peer < 64; peer++)
+			if (sio_attach_find(r, i, peer) >= 0)
+				mask |= 1ull << peer;
+		if (mask != s->attached) {
+			s->attached = mask;
+			fixed++;
+		}
+	}
+	return fixed;
+}
+
+u32 sio_core_repair(struct sio_core *c)
+{
+	u32 fixed;
+
+	each_lut_ref(c, mark_taken, c);
+	each_req_ref(c, mark_taken, NULL);
+	fixed = free_unnamed(c, 1);
+	fixed += free_unnamed(c, 0);
+	return fixed + rebuild_attach_masks(c);
+}
