@@ -293,6 +293,11 @@ int main(int argc, char *argv[])
 		smartio_close(sfs.h);
 		die("cannot start the watcher: %s", strerror(-rc));
 	}
+	/* Without it a SIGKILL can leave the mount and its clients hung. */
+	rc = reaper_start(mnt);
+	if (rc)
+		fprintf(stderr, "smartiofs: no reaper for %s: %s\n", mnt,
+			strerror(-rc));
 	if (report >= 0)
 		detached(report);
 	fuse_daemonize(1);	/* foreground from here: only chdir("/") */
@@ -305,6 +310,7 @@ int main(int argc, char *argv[])
 		ret = fuse_session_loop_mt(sfs.se, &lc);
 	}
 
+	reaper_stop();
 	notify_stop();
 	events_shutdown();
 	irq_shutdown();

@@ -239,6 +239,11 @@ int irq_routed_here(unsigned dev, unsigned vec);
 /* --- watcher thread (notify.c) ------------------------------------------ */
 int notify_start(void);
 void notify_stop(void);
+
+/* reaper.c: a child that aborts the FUSE connection if the daemon dies
+ * stuck in the kernel (see there); stopped on a clean exit. */
+int reaper_start(const char *mnt);
+void reaper_stop(void);
 /* Wakes the watcher early (after a local state change). */
 void notify_poke(void);
 
