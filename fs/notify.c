@@ -67,6 +67,8 @@ int notify_start(void)
 	err = pthread_create(&nt.thread, NULL, watcher, NULL);
 	if (err)
 		return -err;
+	/* Named so that ps, gdb and the fault-injection tests can find it. */
+	pthread_setname_np(nt.thread, "sfs-watch");
 	nt.running = 1;
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,6 +94,10 @@ static void abort_connection(unsigned conn, const char *mnt)
 
 	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", conn);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* fusectl is mounted at boot by systemd, but not in every container. */
+	if (fd < 0 && errno == ENOENT &&
+	    !mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, NULL))
+		fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, "1", 1) != 1) {
 		fprintf(stderr, "smartiofs: %s: daemon died stuck in the kernel "
 			"and %s cannot be written: %s\n", mnt, path,

@@ -285,6 +285,8 @@ int sim_models_start(struct sim_fabric *f)
 	if (!err && ms->n) {
 		f->models = ms;
 		err = -pthread_create(&ms->thread, NULL, runner, f);
+		if (!err)
+			pthread_setname_np(ms->thread, "sim-models");
 	}
 	if (err || !ms->n) {
 		f->models = NULL;

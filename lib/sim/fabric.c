@@ -504,8 +504,10 @@ int sim_fabric_serve(struct sim_fabric *f, u64 mask)
 	sim_unlock(f);
 	if (!err && !f->beat_running) {
 		__atomic_store_n(&f->stop, 0, __ATOMIC_RELEASE);
-		if (pthread_create(&f->beat, NULL, beat_thread, f) == 0)
+		if (pthread_create(&f->beat, NULL, beat_thread, f) == 0) {
+			pthread_setname_np(f->beat, "sim-beat");
 			f->beat_running = 1;
+		}
 	}
 	/* The served nodes' devices come alive (nvme, dma models). */
 	if (!err)
