@@ -10,7 +10,18 @@
  * engine reports the error and the failing address, and the cluster's
  * events file gets a dma-fault line.
  *
- *   smartio-dma-copy [-m mount] [-d dev] [-s bytes] [-e engines] [-f]
+ * -M picks how the data reaches memory the device can reach (ffLink's
+ * three ways):
+ *   zero-copy  the data lives in the segments: the device moves it directly
+ *              (the default);
+ *   bounce     the data lives in this program's private memory: each chunk
+ *              is copied into a segment (the bounce buffer), then moved by
+ *              the device, one after the other;
+ *   double     as bounce with two buffers: the CPU fills (or drains) one
+ *              while the engines move the other.
+ *
+ *   smartio-dma-copy [-m mount] [-d dev] [-s bytes] [-e engines]
+ *                    [-M zero-copy|bounce|double] [-c chunk] [-f]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -179,6 +190,23 @@ static uint32_t wait_engine(unsigned e)
 	return st;
 }
 
+/* "4096", "64K", "16M"; 0 for anything else. */
+static size_t bytes(const char *s)
+{
+	char *end;
+	size_t v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return 0;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'M')
+		v <<= 20, end++;
+	return *end ? 0 : v;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -187,19 +215,91 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Copies len bytes from src to dst split across n engines. */
-static int copy(unsigned n, uint64_t src, uint64_t dst, size_t len)
+/* Starts a copy of len bytes from src to dst split across n engines. */
+static void copy_start(unsigned n, uint64_t src, uint64_t dst, size_t len)
 {
 	size_t part = len / n;
 	unsigned e;
-	int bad = 0;
 
 	for (e = 0; e < n; e++)
 		start(e, src + e * part, dst + e * part,
 		      (uint32_t)(e + 1 == n ? len - e * part : part));
+}
+
+/* Waits for the n engines of copy_start; 1 if one of them failed. */
+static int copy_wait(unsigned n)
+{
+	unsigned e;
+	int bad = 0;
+
 	for (e = 0; e < n; e++)
 		if (wait_engine(e) & 4)
 			bad = 1;
+	return bad;
+}
+
+static int copy(unsigned n, uint64_t src, uint64_t dst, size_t len)
+{
+	copy_start(n, src, dst, len);
+	return copy_wait(n);
+}
+
+enum mode { ZERO_COPY, BOUNCE, DOUBLE };
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Private memory `in` -> device memory -> private memory `out` through
+ * bounce buffers: buffer k of the bounce segment is at bmem + k * chunk
+ * (CPU) and bio + k * chunk (device).  With two buffers the CPU copies one
+ * chunk while the engines move the other.
+ */
+static int through_bounce(unsigned n, int two, const uint8_t *in,
+			  uint8_t *out, size_t size, size_t chunk,
+			  uint8_t *bmem, uint64_t bio, uint64_t dev)
+{
+	size_t i, chunks = (size + chunk - 1) / chunk, len;
+	int bad = 0;
+
+	/* In: fill buffer i % 2 while chunk i - 1 moves. */
+	for (i = 0; i < chunks && !bad; i++) {
+		size_t k = two ? i % 2 : 0;
+
+		len = min_size(chunk, size - i * chunk);
+		memcpy(bmem + k * chunk, in + i * chunk, len);
+		if (two && i && copy_wait(n))
+			bad = 1;
+		copy_start(n, bio + k * chunk, dev + i * chunk, len);
+		if (!two && copy_wait(n))
+			bad = 1;
+	}
+	if (two && !bad && copy_wait(n))
+		bad = 1;
+	/* Out: drain buffer (i - 1) % 2 while chunk i moves. */
+	for (i = 0; i < chunks && !bad; i++) {
+		size_t k = two ? i % 2 : 0;
+
+		len = min_size(chunk, size - i * chunk);
+		if (two && i && copy_wait(n))
+			bad = 1;
+		copy_start(n, dev + i * chunk, bio + k * chunk, len);
+		if (!two) {
+			bad |= copy_wait(n);
+			memcpy(out + i * chunk, bmem, len);
+		} else if (i) {
+			memcpy(out + (i - 1) * chunk, bmem + (1 - k) * chunk,
+			       min_size(chunk, size - (i - 1) * chunk));
+		}
+	}
+	if (two && !bad) {
+		bad |= copy_wait(n);
+		i = chunks - 1;
+		memcpy(out + i * chunk, bmem + (i % 2) * chunk,
+		       size - i * chunk);
+	}
 	return bad;
 }
 
@@ -230,41 +330,53 @@ static void msix(int on)
 
 int main(int argc, char **argv)
 {
-	size_t size = 4 << 20, i;
+	size_t size = 4 << 20, chunk = 0, i;
+	int chunk_given = 0;
 	unsigned engines = 4, e;
+	enum mode mode = ZERO_COPY;
+	static const char *const mode_names[] = { "zero-copy", "bounce",
+						  "double" };
+	uint8_t *in = NULL, *out = NULL;
 	int opt, fault = 0, borrowed = 0, bad = 0;
 	char p[512], buf[256], src_name[32], dst_name[32];
 	uint64_t src_io, dst_io, mem_addr, mem_size;
 	uint8_t *src, *dst;
 	double t;
 
-	while ((opt = getopt(argc, argv, "m:d:s:e:f")) != -1) {
+	while ((opt = getopt(argc, argv, "m:d:s:e:M:c:f")) != -1) {
 		switch (opt) {
 		case 'm': mnt = optarg; break;
 		case 'd': devname = optarg; break;
-		case 's': {
-			char *end;
-
-			size = strtoull(optarg, &end, 0);
-			if (*end == 'k' || *end == 'K')
-				size <<= 10, end++;
-			else if (*end == 'M')
-				size <<= 20, end++;
-			if (*end)
-				size = 0;	/* rejected below */
-			break;
-		}
+		case 's': size = bytes(optarg); break;
+		case 'c': chunk = bytes(optarg); chunk_given = 1; break;
 		case 'e': engines = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'M':
+			for (mode = ZERO_COPY; mode <= DOUBLE; mode++)
+				if (!strcmp(optarg, mode_names[mode]))
+					break;
+			if (mode > DOUBLE) {
+				fprintf(stderr, "smartio-dma-copy: -M: zero-copy, "
+						"bounce or double, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case 'f': fault = 1; break;
 		default:
 			fprintf(stderr, "usage: smartio-dma-copy [-m mount] [-d dev] "
-					"[-s bytes] [-e engines] [-f]\n");
+					"[-s bytes] [-e engines] [-M zero-copy|bounce|double] "
+					"[-c chunk] [-f]\n");
 			return 2;
 		}
 	}
 	if (!engines || engines > MAX_ENGINES || !size || size % 4096 ||
 	    size > (64u << 20)) {
 		fprintf(stderr, "smartio-dma-copy: 1-4 engines, size in pages up to 64M\n");
+		return 2;
+	}
+	if (!chunk_given)
+		chunk = min_size(size, 1 << 20);
+	if (!chunk || chunk % 4096 || chunk > size) {
+		fprintf(stderr, "smartio-dma-copy: -c: chunk in pages, at most the size\n");
 		return 2;
 	}
 	at(p, sizeof(p), "self");
@@ -290,8 +402,20 @@ int main(int argc, char **argv)
 	}
 	snprintf(src_name, sizeof(src_name), "dmasrc%d", (int)getpid());
 	snprintf(dst_name, sizeof(dst_name), "dmadst%d", (int)getpid());
-	src = segment(src_name, size, &src_io);
-	dst = segment(dst_name, size, &dst_io);
+	if (mode == ZERO_COPY || fault) {
+		src = segment(src_name, size, &src_io);
+		dst = segment(dst_name, size, &dst_io);
+	} else {
+		/* One segment of one or two chunks: the bounce buffers. */
+		snprintf(src_name, sizeof(src_name), "dmabnc%d", (int)getpid());
+		src = segment(src_name, mode == DOUBLE ? 2 * chunk : chunk,
+			      &src_io);
+		dst = NULL;
+		in = aligned_alloc(4096, size);
+		out = aligned_alloc(4096, size);
+		if (!in || !out)
+			die("private buffers");
+	}
 	at(p, sizeof(p), "dev/%s/bar0", devname);
 	bar = map(p, 1 << 20);
 	if (rd32(0) != 0x414d4453) {
@@ -324,30 +448,45 @@ int main(int argc, char **argv)
 		else
 			bad = 1;
 	} else {
+		uint8_t *from = mode == ZERO_COPY ? src : in;
+		uint8_t *to = mode == ZERO_COPY ? dst : out;
+
 		for (i = 0; i < size; i++)
-			src[i] = (uint8_t)(i * 31 + i / 4096);
-		memset(dst, 0, size);
+			from[i] = (uint8_t)(i * 31 + i / 4096);
+		memset(to, 0, size);
 		t = now();
-		bad = copy(engines, src_io, mem_addr, size) ||
-		      copy(engines, mem_addr, dst_io, size);
+		if (mode == ZERO_COPY)
+			bad = copy(engines, src_io, mem_addr, size) ||
+			      copy(engines, mem_addr, dst_io, size);
+		else
+			bad = through_bounce(engines, mode == DOUBLE, in, out,
+					     size, chunk, src, src_io,
+					     mem_addr);
 		t = now() - t;
-		if (!bad && memcmp(src, dst, size)) {
+		if (!bad && memcmp(from, to, size)) {
 			fprintf(stderr, "smartio-dma-copy: destination differs\n");
 			bad = 1;
 		}
 		if (!bad)
-			printf("copied %zu bytes %s -> %s memory -> %s on %u engines: "
-			       "verified, %.1f MB/s\n", size, self, devname, self,
-			       engines, 2.0 * (double)size / t / 1e6);
+			printf("copied %zu bytes %s -> %s memory -> %s on %u engines, "
+			       "%s: verified, %.1f MB/s\n", size, self, devname,
+			       self, engines, mode_names[mode],
+			       2.0 * (double)size / t / 1e6);
 	}
 	for (e = 0; e < engines; e++)
 		close(irqfd[e]);
 	msix(0);
 	munmap((void *)bar, 1 << 20);
-	munmap(src, size);
-	munmap(dst, size);
+	if (dst) {
+		munmap(src, size);
+		munmap(dst, size);
+		drop_segment(dst_name);
+	} else {
+		munmap(src, mode == DOUBLE ? 2 * chunk : chunk);
+	}
 	drop_segment(src_name);
-	drop_segment(dst_name);
+	free(in);
+	free(out);
 	if (borrowed) {
 		at(p, sizeof(p), "dev/%s/return", devname);
 		put(p, self);

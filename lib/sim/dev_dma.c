@@ -106,17 +106,16 @@ static int move(struct sim_devmodel *m, struct engine *g, u32 n, u64 *bad)
 		memmove(ld, ls, n);
 		return 0;
 	}
-	if (ls)
-		memcpy(g->buf, ls, n);
-	else if (sim_model_dma(m, src, g->buf, n, 0)) {
-		*bad = src;
-		return -EFAULT;
+	/* Own memory on one side: the fabric copies straight to or from it. */
+	if (ld || !ls) {
+		if (sim_model_dma(m, src, ld ? ld : g->buf, n, 0)) {
+			*bad = src;
+			return -EFAULT;
+		}
+		if (ld)
+			return 0;
 	}
-	if (ld) {
-		memcpy(ld, g->buf, n);
-		return 0;
-	}
-	if (sim_model_dma(m, dst, g->buf, n, 1)) {
+	if (sim_model_dma(m, dst, ls ? ls : g->buf, n, 1)) {
 		*bad = dst;
 		return -EFAULT;
 	}

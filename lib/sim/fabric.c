@@ -442,6 +442,7 @@ static int open_locked(struct sim_fabric *f, const struct sim_open *o)
 	int err, n;
 
 	memset(f, 0, sizeof(*f));
+	sim_dmamap_init(f);
 	f->fd = -1;
 	if (!o->name || !*o->name || strchr(o->name, '/') ||
 	    strlen(o->name) > 64)
@@ -523,6 +524,7 @@ void sim_fabric_close(struct sim_fabric *f)
 	if (!f->sh)
 		return;
 	sim_models_stop(f);
+	sim_dmamap_fini(f);
 	if (f->beat_running) {
 		__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(f->beat, NULL);

@@ -75,6 +75,25 @@ struct sim_shared {
 
 struct sim_models;	/* devmodel.c: the device-model runner */
 
+/*
+ * Backing files mapped for device DMA (dmamap.c), kept between transfers:
+ * opening and mapping a file for every 64 KiB a DMA engine moves cost more
+ * than the copy.  A path names one object for its whole life (segments
+ * carry their generation), so a cached mapping never shows another's data.
+ */
+#define SIM_DMAMAP_SLOTS 8
+struct sim_dmamap {
+	char path[320];
+	u8 *base;
+	size_t size;
+};
+
+struct sim_dmamaps {
+	pthread_mutex_t lock;	/* held across a copy: no unmap under it */
+	unsigned next;		/* round-robin victim */
+	struct sim_dmamap slot[SIM_DMAMAP_SLOTS];
+};
+
 struct sim_fabric {
 	struct sim_shared *sh;
 	struct sio_registry *reg;
@@ -87,6 +106,7 @@ struct sim_fabric {
 	int beat_running;
 	int stop;		/* atomic: asks the heartbeat thread to end */
 	struct sim_models *models;	/* models of the served nodes' devices */
+	struct sim_dmamaps dmamaps;
 };
 
 struct sim_open {
@@ -100,6 +120,12 @@ int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o);
 /* Serve nodes (mask): claims them (-EBUSY if another live process does). */
 int sim_fabric_serve(struct sim_fabric *f, u64 mask);
 void sim_fabric_close(struct sim_fabric *f);
+
+/* Copies between buf and [off, off+len) of a backing file (dmamap.c). */
+int sim_dmamap_copy(struct sim_fabric *f, const char *path, u64 off,
+		    void *buf, size_t len, int write);
+void sim_dmamap_init(struct sim_fabric *f);
+void sim_dmamap_fini(struct sim_fabric *f);
 
 void sim_lock(struct sim_fabric *f);
 void sim_unlock(struct sim_fabric *f);

@@ -511,8 +511,7 @@ int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
 	struct sio_device *d;
 	struct sim_loc loc;
 	char path[320];
-	ssize_t done;
-	int fd, err;
+	int err;
 
 	sim_lock(f);
 	if (dev >= f->reg->ndevices) {
@@ -549,14 +548,5 @@ int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
 	sim_unlock(f);
 	if (err)
 		return err;
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write)
-		done = pwrite(fd, buf, len, (off_t)loc.offset);
-	else
-		done = pread(fd, buf, len, (off_t)loc.offset);
-	err = done < 0 ? -errno : (size_t)done == len ? 0 : -EIO;
-	close(fd);
-	return err;
+	return sim_dmamap_copy(f, path, loc.offset, buf, len, write);
 }

@@ -2,7 +2,10 @@
 # contrib/dma/smartio-dma-copy on host0 drives acc0, the DMA-engine model of
 # host2, through host0's /smartio alone: 4 MiB from one of host0's segments
 # into the device's memory and back into another, on four engines with an
-# MSI-X vector each, verified.  Then a transfer aimed just past a segment
+# MSI-X vector each, verified; the same through one bounce buffer and
+# through two (double buffering), from private memory, with chunks that do
+# not divide the size evenly.  Bad options are refused with a message and
+# change nothing.  Then a transfer aimed just past a segment
 # mapped for the device is blocked by the fabric: the engine reports the
 # error, the device counts it and the events file shows a dma-fault.
 . "$(dirname "$0")/lib.sh"
@@ -15,8 +18,25 @@ A=$TMP/m2 B=$TMP/m0
 echo all > "$A/dev/acc0/lend"
 
 "$COPY" -m "$B" -d acc0 -s 4M -e 4 > "$TMP/out" 2>&1 || { cat "$TMP/out"; fail "copy failed"; }
-grep -q "^copied 4194304 bytes host0 -> acc0 memory -> host0 on 4 engines: verified" "$TMP/out" ||
+grep -q "^copied 4194304 bytes host0 -> acc0 memory -> host0 on 4 engines, zero-copy: verified" "$TMP/out" ||
 	fail "copy: $(cat "$TMP/out")"
+for mode in bounce double; do
+	for e in 1 3; do
+		"$COPY" -m "$B" -d acc0 -s 4M -c 768K -e $e -M $mode > "$TMP/out" 2>&1 ||
+			{ cat "$TMP/out"; fail "$mode on $e engines failed"; }
+		grep -q "^copied 4194304 bytes host0 -> acc0 memory -> host0 on $e engines, $mode: verified" "$TMP/out" ||
+			fail "$mode: $(cat "$TMP/out")"
+	done
+done
+segs_before=$(ls "$B/self/segments")
+for bad in "-M triple" "-c 1000" "-c 8M" "-s 5M -c 1M -e 9"; do
+	# shellcheck disable=SC2086
+	if "$COPY" -m "$B" -d acc0 -s 4M $bad > "$TMP/out" 2>&1; then
+		fail "'$bad' accepted"
+	fi
+	grep -q "^smartio-dma-copy: " "$TMP/out" || fail "'$bad': no message: $(cat "$TMP/out")"
+done
+expect_eq "segments after bad options" "$(ls "$B/self/segments")" "$segs_before"
 
 cat "$B/events" > "$TMP/events" &
 EVPID=$!
