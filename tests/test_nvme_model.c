@@ -54,6 +54,12 @@ static uint32_t rd32(struct drv *d, unsigned off)
 			       __ATOMIC_ACQUIRE);
 }
 
+/* BAR 0 offset of queue q's submission (cq 0) or completion doorbell. */
+static unsigned doorbell(struct drv *d, unsigned q, int cq)
+{
+	return 0x1000 + (2 * q + (cq ? 1 : 0)) * (4u << (rd32(d, 0x04) & 0xf));
+}
+
 static void wr32(struct drv *d, unsigned off, uint32_t v)
 {
 	__atomic_store_n((volatile uint32_t *)(d->bar + off), v,
@@ -155,7 +161,7 @@ static int submit(struct drv *d, unsigned q, uint8_t *c, uint32_t *result)
 	memcpy(slot, c, 64);
 	d->sq_tail[q] = (d->sq_tail[q] + 1) % QDEPTH;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	wr32(d, 0x1000 + 8 * q, d->sq_tail[q]);
+	wr32(d, doorbell(d, q, 0), d->sq_tail[q]);
 	g_waiting = d;
 	g_queue = q;
 	assert_true(wait_for(d, posted));
@@ -167,7 +173,7 @@ static int submit(struct drv *d, unsigned q, uint8_t *c, uint32_t *result)
 		d->cq_head[q] = 0;
 		d->phase[q] ^= 1;
 	}
-	wr32(d, 0x1004 + 8 * q, d->cq_head[q]);
+	wr32(d, doorbell(d, q, 1), d->cq_head[q]);
 	if (result)
 		*result = dw[0];
 	return (int)((dw[3] >> 17) & 0x7ff);
@@ -278,7 +284,73 @@ static void test_registers_after_power_on(void **state)
 
 	assert_int_equal(cap & 0xffff, 1023);		/* MQES */
 	assert_true(cap >> 37 & 1);			/* NVM command set */
+	/* 128K BAR 0: doorbell stride 2K, a 4K page per queue pair. */
+	assert_int_equal(d->bar_size, 128 << 10);
+	assert_int_equal(cap >> 32 & 0xf, 9);		/* DSTRD */
 	assert_int_equal(rd32(d, 0x08), 0x00010400);	/* 1.4 */
+}
+
+/*
+ * A controller with the smallest BAR 0 (16K) packs its doorbells (stride 4,
+ * CAP.DSTRD 0) and keeps the MSI-X table at 0x2000; an Identify through
+ * the admin doorbells at 0x1000 / 0x1004 completes.
+ */
+static void test_small_bar0_packs_the_doorbells(void **state)
+{
+	char fabric[64], path[256];
+	struct smartio *h = th_open(
+		"fabric luts=16 requesters=8 reserved=2 window=256M\n"
+		"node host0 id=0 ram=64M\nnode host1 id=1 ram=64M\n"
+		"adapter host0 ntb0 peers=all\nadapter host1 ntb0 peers=all\n"
+		"device host0 nvme0 bdf=0000:01:00.0 vendor=0x1b36 device=0x0010 "
+		"class=0x010802 config=4096 model=nvme bar0=16K,64\n",
+		NULL, fabric, sizeof(fabric));
+	unsigned host1 = th_node(h, "host1"), dev = th_dev(h, "nvme0");
+	volatile uint32_t *bar;
+	uint64_t size, io;
+	uint32_t table, dw3 = 0;
+	uint8_t *mem;
+	time_t end;
+
+	(void)state;
+	assert_int_equal(smartio_lend(h, dev, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(smartio_borrow(h, dev, host1), 0);
+	assert_int_equal(smartio_resolve_bar(h, host1, dev, 0, path,
+					     sizeof(path), &size), 0);
+	assert_int_equal(size, 16 << 10);
+	bar = map_file(path, size);
+	assert_int_equal(bar[1] & 0xf, 0);		/* CAP.DSTRD */
+	assert_int_equal(smartio_config_read(h, dev, host1, 0x70 + 4, &table,
+					     4), 4);
+	assert_int_equal(table, 0x2000);
+	assert_int_equal(smartio_segment_create(h, host1, "q"), 0);
+	assert_int_equal(smartio_segment_set_size(h, host1, "q", 1 << 20), 0);
+	assert_int_equal(smartio_segment_dma_map(h, host1, "q", dev, &io), 0);
+	assert_int_equal(smartio_resolve_segment(h, host1, host1, "q", path,
+						 sizeof(path), &size), 0);
+	mem = map_file(path, size);
+	bar[0x24 / 4] = 1u << 16 | 1;			/* AQA: 2 + 2 entries */
+	bar[0x28 / 4] = (uint32_t)io;
+	bar[0x2c / 4] = (uint32_t)(io >> 32);
+	bar[0x30 / 4] = (uint32_t)(io + 0x1000);
+	bar[0x34 / 4] = (uint32_t)((io + 0x1000) >> 32);
+	bar[0x14 / 4] = 1 | 6u << 16 | 4u << 20;
+	memset(mem, 0, 64);
+	mem[0] = 0x06;					/* Identify */
+	mem[2] = 0x2a;					/* cid */
+	mem[4] = 1;					/* nsid */
+	memcpy(mem + 24, &(uint64_t){ io + 0x2000 }, 8);
+	end = time(NULL) + 20;
+	while (!(bar[0x1c / 4] & 1))			/* CSTS.RDY */
+		assert_true(time(NULL) <= end);
+	bar[0x1000 / 4] = 1;				/* SQ 0 tail */
+	while (!((dw3 = __atomic_load_n((uint32_t *)(mem + 0x1000 + 12),
+					 __ATOMIC_ACQUIRE)) >> 16 & 1))
+		assert_true(time(NULL) <= end);
+	assert_int_equal(dw3 & 0xffff, 0x2a);
+	assert_int_equal(dw3 >> 17 & 0x7ff, 0);		/* success */
+	bar[0x1004 / 4] = 1;				/* CQ 0 head */
+	smartio_close(h);
 }
 
 static void test_identify_through_a_borrowed_controller(void **state)
@@ -457,7 +529,7 @@ static void test_msix_enabled_by_the_borrower_reaches_it(void **state)
 	struct smartio_msi_vector v[32];
 	uint64_t blocked = smartio_blocked(d->h, d->host3);
 	uint64_t cur = smartio_event_cursor(d->h);
-	uint32_t entry[4];
+	uint32_t entry[4], table;
 	uint16_t ctl;
 
 	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 32), 0);
@@ -471,8 +543,12 @@ static void test_msix_enabled_by_the_borrower_reaches_it(void **state)
 	assert_int_equal(smartio_msi_vectors(d->h, d->nvme0, v, 32), 16);
 	assert_int_equal(v[0].node, d->host3);
 	assert_true(v[0].msix);
-	/* The core wrote the table: the borrower's MSI window, its vectors. */
-	memcpy(entry, (const void *)(d->bar + 0x2000 + 16 * 3), 16);
+	/* The core wrote the table (where the capability says, after the
+	 * doorbell pages): the borrower's MSI window, its vectors. */
+	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, cap + 4,
+					     &table, 4), 4);
+	assert_int_equal(table, 0x11000);		/* BIR 0 */
+	memcpy(entry, (const void *)(d->bar + table + 16 * 3), 16);
 	assert_int_equal(entry[0] | (uint64_t)entry[1] << 32, v[3].addr);
 	assert_int_equal(entry[2], v[3].data);
 	assert_int_equal(v[3].data, v[0].data + 3);
@@ -595,6 +671,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registers_after_power_on),
+		cmocka_unit_test(test_small_bar0_packs_the_doorbells),
 		cmocka_unit_test(test_identify_through_a_borrowed_controller),
 		cmocka_unit_test(test_blocks_written_and_read_back),
 		cmocka_unit_test(test_data_survives_a_controller_reset),

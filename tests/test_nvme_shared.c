@@ -7,6 +7,11 @@
  * its own DMA window, with no software between them and the device.  The
  * node that enables MSI-X gets the vectors; the other one polls.
  *
+ * The controller's doorbell stride (CAP.DSTRD 9) gives each queue pair a
+ * 4K page of its own: host3, a client, maps only that page of BAR 0 (its
+ * SQ tail and CQ head doorbells), never the controller registers or the
+ * other queues' doorbells.
+ *
  * host3's queues are placed by access hint, as SmartIO's driver places
  * them: the submission queue near the device (a segment of the lender,
  * host0, that host3 attaches: host3's CPU posts writes across the NTB and
@@ -35,6 +40,9 @@ struct host {
 	unsigned node;
 	volatile uint8_t *bar;
 	uint64_t bar_size;
+	char bar_path[256];
+	volatile uint8_t *db;	/* its queue pair's doorbells */
+	unsigned stride;	/* between doorbells: 4 << CAP.DSTRD */
 	uint8_t *mem;
 	uint64_t io;
 	uint8_t *sq;		/* memory holding the submission queue */
@@ -92,6 +100,7 @@ static void attach(struct fx *f, struct host *x, const char *node)
 	assert_int_equal(smartio_resolve_bar(f->h, x->node, f->nvme0, 0, path,
 					     sizeof(path), &x->bar_size), 0);
 	x->bar = map_file(path, x->bar_size);
+	strcpy(x->bar_path, path);
 	assert_int_equal(smartio_segment_create(f->h, x->node, "q"), 0);
 	assert_int_equal(smartio_segment_set_size(f->h, x->node, "q", SEG), 0);
 	assert_int_equal(smartio_segment_dma_map(f->h, x->node, "q", f->nvme0,
@@ -162,6 +171,39 @@ static void cmd(uint8_t *c, uint8_t op, uint32_t nsid, uint64_t prp1,
 	memcpy(c + 48, &c12, 4);
 }
 
+/* x uses queue pair qid from now on: its doorbells, in the whole BAR. */
+static void use_queue(struct host *x, unsigned qid)
+{
+	x->qid = qid;
+	x->stride = 4u << (rd32(x, 0x04) & 0xf);
+	x->db = x->bar + 0x1000 + 2 * qid * x->stride;
+}
+
+/* A client keeps only the page of its own doorbells (SmartIO section 6). */
+static void client_maps_only_its_doorbells(struct host *x, unsigned qid)
+{
+	unsigned off = 0x1000 + 2 * qid * x->stride;
+	int fd = open(x->bar_path, O_RDWR);
+	void *p;
+
+	assert_int_equal(x->stride, 2048);	/* a page per queue pair */
+	assert_int_equal(off % 4096, 0);
+	assert_true(fd >= 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	close(fd);
+	assert_true(p != MAP_FAILED);
+	munmap((void *)x->bar, x->bar_size);
+	x->bar = NULL;
+	x->qid = qid;
+	x->db = p;
+}
+
+static void ring(struct host *x, int cq, uint32_t v)
+{
+	__atomic_store_n((volatile uint32_t *)(x->db + (cq ? x->stride : 0)),
+			 v, __ATOMIC_RELEASE);
+}
+
 /* Places c in x's submission queue and rings x's doorbell. */
 static uint16_t post(struct host *x, uint8_t *c)
 {
@@ -171,7 +213,7 @@ static uint16_t post(struct host *x, uint8_t *c)
 	memcpy(x->sq + x->sq_off + 64 * x->tail, c, 64);
 	x->tail = (x->tail + 1) % QD;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	wr32(x, 0x1000 + 8 * x->qid, x->tail);
+	ring(x, 0, x->tail);
 	return cid;
 }
 
@@ -195,7 +237,7 @@ static int reap(struct host *x, uint16_t cid)
 		x->head = 0;
 		x->phase ^= 1;
 	}
-	wr32(x, 0x1004 + 8 * x->qid, x->head);
+	ring(x, 1, x->head);
 	return (int)(dw[3] >> 17 & 0x7ff);
 }
 
@@ -214,7 +256,8 @@ static void test_manager_creates_queues_in_both_hosts(void **state)
 	wr32(a, 0x14, 0);
 	memset(a->mem, 0, 0x8000);
 	memset(b->mem, 0, 0x8000);
-	a->qid = 0;
+	use_queue(a, 0);
+	use_queue(b, 0);
 	a->sq_off = 0x0000;
 	a->cq_off = 0x1000;
 	a->phase = 1;
@@ -241,12 +284,12 @@ static void test_manager_creates_queues_in_both_hosts(void **state)
 	assert_int_equal(admin(f, c), 0);
 	cmd(c, 0x01, 0, b->sq_io + 0x0000, (QD - 1) << 16 | 2, 2u << 16 | 1, 0);
 	assert_int_equal(admin(f, c), 0);
-	a->qid = 1;
+	use_queue(a, 1);
 	a->sq_off = 0x2000;
 	a->cq_off = 0x3000;
 	a->tail = a->head = 0;
 	a->phase = 1;
-	b->qid = 2;
+	client_maps_only_its_doorbells(b, 2);
 	b->sq_off = 0x0000;
 	b->cq_off = 0x1000;
 	b->phase = 1;

@@ -48,6 +48,7 @@ static uint64_t io;
 static int irqfd = -1;
 static unsigned msix_cap;	/* MSI-X capability we enabled, or 0 */
 static unsigned sq_tail[2], cq_head[2], phase[2];
+static unsigned db_stride = 4;	/* 4 << CAP.DSTRD */
 static uint16_t next_cid;
 
 static void die(const char *what)
@@ -181,7 +182,7 @@ static int submit(unsigned q, uint8_t *cmd, uint32_t *result)
 	memcpy(slot, cmd, 64);
 	sq_tail[q] = (sq_tail[q] + 1) % QD;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	wr32(0x1000 + 8 * q, sq_tail[q]);
+	wr32(0x1000 + 2 * q * db_stride, sq_tail[q]);
 	if (wait_cqe(q)) {
 		fprintf(stderr, "smartio-nvme: command %#x timed out\n", cmd[0]);
 		return -1;
@@ -192,7 +193,7 @@ static int submit(unsigned q, uint8_t *cmd, uint32_t *result)
 		cq_head[q] = 0;
 		phase[q] ^= 1;
 	}
-	wr32(0x1004 + 8 * q, cq_head[q]);
+	wr32(0x1000 + (2 * q + 1) * db_stride, cq_head[q]);
 	if (result)
 		*result = dw[0];
 	if ((dw[3] & 0xffff) != cid)
@@ -364,6 +365,7 @@ int main(int argc, char **argv)
 		setup_irq();
 
 	/* Controller bring-up (NVMe 1.4 section 7.6.1). */
+	db_stride = 4u << (rd32(0x04) & 0xf);	/* CAP.DSTRD */
 	wr32(0x14, 0);
 	if (wait_csts(3, 0))
 		goto timeout;

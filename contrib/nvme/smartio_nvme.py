@@ -58,6 +58,7 @@ class Controller:
         self.io = int(self.read("self", "segments", self.seg, "dma", dev, "ioaddr"), 16)
         self.mem = self.map(os.path.join(sp, "mem"), SEG_SIZE)
         self.bar = self.map(self.p("dev", dev, "bar0"), os.stat(self.p("dev", dev, "bar0")).st_size)
+        self.db_stride = 4 << (self.r32(0x04) & 0xf)     # CAP.DSTRD
         if use_irq:
             self.enable_msix()
 
@@ -129,7 +130,7 @@ class Controller:
         at = (IOSQ if q else ASQ) + 64 * self.tail[q]
         self.mem[at:at + 64] = bytes(cmd)
         self.tail[q] = (self.tail[q] + 1) % QD
-        self.w32(0x1000 + 8 * q, self.tail[q])
+        self.w32(0x1000 + 2 * q * self.db_stride, self.tail[q])
         end = time.time() + 10
         while not self.posted(q):
             if time.time() > end:
@@ -146,7 +147,7 @@ class Controller:
         self.head[q] += 1
         if self.head[q] == QD:
             self.head[q], self.phase[q] = 0, self.phase[q] ^ 1
-        self.w32(0x1004 + 8 * q, self.head[q])
+        self.w32(0x1000 + (2 * q + 1) * self.db_stride, self.head[q])
         if dw3 & 0xffff != self.cid:
             raise SystemExit("completion for command %d, want %d" % (dw3 & 0xffff, self.cid))
         return (dw3 >> 17) & 0x7ff, dw0

@@ -4,9 +4,14 @@
  * userspace driver (SmartIO section 6) to bring it up and move blocks.
  *
  *   BAR 0   0x0000 controller registers (CAP VS CC CSTS AQA ASQ ACQ)
- *           0x1000 doorbells, stride 4: SQ y tail at 0x1000 + 8y,
- *                  CQ y head at 0x1004 + 8y
- *           0x2000 MSI-X table (16 vectors), 0x3000 pending bits
+ *           0x1000 doorbells: SQ y tail at 0x1000 + 2y * stride, CQ y head
+ *                  one stride further.  With BAR 0 of 128K or more the
+ *                  stride is 2K (CAP.DSTRD 9), so each queue pair's
+ *                  doorbells fill one 4K page of their own that a client
+ *                  maps alone (SmartIO section 6); the MSI-X table (16
+ *                  vectors) follows at 0x11000, pending bits at 0x12000.
+ *                  A smaller BAR 0 (16K at least) packs them with stride 4
+ *                  and has the table at 0x2000, pending bits at 0x3000.
  *   admin   Identify (CNS 0, 1, 2), Create / Delete I/O SQ and CQ
  *           (physically contiguous queues), Get / Set Features (Number of
  *           Queues, Interrupt Coalescing), Abort; Asynchronous Event
@@ -44,6 +49,9 @@ enum {
 	REG_CC = 0x14, REG_CSTS = 0x1c, REG_AQA = 0x24, REG_ASQ = 0x28,
 	REG_ACQ = 0x30, REG_DB = 0x1000,
 };
+
+#define NVME_PAGED_BAR0 0x20000u	/* from here, a page per queue pair */
+#define NVME_PAGED_DSTRD 9u
 
 #define CC_EN 0x1u
 #define CSTS_RDY 0x1u
@@ -128,9 +136,37 @@ static u8 *reg(struct sim_devmodel *m, u32 off)
 	return m->bar[0] + off;
 }
 
+static u32 dstrd_of(u64 bar0_size)
+{
+	return bar0_size >= NVME_PAGED_BAR0 ? NVME_PAGED_DSTRD : 0;
+}
+
+/* Doorbell of submission (cq 0) or completion (cq 1) queue qid. */
+static u8 *doorbell(struct sim_devmodel *m, u32 qid, int cq)
+{
+	u32 stride = 4u << dstrd_of(m->bar_size[0]);
+
+	return reg(m, REG_DB + (2 * qid + (cq ? 1 : 0)) * stride);
+}
+
+static void nvme_msix_layout(u64 bar0_size, u32 *table, u32 *pba)
+{
+	u32 end = REG_DB + 2 * NVME_QUEUES * (4u << dstrd_of(bar0_size));
+
+	/* After the doorbells, page aligned (0x2000 / 0x3000 when packed). */
+	end = (end + 0xfff) & ~0xfffu;
+	*table = end < 0x2000 ? 0x2000 : end;
+	*pba = *table + 0x1000;
+}
+
 static void reset_doorbells(struct sim_devmodel *m)
 {
-	memset(reg(m, REG_DB), 0, 8 * NVME_QUEUES);
+	u32 q;
+
+	for (q = 0; q < NVME_QUEUES; q++) {
+		sim_wr32(doorbell(m, q, 0), 0);
+		sim_wr32(doorbell(m, q, 1), 0);
+	}
 }
 
 static void controller_reset(struct sim_devmodel *m)
@@ -171,7 +207,7 @@ static int nvme_init(struct sim_devmodel *m)
 	n->nsze = NVME_NS_BYTES >> NVME_LBA_SHIFT;
 	m->priv = n;
 	cap = NVME_MQES | 1ull << 16 /* CQR */ | 20ull << 24 /* TO 10 s */ |
-	      1ull << 37 /* CSS: NVM */;
+	      (u64)dstrd_of(m->bar_size[0]) << 32 | 1ull << 37 /* CSS: NVM */;
 	sim_wr64(reg(m, REG_CAP), cap);
 	sim_wr32(reg(m, REG_VS), 0x00010400);
 	sim_wr32(reg(m, REG_CC), 0);
@@ -361,10 +397,10 @@ static int delete_queue(struct sim_devmodel *m, const u8 *cmd, int is_cq)
 			if (n->sq[i].used && n->sq[i].cqid == qid)
 				return SC_BAD_DELETE;
 		memset(&n->cq[qid], 0, sizeof(n->cq[qid]));
-		sim_wr32(reg(m, REG_DB + 8 * qid + 4), 0);
+		sim_wr32(doorbell(m, qid, 1), 0);
 	} else {
 		memset(&n->sq[qid], 0, sizeof(n->sq[qid]));
-		sim_wr32(reg(m, REG_DB + 8 * qid), 0);
+		sim_wr32(doorbell(m, qid, 0), 0);
 	}
 	return SC_OK;
 }
@@ -481,7 +517,7 @@ static int complete(struct sim_devmodel *m, u32 sqid, u16 cid, int status,
 static int cq_full(struct sim_devmodel *m, u32 cqid)
 {
 	struct nvme_cq *cq = &((struct nvme *)m->priv)->cq[cqid];
-	u32 head = sim_rd32(reg(m, REG_DB + 8 * cqid + 4));
+	u32 head = sim_rd32(doorbell(m, cqid, 1));
 
 	return (cq->tail + 1) % cq->size == head % cq->size;
 }
@@ -493,7 +529,7 @@ static int run_sq(struct sim_devmodel *m, u32 qid)
 	int done = 0;
 
 	while (done < NVME_BATCH && n->enabled && sq->used) {
-		u32 tail = sim_rd32(reg(m, REG_DB + 8 * qid));
+		u32 tail = sim_rd32(doorbell(m, qid, 0));
 		u32 result = 0;
 		u8 cmd[64];
 		int status;
@@ -580,8 +616,7 @@ static int nvme_poll(struct sim_devmodel *m)
 const struct sim_model_ops sim_nvme_ops = {
 	.name = "nvme",
 	.msix_vectors = 16,
-	.msix_table = 0x2000,
-	.msix_pba = 0x3000,
+	.msix_layout = nvme_msix_layout,
 	.init = nvme_init,
 	.poll = nvme_poll,
 	.fini = nvme_fini,

@@ -56,18 +56,29 @@ static u32 get32(const u8 *p)
 	return (u32)get16(p) | (u32)get16(p + 2) << 16;
 }
 
-void sim_model_cfg_init(u32 model, u8 *c)
+static void msix_layout(const struct sim_model_ops *ops, u64 bar0_size,
+			u32 *table, u32 *pba)
+{
+	*table = ops->msix_table;
+	*pba = ops->msix_pba;
+	if (ops->msix_layout)
+		ops->msix_layout(bar0_size, table, pba);
+}
+
+void sim_model_cfg_init(u32 model, u64 bar0_size, u8 *c)
 {
 	const struct sim_model_ops *ops = sim_model_ops_of(model);
+	u32 table, pba;
 
 	if (!ops || !ops->msix_vectors)
 		return;
+	msix_layout(ops, bar0_size, &table, &pba);
 	c[SIM_CAP_MSI + 1] = SIM_CAP_MSIX;	/* chain MSI -> MSI-X */
 	c[SIM_CAP_MSIX] = 0x11;
 	c[SIM_CAP_MSIX + 1] = 0x00;
 	put16(c + SIM_CAP_MSIX + 2, (u16)(ops->msix_vectors - 1));
-	put32(c + SIM_CAP_MSIX + 4, ops->msix_table);	/* BIR 0 */
-	put32(c + SIM_CAP_MSIX + 8, ops->msix_pba);
+	put32(c + SIM_CAP_MSIX + 4, table);	/* BIR 0 */
+	put32(c + SIM_CAP_MSIX + 8, pba);
 }
 
 int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
@@ -78,7 +89,7 @@ int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
 
 static int msix_deliver(struct sim_devmodel *m, u32 vec)
 {
-	u8 *e = m->bar[0] + m->ops->msix_table + 16 * vec;
+	u8 *e = m->bar[0] + m->msix_table + 16 * vec;
 	u32 data = sim_rd32(e + 8);
 
 	return sim_model_dma(m, sim_rd64(e), &data, 4, 1);
@@ -86,7 +97,7 @@ static int msix_deliver(struct sim_devmodel *m, u32 vec)
 
 static void pba_set(struct sim_devmodel *m, u32 vec, int on)
 {
-	u8 *w = m->bar[0] + m->ops->msix_pba + 4 * (vec / 32);
+	u8 *w = m->bar[0] + m->msix_pba + 4 * (vec / 32);
 	u32 bit = 1u << (vec % 32);
 
 	if (on)
@@ -112,7 +123,7 @@ int sim_model_irq(struct sim_devmodel *m, u32 vec)
 		if (vec >= m->ops->msix_vectors)
 			return -EINVAL;
 		if ((ctl & 0x4000) ||
-		    (sim_rd32(m->bar[0] + m->ops->msix_table + 16 * vec + 12) & 1)) {
+		    (sim_rd32(m->bar[0] + m->msix_table + 16 * vec + 12) & 1)) {
 			pba_set(m, vec, 1);	/* masked: delivered on unmask */
 			return 0;
 		}
@@ -137,7 +148,7 @@ int sim_model_irq_pending(struct sim_devmodel *m)
 		return 0;
 	/* Nothing pending (the usual case): no lock, no config read. */
 	for (v = 0; v < m->ops->msix_vectors; v += 32)
-		if (sim_rd32(m->bar[0] + m->ops->msix_pba + v / 8))
+		if (sim_rd32(m->bar[0] + m->msix_pba + v / 8))
 			break;
 	if (v >= m->ops->msix_vectors)
 		return 0;
@@ -147,9 +158,9 @@ int sim_model_irq_pending(struct sim_devmodel *m)
 	if (!(ctl & 0x8000) || (ctl & 0x4000))
 		return 0;
 	for (v = 0; v < m->ops->msix_vectors; v++) {
-		u8 *e = m->bar[0] + m->ops->msix_table + 16 * v;
+		u8 *e = m->bar[0] + m->msix_table + 16 * v;
 
-		if (!(sim_rd32(m->bar[0] + m->ops->msix_pba + 4 * (v / 32)) &
+		if (!(sim_rd32(m->bar[0] + m->msix_pba + 4 * (v / 32)) &
 		      (1u << (v % 32))) || (sim_rd32(e + 12) & 1))
 			continue;
 		pba_set(m, v, 0);
@@ -274,6 +285,7 @@ int sim_models_start(struct sim_fabric *f)
 		m->f = f;
 		m->dev = i;
 		m->ops = ops;
+		msix_layout(ops, d->bar[0].size, &m->msix_table, &m->msix_pba);
 		err = map_bars(m);
 		if (!err)
 			err = ops->init(m);

@@ -24,8 +24,10 @@ struct sim_devmodel;
 
 struct sim_model_ops {
 	const char *name;
-	/* Table layout for the MSI-X capability (BAR 0 offsets). */
+	/* Table layout for the MSI-X capability (BAR 0 offsets); a model
+	 * whose layout depends on BAR 0's size gives msix_layout instead. */
 	u32 msix_vectors, msix_table, msix_pba;
+	void (*msix_layout)(u64 bar0_size, u32 *table, u32 *pba);
 	/* Sets power-on register values; allocates m->priv. */
 	int (*init)(struct sim_devmodel *m);
 	/* One pass over registers and queues: >0 if work was done. */
@@ -40,13 +42,14 @@ struct sim_devmodel {
 	u8 *bar[SIO_MAX_BARS];	/* mmap of the BAR backing files */
 	u64 bar_size[SIO_MAX_BARS];
 	u64 bar_addr[SIO_MAX_BARS];	/* lender-local bus address */
+	u32 msix_table, msix_pba;	/* BAR 0 offsets */
 	void *priv;
 };
 
 /* The ops of a topology model (enum sio_dev_model), NULL for generic. */
 const struct sim_model_ops *sim_model_ops_of(u32 model);
 /* Adds the model's capabilities (MSI-X) to a fresh configuration space. */
-void sim_model_cfg_init(u32 model, u8 *cfg);
+void sim_model_cfg_init(u32 model, u64 bar0_size, u8 *cfg);
 
 /* Starts the runner for the served nodes' devices; stops it.  Idempotent. */
 int sim_models_start(struct sim_fabric *f);

@@ -93,7 +93,7 @@ void sim_cfg_init(struct sim_fabric *f, u32 dev)
 	c[0x51] = 0x00;
 	put16(c + 0x52, 0x0080);	/* 64-bit address capable */
 	c[0x3d] = 0x01;			/* INTA (masked for borrowers) */
-	sim_model_cfg_init(d->model, c);
+	sim_model_cfg_init(d->model, d->bar[0].size, c);
 }
 
 static u64 real_ns(void *plat)
