@@ -47,9 +47,16 @@ static char self[64];
 static volatile uint8_t *bar;
 static int irqfd[MAX_ENGINES] = { -1, -1, -1, -1 };
 
+/* What this run created, so that a failure leaves nothing behind. */
+static char made[2][32];
+static int lent_to_us;
+
+static void undo(void);
+
 static void die(const char *what)
 {
 	fprintf(stderr, "smartio-dma-copy: %s: %s\n", what, strerror(errno));
+	undo();
 	exit(2);
 }
 
@@ -136,6 +143,7 @@ static uint8_t *segment(const char *name, size_t size, uint64_t *io)
 	at(p, sizeof(p), "self/segments/%s", name);
 	if (mkdir(p, 0755))
 		die(p);
+	snprintf(made[made[0][0] ? 1 : 0], sizeof(made[0]), "%s", name);
 	at(p, sizeof(p), "self/segments/%s/size", name);
 	snprintf(v, sizeof(v), "%zu", size);
 	if ((errno = -put(p, v)))
@@ -153,11 +161,30 @@ static uint8_t *segment(const char *name, size_t size, uint64_t *io)
 static void drop_segment(const char *name)
 {
 	char p[512];
+	unsigned i;
 
 	at(p, sizeof(p), "self/segments/%s/dma/%s", name, devname);
 	rmdir(p);
 	at(p, sizeof(p), "self/segments/%s", name);
 	rmdir(p);
+	for (i = 0; i < 2; i++)
+		if (!strcmp(made[i], name))
+			made[i][0] = '\0';
+}
+
+static void undo(void)
+{
+	char p[512];
+	unsigned i;
+
+	for (i = 0; i < 2; i++)
+		if (made[i][0])
+			drop_segment(made[i]);
+	if (lent_to_us) {
+		at(p, sizeof(p), "dev/%s/return", devname);
+		put(p, self);
+		lent_to_us = 0;
+	}
 }
 
 static void start(unsigned e, uint64_t src, uint64_t dst, uint32_t len)
@@ -397,7 +424,7 @@ int main(int argc, char **argv)
 		if (!strstr(buf, self)) {
 			if ((errno = -put(p, self)))
 				die("borrow");
-			borrowed = 1;
+			borrowed = lent_to_us = 1;
 		}
 	}
 	snprintf(src_name, sizeof(src_name), "dmasrc%d", (int)getpid());

@@ -37,6 +37,14 @@ for bad in "-M triple" "-c 1000" "-c 8M" "-s 5M -c 1M -e 9"; do
 	grep -q "^smartio-dma-copy: " "$TMP/out" || fail "'$bad': no message: $(cat "$TMP/out")"
 done
 expect_eq "segments after bad options" "$(ls "$B/self/segments")" "$segs_before"
+# Two 64M segments do not fit the 64M DMA window: ENOSPC, said plainly,
+# and the run leaves no segment and no borrow behind.
+if "$COPY" -m "$B" -d acc0 -s 64M -e 1 > "$TMP/out" 2>&1; then
+	fail "two 64M segments fit a 64M window?"
+fi
+grep -q "No space left on device" "$TMP/out" || fail "64M: $(cat "$TMP/out")"
+expect_eq "segments after a failed run" "$(ls "$B/self/segments")" "$segs_before"
+expect_eq "borrowers after a failed run" "$(cat "$A/dev/acc0/borrow")" ""
 
 cat "$B/events" > "$TMP/events" &
 EVPID=$!
