@@ -19,18 +19,32 @@ static struct {
 	size_t count;
 	uint64_t generation;
 	struct sfs_inode *root;
-	struct sfs_inode *dyn;	/* list of the dynamic entries */
+	/* The dynamic entries, which the watcher checks after a change: an
+	 * array rather than list links, as most entries are not dynamic. */
+	struct sfs_inode **dyn;
+	uint32_t ndyn, dyncap;
 } it = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static uint64_t hash_path(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
+#define FNV_BASIS 1469598103934665603ull
 
+static uint64_t fnv_more(uint64_t h, const char *s)
+{
 	while (*s) {
 		h ^= (unsigned char)*s++;
 		h *= 1099511628211ull;
 	}
 	return h;
+}
+
+/* FNV-1a of "parent path/name" ("name" under the root), from the parent's
+ * hash: FNV-1a runs left to right, so it extends without the path. */
+static uint64_t hash_child(const struct sfs_inode *parent, const char *name)
+{
+	uint64_t h = parent->phash;
+
+	if (parent->ino != FUSE_ROOT_ID)
+		h = fnv_more(h, "/");
+	return fnv_more(h, name);
 }
 
 static size_t bucket(uint64_t v)
@@ -51,33 +65,40 @@ static struct sfs_inode *find_ino(fuse_ino_t ino)
 	return NULL;
 }
 
-static struct sfs_inode *find_path(const char *path, uint64_t ph)
+static struct sfs_inode *find_path(fuse_ino_t parent, const char *name,
+				   uint64_t ph)
 {
 	struct sfs_inode *e;
 
 	for (e = it.by_path[bucket(ph)]; e; e = e->next_path)
-		if (e->phash == ph && !strcmp(e->path, path))
+		if (e->phash == ph && e->parent == parent &&
+		    !strcmp(e->name, name))
 			return e;
 	return NULL;
 }
 
-static void dyn_link(struct sfs_inode *e)
+static int dyn_link(struct sfs_inode *e)
 {
-	e->dyn_prev = NULL;
-	e->dyn_next = it.dyn;
-	if (it.dyn)
-		it.dyn->dyn_prev = e;
-	it.dyn = e;
+	if (it.ndyn == it.dyncap) {
+		uint32_t cap = it.dyncap ? it.dyncap * 2 : 64;
+		struct sfs_inode **v = realloc(it.dyn, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		it.dyn = v;
+		it.dyncap = cap;
+	}
+	e->dyn_slot = it.ndyn;
+	it.dyn[it.ndyn++] = e;
+	return 0;
 }
 
 static void dyn_unlink(struct sfs_inode *e)
 {
-	if (e->dyn_prev)
-		e->dyn_prev->dyn_next = e->dyn_next;
-	else
-		it.dyn = e->dyn_next;
-	if (e->dyn_next)
-		e->dyn_next->dyn_prev = e->dyn_prev;
+	struct sfs_inode *last = it.dyn[--it.ndyn];
+
+	it.dyn[e->dyn_slot] = last;
+	last->dyn_slot = e->dyn_slot;
 }
 
 static void link_entry(struct sfs_inode *e)
@@ -149,19 +170,18 @@ static fuse_ino_t pick_ino(uint64_t ph)
 	}
 }
 
-static struct sfs_inode *new_entry(const char *path, const char *name_in_path,
+static struct sfs_inode *new_entry(const char *name, uint64_t ph,
 				   fuse_ino_t parent, const struct sfs_obj *o)
 {
-	size_t len = strlen(path);
+	size_t len = strlen(name);
 	struct sfs_inode *e = calloc(1, sizeof(*e) + len + 1);
 
 	if (!e)
 		return NULL;
-	memcpy(e->path, path, len + 1);
-	e->name = e->path + (name_in_path - path);
+	memcpy(e->name, name, len + 1);
 	e->parent = parent;
 	e->obj = *o;
-	e->phash = hash_path(path);
+	e->phash = ph;
 	e->generation = ++it.generation;
 	return e;
 }
@@ -173,7 +193,7 @@ int inode_init(void)
 	it.size = 1024;
 	it.by_ino = calloc(it.size, sizeof(*it.by_ino));
 	it.by_path = calloc(it.size, sizeof(*it.by_path));
-	it.root = new_entry("", "", FUSE_ROOT_ID, &root);
+	it.root = new_entry("", FNV_BASIS, FUSE_ROOT_ID, &root);
 	if (!it.by_ino || !it.by_path || !it.root)
 		return -ENOMEM;
 	it.root->ino = FUSE_ROOT_ID;
@@ -197,6 +217,9 @@ void inode_fini(void)
 	}
 	free(it.by_ino);
 	free(it.by_path);
+	free(it.dyn);
+	it.dyn = NULL;
+	it.ndyn = it.dyncap = 0;
 	it.by_ino = it.by_path = NULL;
 	it.root = NULL;
 	it.count = 0;
@@ -212,48 +235,26 @@ struct sfs_inode *inode_get(fuse_ino_t ino)
 	return e;
 }
 
-static int make_path(const struct sfs_inode *parent, const char *name,
-		     char **path, const char **namep)
-{
-	size_t pl = strlen(parent->path), nl = strlen(name);
-	char *p = malloc(pl + nl + 2);
-
-	if (!p)
-		return -ENOMEM;
-	if (pl) {
-		memcpy(p, parent->path, pl);
-		p[pl++] = '/';
-	}
-	memcpy(p + pl, name, nl + 1);
-	*path = p;
-	*namep = p + pl;
-	return 0;
-}
-
 struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 			    const struct sfs_obj *o)
 {
+	uint64_t ph = hash_child(parent, name);
 	struct sfs_inode *e;
-	const char *np;
-	char *path;
 
-	if (make_path(parent, name, &path, &np))
-		return NULL;
 	pthread_mutex_lock(&it.lock);
 	/* A path always names the same object, so an existing entry is
 	 * reused as it is (its obj is read without the lock elsewhere). */
-	e = find_path(path, hash_path(path));
+	e = find_path(parent->ino, name, ph);
 	if (!e) {
-		e = new_entry(path, np, parent->ino, o);
+		e = new_entry(name, ph, parent->ino, o);
 		if (e) {
-			if (it.count >= it.size && grow()) {
+			if ((it.count >= it.size && grow()) ||
+			    (tree_dynamic(&e->obj) && dyn_link(e))) {
 				free(e);
 				e = NULL;
 			} else {
 				e->ino = pick_ino(e->phash);
 				link_entry(e);
-				if (tree_dynamic(&e->obj))
-					dyn_link(e);
 				it.count++;
 			}
 		}
@@ -261,7 +262,6 @@ struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 	if (e)
 		e->nlookup++;
 	pthread_mutex_unlock(&it.lock);
-	free(path);
 	return e;
 }
 
@@ -288,20 +288,14 @@ void inode_forget(fuse_ino_t ino, uint64_t n)
 
 fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name)
 {
+	uint64_t ph = hash_child(parent, name);
 	struct sfs_inode *e;
 	fuse_ino_t ino;
-	const char *np;
-	uint64_t ph;
-	char *path;
 
-	if (make_path(parent, name, &path, &np))
-		return FUSE_ROOT_ID + 1;
-	ph = hash_path(path);
 	pthread_mutex_lock(&it.lock);
-	e = find_path(path, ph);
+	e = find_path(parent->ino, name, ph);
 	ino = e ? e->ino : pick_ino(ph);
 	pthread_mutex_unlock(&it.lock);
-	free(path);
 	return ino;
 }
 
@@ -310,9 +304,11 @@ size_t inode_collect_dynamic(struct sfs_dynent **out)
 	struct sfs_dynent *v = NULL, *nv;
 	struct sfs_inode *e;
 	size_t n = 0, cap = 0;
+	uint32_t i;
 
 	pthread_mutex_lock(&it.lock);
-	for (e = it.dyn; e; e = e->dyn_next) {
+	for (i = 0; i < it.ndyn; i++) {
+		e = it.dyn[i];
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			nv = realloc(v, cap * sizeof(*v));

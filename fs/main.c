@@ -320,6 +320,7 @@ int main(int argc, char *argv[])
 	smartio_close(sfs.h);
 	inode_fini();
 	names_free();
+	sfs_intern_free();
 	free(copts.mountpoint);
 	fuse_opt_free_args(&args);
 	free(o.fabric);

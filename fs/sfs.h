@@ -127,8 +127,12 @@ struct sfs_obj {
 	uint16_t node;		/* node; the owner for segment objects */
 	uint16_t adapter;
 	uint32_t dev;		/* device (K_DEV*, K_*_LINK, K_SEG_DMA_DEV*) */
-	char seg[SMARTIO_NAME_MAX];
+	const char *seg;	/* segment or peer name, interned (intern.c) */
 };
+
+/* A stable copy of s shared by everyone who asks (NULL: out of memory). */
+const char *sfs_intern(const char *s);
+void sfs_intern_free(void);
 
 struct sfs_attrdef {
 	const char *name;
@@ -158,15 +162,16 @@ int tree_segment(unsigned owner, const char *name,
 /* --- inode table (inode.c) ---------------------------------------------- */
 struct sfs_inode {
 	fuse_ino_t ino;
-	uint64_t generation;
 	uint64_t nlookup;
 	fuse_ino_t parent;
-	struct sfs_obj obj;
 	uint64_t phash;
 	struct sfs_inode *next_ino, *next_path;
-	struct sfs_inode *dyn_prev, *dyn_next;	/* dynamic objects only */
-	const char *name;	/* last component, inside path */
-	char path[];		/* "" for the root */
+	uint32_t generation;
+	uint32_t dyn_slot;	/* index in the dynamic list (dynamic only) */
+	struct sfs_obj obj;
+	char name[];		/* last component ("" for the root); the
+				 * path is the parents' names, hashed in
+				 * phash, never stored (memory per file) */
 };
 
 struct sfs_dynent {

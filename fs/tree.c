@@ -195,8 +195,8 @@ static int parse_segidx(const char *name, struct sfs_obj *out)
 		if (tree_segment(n, name + len + 1, &si))
 			continue;
 		out->node = (uint16_t)n;
-		snprintf(out->seg, sizeof(out->seg), "%s", name + len + 1);
-		return 0;
+		out->seg = sfs_intern(name + len + 1);
+		return out->seg ? 0 : -ENOMEM;
 	}
 	return -ENOENT;
 }
@@ -374,8 +374,8 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 		if (tree_segment(dir->node, name, &si))
 			return -ENOENT;
 		init_child(dir, out, K_SEG);
-		snprintf(out->seg, sizeof(out->seg), "%s", name);
-		return 0;
+		out->seg = sfs_intern(name);
+		return out->seg ? 0 : -ENOMEM;
 	case K_SEG:
 		if (tree_segment(dir->node, dir->seg, &si))
 			return -ENOENT;
@@ -456,7 +456,7 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 		if (i < 0)
 			return -ENOENT;
 		init_child(dir, out, K_DEV_PEER);
-		snprintf(out->seg, sizeof(out->seg), "%s", name);
+		out->seg = names_devinfo((unsigned)i)->info.name;
 		return tree_valid(out);
 	case K_DEV_PEER:
 		i = parse_bar(name);
@@ -507,7 +507,9 @@ static int list_segments(const struct sfs_obj *dir, tree_fill_fn fill,
 			continue;
 		memset(&o, 0, sizeof(o));
 		o.node = (uint16_t)si.owner;
-		snprintf(o.seg, sizeof(o.seg), "%s", si.name);
+		o.seg = sfs_intern(si.name);
+		if (!o.seg)
+			return -ENOMEM;
 		if (dir->kind == K_SEGMENTS) {
 			o.kind = K_SEG;
 			rc = fill(ctx, si.name, &o);
@@ -674,8 +676,7 @@ int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 
 		for (k = 0; k < n && k < 64; k++) {
 			init_child(dir, &o, K_DEV_PEER);
-			snprintf(o.seg, sizeof(o.seg), "%s",
-				 names_devinfo(peers[k])->info.name);
+			o.seg = names_devinfo(peers[k])->info.name;
 			rc = fill(ctx, o.seg, &o);
 			if (rc)
 				return rc;
