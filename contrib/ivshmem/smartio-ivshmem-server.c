@@ -12,8 +12,12 @@
  *   to the others:   the new id x N, each + the new peer's eventfds;
  *   on a departure:  the departed id, without a descriptor, to the rest.
  *
- * Ids are the lowest free ones, so a guest that restarts gets its old id
- * back while its peer stays connected.
+ * Ids are never reused: QEMU (7.2 at least) frees a departed peer's
+ * vector table and would write into freed memory if the same id joined
+ * again.  Instead a peer takes the lowest free slot s of max_peers and
+ * the id s + k * max_peers for the k-th use of that slot, so that
+ * id % max_peers tells which slot a peer occupies: a guest that restarts
+ * while its peer runs is back in its old slot, under a new id.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +39,11 @@
 
 #define MAX_VECTORS 1024
 #define MAX_PEERS_LIMIT 65536
+#define MAX_ID 65535		/* the Doorbell register has 16 bits for it */
 
 struct peer {
 	int id;			/* -1: slot unused */
+	int uses;		/* ids handed out in this slot so far */
 	int conn;		/* the peer's connection */
 	int *efd;		/* its eventfds, one per vector */
 };
@@ -51,7 +57,7 @@ struct server {
 	int verbose;
 	int listen_fd;
 	int shm_fd;
-	struct peer *peers;	/* max_peers slots, indexed by id */
+	struct peer *peers;	/* max_peers slots; id % max_peers is the slot */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -238,11 +244,12 @@ static void peer_leave(struct server *s, struct peer *p)
 static void peer_join(struct server *s, int conn)
 {
 	struct peer *p = NULL;
-	int id;
+	long id = -1;
 
-	for (id = 0; id < s->max_peers; id++) {
-		if (s->peers[id].id < 0) {
-			p = &s->peers[id];
+	for (int slot = 0; slot < s->max_peers; slot++) {
+		if (s->peers[slot].id < 0) {
+			p = &s->peers[slot];
+			id = slot + (long)p->uses * s->max_peers;
 			break;
 		}
 	}
@@ -252,6 +259,13 @@ static void peer_join(struct server *s, int conn)
 		close(conn);
 		return;
 	}
+	if (id > MAX_ID) {
+		fprintf(stderr, "smartio-ivshmem-server: slot %ld has used all "
+			"its ids, refusing\n", id % s->max_peers);
+		close(conn);
+		return;
+	}
+	p->uses++;
 	p->efd = malloc(sizeof(int) * (size_t)s->vectors);
 	if (!p->efd) {
 		close(conn);
@@ -281,10 +295,10 @@ static void peer_join(struct server *s, int conn)
 			goto fail;
 	}
 	/* Step 5: its own vectors (for receiving). */
-	p->id = id;
+	p->id = (int)id;
 	if (announce(s, conn, p) < 0)
 		goto fail;
-	logmsg(s, "peer %d joined", id);
+	logmsg(s, "peer %ld joined (slot %ld)", id, id % s->max_peers);
 	broadcast_join(s, p);
 	return;
 fail:

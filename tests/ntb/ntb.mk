@@ -15,3 +15,22 @@ dist_man_MANS += man/smartio-ivshmem-server.8
 
 check_PROGRAMS += tests/ntb/test_ivshmem_server
 tests_ntb_test_ivshmem_server_SOURCES = tests/ntb/test_ivshmem_server.c
+
+NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/Kbuild kmod/ntb/Makefile \
+	kmod/ntb/README tests/ntb/build.sh tests/ntb/check_ntb.sh \
+	tests/ntb/guest-init.sh
+EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
+
+# Exit 77 from the script (no qemu, kernel source or headers) is a skip:
+# make check-ntb then says SKIP and succeeds.
+check-ntb: contrib/ivshmem/smartio-ivshmem-server
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_ntb.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb: SKIPPED"; exit 0; fi; \
+	exit $$st
+
+clean-local: clean-ntb
+clean-ntb:
+	rm -rf tests/ntb/build
+
+.PHONY: check-ntb clean-ntb

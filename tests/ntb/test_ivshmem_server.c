@@ -2,7 +2,8 @@
  * smartio-ivshmem-server speaks QEMU's ivshmem protocol (version 0):
  * two clients get ids 0 and 1, the same shared memory, each other's
  * eventfds and working doorbells; a departure is announced; a returning
- * client gets the lowest free id back; a client beyond -p is refused.
+ * client gets the free slot under a new id (3 with -p 2: ids are never
+ * reused); a client beyond -p is refused.
  */
 #include <errno.h>
 #include <poll.h>
@@ -125,6 +126,10 @@ static int client_open(struct client *c, int64_t want_id, int64_t peer_id)
 
 	memset(c, 0xff, sizeof(*c));
 	c->conn = dial();
+	for (int i = 0; i < 500 && c->conn < 0; i++) {	/* server starting */
+		usleep(10000);
+		c->conn = dial();
+	}
 	if (c->conn < 0)
 		return -1;
 	if (expect(c->conn, 0, 0, NULL, "version") ||
@@ -192,7 +197,7 @@ int main(void)
 	char server[512], dir[] = "/tmp/ivshmem-test.XXXXXX";
 	struct client a, b, c;
 	unsigned char *ma, *mb;
-	int status, fd = -1, extra;
+	int status, extra;
 	pid_t pid;
 
 	snprintf(server, sizeof(server),
@@ -210,17 +215,12 @@ int main(void)
 		perror(server);
 		_exit(127);
 	}
-	for (int i = 0; i < 500 && (fd = dial()) < 0; i++)
-		usleep(10000);
-	if (fd < 0) {
-		printf("FAIL: server did not come up at %s\n", sock_path);
+	if (client_open(&a, 0, -1) < 0) {
+		printf("FAIL: no server at %s\n", sock_path);
 		kill(pid, SIGKILL);
 		return 1;
 	}
-	close(fd);	/* took id 0 and left again */
-
-	if (client_open(&a, 0, -1) == 0)
-		CHECK(quiet(a.conn, 200), "first client: ids and fds, no peers");
+	CHECK(quiet(a.conn, 200), "first client: ids and fds, no peers");
 	if (client_open(&b, 1, 0) == 0)
 		printf("ok: second client gets id 1, the first's vectors, "
 		       "its own\n");
@@ -263,10 +263,10 @@ int main(void)
 		a.peer[v] = -1;
 	}
 
-	if (client_open(&c, 1, 0) == 0)
-		printf("ok: a returning client gets id 1 back\n");
+	if (client_open(&c, 3, 0) == 0)
+		printf("ok: a returning client gets slot 1 under the new id 3\n");
 	for (int v = 0; v < VECTORS; v++)
-		expect(a.conn, 1, 1, &a.peer[v], "rejoin notification");
+		expect(a.conn, 3, 1, &a.peer[v], "rejoin notification");
 	check_doorbell(&a, &c, 2);
 	check_doorbell(&c, &a, 1);
 

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Build, out of tree and at test time, the mainline NTB core and its test
+# clients from Debian's linux-source package, and kmod/ntb's software NTB
+# against them.  Nothing built here is committed.
+#
+#   tests/ntb/build.sh SRCDIR OUTDIR
+#
+# OUTDIR gets ntb.ko ntb_tool.ko ntb_pingpong.ko ntb_perf.ko ntb_ivshmem.ko.
+# Environment: KVER (default: the newest /usr/src/linux-headers-*-amd64),
+# LINUX_SOURCE (default /usr/src/linux-source-6.1.tar.xz).
+# Exit 77 when the kernel headers or source are missing.
+set -eu
+src=$1
+out=$2
+if [ -z "${KVER:-}" ]; then
+	KVER=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V |
+	       tail -n 1 | sed 's|.*/linux-headers-||')
+fi
+kdir=/usr/src/linux-headers-$KVER
+tarball=${LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+[ -n "$KVER" ] && [ -d "$kdir" ] || {
+	echo "SKIP: no kernel headers (apt-get install linux-headers-amd64)"
+	exit 77
+}
+[ -f "$tarball" ] || {
+	echo "SKIP: no $tarball (apt-get install linux-source-6.1)"
+	exit 77
+}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+ntb=$out/ntb-src
+ivs=$out/ivshmem-src
+jobs=${NTB_JOBS:-2}
+
+if [ ! -f "$ntb/.extracted" ] || [ "$tarball" -nt "$ntb/.extracted" ]; then
+	rm -rf "$ntb"
+	mkdir -p "$ntb"
+	top=$(tar -tJf "$tarball" | head -n 1 | cut -d/ -f1)
+	tar -xJf "$tarball" -C "$ntb" --strip-components=3 \
+		"$top/drivers/ntb/core.c" "$top/drivers/ntb/test/ntb_tool.c" \
+		"$top/drivers/ntb/test/ntb_pingpong.c" \
+		"$top/drivers/ntb/test/ntb_perf.c"
+	mv "$ntb"/test/*.c "$ntb"/
+	rmdir "$ntb/test"
+	cat >"$ntb/Kbuild" <<'EOF'
+obj-m += ntb.o ntb_tool.o ntb_pingpong.o ntb_perf.o
+ntb-y := core.o
+EOF
+	touch "$ntb/.extracted"
+fi
+# The NTB core as Kconfig would have it with CONFIG_NTB=m.
+make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m CONFIG_NTB_TOOL=m \
+	CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m modules
+
+mkdir -p "$ivs"
+for f in ntb_ivshmem.c Kbuild; do
+	cmp -s "$src/kmod/ntb/$f" "$ivs/$f" || cp "$src/kmod/ntb/$f" "$ivs/$f"
+done
+make -s -C "$kdir" M="$ivs" -j"$jobs" \
+	KBUILD_EXTRA_SYMBOLS="$ntb/Module.symvers" modules
+
+for m in ntb ntb_tool ntb_pingpong ntb_perf; do
+	cp "$ntb/$m.ko" "$out/"
+done
+cp "$ivs/ntb_ivshmem.ko" "$out/"
+echo "built for $KVER in $out: $(cd "$out" && ls ./*.ko | tr '\n' ' ')"

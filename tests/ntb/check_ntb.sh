@@ -1,0 +1,141 @@
+#!/bin/sh
+# make check-ntb: two QEMU guests joined by the software NTB (kmod/ntb over
+# ivshmem-doorbell and smartio-ivshmem-server) run the mainline ntb_tool
+# and ntb_pingpong; guest b powers off, guest a must see the link go down,
+# then b boots again and the link comes back with pings flowing.
+#
+# Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
+# build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_KEEP=1 keeps
+# the work directory.  Exit 77 when qemu, busybox-static, cpio, the kernel
+# image, headers or source are missing.
+set -u
+src=${SRCDIR:-.}
+build=${BUILDDIR:-.}
+limit=${NTB_TIMEOUT:-900}
+
+skip() { echo "SKIP: check-ntb: $*"; exit 77; }
+command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+command -v cpio >/dev/null || skip "no cpio"
+busybox=/bin/busybox
+file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	skip "no static busybox (apt-get install busybox-static)"
+server=$build/contrib/ivshmem/smartio-ivshmem-server
+[ -x "$server" ] || skip "$server not built"
+
+out=$build/tests/ntb/build
+sh "$src/tests/ntb/build.sh" "$src" "$out"
+st=$?
+[ "$st" -eq 77 ] && exit 77
+[ "$st" -eq 0 ] || { echo "FAIL: building the NTB modules"; exit 1; }
+if [ -z "${KVER:-}" ]; then
+	KVER=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -n 1 |
+	       sed 's|.*/linux-headers-||')
+fi
+kernel=/boot/vmlinuz-$KVER
+[ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
+
+tmp=$(mktemp -d /tmp/check-ntb.XXXXXX)
+pids=
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	if [ "${NTB_KEEP:-0}" = 1 ]; then
+		echo "kept $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# The initramfs: busybox, the modules, guest-init.sh as /init.
+mkdir -p "$tmp/root/bin"
+cp "$busybox" "$tmp/root/bin/busybox"
+cp "$src/tests/ntb/guest-init.sh" "$tmp/root/init"
+chmod 755 "$tmp/root/init"
+cp "$out"/ntb.ko "$out"/ntb_ivshmem.ko "$out"/ntb_tool.ko \
+	"$out"/ntb_pingpong.ko "$tmp/root/"
+(cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
+
+"$server" -S "$tmp/ivs.sock" -l 4M -n 4 -p 2 -v >"$tmp/server.log" 2>&1 &
+pids="$pids $!"
+n=0
+until grep -q listening "$tmp/server.log" 2>/dev/null; do
+	n=$((n + 1))
+	[ "$n" -lt 50 ] || { echo "FAIL: server did not start"; cat "$tmp/server.log"; exit 1; }
+	sleep 0.1
+done
+
+# guest ROLE PHASE: boot one guest in the background; its pid in $guest_pid.
+guest() {
+	timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 \
+		-m 512 -display none -monitor none -no-reboot \
+		-serial "file:$tmp/$1$2.log" \
+		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+		-append "console=ttyS0 panic=-1 ntbrole=$1 ntbphase=$2" \
+		-chardev "socket,path=$tmp/ivs.sock,id=ivs" \
+		-device ivshmem-doorbell,chardev=ivs,vectors=4 \
+		>"$tmp/$1$2.qemu" 2>&1 &
+	guest_pid=$!
+	pids="$pids $guest_pid"
+}
+# wait_joined N: the server has seen N joins.
+wait_joined() {
+	n=0
+	until [ "$(grep -c joined "$tmp/server.log")" -ge "$1" ]; do
+		n=$((n + 1))
+		[ "$n" -lt 300 ] || return 1
+		sleep 0.1
+	done
+}
+
+t0=$(date +%s)
+guest a 1
+a_pid=$guest_pid
+wait_joined 1 || { echo "FAIL: guest a did not connect"; cat "$tmp/a1.qemu"; exit 1; }
+guest b 1
+b_pid=$guest_pid
+wait "$b_pid"
+echo "guest b powered off after $(($(date +%s) - t0)) s"
+sleep 2
+guest b 2
+b_pid=$guest_pid
+wait "$b_pid"
+wait "$a_pid"
+echo "both guests done after $(($(date +%s) - t0)) s"
+
+# check LOG MIN_PASSES: PASS/FAIL lines, the end marker, no kernel splats.
+fails=0
+check() {
+	log=$tmp/$1.log
+	echo "--- guest $1"
+	grep -E '^(PASS|FAIL): ' "$log" | tr -d '\r'
+	passes=$(grep -c '^PASS: ' "$log")
+	bad=$(grep -c '^FAIL: ' "$log")
+	if ! grep -q "^NTB-END .*fails=0" "$log"; then
+		echo "FAIL: guest $1 did not finish cleanly"
+		bad=$((bad + 1))
+	fi
+	if [ "$passes" -lt "$2" ]; then
+		echo "FAIL: guest $1: $passes checks passed, $2 expected"
+		bad=$((bad + 1))
+	fi
+	if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic' "$log"; then
+		echo "FAIL: guest $1: kernel warning, bug or oops (above)"
+		bad=$((bad + 1))
+	fi
+	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; }
+}
+check a1 14
+check b1 9
+check b2 6
+echo "--- server"
+cat "$tmp/server.log"
+if [ "$fails" -eq 0 ]; then
+	echo "PASS: check-ntb"
+	exit 0
+fi
+echo "FAIL: check-ntb ($fails problems)"
+exit 1

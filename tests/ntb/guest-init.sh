@@ -1,0 +1,172 @@
+#!/bin/busybox sh
+# /init of a check-ntb guest.  Kernel command line: ntbrole=a|b, ntbphase=1|2.
+# Phase 1 (both guests): ntb_pingpong over the software NTB, then ntb_tool
+# (link, ports, scratchpads, doorbells, a memory window each way).  Then
+# guest b powers off; guest a must see the link go down, and up again when
+# the harness boots b a second time (phase 2), with scratchpads and
+# doorbells working again; b2 powers off and a sees the link go down again.
+# (ntb_tool is never unloaded: its 6.1 remove path frees its debugfs files
+# twice when memory windows were set up.)
+# Every check prints "PASS: ..." or "FAIL: ..."; "NTB-END" ends the run.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+role=$(sed -n 's/.*ntbrole=\([ab]\).*/\1/p' /proc/cmdline)
+phase=$(sed -n 's/.*ntbphase=\([12]\).*/\1/p' /proc/cmdline)
+echo "NTB-START role=$role phase=$phase"
+
+fails=0
+pass() { echo "PASS: $role: $*"; }
+fail() { echo "FAIL: $role: $*"; fails=$((fails + 1)); }
+finish() {
+	echo "NTB-END role=$role phase=$phase fails=$fails"
+	sync
+	poweroff -f
+	sleep 60
+}
+# waitfor SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds.
+waitfor() {
+	local n=$(($1 * 5))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		n=$((n - 1))
+		sleep 0.2
+	done
+	return 1
+}
+is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+
+insmod /ntb.ko || fail "insmod ntb.ko"
+insmod /ntb_ivshmem.ko || fail "insmod ntb_ivshmem.ko"
+pci=$(basename "$(readlink /sys/bus/pci/drivers/ntb_ivshmem/0000:* | head -n 1)")
+[ -n "$pci" ] && pass "ntb_ivshmem bound to $pci" || { fail "ntb_ivshmem bound"; finish; }
+[ "$role" = a ] && me=0 peer=1 || me=1 peer=0
+
+pingpong_count() {
+	cat /sys/kernel/debug/ntb_pingpong/"$pci"/count 2>/dev/null || echo -1
+}
+count_above() { [ "$(pingpong_count)" -gt "$1" ]; }
+
+# --- ntb_pingpong ----------------------------------------------------------
+if [ "$phase" = 1 ]; then
+	insmod /ntb_pingpong.ko delay_ms=200 || fail "insmod ntb_pingpong"
+	if waitfor 120 count_above 5; then
+		pass "ntb_pingpong: count $(pingpong_count) > 5"
+	else
+		fail "ntb_pingpong: count stuck at $(pingpong_count)"
+	fi
+	sleep 3		# the peer gets its pings too
+	rmmod ntb_pingpong || fail "rmmod ntb_pingpong"
+fi
+
+# --- ntb_tool --------------------------------------------------------------
+insmod /ntb_tool.ko || fail "insmod ntb_tool"
+D=/sys/kernel/debug/ntb_tool/$pci
+echo Y >"$D/link"
+if waitfor 180 is "$D/peer0/link" Y; then
+	pass "ntb_tool: link up"
+else
+	fail "ntb_tool: link up"; finish
+fi
+is "$D/port" "$me" && is "$D/peer0/port" "$peer" &&
+	pass "ports $me and $peer" || fail "ports: $(cat "$D/port") $(cat "$D/peer0/port")"
+
+mark=0x${phase}a$role$role
+[ "$role" = a ] && want=0x${phase}abb || want=0x${phase}aaa
+# handshake N: tell the peer we reached step N (its spadN), wait for its.
+handshake() {
+	echo "$mark" >"$D/peer0/spad$1"
+	waitfor 60 is "$D/spad$1" "$want" || fail "peer did not reach step $1"
+}
+
+# Scratchpads: each writes a marker into the peer's spad0.
+echo "$mark" >"$D/peer0/spad0"
+is "$D/peer0/spad0" "$mark" || fail "peer spad0 reads back $(cat "$D/peer0/spad0")"
+if waitfor 60 is "$D/spad0" "$want"; then
+	pass "scratchpad: spad0 = $want written by the peer"
+else
+	fail "scratchpad: spad0 = $(cat "$D/spad0"), want $want"
+fi
+
+# Doorbells: a rings bit 0 of b, b rings bit 1 of a; only that bit is set,
+# masked or not.
+[ "$role" = a ] && out=0x1 in=0x2 || out=0x2 in=0x1
+[ "$phase" = 1 ] && echo "s $in" >"$D/db_mask"
+handshake 1
+echo "s $out" >"$D/peer_db"
+if waitfor 30 is "$D/db" "$in"; then
+	pass "doorbell: db = $in rung by the peer"
+else
+	fail "doorbell: db = $(cat "$D/db"), want $in"
+	grep -i ntb /proc/interrupts
+fi
+echo "c $in" >"$D/db"
+is "$D/db" 0x0 && pass "doorbell cleared" || fail "db after clear: $(cat "$D/db")"
+echo "c $in" >"$D/db_mask"
+
+if [ "$phase" = 2 ]; then
+	handshake 2
+	sleep 1
+	finish		# a sees the link go down a second time
+fi
+
+# Memory windows: an inbound buffer each, then writes through the peer's.
+echo 16384 >"$D/peer0/mw_trans0" || fail "inbound window mw_trans0"
+[ -e "$D/peer0/mw0" ] && pass "inbound window: $(tr '\n\t' '  ' <"$D/peer0/mw_trans0")" ||
+	fail "no inbound window"
+handshake 2
+echo 0:16384 >"$D/peer0/peer_mw_trans0" || fail "outbound window"
+echo "hello from $role over the NTB" >"$D/peer0/peer_mw0"
+handshake 3
+[ "$role" = a ] && other=b || other=a
+got=$(head -c 27 "$D/peer0/mw0")
+if [ "$got" = "hello from $other over the NTB" ]; then
+	pass "memory window: read '$got'"
+else
+	fail "memory window: read '$got'"
+fi
+handshake 4
+
+# --- the peer powers off and comes back ----------------------------------------
+if [ "$role" = b ]; then
+	sleep 1
+	finish
+fi
+if waitfor 60 is "$D/peer0/link" N; then
+	pass "link down after the peer powered off"
+else
+	fail "link still up after the peer powered off"
+fi
+if waitfor 300 is "$D/peer0/link" Y; then
+	pass "link up again after the peer restarted"
+else
+	fail "link not up after the peer restarted"; finish
+fi
+# New markers from the restarted peer (phase 2 of b).
+want=0x2abb mark=0x2aaa
+if waitfor 60 is "$D/spad0" "$want"; then
+	pass "scratchpad after restart: spad0 = $want"
+else
+	fail "scratchpad after restart: spad0 = $(cat "$D/spad0")"
+fi
+echo "$mark" >"$D/peer0/spad0"
+handshake 1
+echo "s $out" >"$D/peer_db"
+if waitfor 30 is "$D/db" "$in"; then
+	pass "doorbell after restart: db = $in"
+else
+	fail "doorbell after restart: db = $(cat "$D/db")"
+fi
+echo "c $in" >"$D/db"
+handshake 2
+if waitfor 60 is "$D/peer0/link" N; then
+	pass "link down after the peer powered off again"
+else
+	fail "link still up after the second power-off"
+fi
+finish
