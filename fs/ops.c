@@ -32,6 +32,7 @@ struct dir_ent {
 	char *name;
 	mode_t mode;
 	fuse_ino_t ino;
+	struct sfs_obj obj;	/* for readdirplus */
 };
 
 struct dir_file {
@@ -526,7 +527,7 @@ static void dir_free(struct dir_file *df)
 }
 
 static int dir_add(struct dir_file *df, const char *name, mode_t mode,
-		   fuse_ino_t ino)
+		   fuse_ino_t ino, const struct sfs_obj *o)
 {
 	struct dir_ent *v;
 
@@ -544,6 +545,10 @@ static int dir_add(struct dir_file *df, const char *name, mode_t mode,
 		goto oom;
 	df->ents[df->n].mode = mode;
 	df->ents[df->n].ino = ino;
+	if (o)
+		df->ents[df->n].obj = *o;
+	else
+		memset(&df->ents[df->n].obj, 0, sizeof(*o));
 	df->n++;
 	return 0;
 oom:
@@ -555,7 +560,7 @@ static int dir_fill(void *ctx, const char *name, const struct sfs_obj *o)
 {
 	struct dir_file *df = ctx;
 
-	return dir_add(df, name, tree_mode(o), inode_peek(df->inode, name));
+	return dir_add(df, name, tree_mode(o), inode_peek(df->inode, name), o);
 }
 
 static int dir_snapshot(struct dir_file *df)
@@ -564,8 +569,8 @@ static int dir_snapshot(struct dir_file *df)
 	int rc;
 
 	dir_free(df);
-	if (dir_add(df, ".", S_IFDIR, e->ino) ||
-	    dir_add(df, "..", S_IFDIR, e->parent))
+	if (dir_add(df, ".", S_IFDIR, e->ino, NULL) ||
+	    dir_add(df, "..", S_IFDIR, e->parent, NULL))
 		return -ENOMEM;
 	rc = tree_list(&e->obj, dir_fill, df);
 	return rc ? rc : df->oom ? -ENOMEM : 0;
@@ -602,15 +607,45 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 	}
 }
 
-static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi)
+/*
+ * One entry of a READDIRPLUS reply: the entry with its attributes, so that
+ * `ls -l` needs no LOOKUP per name.  Each entry but "." and ".." counts as
+ * a lookup; *ref says whether this one took a reference to undo if the
+ * entry does not fit.
+ */
+static size_t add_plus(fuse_req_t req, struct dir_file *df, size_t i,
+		       char *buf, size_t room, struct sfs_inode **ref)
+{
+	const struct dir_ent *d = &df->ents[i];
+	struct fuse_entry_param ep;
+
+	memset(&ep, 0, sizeof(ep));
+	*ref = NULL;
+	if (i < 2) {		/* "." and "..": the kernel takes no reference */
+		ep.attr.st_ino = d->ino;
+		ep.attr.st_mode = d->mode;
+	} else {
+		*ref = inode_ref(df->inode, d->name, &d->obj);
+		if (!*ref)
+			return (size_t)-1;
+		ep.ino = (*ref)->ino;
+		ep.generation = (*ref)->generation;
+		fill_stat(&d->obj, ep.ino, &ep.attr);
+		ep.attr_timeout = ep.entry_timeout = timeout_of(&d->obj);
+	}
+	return fuse_add_direntry_plus(req, buf, room, d->name, &ep,
+				      (off_t)(i + 1));
+}
+
+static void do_readdir(fuse_req_t req, size_t size, off_t off,
+		       struct fuse_file_info *fi, int plus)
 {
 	struct dir_file *df = (struct dir_file *)(uintptr_t)fi->fh;
-	size_t pos = 0, i;
+	struct sfs_inode **refs = NULL;
+	size_t pos = 0, i, nrefs = 0;
 	char *buf;
 	int rc;
 
-	(void)ino;
 	SFS_COUNT(readdir);
 	if (off < 0) {
 		fuse_reply_err(req, EINVAL);
@@ -627,27 +662,58 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		}
 	}
 	buf = malloc(size ? size : 1);
-	if (!buf) {
+	if (plus && off < (off_t)df->n)
+		refs = calloc(df->n - (size_t)off, sizeof(*refs));
+	if (!buf || (plus && off < (off_t)df->n && !refs)) {
 		pthread_mutex_unlock(&df->lock);
+		free(buf);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	for (i = (size_t)off; i < df->n; i++) {
+		struct sfs_inode *ref = NULL;
 		struct stat st;
 		size_t len;
 
-		memset(&st, 0, sizeof(st));
-		st.st_ino = df->ents[i].ino;
-		st.st_mode = df->ents[i].mode;
-		len = fuse_add_direntry(req, buf + pos, size - pos,
-					df->ents[i].name, &st, (off_t)(i + 1));
-		if (len > size - pos)
+		if (plus) {
+			len = add_plus(req, df, i, buf + pos, size - pos, &ref);
+		} else {
+			memset(&st, 0, sizeof(st));
+			st.st_ino = df->ents[i].ino;
+			st.st_mode = df->ents[i].mode;
+			len = fuse_add_direntry(req, buf + pos, size - pos,
+						df->ents[i].name, &st,
+						(off_t)(i + 1));
+		}
+		if (len > size - pos) {
+			if (ref)	/* not sent: the kernel never saw it */
+				inode_forget(ref->ino, 1);
 			break;
+		}
+		if (ref)
+			refs[nrefs++] = ref;
 		pos += len;
 	}
 	pthread_mutex_unlock(&df->lock);
-	fuse_reply_buf(req, buf, pos);
+	if (fuse_reply_buf(req, buf, pos) != 0)
+		while (nrefs)
+			inode_forget(refs[--nrefs]->ino, 1);
+	free(refs);
 	free(buf);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	(void)ino;
+	do_readdir(req, size, off, fi, 0);
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			   off_t off, struct fuse_file_info *fi)
+{
+	(void)ino;
+	do_readdir(req, size, off, fi, 1);
 }
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
@@ -789,6 +855,7 @@ const struct fuse_lowlevel_ops sfs_ops = {
 	.fsync = op_fsync,
 	.opendir = op_opendir,
 	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
 	.releasedir = op_releasedir,
 	.statfs = op_statfs,
 	.setxattr = op_setxattr,
