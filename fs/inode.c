@@ -299,6 +299,16 @@ fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name)
 	return ino;
 }
 
+size_t inode_count(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&it.lock);
+	n = it.count;
+	pthread_mutex_unlock(&it.lock);
+	return n;
+}
+
 size_t inode_collect_dynamic(struct sfs_dynent **out)
 {
 	struct sfs_dynent *v = NULL, *nv;

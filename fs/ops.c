@@ -763,7 +763,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	sb_printf(&sb, "lookup %" PRIu64 "\ngetattr %" PRIu64
 		  "\nreadlink %" PRIu64 "\nopen %" PRIu64 "\nread %" PRIu64
 		  "\nwrite %" PRIu64 "\nreaddir %" PRIu64 "\nmkdir %" PRIu64
-		  "\nrmdir %" PRIu64 "\nother %" PRIu64 "\n",
+		  "\nrmdir %" PRIu64 "\nother %" PRIu64 "\ninodes %zu\n",
 		  __atomic_load_n(&s->lookup, __ATOMIC_RELAXED),
 		  __atomic_load_n(&s->getattr, __ATOMIC_RELAXED),
 		  __atomic_load_n(&s->readlink, __ATOMIC_RELAXED),
@@ -773,7 +773,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		  __atomic_load_n(&s->readdir, __ATOMIC_RELAXED),
 		  __atomic_load_n(&s->mkdir, __ATOMIC_RELAXED),
 		  __atomic_load_n(&s->rmdir, __ATOMIC_RELAXED),
-		  __atomic_load_n(&s->other, __ATOMIC_RELAXED));
+		  __atomic_load_n(&s->other, __ATOMIC_RELAXED), inode_count());
 	if (sb.oom)
 		fuse_reply_err(req, ENOMEM);
 	else if (size == 0)

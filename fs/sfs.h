@@ -188,6 +188,8 @@ struct sfs_inode *inode_get(fuse_ino_t ino);
 struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 			    const struct sfs_obj *o);
 void inode_forget(fuse_ino_t ino, uint64_t n);
+/* Entries in the table (the root included). */
+size_t inode_count(void);
 /* The inode number readdir reports for parent/name. */
 fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name);
 /* Copies the live dynamic inodes; returns how many (caller frees *out). */
