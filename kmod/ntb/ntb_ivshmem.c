@@ -23,7 +23,9 @@
  * mw_set_trans() accepts only that slot's address.  To let clients get
  * such an address the usual way, this driver gives the PCI device a
  * coherent DMA allocator over its own side's slots: dma_alloc_coherent()
- * on ntb->pdev->dev (up to wsize bytes) returns the lowest free slot.
+ * on ntb->pdev->dev (up to wsize bytes) returns the slot of the window
+ * last passed to mw_get_align() (what ntb_tool, ntb_perf and
+ * ntb_transport do before allocating), else the lowest free slot.
  */
 
 #include <linux/bitops.h>
@@ -73,7 +75,7 @@ struct ivntb_side {
 	__le32 spad[IVNTB_SPADS];	/* written by both sides */
 };
 
-static unsigned int mw_count = 1;
+static unsigned int mw_count = 2;
 module_param(mw_count, uint, 0444);
 MODULE_PARM_DESC(mw_count, "Memory windows per side (1-8), the same on both");
 
@@ -105,6 +107,7 @@ struct ivntb {
 	resource_size_t wsize;
 	void *pool;		/* our inbound slots, memremap()ed */
 	unsigned long pool_used;	/* bit per slot */
+	int alloc_hint;		/* window of the last mw_get_align(), or -1 */
 	spinlock_t pool_lock;	/* pool_used */
 	const struct dma_map_ops *saved_dma_ops;
 	u32 ivposition;
@@ -308,6 +311,11 @@ static int ivntb_mw_get_align(struct ntb_dev *ntb, int pidx, int widx,
 
 	if (pidx != 0 || widx < 0 || widx >= mw_count)
 		return -EINVAL;
+	/*
+	 * Clients ask for the alignment of window widx just before they
+	 * allocate its buffer: the allocation takes widx's slot if it can.
+	 */
+	WRITE_ONCE(iv->alloc_hint, widx);
 	/* A slot is wsize-aligned; only its own start will do. */
 	if (addr_align)
 		*addr_align = iv->wsize;
@@ -611,7 +619,10 @@ static void *ivntb_dma_alloc(struct device *dev, size_t size,
 	if (!iv || size > iv->wsize)
 		return NULL;
 	spin_lock_irqsave(&iv->pool_lock, flags);
-	w = find_first_zero_bit(&iv->pool_used, mw_count);
+	w = READ_ONCE(iv->alloc_hint);
+	if (w < 0 || w >= mw_count || test_bit(w, &iv->pool_used))
+		w = find_first_zero_bit(&iv->pool_used, mw_count);
+	WRITE_ONCE(iv->alloc_hint, -1);
 	if (w < mw_count) {
 		__set_bit(w, &iv->pool_used);
 		va = iv->pool + w * iv->wsize;
@@ -746,6 +757,7 @@ static int ivntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!iv)
 		return -ENOMEM;
 	iv->pdev = pdev;
+	iv->alloc_hint = -1;
 	spin_lock_init(&iv->db_lock);
 	spin_lock_init(&iv->pool_lock);
 	INIT_WORK(&iv->db_work, ivntb_db_work);

@@ -37,7 +37,7 @@ kernel=/boot/vmlinuz-$KVER
 tmp=$(mktemp -d /tmp/check-ntb.XXXXXX)
 pids=
 cleanup() {
-	for p in $pids; do
+	for p in $pids $(cat "$tmp"/*.pid 2>/dev/null); do
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
@@ -72,7 +72,7 @@ done
 guest() {
 	timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 \
 		-m 512 -display none -monitor none -no-reboot \
-		-serial "file:$tmp/$1$2.log" \
+		-serial "file:$tmp/$1$2.log" -pidfile "$tmp/$1$2.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 		-append "console=ttyS0 panic=-1 ntbrole=$1 ntbphase=$2" \
 		-chardev "socket,path=$tmp/ivs.sock,id=ivs" \
@@ -128,8 +128,8 @@ check() {
 	fi
 	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; }
 }
-check a1 14
-check b1 9
+check a1 16
+check b1 11
 check b2 6
 echo "--- server"
 cat "$tmp/server.log"

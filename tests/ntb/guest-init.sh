@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # /init of a check-ntb guest.  Kernel command line: ntbrole=a|b, ntbphase=1|2.
 # Phase 1 (both guests): ntb_pingpong over the software NTB, then ntb_tool
-# (link, ports, scratchpads, doorbells, a memory window each way).  Then
+# (link, ports, scratchpads, doorbells, both memory windows each way, set
+# up in reverse order).  Then
 # guest b powers off; guest a must see the link go down, and up again when
 # the harness boots b a second time (phase 2), with scratchpads and
 # doorbells working again; b2 powers off and a sees the link go down again.
@@ -51,6 +52,8 @@ pingpong_count() {
 	cat /sys/kernel/debug/ntb_pingpong/"$pci"/count 2>/dev/null || echo -1
 }
 count_above() { [ "$(pingpong_count)" -gt "$1" ]; }
+link_msgs() { dmesg | grep -c "ntb_ivshmem $pci: link $1"; }
+msgs_above() { [ "$(link_msgs "$1")" -gt "$2" ]; }
 
 # --- ntb_pingpong ----------------------------------------------------------
 if [ "$phase" = 1 ]; then
@@ -115,21 +118,28 @@ if [ "$phase" = 2 ]; then
 	finish		# a sees the link go down a second time
 fi
 
-# Memory windows: an inbound buffer each, then writes through the peer's.
-echo 16384 >"$D/peer0/mw_trans0" || fail "inbound window mw_trans0"
-[ -e "$D/peer0/mw0" ] && pass "inbound window: $(tr '\n\t' '  ' <"$D/peer0/mw_trans0")" ||
-	fail "no inbound window"
+# Memory windows: inbound buffers (window 1 first), then writes through
+# the peer's outbound windows.
+for w in 1 0; do
+	echo 16384 >"$D/peer0/mw_trans$w" || fail "inbound window mw_trans$w"
+	[ -e "$D/peer0/mw$w" ] && pass "inbound window $w: $(tr '\n\t' '  ' <"$D/peer0/mw_trans$w")" ||
+		fail "no inbound window $w"
+done
 handshake 2
-echo 0:16384 >"$D/peer0/peer_mw_trans0" || fail "outbound window"
-echo "hello from $role over the NTB" >"$D/peer0/peer_mw0"
+for w in 0 1; do
+	echo 0:16384 >"$D/peer0/peer_mw_trans$w" || fail "outbound window $w"
+	echo "hello from $role over window $w" >"$D/peer0/peer_mw$w"
+done
 handshake 3
 [ "$role" = a ] && other=b || other=a
-got=$(head -c 27 "$D/peer0/mw0")
-if [ "$got" = "hello from $other over the NTB" ]; then
-	pass "memory window: read '$got'"
-else
-	fail "memory window: read '$got'"
-fi
+for w in 0 1; do
+	got=$(head -c 28 "$D/peer0/mw$w")
+	if [ "$got" = "hello from $other over window $w" ]; then
+		pass "memory window $w: read '$got'"
+	else
+		fail "memory window $w: read '$got'"
+	fi
+done
 handshake 4
 
 # --- the peer powers off and comes back ----------------------------------------
