@@ -5,7 +5,8 @@
 #
 #   tests/ntb/build.sh SRCDIR OUTDIR
 #
-# OUTDIR gets ntb.ko ntb_tool.ko ntb_pingpong.ko ntb_perf.ko ntb_ivshmem.ko.
+# OUTDIR gets ntb.ko ntb_tool.ko ntb_pingpong.ko ntb_perf.ko ntb_ivshmem.ko
+# smartio_ntb.ko.
 # Environment: KVER (default: the newest /usr/src/linux-headers-*-amd64),
 # LINUX_SOURCE (default /usr/src/linux-source-6.1.tar.xz).
 # Exit 77 when the kernel headers or source are missing.
@@ -53,7 +54,7 @@ make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m CONFIG_NTB_TOOL=m \
 	CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m modules
 
 mkdir -p "$ivs"
-for f in ntb_ivshmem.c Kbuild; do
+for f in ntb_ivshmem.c smartio_ntb.c smartio_ntb.h Kbuild; do
 	cmp -s "$src/kmod/ntb/$f" "$ivs/$f" || cp "$src/kmod/ntb/$f" "$ivs/$f"
 done
 make -s -C "$kdir" M="$ivs" -j"$jobs" \
@@ -62,5 +63,5 @@ make -s -C "$kdir" M="$ivs" -j"$jobs" \
 for m in ntb ntb_tool ntb_pingpong ntb_perf; do
 	cp "$ntb/$m.ko" "$out/"
 done
-cp "$ivs/ntb_ivshmem.ko" "$out/"
+cp "$ivs/ntb_ivshmem.ko" "$ivs/smartio_ntb.ko" "$out/"
 echo "built for $KVER in $out: $(cd "$out" && ls ./*.ko | tr '\n' ' ')"

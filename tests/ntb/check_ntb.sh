@@ -1,8 +1,9 @@
 #!/bin/sh
-# make check-ntb: two QEMU guests joined by the software NTB (kmod/ntb over
-# ivshmem-doorbell and smartio-ivshmem-server) run the mainline ntb_tool
-# and ntb_pingpong; guest b powers off, guest a must see the link go down,
-# then b boots again and the link comes back with pings flowing.
+# make check-ntb: two QEMU guests joined by two software NTBs (kmod/ntb
+# over ivshmem-doorbell and smartio-ivshmem-server) run the mainline
+# ntb_pingpong and ntb_tool, and smartio_ntb (discovery, messages); guest b
+# powers off, guest a must see the link and the smartio peer go down, then
+# b boots again and both come back.
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_KEEP=1 keeps
@@ -56,16 +57,19 @@ cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/guest-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
 cp "$out"/ntb.ko "$out"/ntb_ivshmem.ko "$out"/ntb_tool.ko \
-	"$out"/ntb_pingpong.ko "$tmp/root/"
+	"$out"/ntb_pingpong.ko "$out"/smartio_ntb.ko "$tmp/root/"
 (cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
 
-"$server" -S "$tmp/ivs.sock" -l 4M -n 4 -p 2 -v >"$tmp/server.log" 2>&1 &
-pids="$pids $!"
-n=0
-until grep -q listening "$tmp/server.log" 2>/dev/null; do
-	n=$((n + 1))
-	[ "$n" -lt 50 ] || { echo "FAIL: server did not start"; cat "$tmp/server.log"; exit 1; }
-	sleep 0.1
+# Two software NTBs between the guests: two servers, two devices each.
+for i in 1 2; do
+	"$server" -S "$tmp/ivs$i.sock" -l 4M -n 4 -p 2 -v >"$tmp/server$i.log" 2>&1 &
+	pids="$pids $!"
+	n=0
+	until grep -q listening "$tmp/server$i.log" 2>/dev/null; do
+		n=$((n + 1))
+		[ "$n" -lt 50 ] || { echo "FAIL: server $i did not start"; cat "$tmp/server$i.log"; exit 1; }
+		sleep 0.1
+	done
 done
 
 # guest ROLE PHASE: boot one guest in the background; its pid in $guest_pid.
@@ -75,16 +79,18 @@ guest() {
 		-serial "file:$tmp/$1$2.log" -pidfile "$tmp/$1$2.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 		-append "console=ttyS0 panic=-1 ntbrole=$1 ntbphase=$2" \
-		-chardev "socket,path=$tmp/ivs.sock,id=ivs" \
-		-device ivshmem-doorbell,chardev=ivs,vectors=4 \
+		-chardev "socket,path=$tmp/ivs1.sock,id=ivs1" \
+		-device ivshmem-doorbell,chardev=ivs1,vectors=4 \
+		-chardev "socket,path=$tmp/ivs2.sock,id=ivs2" \
+		-device ivshmem-doorbell,chardev=ivs2,vectors=4 \
 		>"$tmp/$1$2.qemu" 2>&1 &
 	guest_pid=$!
 	pids="$pids $guest_pid"
 }
-# wait_joined N: the server has seen N joins.
+# wait_joined N: both servers have seen N joins.
 wait_joined() {
 	n=0
-	until [ "$(grep -c joined "$tmp/server.log")" -ge "$1" ]; do
+	until [ "$(cat "$tmp"/server[12].log | grep -c joined)" -ge $(($1 * 2)) ]; do
 		n=$((n + 1))
 		[ "$n" -lt 300 ] || return 1
 		sleep 0.1
@@ -128,11 +134,11 @@ check() {
 	fi
 	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; }
 }
-check a1 16
-check b1 11
-check b2 6
-echo "--- server"
-cat "$tmp/server.log"
+check a1 22
+check b1 13
+check b2 8
+echo "--- servers"
+cat "$tmp/server1.log" "$tmp/server2.log"
 if [ "$fails" -eq 0 ]; then
 	echo "PASS: check-ntb"
 	exit 0

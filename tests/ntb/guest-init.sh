@@ -1,8 +1,10 @@
 #!/bin/busybox sh
 # /init of a check-ntb guest.  Kernel command line: ntbrole=a|b, ntbphase=1|2.
-# Phase 1 (both guests): ntb_pingpong over the software NTB, then ntb_tool
-# (link, ports, scratchpads, doorbells, both memory windows each way, set
-# up in reverse order).  Then
+# Each guest has two software NTBs (two ivshmem-doorbell devices).
+# Phase 1 (both guests): ntb_pingpong over both, then smartio_ntb on the
+# second (discovery, a request and its reply each way) and ntb_tool on
+# the first (link, ports, scratchpads, doorbells, both memory windows each
+# way, set up in reverse order).  Then
 # guest b powers off; guest a must see the link go down, and up again when
 # the harness boots b a second time (phase 2), with scratchpads and
 # doorbells working again; b2 powers off and a sees the link go down again.
@@ -44,9 +46,19 @@ is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_ivshmem.ko || fail "insmod ntb_ivshmem.ko"
-pci=$(basename "$(readlink /sys/bus/pci/drivers/ntb_ivshmem/0000:* | head -n 1)")
-[ -n "$pci" ] && pass "ntb_ivshmem bound to $pci" || { fail "ntb_ivshmem bound"; finish; }
+pci=$(ls /sys/bus/pci/drivers/ntb_ivshmem | grep '^0000:' | sed -n 1p)
+pci2=$(ls /sys/bus/pci/drivers/ntb_ivshmem | grep '^0000:' | sed -n 2p)
+[ -n "$pci" ] && [ -n "$pci2" ] && pass "ntb_ivshmem bound to $pci and $pci2" ||
+	{ fail "ntb_ivshmem bound to two devices"; finish; }
 [ "$role" = a ] && me=0 peer=1 || me=1 peer=0
+# smartio_ntb runs on the second software NTB, as node 100 + port.
+mynode=$((100 + me)) peernode=$((100 + peer))
+S=/sys/kernel/debug/smartio_ntb/$pci2
+smartio_up() { grep -q "^up node=$peernode " "$S/peer" 2>/dev/null; }
+smartio_call() {
+	echo "hello from $role" >"$S/call" &&
+		[ "$(cat "$S/call")" = "node $peernode got: hello from $role" ]
+}
 
 pingpong_count() {
 	cat /sys/kernel/debug/ntb_pingpong/"$pci"/count 2>/dev/null || echo -1
@@ -67,8 +79,23 @@ if [ "$phase" = 1 ]; then
 	rmmod ntb_pingpong || fail "rmmod ntb_pingpong"
 fi
 
-# --- ntb_tool --------------------------------------------------------------
+# --- smartio_ntb: discovery and messages over the second NTB ---------------
+insmod /smartio_ntb.ko node=$mynode dev=$pci2 || fail "insmod smartio_ntb"
+if waitfor 120 smartio_up; then
+	gen=$(sed -n 's/.*generation=//p' "$S/peer")
+	pass "smartio_ntb: peer node $peernode up (generation $gen)"
+else
+	fail "smartio_ntb: peer: $(cat "$S/peer")"
+fi
+if smartio_call; then
+	pass "smartio_ntb: reply '$(cat "$S/call")'"
+else
+	fail "smartio_ntb: call: '$(cat "$S/call")'"
+fi
+
+# --- ntb_tool (on the first NTB) ---------------------------------------------
 insmod /ntb_tool.ko || fail "insmod ntb_tool"
+[ -e /sys/kernel/debug/ntb_tool/"$pci2" ] && fail "ntb_tool took $pci2 too"
 D=/sys/kernel/debug/ntb_tool/$pci
 echo Y >"$D/link"
 if waitfor 180 is "$D/peer0/link" Y; then
@@ -152,11 +179,25 @@ if waitfor 60 is "$D/peer0/link" N; then
 else
 	fail "link still up after the peer powered off"
 fi
+if waitfor 30 is "$S/peer" down; then
+	pass "smartio_ntb: peer down after the peer powered off"
+else
+	fail "smartio_ntb: peer $(cat "$S/peer") after the peer powered off"
+fi
+echo ping >"$S/call" 2>/dev/null && fail "smartio_ntb: a call to a node that is off worked" ||
+	pass "smartio_ntb: a call to a node that is off fails"
 if waitfor 300 is "$D/peer0/link" Y; then
 	pass "link up again after the peer restarted"
 else
 	fail "link not up after the peer restarted"; finish
 fi
+if waitfor 120 smartio_up && ! grep -q "generation=$gen" "$S/peer"; then
+	pass "smartio_ntb: peer node $peernode up again, $(cat "$S/peer")"
+else
+	fail "smartio_ntb: after the restart: $(cat "$S/peer"), was generation $gen"
+fi
+smartio_call && pass "smartio_ntb: reply after the restart '$(cat "$S/call")'" ||
+	fail "smartio_ntb: call after the restart: '$(cat "$S/call")'"
 # New markers from the restarted peer (phase 2 of b).
 want=0x2abb mark=0x2aaa
 if waitfor 60 is "$D/spad0" "$want"; then

@@ -5,9 +5,10 @@
 # the protocol with two real clients, in make check.
 #
 # make check-ntb builds ntb.ko, ntb_tool, ntb_pingpong and ntb_perf from
-# Debian's linux-source package and kmod/ntb's driver at test time, boots
-# two QEMU guests joined by the server and runs the mainline clients over
-# the software NTB.  It skips (77) without qemu, kernel source or headers.
+# Debian's linux-source package and kmod/ntb's modules at test time, boots
+# two QEMU guests joined by two servers and runs the mainline clients and
+# smartio_ntb over the software NTBs, powering one guest off and on.  The
+# script exits 77 without qemu, kernel source or headers (make: SKIPPED).
 bin_PROGRAMS = contrib/ivshmem/smartio-ivshmem-server
 contrib_ivshmem_smartio_ivshmem_server_SOURCES = \
 	contrib/ivshmem/smartio-ivshmem-server.c
@@ -16,7 +17,8 @@ dist_man_MANS += man/smartio-ivshmem-server.8
 check_PROGRAMS += tests/ntb/test_ivshmem_server
 tests_ntb_test_ivshmem_server_SOURCES = tests/ntb/test_ivshmem_server.c
 
-NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/Kbuild kmod/ntb/Makefile \
+NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
+	kmod/ntb/smartio_ntb.h kmod/ntb/Kbuild kmod/ntb/Makefile \
 	kmod/ntb/README tests/ntb/build.sh tests/ntb/check_ntb.sh \
 	tests/ntb/guest-init.sh
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * smartio_ntb: the node-to-node message transport that smartio's kernel
+ * core uses over any NTB on the mainline framework (include/linux/ntb.h).
+ *
+ * One struct sio_ntb_peer per ntb_dev (per peer).  The transport finds the
+ * peer's node id over the link (scratchpads), carries request/reply
+ * messages through the memory windows with doorbells as notifications, and
+ * reports the peer up and down (link down, powered off, rebooted: a
+ * rebooted peer is a down, then an up with a new generation).
+ *
+ * It matches what the core asks of its platform: sio_platform_ops.send is
+ * sio_ntb_call() to the peer that reaches dst, sio_core_node_up/down follow
+ * peer_up/peer_down, and ops->request is sio_core_dispatch().
+ */
+#ifndef SMARTIO_NTB_H
+#define SMARTIO_NTB_H
+
+#include <linux/types.h>
+
+#define SIO_NTB_MSG_MAX		8192	/* = SIO_MSG_MAX of lib/core/proto.h */
+
+struct sio_ntb_peer;
+
+struct sio_ntb_ops {
+	/* The peer is reachable: its node id and the generation of its load. */
+	void (*peer_up)(void *ctx, struct sio_ntb_peer *p, u32 node, u32 gen);
+	/* The peer went away; calls in flight have failed with -EHOSTDOWN. */
+	void (*peer_down)(void *ctx, struct sio_ntb_peer *p, u32 node);
+	/*
+	 * A request from the peer (process context, one at a time per peer):
+	 * write the reply into reply (cap bytes), return its length or -errno
+	 * (the caller then gets that errno).
+	 */
+	int (*request)(void *ctx, struct sio_ntb_peer *p, const void *msg,
+		       u32 len, void *reply, u32 cap);
+};
+
+/*
+ * Takes over the transport as node self_node with ops (the built-in echo
+ * service answers until then).  Peers already up are reported through
+ * peer_up at once.  -EBUSY when another user holds it.
+ */
+int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx);
+void sio_ntb_detach(void);
+
+/*
+ * Sends msg to the peer and waits up to timeout_ms for its reply.  Returns
+ * the reply length, or -EHOSTDOWN (peer not up, or went down meanwhile),
+ * -ETIMEDOUT, -EMSGSIZE, or the errno the peer's request() returned.
+ * Process context; calls to one peer are serialized.
+ */
+int sio_ntb_call(struct sio_ntb_peer *p, const void *msg, u32 len,
+		 void *reply, u32 cap, unsigned int timeout_ms);
+
+/* The peer's node id (valid while it is up). */
+u32 sio_ntb_peer_node(struct sio_ntb_peer *p);
+
+#endif
