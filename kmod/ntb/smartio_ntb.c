@@ -99,7 +99,13 @@ static char *dev;
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "Bind only this NTB device (its name, e.g. 0000:00:04.0)");
 
-static DEFINE_MUTEX(sio_lock);		/* peers, user */
+static DEFINE_MUTEX(sio_lock);		/* sio_peers */
+/*
+ * The user (ops, ctx, self): callbacks run under the read side, so that
+ * a request() may call sio_ntb_call() to another peer whose handler calls
+ * back here; attach and detach take the write side.
+ */
+static DECLARE_RWSEM(sio_user_sem);
 static LIST_HEAD(sio_peers);
 static const struct sio_ntb_ops *sio_ops;
 static void *sio_ctx;
@@ -138,12 +144,12 @@ static void sio_peer_down(struct sio_ntb_peer *p)
 	wake_up_all(&p->wq);
 	dev_info(&p->ntb->dev, "smartio peer node %u down\n", p->peer_node);
 
-	mutex_lock(&sio_lock);
+	down_read(&sio_user_sem);
 	ops = sio_ops;
 	ctx = sio_ctx;
 	if (ops->peer_down)
 		ops->peer_down(ctx, p, p->peer_node);
-	mutex_unlock(&sio_lock);
+	up_read(&sio_user_sem);
 }
 
 static int sio_setup_inbound(struct sio_ntb_peer *p)
@@ -256,12 +262,12 @@ static void sio_link_work(struct work_struct *work)
 
 	dev_info(&ntb->dev, "smartio peer node %u up (generation %#x)\n",
 		 peer, gen);
-	mutex_lock(&sio_lock);
+	down_read(&sio_user_sem);
 	ops = sio_ops;
 	ctx = sio_ctx;
 	if (ops->peer_up)
 		ops->peer_up(ctx, p, peer, gen);
-	mutex_unlock(&sio_lock);
+	up_read(&sio_user_sem);
 	/* A request may have arrived before we were up. */
 	schedule_work(&p->req_work);
 }
@@ -290,21 +296,28 @@ static void sio_req_work(struct work_struct *work)
 	if (!p->in || !READ_ONCE(p->up))
 		return;
 	seq = le32_to_cpu(READ_ONCE(p->in->req.seq));
+again:
 	if (seq == p->req_seen)
 		return;
-	p->req_seen = seq;
 	rmb();	/* the data is read after the sequence number */
 	len = le32_to_cpu(READ_ONCE(p->in->req.len));
+	if (len <= SIO_NTB_MSG_MAX)
+		memcpy(p->req_buf, p->in->req.data, len);
+	rmb();	/* a caller that gave up may have sent the next one meanwhile */
+	if (le32_to_cpu(READ_ONCE(p->in->req.seq)) != seq) {
+		seq = le32_to_cpu(READ_ONCE(p->in->req.seq));
+		goto again;
+	}
+	p->req_seen = seq;
 	if (len > SIO_NTB_MSG_MAX) {
 		rc = -EMSGSIZE;
 	} else {
-		memcpy(p->req_buf, p->in->req.data, len);
-		mutex_lock(&sio_lock);
+		down_read(&sio_user_sem);
 		ops = sio_ops;
 		ctx = sio_ctx;
 		rc = ops->request(ctx, p, p->req_buf, len, p->rsp_buf,
 				  SIO_NTB_MSG_MAX);
-		mutex_unlock(&sio_lock);
+		up_read(&sio_user_sem);
 	}
 	if (rc < 0)
 		sio_write_slot(&p->out->rsp, seq, -rc, NULL, 0);
@@ -377,19 +390,22 @@ int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx)
 
 	if (!ops || !ops->request)
 		return -EINVAL;
-	mutex_lock(&sio_lock);
+	down_write(&sio_user_sem);
 	if (sio_ops != &sio_echo_ops) {
-		mutex_unlock(&sio_lock);
+		up_write(&sio_user_sem);
 		return -EBUSY;
 	}
 	sio_ops = ops;
 	sio_ctx = ctx;
 	sio_self = self_node;
+	downgrade_write(&sio_user_sem);
+	mutex_lock(&sio_lock);
 	list_for_each_entry(p, &sio_peers, node) {
 		if (READ_ONCE(p->up) && ops->peer_up)
 			ops->peer_up(ctx, p, p->peer_node, p->peer_gen);
 	}
 	mutex_unlock(&sio_lock);
+	up_read(&sio_user_sem);
 	/* Peers learn the new node id at their next link up. */
 	return 0;
 }
@@ -397,11 +413,11 @@ EXPORT_SYMBOL_GPL(sio_ntb_attach);
 
 void sio_ntb_detach(void)
 {
-	mutex_lock(&sio_lock);
+	down_write(&sio_user_sem);
 	sio_ops = &sio_echo_ops;
 	sio_ctx = NULL;
 	sio_self = node;
-	mutex_unlock(&sio_lock);
+	up_write(&sio_user_sem);
 }
 EXPORT_SYMBOL_GPL(sio_ntb_detach);
 

@@ -22,6 +22,10 @@
 
 struct sio_ntb_peer;
 
+/*
+ * Callbacks run in process context and may call sio_ntb_call(), but not
+ * sio_ntb_attach() or sio_ntb_detach().
+ */
 struct sio_ntb_ops {
 	/* The peer is reachable: its node id and the generation of its load. */
 	void (*peer_up)(void *ctx, struct sio_ntb_peer *p, u32 node, u32 gen);

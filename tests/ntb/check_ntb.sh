@@ -134,9 +134,9 @@ check() {
 	fi
 	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; }
 }
-check a1 22
+check a1 23
 check b1 13
-check b2 8
+check b2 9
 echo "--- servers"
 cat "$tmp/server1.log" "$tmp/server2.log"
 if [ "$fails" -eq 0 ]; then
