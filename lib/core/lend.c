@@ -580,9 +580,9 @@ int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 {
 	struct sio_registry *r = c->reg;
 	int dev = sio_msg_dev(r, p), asker = sio_msg_node(r, p, SIO_A_NODE);
-	u8 data[SIO_DATA_MAX];
 	struct sio_device *d;
 	u64 off, len;
+	u8 *data;
 	int err;
 
 	if (dev < 0)
@@ -616,11 +616,15 @@ int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 			d->stats.cfg_writes++;
 		return err;
 	}
+	/* Straight into the reply: kernel stacks have no room for 4 KiB. */
+	data = sio_msg_reserve(rep, SIO_A_DATA, (u32)len);
+	if (!data)
+		return rep->err;
 	err = c->ops->cfg_access(c->plat, (u32)dev, (u32)off, data, (u32)len,
 				 0);
 	if (err)
 		return err;
 	sio_msi_cfg_read(c, (u32)dev, (u32)asker, (u32)off, data, (u32)len);
 	d->stats.cfg_reads++;
-	return sio_msg_put_bin(rep, SIO_A_DATA, data, (u32)len);
+	return 0;
 }

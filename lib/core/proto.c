@@ -208,6 +208,16 @@ int sio_msg_put_bin(struct sio_msg *m, u16 type, const void *p, u32 len)
 	return sio_put_attr(m, type, p, len);
 }
 
+u8 *sio_msg_reserve(struct sio_msg *m, u16 type, u32 len)
+{
+	u32 at = m->len;
+
+	if (sio_msg_put_bin(m, type, NULL, len))
+		return NULL;
+	sio_memset(m->buf + at + SIO_NLA_HDRLEN, 0, len);
+	return m->buf + at + SIO_NLA_HDRLEN;
+}
+
 int sio_msg_nest_start(struct sio_msg *m, u16 type)
 {
 	u32 off = m->len;

@@ -144,6 +144,12 @@ int sio_msg_put_s32(struct sio_msg *m, u16 type, s32 v);
 int sio_msg_put_u64(struct sio_msg *m, u16 type, u64 v);
 int sio_msg_put_str(struct sio_msg *m, u16 type, const char *s);
 int sio_msg_put_bin(struct sio_msg *m, u16 type, const void *p, u32 len);
+/*
+ * Appends a zeroed binary attribute of len bytes and returns its payload
+ * for the caller to fill (no copy through a stack buffer), or NULL with
+ * m->err set.
+ */
+u8 *sio_msg_reserve(struct sio_msg *m, u16 type, u32 len);
 /* Returns the nest's offset (>= 0) or a negative errno; close with _end. */
 int sio_msg_nest_start(struct sio_msg *m, u16 type);
 int sio_msg_nest_end(struct sio_msg *m, int nest_off);
