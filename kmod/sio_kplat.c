@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The core's platform operations on Linux (lib/sim/hw.c is the simulator's).
+ *
+ * Clocks are ktime; configuration space is the lender's real device
+ * through pci_{read,write}_config_*; BAR memory is ioremap()ed on demand.
+ * The two nodes of this machine talk through a loopback adapter: a message
+ * to the other node is dispatched to its core at once (the caller holds the
+ * platform lock, as in the simulator), and a LUT slot is a table entry that
+ * sio_kplat_resolve() follows, since no hardware sits between the nodes.
+ */
+#include <linux/io.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+
+#include "sio_kmod.h"
+
+static u64 kplat_now_ns(void *plat)
+{
+	return ktime_get_real_ns();
+}
+
+static u64 kplat_mono_ns(void *plat)
+{
+	return ktime_get_ns();
+}
+
+static int kplat_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
+			 u32 target_node, u64 target_addr, u64 len,
+			 u32 src_node, u16 rid)
+{
+	struct sio_klut *l;
+
+	if (node >= SIO_K_NODES || adapter != 0 || slot >= SIO_K_LUTS)
+		return -EINVAL;
+	l = &sio_k.lut[node][slot];
+	l->target_node = target_node;
+	l->target_addr = target_addr;
+	l->len = len;
+	l->src_node = src_node;
+	l->rid = rid;
+	l->valid = true;
+	return 0;
+}
+
+static void kplat_lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
+{
+	if (node < SIO_K_NODES && adapter == 0 && slot < SIO_K_LUTS)
+		memset(&sio_k.lut[node][slot], 0, sizeof(struct sio_klut));
+}
+
+int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr)
+{
+	struct sio_adapter *ad;
+	struct sio_klut *first;
+	u64 rel, slot, off, left = len, expect;
+
+	if (node >= SIO_K_NODES || !len)
+		return -EFAULT;
+	ad = &sio_node(sio_k.reg, node)->adapter[0];
+	if (addr < ad->window_base || addr - ad->window_base >= ad->window_size ||
+	    len > ad->window_size - (addr - ad->window_base))
+		return -EFAULT;
+	rel = addr - ad->window_base;
+	slot = div64_u64(rel, ad->slot_size);
+	off = rel - slot * ad->slot_size;
+	first = &sio_k.lut[node][slot];
+	if (!first->valid)
+		return -EFAULT;
+	expect = first->target_addr + off;
+	*tnode = first->target_node;
+	*taddr = expect;
+	/* A range spanning slots must be contiguous on the far side. */
+	while (left) {
+		u64 piece = min(ad->slot_size - off, left);
+		struct sio_klut *l;
+
+		if (slot >= SIO_K_LUTS)
+			return -EFAULT;
+		l = &sio_k.lut[node][slot];
+		if (!l->valid ||
+		    l->target_node != first->target_node ||
+		    l->target_addr + off != expect || off + piece > l->len)
+			return -EFAULT;
+		expect += piece;
+		left -= piece;
+		slot++;
+		off = 0;
+	}
+	return 0;
+}
+
+/*
+ * The IOMMU of a node for DMA from (src_node, rid): no device of this
+ * machine is behind one the core may program yet (segments and
+ * peer-to-peer mappings are not offered by the kernel platform).
+ */
+static int kplat_iommu_map(void *plat, u32 node, u32 src_node, u16 rid,
+			   u64 iova, u64 phys, u64 size)
+{
+	return -EOPNOTSUPP;
+}
+
+static void kplat_iommu_unmap(void *plat, u32 node, u32 src_node, u16 rid,
+			      u64 iova)
+{
+}
+
+/* Segments need memory the kernel platform does not provide yet. */
+static int kplat_seg_backing(void *plat, u32 seg, int create)
+{
+	return create ? -EOPNOTSUPP : 0;
+}
+
+static struct pci_dev *kdev_pci(u32 dev)
+{
+	u32 i;
+
+	for (i = 0; i < sio_k.ndevs; i++)
+		if (sio_k.dev[i].index == dev)
+			return sio_k.dev[i].pdev;
+	return NULL;
+}
+
+static int kplat_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
+			    int write)
+{
+	struct pci_dev *pdev = kdev_pci(dev);
+	u8 *p = buf;
+	int err = 0;
+
+	if (!pdev || off > pdev->cfg_size || len > pdev->cfg_size - off)
+		return -EINVAL;
+	while (len && !err) {
+		u32 n = !(off & 3) && len >= 4 ? 4 : !(off & 1) && len >= 2 ? 2 : 1;
+		u32 v = 0;
+
+		if (write) {
+			memcpy(&v, p, n);
+			v = le32_to_cpu((__force __le32)v);
+			if (n == 4)
+				err = pci_write_config_dword(pdev, off, v);
+			else if (n == 2)
+				err = pci_write_config_word(pdev, off, (u16)v);
+			else
+				err = pci_write_config_byte(pdev, off, (u8)v);
+		} else {
+			u16 w;
+			u8 b;
+
+			if (n == 4) {
+				err = pci_read_config_dword(pdev, off, &v);
+			} else if (n == 2) {
+				err = pci_read_config_word(pdev, off, &w);
+				v = w;
+			} else {
+				err = pci_read_config_byte(pdev, off, &b);
+				v = b;
+			}
+			v = (__force u32)cpu_to_le32(v);
+			memcpy(p, &v, n);
+		}
+		off += n;
+		p += n;
+		len -= n;
+	}
+	return err ? pcibios_err_to_errno(err) : 0;
+}
+
+static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
+			    u32 len, int write)
+{
+	struct pci_dev *pdev = kdev_pci(dev);
+	void __iomem *io;
+	u32 i;
+
+	if (!pdev || bar >= PCI_STD_NUM_BARS ||
+	    !(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
+	    off > pci_resource_len(pdev, bar) ||
+	    len > pci_resource_len(pdev, bar) - off || (off | len) & 3)
+		return -EINVAL;
+	io = ioremap(pci_resource_start(pdev, bar) + off, len);
+	if (!io)
+		return -ENOMEM;
+	/* Dword accesses: what MSI-X tables and doorbells require. */
+	for (i = 0; i < len; i += 4) {
+		u32 v;
+
+		if (write) {
+			memcpy(&v, (u8 *)buf + i, 4);
+			iowrite32(v, io + i);
+		} else {
+			v = ioread32(io + i);
+			memcpy((u8 *)buf + i, &v, 4);
+		}
+	}
+	iounmap(io);
+	return 0;
+}
+
+/* The loopback link: the other node's core answers at once. */
+static int kplat_send(void *plat, u32 dst, const void *msg, u32 len,
+		      void *reply, u32 cap)
+{
+	lockdep_assert_held(&sio_k.lock);
+	if (dst >= SIO_K_NODES || sio_node(sio_k.reg, dst)->state != SIO_NODE_UP)
+		return -EHOSTDOWN;
+	return sio_core_dispatch(&sio_k.core, dst, msg, len, reply, cap);
+}
+
+static void kplat_notify(void *plat)
+{
+	sio_k.notifies++;
+	wake_up_interruptible_all(&sio_k.wait);
+}
+
+const struct sio_platform_ops sio_kplat_ops = {
+	.now_ns = kplat_now_ns,
+	.mono_ns = kplat_mono_ns,
+	.lut_set = kplat_lut_set,
+	.lut_clear = kplat_lut_clear,
+	.iommu_map = kplat_iommu_map,
+	.iommu_unmap = kplat_iommu_unmap,
+	.seg_backing = kplat_seg_backing,
+	.cfg_access = kplat_cfg_access,
+	.bar_access = kplat_bar_access,
+	.send = kplat_send,
+	.notify = kplat_notify,
+};

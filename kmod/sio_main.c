@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartio.ko: builds the registry of this machine's fabric (host0 with the
+ * devices it lends, host1 behind the loopback adapter), brings both nodes
+ * up and serves the core.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "sio_kmod.h"
+
+struct sio_kernel sio_k;
+
+static char *devices;
+module_param(devices, charp, 0444);
+MODULE_PARM_DESC(devices,
+		 "PCI functions host0 lends (\"0000:00:04.0,...\"); default: every NVMe controller");
+
+static bool wanted(struct pci_dev *pdev)
+{
+	const char *p = devices, *name = pci_name(pdev);
+	size_t n = strlen(name);
+
+	if (!p || !*p)
+		return pdev->class == PCI_CLASS_STORAGE_EXPRESS;
+	while (*p) {
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+		p = strchrnul(p, ',');
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+static void fill_device(struct sio_topo_device *td, struct pci_dev *pdev,
+			u32 nvme)
+{
+	int b;
+
+	if (pdev->class == PCI_CLASS_STORAGE_EXPRESS)
+		snprintf(td->name, sizeof(td->name), "nvme%u", nvme);
+	else
+		snprintf(td->name, sizeof(td->name), "pci%02x%02x%x",
+			 pdev->bus->number, PCI_SLOT(pdev->devfn),
+			 PCI_FUNC(pdev->devfn));
+	td->node = SIO_K_LENDER;
+	strscpy(td->bdf, pci_name(pdev), sizeof(td->bdf));
+	td->vendor = pdev->vendor;
+	td->device = pdev->device;
+	td->subsys_vendor = pdev->subsystem_vendor;
+	td->subsys_device = pdev->subsystem_device;
+	td->class_code = pdev->class;
+	td->revision = pdev->revision;
+	td->config_size = pdev->cfg_size;
+	td->model = SIO_MODEL_GENERIC;
+	for (b = 0; b < PCI_STD_NUM_BARS; b++) {
+		unsigned long f = pci_resource_flags(pdev, b);
+
+		/* Memory BARs only: I/O ports do not cross an NTB. */
+		if (!(f & IORESOURCE_MEM) || !pci_resource_len(pdev, b))
+			continue;
+		td->bar[b].size = pci_resource_len(pdev, b);
+		if (f & IORESOURCE_MEM_64)
+			td->bar[b].flags |= SIO_BAR_MEM64;
+		if (f & IORESOURCE_PREFETCH)
+			td->bar[b].flags |= SIO_BAR_PREFETCH;
+	}
+}
+
+static int build_registry(void)
+{
+	static struct sio_topo_node nodes[SIO_K_NODES] = {
+		{ .name = "host0", .id = 0 },
+		{ .name = "host1", .id = 1 },
+	};
+	static struct sio_topo_adapter adapters[SIO_K_NODES] = {
+		{ .name = "lo0", .node = 0, .peers = 1u << 1,
+		  .window = SIO_K_WINDOW, .luts = SIO_K_LUTS,
+		  .requesters = 32, .reserved = 2 },
+		{ .name = "lo0", .node = 1, .peers = 1u << 0,
+		  .window = SIO_K_WINDOW, .luts = SIO_K_LUTS,
+		  .requesters = 32, .reserved = 2 },
+	};
+	static const struct sio_reg_limits lim = {
+		.max_borrows = 16, .max_segments = 16, .max_attach = 16,
+		.max_segdma = 16, .max_peermap = 8,
+	};
+	struct sio_topo_device *tdev;
+	struct sio_topology t = {
+		.nnodes = SIO_K_NODES, .nadapters = SIO_K_NODES,
+		.nodes = nodes, .adapters = adapters,
+	};
+	struct pci_dev *pdev = NULL;
+	u32 i, nvme = 0;
+	u64 size;
+	int err, b;
+
+	tdev = kcalloc(SIO_K_MAX_DEVS, sizeof(*tdev), GFP_KERNEL);
+	if (!tdev)
+		return -ENOMEM;
+	for_each_pci_dev(pdev) {
+		if (pdev->hdr_type != PCI_HEADER_TYPE_NORMAL || !wanted(pdev))
+			continue;
+		if (sio_k.ndevs == SIO_K_MAX_DEVS) {
+			pci_dev_put(pdev);
+			break;
+		}
+		fill_device(&tdev[sio_k.ndevs], pdev, nvme);
+		if (pdev->class == PCI_CLASS_STORAGE_EXPRESS)
+			nvme++;
+		sio_k.dev[sio_k.ndevs].pdev = pci_dev_get(pdev);
+		sio_k.dev[sio_k.ndevs].index = sio_k.ndevs;
+		sio_k.ndevs++;
+	}
+	t.ndevices = sio_k.ndevs;
+	t.devices = tdev;
+	size = sio_registry_size(&t, &lim);
+	err = size ? 0 : -E2BIG;
+	if (!err) {
+		sio_k.reg = vzalloc(size);
+		err = sio_k.reg ? 0 : -ENOMEM;
+	}
+	if (!err)
+		err = sio_registry_init(sio_k.reg, size, &t, &lim);
+	kfree(tdev);
+	if (err)
+		return err;
+	/* The core placed BARs in its own map; these are the real ones. */
+	for (i = 0; i < sio_k.ndevs; i++) {
+		struct sio_device *d = sio_dev(sio_k.reg, i);
+
+		for (b = 0; b < SIO_MAX_BARS; b++)
+			if (d->bar[b].size)
+				d->bar[b].addr =
+					pci_resource_start(sio_k.dev[i].pdev, b);
+	}
+	return 0;
+}
+
+static void put_devices(void)
+{
+	u32 i;
+
+	for (i = 0; i < sio_k.ndevs; i++)
+		pci_dev_put(sio_k.dev[i].pdev);
+	sio_k.ndevs = 0;
+}
+
+static int __init sio_init(void)
+{
+	int err;
+
+	mutex_init(&sio_k.lock);
+	init_waitqueue_head(&sio_k.wait);
+	err = build_registry();
+	if (err)
+		goto fail;
+	sio_k.core.reg = sio_k.reg;
+	sio_k.core.ops = &sio_kplat_ops;
+	sio_k.core.plat = &sio_k;
+	mutex_lock(&sio_k.lock);
+	sio_core_node_up(&sio_k.core, SIO_K_LENDER);
+	sio_core_node_up(&sio_k.core, SIO_K_BORROWER);
+	mutex_unlock(&sio_k.lock);
+	err = sio_ctl_init();
+	if (err)
+		goto fail;
+	pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
+		sio_k.ndevs);
+	return 0;
+fail:
+	vfree(sio_k.reg);
+	put_devices();
+	return err;
+}
+
+static void __exit sio_exit(void)
+{
+	u32 i;
+
+	sio_ctl_exit();
+	mutex_lock(&sio_k.lock);
+	/* Every borrow ends before the registry goes. */
+	for (i = 0; i < SIO_K_NODES; i++)
+		sio_core_node_down(&sio_k.core, i);
+	mutex_unlock(&sio_k.lock);
+	vfree(sio_k.reg);
+	put_devices();
+}
+
+module_init(sio_init);
+module_exit(sio_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("SmartIO device lending over NTBs: the portable core on Linux");

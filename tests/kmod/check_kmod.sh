@@ -1,0 +1,124 @@
+#!/bin/sh
+# make check-kmod: builds kmod/smartio.ko against Debian's linux-headers
+# (no compiler warning allowed), boots it in a QEMU guest with an NVMe
+# drive behind QEMU's intel-iommu and runs guest-init.sh there, which
+# prints PASS:/FAIL: lines on the serial console.  The guest's log must
+# hold the expected passes, no FAIL, no kernel warning/BUG/oops and no
+# DMAR fault.
+#
+# Environment: SRCDIR, BUILDDIR (set by make), KVER (default: newest
+# /usr/src/linux-headers-*-amd64), KMOD_TIMEOUT (seconds, default 900),
+# KMOD_KEEP=1 keeps the work directory.  Exit 77 when qemu, busybox-static,
+# cpio, the kernel image, its modules or headers are missing.
+set -u
+src=${SRCDIR:-.}
+build=${BUILDDIR:-.}
+limit=${KMOD_TIMEOUT:-900}
+expect_passes=16
+
+skip() { echo "SKIP: check-kmod: $*"; exit 77; }
+command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+command -v cpio >/dev/null || skip "no cpio"
+command -v make >/dev/null || skip "no make"
+busybox=/bin/busybox
+file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	skip "no static busybox (apt-get install busybox-static)"
+if [ -z "${KVER:-}" ]; then
+	KVER=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V |
+	       tail -n 1 | sed 's|.*/linux-headers-||')
+fi
+[ -n "$KVER" ] || skip "no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"
+kdir=/usr/src/linux-headers-$KVER
+[ -d "$kdir" ] || skip "no $kdir"
+kernel=/boot/vmlinuz-$KVER
+[ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
+[ -d "/lib/modules/$KVER/kernel" ] || skip "no /lib/modules/$KVER (linux-image-$KVER)"
+
+out=$build/tests/kmod/build
+rm -rf "$out"
+mkdir -p "$out"
+t0=$(date +%s)
+if ! make -C "$src/kmod" KDIR="$kdir" O_BUILD="$out/smartio" \
+	>"$out/build.log" 2>&1; then
+	cat "$out/build.log"
+	echo "FAIL: building smartio.ko against $kdir"
+	exit 1
+fi
+if grep -E -i 'warning|error' "$out/build.log" |
+	grep -v 'Skipping BTF generation'; then
+	echo "FAIL: smartio.ko builds with warnings (above)"
+	exit 1
+fi
+echo "PASS: smartio.ko builds against $kdir without warnings ($(($(date +%s) - t0)) s)"
+
+tmp=$(mktemp -d /tmp/check-kmod.XXXXXX)
+qpid=
+cleanup() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	wait 2>/dev/null
+	if [ "${KMOD_KEEP:-0}" = 1 ]; then
+		echo "kept $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# The initramfs: busybox, the NVMe driver with its dependencies, smartio.ko.
+mkdir -p "$tmp/root/bin" "$tmp/root/modules"
+cp "$busybox" "$tmp/root/bin/busybox"
+cp "$src/tests/kmod/guest-init.sh" "$tmp/root/init"
+chmod 755 "$tmp/root/init"
+modprobe -S "$KVER" --show-depends nvme 2>/dev/null |
+	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$tmp/mods"
+[ -s "$tmp/mods" ] || skip "modprobe cannot resolve nvme for $KVER"
+while read -r m; do
+	cp "$m" "$tmp/root/modules/"
+	echo "/modules/$(basename "$m")" >>"$tmp/root/modules/order"
+done <"$tmp/mods"
+cp "$out/smartio/smartio.ko" "$tmp/root/smartio.ko"
+(cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
+
+# A 64 MiB drive with a known pattern at its start.
+dd if=/dev/zero of="$tmp/nvme.img" bs=1M count=64 status=none
+t0=$(date +%s)
+timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 -m 768 \
+	-display none -monitor none -no-reboot -serial "file:$tmp/guest.log" \
+	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+	-append "console=ttyS0 panic=-1 intel_iommu=on" \
+	-device intel-iommu \
+	-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw" \
+	-device nvme,serial=smartio0,drive=nv0 >"$tmp/qemu.log" 2>&1 &
+qpid=$!
+wait "$qpid"
+st=$?
+qpid=
+echo "guest ran $(($(date +%s) - t0)) s (qemu status $st)"
+
+log=$tmp/guest.log
+tr -d '\r' <"$log" >"$tmp/clean.log"
+log=$tmp/clean.log
+grep -E '^(PASS|FAIL|SKIP): ' "$log"
+passes=$(grep -c '^PASS: ' "$log")
+bad=$(grep -c '^FAIL: ' "$log")
+if ! grep -q '^KMOD-END fails=0' "$log"; then
+	echo "FAIL: the guest did not finish cleanly"
+	bad=$((bad + 1))
+fi
+if [ "$passes" -lt "$expect_passes" ]; then
+	echo "FAIL: $passes checks passed in the guest, $expect_passes expected"
+	bad=$((bad + 1))
+fi
+if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic|DMAR: \[DMA|DMAR: DRHD: handling fault|DMAR:.*fault' "$log"; then
+	echo "FAIL: kernel warning, bug, oops or IOMMU fault in the guest (above)"
+	bad=$((bad + 1))
+fi
+if [ "$bad" -ne 0 ]; then
+	tail -n 60 "$log"
+	cat "$tmp/qemu.log"
+	echo "FAIL: check-kmod ($bad problems)"
+	exit 1
+fi
+echo "PASS: check-kmod"
+exit 0

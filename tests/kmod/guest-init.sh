@@ -1,0 +1,92 @@
+#!/bin/busybox sh
+# /init of the check-kmod guest: the NVMe driver, then smartio.ko lending
+# the guest's NVMe controller (host0) to host1 over the loopback adapter.
+# Every check prints "PASS: ..." or "FAIL: ..."; "KMOD-END" ends the run.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+echo "KMOD-START"
+
+fails=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { # check WHAT COMMAND...
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+finish() {
+	echo "KMOD-END fails=$fails"
+	sync
+	poweroff -f
+	sleep 60
+}
+# waitfor SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds.
+waitfor() {
+	local n=$(($1 * 5))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		n=$((n - 1))
+		sleep 0.2
+	done
+	return 1
+}
+ctl=/sys/kernel/debug/smartio/ctl
+state=/sys/kernel/debug/smartio/state
+# ask COMMAND: writes a control command, prints the answer.
+ask() { echo "$*" >$ctl && cat $ctl; }
+answer_is() { [ "$(ask "$1" | head -n 1)" = "$2" ]; }
+
+for m in $(cat /modules/order); do
+	insmod "$m" 2>/dev/null
+done
+bdf=
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1b36:0x0010 ] &&
+		bdf=$(basename "$d")
+done
+[ -n "$bdf" ] && pass "QEMU NVMe controller at $bdf" ||
+	{ fail "no QEMU NVMe controller"; finish; }
+waitfor 30 test -b /dev/nvme0n1
+check "nvme driver bound to $bdf, /dev/nvme0n1 present" \
+	test -e /sys/bus/pci/drivers/nvme/"$bdf" -a -b /dev/nvme0n1
+
+check "insmod smartio.ko" insmod /smartio.ko
+[ -e $ctl ] || { fail "no $ctl"; finish; }
+cat $state
+bar0=$(head -n 1 /sys/bus/pci/devices/"$bdf"/resource | cut -d' ' -f1 |
+       sed 's/^0x0*/0x/')
+check "host0 lends nvme0 = $bdf with its real BAR 0 ($bar0)" \
+	grep -q "^dev nvme0 bdf=$bdf lender=host0 .* bar0=$bar0+" $state
+check "both nodes up" \
+	test "$(grep -c '^node host[01] id=[01] up$' $state)" = 2
+check "lend nvme0 all" answer_is "lend nvme0 all" 0
+check "host0 cannot borrow its own device (EINVAL)" \
+	answer_is "borrow nvme0 host0" -22
+check "host1 borrows nvme0 through the loopback adapter" \
+	answer_is "borrow nvme0 host1" 0
+cat $state
+check "a second borrow by host1 is refused (EBUSY)" \
+	answer_is "borrow nvme0 host1" -16
+check "host1's BAR 0 window slot leads to the real BAR 0" \
+	grep -q "^borrow nvme0 by=host1 bar0=0x[0-9a-f]*->host0:$bar0 " $state
+check "the lender's DMA window leads to host1's IOVA range" \
+	grep -q " dma=0x[0-9a-f]*->host1:0x100000000 " $state
+check "the lender's MSI window leads to host1's interrupt range" \
+	grep -q " msi=0x[0-9a-f]*->host1:0xfee00000 " $state
+check "host1 reads the real vendor/device id through the core" \
+	answer_is "cfgread nvme0 host1 0 4" "0 36 1b 10 00"
+pin0=$(ask "cfgread nvme0 host0 3d 1")
+check "host0 sees the interrupt pin ($pin0), host1 none" \
+	test "$pin0" = "0 01" -a "$(ask "cfgread nvme0 host1 3d 1")" = "0 00"
+check "host1 returns nvme0" answer_is "return nvme0 host1" 0
+check "no borrow left after the return" eval "! grep -q '^borrow ' $state"
+check "the nvme driver kept the lender's device meanwhile" \
+	dd if=/dev/nvme0n1 of=/dev/null bs=4k count=16 status=none
+check "rmmod smartio" rmmod smartio
+finish

@@ -1,0 +1,33 @@
+# smartio.ko: the portable core in a Linux kernel module (kmod/).
+#
+# make kmod builds kmod/build/smartio.ko against KDIR (default: the newest
+# /usr/src/linux-headers-*-amd64, else the running kernel's build tree).
+# make check-kmod builds it again, warnings fatal, and runs it in a QEMU
+# guest (tests/kmod/check_kmod.sh); it skips (77 -> SKIPPED) without qemu,
+# busybox-static, the kernel image or headers.
+KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
+	kmod/sio_kplat.c kmod/sio_ctl.c
+KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh
+EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
+
+kmod:
+	@kdir='$(KDIR)'; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+			sort -V | tail -n 1); \
+	fi; \
+	[ -n "$$kdir" ] || kdir=/lib/modules/$$(uname -r)/build; \
+	$(MAKE) -C $(srcdir)/kmod KDIR="$$kdir" \
+		O_BUILD='$(abs_top_builddir)/kmod/build'
+
+check-kmod:
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/kmod/check_kmod.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-kmod: SKIPPED"; exit 0; fi; \
+	exit $$st
+
+clean-local: clean-kmod
+clean-kmod:
+	rm -rf kmod/build tests/kmod/build
+
+.PHONY: kmod check-kmod clean-kmod
