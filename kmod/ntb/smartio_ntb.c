@@ -46,7 +46,9 @@
 #define SIO_SPAD_NODE		1
 #define SIO_SPAD_GEN		2
 #define SIO_SPAD_TOKEN		3
-#define SIO_SPADS		4
+#define SIO_SPAD_WSIZE		4	/* our inbound window's size */
+#define SIO_SPADS		5
+#define SIO_OUT_MAX		SZ_64M	/* most of the outbound window we map */
 #define SIO_MAGIC		0x53494f31	/* "SIO1" */
 #define SIO_DB_CTRL		BIT_ULL(0)
 #define SIO_DB_REQ		BIT_ULL(1)
@@ -72,7 +74,12 @@ struct sio_ntb_peer {
 	struct sio_window *in;		/* ours: the peer writes into it */
 	dma_addr_t in_dma;
 	resource_size_t in_size;
+	unsigned long *heap;		/* pages of the window after the slots */
+	unsigned long heap_pages;
+	struct mutex heap_lock;
 	struct sio_window __iomem *out;	/* the peer's, through our window */
+	resource_size_t out_size;	/* how much of it is mapped */
+	u32 peer_wsize;			/* the peer's inbound window size */
 	struct work_struct link_work;
 	struct work_struct req_work;
 	struct mutex call_lock;		/* one call at a time */
@@ -89,11 +96,20 @@ struct sio_ntb_peer {
 	void *rsp_buf;
 	struct dentry *dbgfs;
 	char last[SIO_NTB_MSG_MAX];	/* debugfs call: the last reply */
+	void *dbg_seg;			/* debugfs: one local segment */
+	u64 dbg_seg_off;
+	size_t dbg_seg_size;
+	u64 dbg_peer_off;		/* debugfs: a view of a peer's segment */
+	size_t dbg_peer_size;
 };
 
 static unsigned int node;
 module_param(node, uint, 0444);
 MODULE_PARM_DESC(node, "This node's id until a user attaches");
+
+static unsigned int window_kb = 512;
+module_param(window_kb, uint, 0444);
+MODULE_PARM_DESC(window_kb, "Inbound window to ask for (KiB): message slots and segments");
 
 static char *dev;
 module_param(dev, charp, 0444);
@@ -164,8 +180,10 @@ static int sio_setup_inbound(struct sio_ntb_peer *p)
 			      &size_max);
 	if (rc)
 		return rc;
-	size = round_up(sizeof(struct sio_window), size_align);
-	if (size > size_max) {
+	size = max_t(resource_size_t, (resource_size_t)window_kb << 10,
+		     round_up(sizeof(struct sio_window), PAGE_SIZE));
+	size = round_up(min(size, size_max), size_align);
+	if (size > size_max || size < sizeof(struct sio_window)) {
 		dev_err(&ntb->dev, "window %d: %pa bytes, %zu needed\n",
 			SIO_MW, &size_max, sizeof(struct sio_window));
 		return -ENOSPC;
@@ -175,6 +193,13 @@ static int sio_setup_inbound(struct sio_ntb_peer *p)
 	if (!p->in)
 		return -ENOMEM;
 	p->in_size = size;
+	p->heap_pages = (size - round_up(sizeof(struct sio_window), PAGE_SIZE)) >>
+			PAGE_SHIFT;
+	p->heap = bitmap_zalloc(max(p->heap_pages, 1UL), GFP_KERNEL);
+	if (!p->heap) {
+		rc = -ENOMEM;
+		goto err;
+	}
 	if (!IS_ALIGNED(p->in_dma, addr_align)) {
 		rc = -EINVAL;
 		goto err;
@@ -186,6 +211,8 @@ static int sio_setup_inbound(struct sio_ntb_peer *p)
 	return 0;
 err:
 	dev_err(&ntb->dev, "inbound window %d: %d\n", SIO_MW, rc);
+	bitmap_free(p->heap);
+	p->heap = NULL;
 	dma_free_coherent(&ntb->pdev->dev, size, p->in, p->in_dma);
 	p->in = NULL;
 	return rc;
@@ -200,6 +227,7 @@ static void sio_publish(struct sio_ntb_peer *p, bool hello)
 	ntb_peer_spad_write(ntb, 0, SIO_SPAD_MAGIC, 0);
 	ntb_peer_spad_write(ntb, 0, SIO_SPAD_NODE, sio_self);
 	ntb_peer_spad_write(ntb, 0, SIO_SPAD_GEN, sio_gen);
+	ntb_peer_spad_write(ntb, 0, SIO_SPAD_WSIZE, p->in_size);
 	ntb_peer_spad_write(ntb, 0, SIO_SPAD_TOKEN,
 			    hello ? token | 1 : token & ~1u);
 	ntb_peer_spad_write(ntb, 0, SIO_SPAD_MAGIC, SIO_MAGIC);
@@ -243,6 +271,7 @@ static void sio_link_work(struct work_struct *work)
 			p->up = true;
 			p->peer_node = peer;
 			p->peer_gen = gen;
+			p->peer_wsize = ntb_spad_read(ntb, SIO_SPAD_WSIZE);
 			p->req_seen = le32_to_cpu(READ_ONCE(p->in->req.seq));
 			newly_up = true;
 		}
@@ -384,6 +413,65 @@ u32 sio_ntb_peer_node(struct sio_ntb_peer *p)
 }
 EXPORT_SYMBOL_GPL(sio_ntb_peer_node);
 
+/* --- segments: memory of ours the peer reaches through its window -------- */
+
+void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off)
+{
+	unsigned long npages = DIV_ROUND_UP(size, PAGE_SIZE), first;
+	u64 base = round_up(sizeof(struct sio_window), PAGE_SIZE);
+	void *va;
+
+	if (!p->heap || !size)
+		return NULL;
+	mutex_lock(&p->heap_lock);
+	first = bitmap_find_next_zero_area(p->heap, p->heap_pages, 0, npages,
+					   0);
+	if (first >= p->heap_pages) {
+		mutex_unlock(&p->heap_lock);
+		return NULL;
+	}
+	bitmap_set(p->heap, first, npages);
+	mutex_unlock(&p->heap_lock);
+	*off = base + ((u64)first << PAGE_SHIFT);
+	va = (void *)p->in + *off;
+	memset(va, 0, npages << PAGE_SHIFT);
+	return va;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_seg_alloc);
+
+void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size)
+{
+	u64 base = round_up(sizeof(struct sio_window), PAGE_SIZE);
+	unsigned long first;
+
+	if (!va || !p->heap)
+		return;
+	first = (va - (void *)p->in - base) >> PAGE_SHIFT;
+	mutex_lock(&p->heap_lock);
+	bitmap_clear(p->heap, first, DIV_ROUND_UP(size, PAGE_SIZE));
+	mutex_unlock(&p->heap_lock);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_seg_free);
+
+void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
+			       phys_addr_t *phys)
+{
+	phys_addr_t base;
+	resource_size_t wsize;
+
+	if (!READ_ONCE(p->up) || off < sizeof(struct sio_window) ||
+	    size > p->out_size || off > p->out_size - size ||
+	    off + size > p->peer_wsize)
+		return NULL;
+	if (phys) {
+		if (ntb_peer_mw_get_addr(p->ntb, SIO_MW, &base, &wsize))
+			return NULL;
+		*phys = base + off;
+	}
+	return (void __iomem *)p->out + off;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
+
 int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx)
 {
 	struct sio_ntb_peer *p;
@@ -506,6 +594,161 @@ static const struct file_operations sio_call_fops = {
 	.write = sio_call_write,
 };
 
+/* seg: "SIZE" creates the local test segment; reads "OFF SIZE". */
+static ssize_t sio_seg_write(struct file *file, const char __user *ubuf,
+			     size_t size, loff_t *ppos)
+{
+	struct sio_ntb_peer *p = file->private_data;
+	unsigned int len;
+	int rc;
+
+	rc = kstrtouint_from_user(ubuf, size, 0, &len);
+	if (rc)
+		return rc;
+	if (p->dbg_seg)
+		return -EBUSY;
+	p->dbg_seg = sio_ntb_seg_alloc(p, len, &p->dbg_seg_off);
+	if (!p->dbg_seg)
+		return -ENOSPC;
+	p->dbg_seg_size = len;
+	return size;
+}
+
+static ssize_t sio_seg_read(struct file *file, char __user *ubuf,
+			    size_t size, loff_t *ppos)
+{
+	struct sio_ntb_peer *p = file->private_data;
+	char buf[48];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "%#llx %zu\n", p->dbg_seg_off,
+		      p->dbg_seg_size);
+	return simple_read_from_buffer(ubuf, size, ppos, buf, n);
+}
+
+static const struct file_operations sio_seg_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = sio_seg_read,
+	.write = sio_seg_write,
+};
+
+static ssize_t sio_seg_data_read(struct file *file, char __user *ubuf,
+				 size_t size, loff_t *ppos)
+{
+	struct sio_ntb_peer *p = file->private_data;
+
+	if (!p->dbg_seg)
+		return -ENXIO;
+	return simple_read_from_buffer(ubuf, size, ppos, p->dbg_seg,
+				       p->dbg_seg_size);
+}
+
+static ssize_t sio_seg_data_write(struct file *file, const char __user *ubuf,
+				  size_t size, loff_t *ppos)
+{
+	struct sio_ntb_peer *p = file->private_data;
+
+	if (!p->dbg_seg)
+		return -ENXIO;
+	return simple_write_to_buffer(p->dbg_seg, p->dbg_seg_size, ppos, ubuf,
+				      size);
+}
+
+static const struct file_operations sio_seg_data_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.llseek = default_llseek,
+	.read = sio_seg_data_read,
+	.write = sio_seg_data_write,
+};
+
+/* peer_seg: "OFF SIZE" of a segment of the peer's to reach in peer_seg_data. */
+static ssize_t sio_peer_seg_write(struct file *file, const char __user *ubuf,
+				  size_t size, loff_t *ppos)
+{
+	struct sio_ntb_peer *p = file->private_data;
+	char buf[48];
+	size_t len;
+	u64 off;
+
+	if (size >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, size))
+		return -EFAULT;
+	buf[size] = 0;
+	if (sscanf(buf, "%lli %zu", &off, &len) != 2)
+		return -EINVAL;
+	if (!sio_ntb_peer_seg(p, off, len, NULL))
+		return -EHOSTDOWN;
+	p->dbg_peer_off = off;
+	p->dbg_peer_size = len;
+	return size;
+}
+
+static const struct file_operations sio_peer_seg_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = sio_peer_seg_write,
+};
+
+static ssize_t sio_peer_seg_data_read(struct file *file, char __user *ubuf,
+				      size_t size, loff_t *ppos)
+{
+	struct sio_ntb_peer *p = file->private_data;
+	void __iomem *mem;
+	ssize_t rc;
+	void *buf;
+
+	mem = sio_ntb_peer_seg(p, p->dbg_peer_off, p->dbg_peer_size, NULL);
+	if (!mem || !p->dbg_peer_size)
+		return -EHOSTDOWN;
+	if (*ppos >= p->dbg_peer_size)
+		return 0;
+	size = min_t(size_t, size, p->dbg_peer_size - *ppos);
+	buf = kmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	memcpy_fromio(buf, mem + *ppos, size);
+	rc = size - copy_to_user(ubuf, buf, size);
+	kfree(buf);
+	if (!rc)
+		return -EFAULT;
+	*ppos += rc;
+	return rc;
+}
+
+static ssize_t sio_peer_seg_data_write(struct file *file,
+				       const char __user *ubuf, size_t size,
+				       loff_t *ppos)
+{
+	struct sio_ntb_peer *p = file->private_data;
+	void __iomem *mem;
+	void *buf;
+
+	mem = sio_ntb_peer_seg(p, p->dbg_peer_off, p->dbg_peer_size, NULL);
+	if (!mem || !p->dbg_peer_size)
+		return -EHOSTDOWN;
+	if (*ppos >= p->dbg_peer_size)
+		return -ENOSPC;
+	size = min_t(size_t, size, p->dbg_peer_size - *ppos);
+	buf = memdup_user(ubuf, size);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	memcpy_toio(mem + *ppos, buf, size);
+	kfree(buf);
+	*ppos += size;
+	return size;
+}
+
+static const struct file_operations sio_peer_seg_data_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.llseek = default_llseek,
+	.read = sio_peer_seg_data_read,
+	.write = sio_peer_seg_data_write,
+};
+
 static int sio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 {
 	struct sio_ntb_peer *p;
@@ -533,6 +776,7 @@ static int sio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	INIT_WORK(&p->link_work, sio_link_work);
 	INIT_WORK(&p->req_work, sio_req_work);
 	mutex_init(&p->call_lock);
+	mutex_init(&p->heap_lock);
 	mutex_init(&p->state_lock);
 	init_waitqueue_head(&p->wq);
 	p->call_seq = get_random_u32();
@@ -544,7 +788,8 @@ static int sio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		return rc;
 	if (size < sizeof(struct sio_window))
 		return -ENOSPC;
-	p->out = devm_ioremap_wc(&ntb->dev, base, sizeof(struct sio_window));
+	p->out_size = min_t(resource_size_t, size, SIO_OUT_MAX);
+	p->out = devm_ioremap_wc(&ntb->dev, base, p->out_size);
 	if (!p->out)
 		return -ENOMEM;
 
@@ -563,6 +808,13 @@ static int sio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 		p->dbgfs = debugfs_create_dir(dev_name(&ntb->dev), sio_dbgfs);
 		debugfs_create_file("peer", 0400, p->dbgfs, p, &sio_peer_fops);
 		debugfs_create_file("call", 0600, p->dbgfs, p, &sio_call_fops);
+		debugfs_create_file("seg", 0600, p->dbgfs, p, &sio_seg_fops);
+		debugfs_create_file("seg_data", 0600, p->dbgfs, p,
+				    &sio_seg_data_fops);
+		debugfs_create_file("peer_seg", 0200, p->dbgfs, p,
+				    &sio_peer_seg_fops);
+		debugfs_create_file("peer_seg_data", 0600, p->dbgfs, p,
+				    &sio_peer_seg_data_fops);
 	}
 	ntb_link_enable(ntb, NTB_SPEED_AUTO, NTB_WIDTH_AUTO);
 	schedule_work(&p->link_work);
@@ -583,6 +835,9 @@ static void sio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	mutex_lock(&sio_lock);
 	list_del(&p->node);
 	mutex_unlock(&sio_lock);
+	if (p->dbg_seg)
+		sio_ntb_seg_free(p, p->dbg_seg, p->dbg_seg_size);
+	bitmap_free(p->heap);
 	if (p->in) {
 		ntb_mw_clear_trans(ntb, 0, SIO_MW);
 		dma_free_coherent(&ntb->pdev->dev, p->in_size, p->in,

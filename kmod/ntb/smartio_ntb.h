@@ -60,4 +60,20 @@ int sio_ntb_call(struct sio_ntb_peer *p, const void *msg, u32 len,
 /* The peer's node id (valid while it is up). */
 u32 sio_ntb_peer_node(struct sio_ntb_peer *p);
 
+/*
+ * Segments: memory of this node that the peer reaches through its
+ * outbound window.  sio_ntb_seg_alloc() returns zeroed memory inside our
+ * inbound window and its offset there (page granular; NULL when the
+ * window is full); the owner tells the peer the offset (a message), the
+ * peer reaches it with sio_ntb_peer_seg(), which also gives the physical
+ * address for mapping it to user space.  NULL there when the peer is not
+ * up or the range is not inside its window.  The peer's writes arrive
+ * without any software on this side; a segment stays valid across peer
+ * down and up until freed.
+ */
+void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off);
+void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size);
+void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
+			       phys_addr_t *phys);
+
 #endif

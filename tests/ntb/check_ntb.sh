@@ -134,8 +134,8 @@ check() {
 	fi
 	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; }
 }
-check a1 23
-check b1 13
+check a1 25
+check b1 15
 check b2 9
 echo "--- servers"
 cat "$tmp/server1.log" "$tmp/server2.log"

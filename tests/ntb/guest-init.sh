@@ -176,6 +176,33 @@ for w in 0 1; do
 done
 handshake 4
 
+# smartio_ntb segments: each creates one in its window, tells the peer its
+# offset (a scratchpad of the first NTB), reads the peer's through its own
+# outbound window, writes into it, and reads what the peer wrote into its.
+echo 8192 >"$S/seg" || fail "smartio_ntb: segment create"
+off=$(cut -d' ' -f1 "$S/seg")
+printf 'segment of %s' "$role" >"$S/seg_data"
+echo "$off" >"$D/peer0/spad5"
+handshake 6
+poff=$(cat "$D/spad5")
+echo "$poff 8192" >"$S/peer_seg" || fail "smartio_ntb: map the peer's segment at $poff"
+got=$(head -c 12 "$S/peer_seg_data")
+if [ "$got" = "segment of $other" ]; then
+	pass "smartio_ntb: the peer's segment (offset $poff) reads '$got' here"
+else
+	fail "smartio_ntb: the peer's segment reads '$got'"
+fi
+printf '%s was here' "$role" |
+	dd of="$S/peer_seg_data" bs=1 seek=4096 conv=notrunc 2>/dev/null
+handshake 7
+got=$(dd if="$S/seg_data" bs=1 skip=4096 count=10 2>/dev/null)
+if [ "$got" = "$other was here" ]; then
+	pass "smartio_ntb: own segment (offset $off) holds '$got' written by the peer"
+else
+	fail "smartio_ntb: own segment holds '$got'"
+fi
+handshake 8
+
 # --- the peer powers off and comes back ----------------------------------------
 if [ "$role" = b ]; then
 	sleep 1
