@@ -52,7 +52,9 @@ void sio_ntb_detach(void);
  * Sends msg to the peer and waits up to timeout_ms for its reply.  Returns
  * the reply length, or -EHOSTDOWN (peer not up, or went down meanwhile),
  * -ETIMEDOUT, -EMSGSIZE, or the errno the peer's request() returned.
- * Process context; calls to one peer are serialized.
+ * Process context; calls to one peer are serialized.  Do not wait here
+ * holding a lock that this node's request() needs: a peer calling us at
+ * the same time would wait for it until the timeout (see README).
  */
 int sio_ntb_call(struct sio_ntb_peer *p, const void *msg, u32 len,
 		 void *reply, u32 cap, unsigned int timeout_ms);
