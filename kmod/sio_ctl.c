@@ -74,6 +74,20 @@ out:
 	return err;
 }
 
+/* Borrow and return do more than the core's part (sio_shadow.c). */
+static int ctl_lending(bool borrow, const char *dev, const char *node)
+{
+	int d, n;
+
+	mutex_lock(&sio_k.lock);
+	d = sio_dev_lookup(sio_k.reg, dev);
+	n = sio_node_lookup(sio_k.reg, node);
+	mutex_unlock(&sio_k.lock);
+	if (d < 0 || n < 0)
+		return d < 0 ? d : n;
+	return borrow ? sio_k_borrow(d, n) : sio_k_return(d, n);
+}
+
 static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len,
 			 loff_t *pos)
 {
@@ -96,9 +110,9 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len,
 	else if (n == 3 && !strcmp(verb, "lend") && !strcmp(arg, "none"))
 		err = ctl_call(SIO_CMD_LEND, dev, NULL, SIO_LEND_NONE, 0, &sb);
 	else if (n == 3 && !strcmp(verb, "borrow"))
-		err = ctl_call(SIO_CMD_BORROW, dev, arg, 0, 0, &sb);
+		err = ctl_lending(true, dev, arg);
 	else if (n == 3 && !strcmp(verb, "return"))
-		err = ctl_call(SIO_CMD_RETURN, dev, arg, 0, 0, &sb);
+		err = ctl_lending(false, dev, arg);
 	else if (n == 5 && !strcmp(verb, "cfgread"))
 		err = ctl_call(SIO_CMD_CFG_READ, dev, arg, a, b, &sb);
 	else
@@ -179,6 +193,8 @@ static int state_show(struct seq_file *s, void *unused)
 		show_resolved(s, "msi", bo->lender, bo->msi_addr, SIO_MSI_SIZE);
 		seq_printf(s, " iova=%#llx+%#llx\n", bo->iova, bo->iova_size);
 	}
+	for (i = 0; i < sio_k.ndevs; i++)
+		sio_shadow_show(s, &sio_k.dev[i]);
 	mutex_unlock(&sio_k.lock);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #ifndef SIO_KMOD_H
 #define SIO_KMOD_H
 
+#include <linux/msi.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/wait.h>
@@ -22,6 +23,7 @@
 #define SIO_K_MAX_DEVS 8
 #define SIO_K_LUTS 256		/* per loopback adapter */
 #define SIO_K_WINDOW (1ull << 30)	/* 4 MiB per LUT slot */
+#define SIO_PEER_MSG_K 512	/* a message without bulk data */
 
 struct sio_klut {
 	bool valid;
@@ -32,10 +34,19 @@ struct sio_klut {
 	u64 len;
 };
 
+struct sio_shadow;
+
 /* A device of host0 the core can lend. */
 struct sio_kdev {
 	struct pci_dev *pdev;
 	u32 index;		/* in the registry */
+	bool claimed;		/* bound to smartio's own PCI driver */
+	/*
+	 * While claimed: the device's own IOMMU domain, the one its DMA
+	 * reaches through the (identity) DMA window.
+	 */
+	struct iommu_domain *domain;
+	struct sio_shadow *shadow;	/* host1's view while borrowed */
 };
 
 struct sio_kernel {
@@ -57,6 +68,32 @@ extern const struct sio_platform_ops sio_kplat_ops;
  * target (node, address) for len bytes, or -EFAULT.  Caller holds the lock.
  */
 int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr);
+
+/* Lender side (sio_lender.c): the device leaves its driver for smartio's. */
+int sio_lender_init(void);
+void sio_lender_exit(void);
+int sio_lender_claim(struct sio_kdev *kd);
+void sio_lender_release(struct sio_kdev *kd);
+
+/* Borrower side (sio_shadow.c): a shadow device on a virtual root bus. */
+int sio_shadow_create(struct sio_kdev *kd, u32 borrower);
+void sio_shadow_remove(struct sio_kdev *kd);
+/* The MSI message the shadow's driver gave MSI-X entry, 0 or -ENOENT. */
+struct seq_file;
+void sio_shadow_show(struct seq_file *s, struct sio_kdev *kd);
+int sio_shadow_msix_msg(struct sio_kdev *kd, u32 entry, struct msi_msg *msg);
+
+/*
+ * Lending as one machine does it (sio_shadow.c): claims the device, runs
+ * the core's borrow, hot-adds the shadow; and the reverse.  Take the lock
+ * themselves (never call with it held).
+ */
+int sio_k_borrow(u32 dev, u32 node);
+int sio_k_return(u32 dev, u32 node);
+struct sio_kdev *sio_kdev_of(u32 dev);
+/* A user command as host0: sio_core_call under the lock. */
+int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
+	       u32 cap);
 
 int sio_ctl_init(void);
 void sio_ctl_exit(void);

@@ -10,6 +10,7 @@
  * sio_kplat_resolve() follows, since no hardware sits between the nodes.
  */
 #include <linux/io.h>
+#include <asm/unaligned.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
 
@@ -114,12 +115,9 @@ static int kplat_seg_backing(void *plat, u32 seg, int create)
 
 static struct pci_dev *kdev_pci(u32 dev)
 {
-	u32 i;
+	struct sio_kdev *kd = sio_kdev_of(dev);
 
-	for (i = 0; i < sio_k.ndevs; i++)
-		if (sio_k.dev[i].index == dev)
-			return sio_k.dev[i].pdev;
-	return NULL;
+	return kd ? kd->pdev : NULL;
 }
 
 static int kplat_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
@@ -167,22 +165,88 @@ static int kplat_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 	return err ? pcibios_err_to_errno(err) : 0;
 }
 
+/*
+ * MSI-X entry `index` of pdev when [off, off + len) of BAR bar is exactly
+ * one table entry.
+ */
+static bool msix_entry(struct pci_dev *pdev, u32 bar, u64 off, u32 len,
+		       u32 *index)
+{
+	u32 table;
+	u16 ctl;
+	u64 base;
+
+	if (!pdev->msix_cap || len != PCI_MSIX_ENTRY_SIZE ||
+	    off % PCI_MSIX_ENTRY_SIZE)
+		return false;
+	pci_read_config_dword(pdev, pdev->msix_cap + PCI_MSIX_TABLE, &table);
+	pci_read_config_word(pdev, pdev->msix_cap + PCI_MSIX_FLAGS, &ctl);
+	base = table & PCI_MSIX_TABLE_OFFSET;
+	if ((table & PCI_MSIX_TABLE_BIR) != bar || off < base ||
+	    off - base >= PCI_MSIX_ENTRY_SIZE *
+			  ((ctl & PCI_MSIX_FLAGS_QSIZE) + 1ull))
+		return false;
+	*index = (off - base) / PCI_MSIX_ENTRY_SIZE;
+	return true;
+}
+
+/*
+ * The core points a lent device's MSI-X entry at a node's interrupt range
+ * (through the MSI window for a borrower) with its vector number as data.
+ * The loopback adapter resolves that address; on this machine the
+ * borrower's interrupt range is the local APIC, and the vector the core
+ * gave entry i is the one the shadow's driver set up for its entry i.  So
+ * the entry is written with that message: the device interrupts the
+ * borrower's CPU directly, with no software in the path.  An entry the
+ * shadow has not set up yet stays masked.
+ */
+static void msix_translate(struct sio_kdev *kd, u8 *e)
+{
+	struct sio_device *d = sio_dev(sio_k.reg, kd->index);
+	u64 addr = (u64)get_unaligned_le32(e + 4) << 32 |
+		   get_unaligned_le32(e);
+	u32 vec = get_unaligned_le32(e + 8), tnode;
+	struct msi_msg msg;
+	u64 taddr;
+
+	if (d->irq_mode != SIO_IRQ_MSIX ||
+	    sio_kplat_resolve(d->node, addr, 4, &tnode, &taddr) ||
+	    tnode != d->irq_node || taddr < SIO_MSI_BASE ||
+	    taddr >= SIO_MSI_BASE + SIO_MSI_SIZE || vec < d->irq_base ||
+	    vec >= d->irq_base + d->irq_count ||
+	    sio_shadow_msix_msg(kd, vec - d->irq_base, &msg)) {
+		memset(e, 0, 12);
+		e[12] |= PCI_MSIX_ENTRY_CTRL_MASKBIT;
+		return;
+	}
+	put_unaligned_le32(msg.address_lo, e);
+	put_unaligned_le32(msg.address_hi, e + 4);
+	put_unaligned_le32(msg.data, e + 8);
+}
+
 static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 			    u32 len, int write)
 {
-	struct pci_dev *pdev = kdev_pci(dev);
+	struct sio_kdev *kd = sio_kdev_of(dev);
+	struct pci_dev *pdev = kd ? kd->pdev : NULL;
+	u8 entry[PCI_MSIX_ENTRY_SIZE];
 	void __iomem *io;
-	u32 i;
+	u32 i, index;
 
 	if (!pdev || bar >= PCI_STD_NUM_BARS ||
 	    !(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
 	    off > pci_resource_len(pdev, bar) ||
 	    len > pci_resource_len(pdev, bar) - off || (off | len) & 3)
 		return -EINVAL;
+	if (write && msix_entry(pdev, bar, off, len, &index)) {
+		memcpy(entry, buf, sizeof(entry));
+		msix_translate(kd, entry);
+		buf = entry;
+	}
 	io = ioremap(pci_resource_start(pdev, bar) + off, len);
 	if (!io)
 		return -ENOMEM;
-	/* Dword accesses: what MSI-X tables and doorbells require. */
+	/* Dword accesses (MSI-X tables require them), control word last. */
 	for (i = 0; i < len; i += 4) {
 		u32 v;
 

@@ -164,9 +164,14 @@ static int __init sio_init(void)
 	sio_core_node_up(&sio_k.core, SIO_K_LENDER);
 	sio_core_node_up(&sio_k.core, SIO_K_BORROWER);
 	mutex_unlock(&sio_k.lock);
-	err = sio_ctl_init();
+	err = sio_lender_init();
 	if (err)
 		goto fail;
+	err = sio_ctl_init();
+	if (err) {
+		sio_lender_exit();
+		goto fail;
+	}
 	pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
 		sio_k.ndevs);
 	return 0;
@@ -181,6 +186,11 @@ static void __exit sio_exit(void)
 	u32 i;
 
 	sio_ctl_exit();
+	/* Shadows go and devices return to their drivers first. */
+	for (i = 0; i < sio_k.ndevs; i++)
+		if (sio_k.dev[i].shadow)
+			sio_k_return(sio_k.dev[i].index, SIO_K_BORROWER);
+	sio_lender_exit();
 	mutex_lock(&sio_k.lock);
 	/* Every borrow ends before the registry goes. */
 	for (i = 0; i < SIO_K_NODES; i++)

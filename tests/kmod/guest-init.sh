@@ -1,6 +1,8 @@
 #!/bin/busybox sh
 # /init of the check-kmod guest: the NVMe driver, then smartio.ko lending
-# the guest's NVMe controller (host0) to host1 over the loopback adapter.
+# the guest's NVMe controller (host0) to host1 over the loopback adapter:
+# the unmodified nvme driver binds to host1's shadow device, 32 MiB go
+# through it and back, and the return gives the device back to nvme.
 # Every check prints "PASS: ..." or "FAIL: ..."; "KMOD-END" ends the run.
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -71,6 +73,7 @@ check "host0 cannot borrow its own device (EINVAL)" \
 check "host1 borrows nvme0 through the loopback adapter" \
 	answer_is "borrow nvme0 host1" 0
 cat $state
+shadow=5100:00:00.0
 check "a second borrow by host1 is refused (EBUSY)" \
 	answer_is "borrow nvme0 host1" -16
 check "host1's BAR 0 window slot leads to the real BAR 0" \
@@ -84,9 +87,46 @@ check "host1 reads the real vendor/device id through the core" \
 pin0=$(ask "cfgread nvme0 host0 3d 1")
 check "host0 sees the interrupt pin ($pin0), host1 none" \
 	test "$pin0" = "0 01" -a "$(ask "cfgread nvme0 host1 3d 1")" = "0 00"
+check "borrow survives a failed second attempt (shadow still there)" \
+	test -d /sys/bus/pci/devices/$shadow
+
+# --- the data path: the unmodified nvme driver on the shadow ------------------
+waitfor 60 test -e /sys/bus/pci/drivers/nvme/$shadow
+check "the nvme driver binds to the shadow $shadow" \
+	test -e /sys/bus/pci/drivers/nvme/$shadow
+check "the real function is smartio's while lent" \
+	test -e /sys/bus/pci/drivers/smartio/"$bdf"
+ctrl=$(ls /sys/bus/pci/devices/$shadow/nvme 2>/dev/null | head -n 1)
+blk=${ctrl}n1
+waitfor 60 test -b /dev/$blk
+check "the shadow's namespace /dev/$blk appears" test -b /dev/$blk
+dd if=/dev/urandom of=/tmp/pattern bs=1M count=32 status=none
+echo "PATTERN-MD5 $(md5sum </tmp/pattern | cut -d' ' -f1)"
+check "32 MiB written through the shadow (O_DIRECT)" \
+	dd if=/tmp/pattern of=/dev/$blk bs=1M count=32 oflag=direct \
+	conv=fsync status=none
+echo 3 >/proc/sys/vm/drop_caches
+check "32 MiB read back through the shadow (O_DIRECT)" \
+	dd if=/dev/$blk of=/tmp/back bs=1M count=32 iflag=direct status=none
+check "the data read back is the data written" cmp /tmp/pattern /tmp/back
+rm -f /tmp/back
+cat $state
+check "the shadow's DMA went through smartio's DMA API into the window" \
+	grep -q "^shadow $shadow of $bdf dma_window=0x100000000+0x4000000 mapped=[0-9]* maps=[1-9]" $state
+irqs=$(grep "$ctrl" /proc/interrupts | awk '{ n += $2 } END { print n + 0 }')
+check "the shadow's MSI-X vectors fired ($irqs interrupts)" test "$irqs" -gt 0
+grep "$ctrl" /proc/interrupts
+
+# --- return: hot-remove, the lender's driver takes the device back -------------
 check "host1 returns nvme0" answer_is "return nvme0 host1" 0
+check "the shadow is hot-removed" test ! -e /sys/bus/pci/devices/$shadow
 check "no borrow left after the return" eval "! grep -q '^borrow ' $state"
-check "the nvme driver kept the lender's device meanwhile" \
-	dd if=/dev/nvme0n1 of=/dev/null bs=4k count=16 status=none
+waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"
+check "the nvme driver has the real function again" \
+	test -e /sys/bus/pci/drivers/nvme/"$bdf"
+rctrl=$(ls /sys/bus/pci/devices/"$bdf"/nvme 2>/dev/null | head -n 1)
+waitfor 60 test -b /dev/${rctrl}n1
+check "the lender reads what the borrower wrote" \
+	sh -c "dd if=/dev/${rctrl}n1 bs=1M count=32 iflag=direct status=none | cmp - /tmp/pattern"
 check "rmmod smartio" rmmod smartio
 finish

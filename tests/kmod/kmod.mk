@@ -6,7 +6,8 @@
 # guest (tests/kmod/check_kmod.sh); it skips (77 -> SKIPPED) without qemu,
 # busybox-static, the kernel image or headers.
 KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
-	kmod/sio_kplat.c kmod/sio_ctl.c
+	kmod/sio_kplat.c kmod/sio_ctl.c kmod/sio_lender.c kmod/sio_shadow.c \
+	kmod/README
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
 

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The borrower's side of a borrow (SmartIO section 4): the device appears
+ * as a hot-added "shadow" PCI function on a virtual root bus of its own,
+ * so that its unmodified Linux driver binds to it.
+ *
+ *  - Configuration cycles of the shadow go through the core as CFG_READ /
+ *    CFG_WRITE from the borrowing node (section 4.2): the lender's core
+ *    performs them on the real device, hides INTx and rewrites MSI / MSI-X
+ *    setup so that the device interrupts the borrower.
+ *  - BARs: the shadow's BARs are the borrower's LUT slots onto the lender's
+ *    BARs.  The loopback adapter is identity, so the slots resolve to the
+ *    real BAR addresses, which the host bridge window of the virtual bus
+ *    covers.
+ *  - DMA (section 4.3): the shadow's DMA API is smartio's.  It hands out
+ *    addresses in the borrow's DMA window (host1's IOVA range the lender's
+ *    window leads to) and backs them with mappings in the device's IOMMU
+ *    domain, so every DMA the driver maps goes through the real IOMMU.
+ */
+#include <linux/dma-map-ops.h>
+#include <linux/genalloc.h>
+#include <linux/iommu.h>
+#include <linux/scatterlist.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "sio_kmod.h"
+
+#define SIO_SHADOW_DOMAIN 0x5100	/* PCI segment of the virtual buses */
+
+struct sio_shadow {
+	struct pci_sysdata sd;	/* first: the bus's sysdata */
+	struct sio_kdev *kd;
+	u32 fdid;
+	u32 borrower;
+	struct pci_bus *bus;
+	struct pci_dev *pdev;
+	struct resource busn;
+	struct resource win[PCI_STD_NUM_BARS];
+	struct gen_pool *iova;
+	u64 iova_base, iova_size;
+	atomic64_t maps;	/* DMA API mappings made, ever */
+};
+
+static struct sio_shadow *bus_shadow(struct pci_bus *bus)
+{
+	return container_of((struct pci_sysdata *)bus->sysdata,
+			    struct sio_shadow, sd);
+}
+
+static struct sio_shadow *dev_shadow(struct device *dev)
+{
+	return bus_shadow(to_pci_dev(dev)->bus);
+}
+
+struct sio_kdev *sio_kdev_of(u32 dev)
+{
+	u32 i;
+
+	for (i = 0; i < sio_k.ndevs; i++)
+		if (sio_k.dev[i].index == dev)
+			return &sio_k.dev[i];
+	return NULL;
+}
+
+int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
+	       u32 cap)
+{
+	int err;
+
+	mutex_lock(&sio_k.lock);
+	err = sio_core_call(&sio_k.core, SIO_K_LENDER, SIO_K_LENDER, m, rep,
+			    repbuf, cap);
+	mutex_unlock(&sio_k.lock);
+	return err;
+}
+
+/* One configuration cycle of the shadow, as the borrower asks it. */
+static int shadow_cfg(struct sio_shadow *sh, u32 where, u32 size, u32 *val,
+		      bool write)
+{
+	struct sio_parsed *rep;
+	struct sio_msg m;
+	u8 req[SIO_PEER_MSG_K], *repbuf;
+	u8 data[4];
+	int err, i;
+
+	repbuf = kmalloc(SIO_PEER_MSG_K, GFP_KERNEL);
+	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!repbuf || !rep)
+		goto out;
+	sio_msg_init(&m, req, sizeof(req),
+		     write ? SIO_CMD_CFG_WRITE : SIO_CMD_CFG_READ,
+		     SIO_F_REQUEST, 0);
+	sio_msg_put_u32(&m, SIO_A_DEV, sh->fdid);
+	sio_msg_put_u32(&m, SIO_A_NODE, sh->borrower);
+	sio_msg_put_u64(&m, SIO_A_OFFSET, where);
+	if (write) {
+		for (i = 0; i < size; i++)
+			data[i] = *val >> (8 * i);
+		sio_msg_put_bin(&m, SIO_A_DATA, data, size);
+	} else {
+		sio_msg_put_u64(&m, SIO_A_SIZE, size);
+	}
+	mutex_lock(&sio_k.lock);
+	/* Sent by the borrower: the core forwards it to the lender. */
+	err = sio_core_call(&sio_k.core, sh->borrower, sh->borrower, &m, rep,
+			    repbuf, SIO_PEER_MSG_K);
+	if (!err && !write) {
+		if (!rep->present[SIO_A_DATA] ||
+		    rep->tb[SIO_A_DATA].len != size) {
+			err = -EPROTO;
+		} else {
+			*val = 0;
+			for (i = 0; i < size; i++)
+				*val |= (u32)rep->tb[SIO_A_DATA].data[i] << (8 * i);
+		}
+	}
+	mutex_unlock(&sio_k.lock);
+out:
+	kfree(repbuf);
+	kfree(rep);
+	return err;
+}
+
+static int shadow_read(struct pci_bus *bus, unsigned int devfn, int where,
+		       int size, u32 *val)
+{
+	if (devfn != 0 || shadow_cfg(bus_shadow(bus), where, size, val,
+				     false)) {
+		*val = ~0u;
+		return PCIBIOS_DEVICE_NOT_FOUND;
+	}
+	return PCIBIOS_SUCCESSFUL;
+}
+
+static int shadow_write(struct pci_bus *bus, unsigned int devfn, int where,
+			int size, u32 val)
+{
+	if (devfn != 0)
+		return PCIBIOS_DEVICE_NOT_FOUND;
+	return shadow_cfg(bus_shadow(bus), where, size, &val, true) ?
+	       PCIBIOS_SET_FAILED : PCIBIOS_SUCCESSFUL;
+}
+
+static struct pci_ops shadow_ops = {
+	.read = shadow_read,
+	.write = shadow_write,
+};
+
+/* --- the shadow's DMA API ------------------------------------------------ */
+
+static dma_addr_t window_map(struct sio_shadow *sh, phys_addr_t phys,
+			     size_t size, int prot)
+{
+	phys_addr_t base = phys & PAGE_MASK;
+	size_t len = PAGE_ALIGN(size + (phys - base));
+	unsigned long iova = gen_pool_alloc(sh->iova, len);
+
+	if (!iova)
+		return DMA_MAPPING_ERROR;
+	if (iommu_map_atomic(sh->kd->domain, iova, base, len, prot)) {
+		gen_pool_free(sh->iova, iova, len);
+		return DMA_MAPPING_ERROR;
+	}
+	atomic64_inc(&sh->maps);
+	return iova + (phys - base);
+}
+
+static void window_unmap(struct sio_shadow *sh, dma_addr_t addr, size_t size)
+{
+	unsigned long iova = addr & PAGE_MASK;
+	size_t len = PAGE_ALIGN(size + (addr - iova));
+
+	iommu_unmap(sh->kd->domain, iova, len);
+	gen_pool_free(sh->iova, iova, len);
+}
+
+static int dir_prot(enum dma_data_direction dir)
+{
+	switch (dir) {
+	case DMA_TO_DEVICE:
+		return IOMMU_READ;
+	case DMA_FROM_DEVICE:
+		return IOMMU_WRITE;
+	default:
+		return IOMMU_READ | IOMMU_WRITE;
+	}
+}
+
+static void *shadow_alloc(struct device *dev, size_t size,
+			  dma_addr_t *handle, gfp_t gfp, unsigned long attrs)
+{
+	struct sio_shadow *sh = dev_shadow(dev);
+	struct page *page;
+
+	gfp &= ~(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM);
+	page = alloc_pages(gfp | __GFP_ZERO, get_order(size));
+	if (!page)
+		return NULL;
+	*handle = window_map(sh, page_to_phys(page), size,
+			     IOMMU_READ | IOMMU_WRITE);
+	if (*handle == DMA_MAPPING_ERROR) {
+		__free_pages(page, get_order(size));
+		return NULL;
+	}
+	return page_address(page);
+}
+
+static void shadow_free(struct device *dev, size_t size, void *vaddr,
+			dma_addr_t handle, unsigned long attrs)
+{
+	window_unmap(dev_shadow(dev), handle, size);
+	free_pages((unsigned long)vaddr, get_order(size));
+}
+
+static dma_addr_t shadow_map_page(struct device *dev, struct page *page,
+				  unsigned long offset, size_t size,
+				  enum dma_data_direction dir,
+				  unsigned long attrs)
+{
+	return window_map(dev_shadow(dev), page_to_phys(page) + offset, size,
+			  dir_prot(dir));
+}
+
+static void shadow_unmap_page(struct device *dev, dma_addr_t addr,
+			      size_t size, enum dma_data_direction dir,
+			      unsigned long attrs)
+{
+	window_unmap(dev_shadow(dev), addr, size);
+}
+
+static void shadow_unmap_sg(struct device *dev, struct scatterlist *sgl,
+			    int nents, enum dma_data_direction dir,
+			    unsigned long attrs)
+{
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i)
+		if (sg_dma_len(sg))
+			window_unmap(dev_shadow(dev), sg_dma_address(sg),
+				     sg_dma_len(sg));
+}
+
+static int shadow_map_sg(struct device *dev, struct scatterlist *sgl,
+			 int nents, enum dma_data_direction dir,
+			 unsigned long attrs)
+{
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i) {
+		sg_dma_address(sg) = window_map(dev_shadow(dev), sg_phys(sg),
+						sg->length, dir_prot(dir));
+		if (sg_dma_address(sg) == DMA_MAPPING_ERROR) {
+			sg_dma_len(sg) = 0;
+			shadow_unmap_sg(dev, sgl, i, dir, attrs);
+			return -ENOMEM;
+		}
+		sg_dma_len(sg) = sg->length;
+	}
+	return nents;
+}
+
+static const struct dma_map_ops shadow_dma_ops = {
+	.alloc = shadow_alloc,
+	.free = shadow_free,
+	.map_page = shadow_map_page,
+	.unmap_page = shadow_unmap_page,
+	.map_sg = shadow_map_sg,
+	.unmap_sg = shadow_unmap_sg,
+};
+
+/* --- hot-add and hot-remove ---------------------------------------------- */
+
+int sio_shadow_msix_msg(struct sio_kdev *kd, u32 entry, struct msi_msg *msg)
+{
+	struct sio_shadow *sh = kd->shadow;
+	struct msi_desc *desc;
+
+	if (!sh || !sh->pdev || !sh->pdev->dev.msi.data)
+		return -ENOENT;
+	/*
+	 * Called from the shadow's own MSI-X setup (its descriptors locked
+	 * by the MSI core): a lookup without that lock.
+	 */
+	desc = xa_load(&sh->pdev->dev.msi.data->__store, entry);
+	if (!desc || !desc->irq || !desc->msg.address_lo)
+		return -ENOENT;
+	*msg = desc->msg;
+	return 0;
+}
+
+void sio_shadow_show(struct seq_file *s, struct sio_kdev *kd)
+{
+	struct sio_shadow *sh = kd->shadow;
+
+	if (!sh || !sh->pdev)
+		return;
+	seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx mapped=%zu maps=%lld\n",
+		   pci_name(sh->pdev), pci_name(kd->pdev), sh->iova_base,
+		   sh->iova_size, gen_pool_size(sh->iova) - gen_pool_avail(sh->iova),
+		   (long long)atomic64_read(&sh->maps));
+}
+
+static void shadow_free_struct(struct sio_shadow *sh)
+{
+	if (sh->iova)
+		gen_pool_destroy(sh->iova);
+	kfree(sh);
+}
+
+/* Builds the shadow of kd for borrower from the core's borrow record. */
+static int shadow_prepare(struct sio_shadow *sh, struct list_head *res)
+{
+	struct sio_registry *r = sio_k.reg;
+	struct sio_device *d = sio_dev(r, sh->kd->index);
+	struct sio_borrow *b;
+	int bidx, i, err;
+	u32 tnode;
+	u64 addr;
+
+	mutex_lock(&sio_k.lock);
+	bidx = sio_borrow_find(r, sh->kd->index, sh->borrower);
+	err = bidx < 0 ? -ENXIO : 0;
+	if (err)
+		goto out;
+	b = sio_borrow_at(r, bidx);
+	sh->fdid = d->fdid;
+	/* The DMA window as the device reaches it: host1's IOVA range. */
+	err = sio_kplat_resolve(b->lender, b->dma_addr, b->iova_size, &tnode,
+				&sh->iova_base);
+	if (err || tnode != sh->borrower)
+		goto out;
+	sh->iova_size = b->iova_size;
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		if (!b->bar_local[i])
+			continue;
+		err = sio_kplat_resolve(sh->borrower, b->bar_local[i],
+					d->bar[i].size, &tnode, &addr);
+		if (err)
+			goto out;
+		sh->win[i].name = "smartio window";
+		sh->win[i].start = addr;
+		sh->win[i].end = addr + d->bar[i].size - 1;
+		sh->win[i].flags = IORESOURCE_MEM;
+		if (d->bar[i].flags & SIO_BAR_PREFETCH)
+			sh->win[i].flags |= IORESOURCE_PREFETCH;
+		pci_add_resource(res, &sh->win[i]);
+	}
+out:
+	mutex_unlock(&sio_k.lock);
+	if (err)
+		return err;
+	sh->iova = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
+	if (!sh->iova)
+		return -ENOMEM;
+	return gen_pool_add(sh->iova, sh->iova_base, sh->iova_size,
+			    NUMA_NO_NODE);
+}
+
+int sio_shadow_create(struct sio_kdev *kd, u32 borrower)
+{
+	struct sio_shadow *sh;
+	struct pci_dev *pdev;
+	LIST_HEAD(res);
+	int err, i;
+
+	sh = kzalloc(sizeof(*sh), GFP_KERNEL);
+	if (!sh)
+		return -ENOMEM;
+	sh->kd = kd;
+	sh->borrower = borrower;
+	sh->sd.domain = SIO_SHADOW_DOMAIN + kd->index;
+	sh->sd.node = NUMA_NO_NODE;
+	sh->busn.name = "smartio bus";
+	sh->busn.start = 0;
+	sh->busn.end = 0;
+	sh->busn.flags = IORESOURCE_BUS;
+	pci_add_resource(&res, &sh->busn);
+	err = shadow_prepare(sh, &res);
+	if (err) {
+		pci_free_resource_list(&res);
+		shadow_free_struct(sh);
+		return err;
+	}
+	kd->shadow = sh;
+	pci_lock_rescan_remove();
+	sh->bus = pci_scan_root_bus(NULL, 0, &shadow_ops, &sh->sd, &res);
+	if (!sh->bus) {
+		pci_unlock_rescan_remove();
+		pci_free_resource_list(&res);
+		kd->shadow = NULL;
+		shadow_free_struct(sh);
+		return -ENODEV;
+	}
+	pdev = pci_get_slot(sh->bus, 0);
+	err = pdev ? 0 : -ENODEV;
+	if (pdev) {
+		sh->pdev = pdev;
+		for (i = 0; i < PCI_STD_NUM_BARS; i++)
+			if (pci_resource_len(pdev, i) &&
+			    (pci_resource_flags(pdev, i) & IORESOURCE_MEM) &&
+			    pci_claim_resource(pdev, i))
+				err = -EBUSY;
+		/* Before any driver sees it: smartio's DMA API. */
+		set_dma_ops(&pdev->dev, &shadow_dma_ops);
+	}
+	if (err) {
+		pci_stop_root_bus(sh->bus);
+		pci_remove_root_bus(sh->bus);
+		pci_unlock_rescan_remove();
+		pci_dev_put(pdev);
+		kd->shadow = NULL;
+		shadow_free_struct(sh);
+		return err;
+	}
+	pci_bus_add_devices(sh->bus);
+	pci_unlock_rescan_remove();
+	pci_info(pdev, "smartio: shadow of %s lent by host0\n",
+		 pci_name(kd->pdev));
+	return 0;
+}
+
+void sio_shadow_remove(struct sio_kdev *kd)
+{
+	struct sio_shadow *sh = kd->shadow;
+
+	if (!sh)
+		return;
+	pci_lock_rescan_remove();
+	pci_dev_put(sh->pdev);
+	pci_stop_root_bus(sh->bus);
+	pci_remove_root_bus(sh->bus);
+	pci_unlock_rescan_remove();
+	kd->shadow = NULL;
+	shadow_free_struct(sh);
+}
+
+/* --- borrow and return as one machine does them -------------------------- */
+
+static int core_cmd(u8 cmd, u32 dev, u32 node)
+{
+	struct sio_parsed *rep;
+	struct sio_msg m;
+	u8 *buf;
+	int err;
+
+	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
+	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
+	err = -ENOMEM;
+	if (buf && rep) {
+		sio_msg_init(&m, buf, SIO_PEER_MSG_K, cmd, SIO_F_REQUEST, 0);
+		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
+		sio_msg_put_u32(&m, SIO_A_NODE, node);
+		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
+	}
+	kfree(buf);
+	kfree(rep);
+	return err;
+}
+
+int sio_k_borrow(u32 dev, u32 node)
+{
+	struct sio_kdev *kd = sio_kdev_of(dev);
+	int err;
+
+	if (!kd)
+		return -ENXIO;
+	if (node != SIO_K_BORROWER)
+		return core_cmd(SIO_CMD_BORROW, dev, node);
+	if (kd->shadow)
+		return -EBUSY;
+	err = sio_lender_claim(kd);
+	if (err)
+		return err;
+	err = core_cmd(SIO_CMD_BORROW, dev, node);
+	if (!err) {
+		err = sio_shadow_create(kd, node);
+		if (err)
+			core_cmd(SIO_CMD_RETURN, dev, node);
+	}
+	if (err)
+		sio_lender_release(kd);
+	return err;
+}
+
+int sio_k_return(u32 dev, u32 node)
+{
+	struct sio_kdev *kd = sio_kdev_of(dev);
+	int err;
+
+	if (!kd)
+		return -ENXIO;
+	if (node == SIO_K_BORROWER)
+		sio_shadow_remove(kd);
+	err = core_cmd(SIO_CMD_RETURN, dev, node);
+	if (kd->claimed && !kd->shadow)
+		sio_lender_release(kd);
+	return err;
+}
