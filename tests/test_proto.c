@@ -182,6 +182,7 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_PEER_EXPOSE] = A(DEV) | A(PEER) | A(RID) | A(INDEX),
 	[SIO_CMD_PEER_UNEXPOSE] = A(DEV) | A(PEER) | A(RID) | A(IOVA),
 	[SIO_CMD_REPLY] = A(ERRNO) | A(ADDR),
+	[SIO_CMD_REG_READ] = A(OFFSET) | A(SIZE),
 };
 
 static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
@@ -208,6 +209,7 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_PEER_MAP] = "peer-map", [SIO_CMD_PEER_UNMAP] = "peer-unmap",
 	[SIO_CMD_PEER_EXPOSE] = "peer-expose",
 	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose", [SIO_CMD_REPLY] = "reply",
+	[SIO_CMD_REG_READ] = "reg-read",
 };
 
 #define NBARS 4

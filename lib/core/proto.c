@@ -481,6 +481,7 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_PEER_EXPOSE] = "peer-expose",
 	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose",
 	[SIO_CMD_REPLY]		= "reply",
+	[SIO_CMD_REG_READ]	= "reg-read",
 };
 
 const char *sio_cmd_name(u8 cmd)

@@ -73,6 +73,8 @@ enum sio_cmd {
 				 * INDEX (BAR) -> reply ADDR (iova) */
 	SIO_CMD_PEER_UNEXPOSE,	/* DEV (peer), PEER, RID, IOVA */
 	SIO_CMD_REPLY,		/* ERRNO, and whatever the request returns */
+	/* user -> smartio.ko: registry bytes for libsmartio's queries */
+	SIO_CMD_REG_READ,	/* OFFSET, SIZE -> reply DATA, SEQ */
 	__SIO_CMD_MAX,
 };
 #define SIO_CMD_MAX (__SIO_CMD_MAX - 1)
