@@ -95,6 +95,9 @@ struct sio_kdev *sio_kdev_of(u32 dev);
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	       u32 cap);
 
+int sio_genl_init(void);
+void sio_genl_exit(void);
+
 int sio_ctl_init(void);
 void sio_ctl_exit(void);
 

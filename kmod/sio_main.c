@@ -168,7 +168,10 @@ static int __init sio_init(void)
 	if (err)
 		goto fail;
 	err = sio_ctl_init();
+	if (!err)
+		err = sio_genl_init();
 	if (err) {
+		sio_ctl_exit();
 		sio_lender_exit();
 		goto fail;
 	}
@@ -185,6 +188,7 @@ static void __exit sio_exit(void)
 {
 	u32 i;
 
+	sio_genl_exit();
 	sio_ctl_exit();
 	/* Shadows go and devices return to their drivers first. */
 	for (i = 0; i < sio_k.ndevs; i++)
