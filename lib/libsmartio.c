@@ -7,22 +7,84 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "smartio.h"
 #include "core.h"
 #include "sim/fabric.h"
 #include "sim/topology_parse.h"
 #include "smartio_internal.h"
+#include "ktrans.h"
 
 struct smartio {
-	struct sim_fabric f;
+	struct sim_fabric f;	/* embedded fabric; with k, only f.reg is set */
 	unsigned self;
+	struct sio_ktrans *k;	/* kernel transport: smartio.ko */
+	/* With k: one user of the socket and of the registry copy at a time. */
+	pthread_mutex_t klock;
 };
 
 #define REG(h) ((h)->f.reg)
+
+/*
+ * Queries read the registry under the fabric lock; over the kernel
+ * transport they read a fresh copy of smartio.ko's registry instead (the
+ * last good one if the kernel does not answer).
+ */
+void sio_lib_lock(struct smartio *h)
+{
+	void *reg;
+
+	if (!h->k) {
+		sim_lock(&h->f);
+		return;
+	}
+	pthread_mutex_lock(&h->klock);
+	if (!sio_ktrans_registry(h->k, &reg))
+		h->f.reg = reg;
+}
+
+void sio_lib_unlock(struct smartio *h)
+{
+	if (!h->k)
+		sim_unlock(&h->f);
+	else
+		pthread_mutex_unlock(&h->klock);
+}
+
+int sio_lib_is_kernel(const struct smartio *h)
+{
+	return h->k != NULL;
+}
+
+/* The kernel's node list stands for the cluster; self is host0 or o->node. */
+static int open_kernel(struct smartio *h, const struct smartio_open_opts *o)
+{
+	void *reg;
+	int rc = sio_ktrans_open(&h->k), node;
+
+	if (rc)
+		return rc;
+	pthread_mutex_init(&h->klock, NULL);
+	rc = sio_ktrans_registry(h->k, &reg);
+	if (!rc) {
+		h->f.reg = reg;
+		node = o->node ? sio_node_lookup(REG(h), o->node) : 0;
+		rc = node < 0 ? -ENOENT : 0;
+		h->self = node < 0 ? 0 : (unsigned)node;
+	}
+	if (rc) {
+		sio_ktrans_close(h->k);
+		pthread_mutex_destroy(&h->klock);
+		h->k = NULL;
+	}
+	return rc;
+}
+
 
 int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 {
@@ -41,6 +103,22 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
+	/*
+	 * fabric "kernel" is smartio.ko, which must be loaded; with no fabric
+	 * named and nothing to create, smartio.ko is used when it is loaded.
+	 */
+	if ((o->fabric && !strcmp(o->fabric, "kernel")) ||
+	    (!o->fabric && o->create != 1 && !o->topology)) {
+		rc = open_kernel(h, o);
+		if (!rc) {
+			*hp = h;
+			return 0;
+		}
+		if (o->fabric || (rc != -ENOENT && rc != -EOPNOTSUPP)) {
+			free(h);
+			return rc;
+		}
+	}
 	if (o->create != 0) {
 		rc = o->topology ? sio_topo_load(o->topology, &topo, err, sizeof(err))
 				 : sio_topo_default(&topo);
@@ -63,9 +141,9 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 		return rc;
 	}
 	if (o->node) {
-		sim_lock(&h->f);
+		sio_lib_lock(h);
 		node = sio_node_lookup(REG(h), o->node);
-		sim_unlock(&h->f);
+		sio_lib_unlock(h);
 		if (node < 0) {
 			sim_fabric_close(&h->f);
 			free(h);
@@ -91,7 +169,11 @@ void smartio_close(struct smartio *h)
 {
 	if (!h)
 		return;
-	sim_fabric_close(&h->f);
+	if (h->k) {
+		sio_ktrans_close(h->k);
+		pthread_mutex_destroy(&h->klock);
+	} else
+		sim_fabric_close(&h->f);
 	free(h);
 }
 
@@ -124,9 +206,9 @@ int smartio_node_find(struct smartio *h, const char *name)
 {
 	int rc;
 
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	rc = sio_node_lookup(REG(h), name);
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return rc;
 }
 
@@ -134,9 +216,9 @@ int smartio_device_find(struct smartio *h, const char *name)
 {
 	int rc;
 
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	rc = sio_dev_lookup(REG(h), name);
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return rc;
 }
 
@@ -147,7 +229,7 @@ int smartio_node_info(struct smartio *h, unsigned node,
 
 	if (node >= REG(h)->nnodes)
 		return -ENOENT;
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	n = sio_node(REG(h), node);
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", n->name);
@@ -155,7 +237,7 @@ int smartio_node_info(struct smartio *h, unsigned node,
 	out->state = n->state == SIO_NODE_UP ? SMARTIO_NODE_UP : SMARTIO_NODE_DOWN;
 	out->nadapters = n->nadapters;
 	out->generation = n->generation;
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return 0;
 }
 
@@ -166,9 +248,9 @@ int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
 
 	if (node >= REG(h)->nnodes)
 		return -ENOENT;
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	if (adapter >= sio_node(REG(h), node)->nadapters) {
-		sim_unlock(&h->f);
+		sio_lib_unlock(h);
 		return -ENOENT;
 	}
 	a = &sio_node(REG(h), node)->adapter[adapter];
@@ -181,7 +263,7 @@ int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
 	out->req_used = a->reqs.used + a->reqs.reserved;
 	out->req_total = a->reqs.total;
 	out->window = a->window_size;
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return 0;
 }
 
@@ -193,7 +275,7 @@ int smartio_device_info(struct smartio *h, unsigned dev,
 
 	if (dev >= REG(h)->ndevices)
 		return -ENXIO;
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	d = sio_dev(REG(h), dev);
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", d->name);
@@ -221,7 +303,7 @@ int smartio_device_info(struct smartio *h, unsigned dev,
 		out->bar[b].flags = d->bar[b].flags;
 	}
 	memcpy(&out->stats, &d->stats, sizeof(out->stats));
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return 0;
 }
 
@@ -231,7 +313,7 @@ int smartio_dma_windows(struct smartio *h, unsigned dev,
 	struct sio_registry *r = REG(h);
 	unsigned i, n = 0;
 
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	for (i = 0; i < r->max_borrows; i++) {
 		struct sio_borrow *b = sio_borrow_at(r, i);
 
@@ -246,7 +328,7 @@ int smartio_dma_windows(struct smartio *h, unsigned dev,
 		}
 		n++;
 	}
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return (int)n;
 }
 
@@ -263,7 +345,7 @@ int smartio_segment_at(struct smartio *h, unsigned i,
 
 	if (i >= REG(h)->max_segments)
 		return 0;
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	s = sio_seg(REG(h), i);
 	used = s->used;
 	if (used) {
@@ -275,7 +357,7 @@ int smartio_segment_at(struct smartio *h, unsigned i,
 		out->available = s->available;
 		out->attached = s->attached;
 	}
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return used;
 }
 
@@ -283,9 +365,9 @@ int smartio_segment_find(struct smartio *h, unsigned owner, const char *name)
 {
 	int rc;
 
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	rc = sio_seg_lookup(REG(h), owner, name);
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return rc;
 }
 
@@ -296,7 +378,7 @@ int smartio_segment_dma_addr(struct smartio *h, unsigned owner,
 	int seg, rc = -ENOENT;
 	unsigned i;
 
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	seg = sio_seg_lookup(r, owner, name);
 	for (i = 0; seg >= 0 && i < r->max_segdma; i++) {
 		struct sio_segdma *m = sio_segdma_at(r, i);
@@ -307,7 +389,7 @@ int smartio_segment_dma_addr(struct smartio *h, unsigned owner,
 			break;
 		}
 	}
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return seg < 0 ? seg : rc;
 }
 
@@ -322,10 +404,17 @@ static int command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out,
 	len = sio_msg_finish(m);
 	if (len < 0)
 		return len;
-	sim_lock(&h->f);
-	n = sio_core_dispatch(&h->f.core, h->self, m->buf, (u32)len, repbuf,
-			      sizeof(repbuf));
-	sim_unlock(&h->f);
+	if (h->k) {
+		pthread_mutex_lock(&h->klock);
+		n = sio_ktrans_call(h->k, m->buf, (u32)len, repbuf,
+				    sizeof(repbuf));
+		pthread_mutex_unlock(&h->klock);
+	} else {
+		sio_lib_lock(h);
+		n = sio_core_dispatch(&h->f.core, h->self, m->buf, (u32)len,
+				      repbuf, sizeof(repbuf));
+		sio_lib_unlock(h);
+	}
 	if (n < 0)
 		return n;
 	err = sio_msg_parse(repbuf, (u32)n, &rep);
@@ -552,7 +641,11 @@ static int resolve(struct smartio *h, unsigned viewer, u64 addr, u64 size,
 		   char *path, size_t pathlen)
 {
 	struct sim_loc loc;
-	int rc = sim_translate_cpu(&h->f, viewer, addr, size, &loc);
+	int rc;
+
+	if (h->k)
+		return -EOPNOTSUPP;	/* kernel BARs are mmap()ed from /dev */
+	rc = sim_translate_cpu(&h->f, viewer, addr, size, &loc);
 
 	if (rc)
 		return rc == -EFAULT ? -ENXIO : rc;
@@ -574,7 +667,7 @@ int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
 		return -ENOENT;
 	if (bar >= SMARTIO_MAX_BARS)
 		return -EINVAL;
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	d = sio_dev(r, dev);
 	if (!d->bar[bar].size) {
 		rc = -ENOENT;
@@ -594,7 +687,7 @@ int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
 		rc = resolve(h, viewer, addr, d->bar[bar].size, path, pathlen);
 	if (!rc && size)
 		*size = d->bar[bar].size;
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return rc;
 }
 
@@ -610,10 +703,10 @@ int smartio_resolve_segment(struct smartio *h, unsigned viewer,
 
 	if (viewer >= r->nnodes || owner >= r->nnodes)
 		return -ENOENT;
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	seg = sio_seg_lookup(r, owner, name);
 	if (seg < 0) {
-		sim_unlock(&h->f);
+		sio_lib_unlock(h);
 		return seg;
 	}
 	s = sio_seg(r, (u32)seg);
@@ -637,13 +730,15 @@ int smartio_resolve_segment(struct smartio *h, unsigned viewer,
 		rc = resolve(h, viewer, addr, s->size, path, pathlen);
 	if (!rc && size)
 		*size = s->size;
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return rc;
 }
 
 int smartio_dma(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
 		size_t len, int write)
 {
+	if (h->k)
+		return -EOPNOTSUPP;	/* a simulated device's DMA only */
 	return sim_dma(&h->f, dev, addr, buf, len, write);
 }
 
@@ -651,16 +746,20 @@ uint64_t smartio_blocked(struct smartio *h, unsigned node)
 {
 	uint64_t n;
 
-	if (node >= REG(h)->nnodes)
-		return 0;
-	sim_lock(&h->f);
+	if (node >= REG(h)->nnodes || h->k)
+		return 0;	/* smartio.ko reports blocked DMA as events */
+	sio_lib_lock(h);
 	n = sim_node_hw(&h->f, node)->blocked;
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	return n;
 }
 
 uint64_t smartio_event_cursor(struct smartio *h)
 {
+	if (h->k) {
+		sio_lib_lock(h);
+		sio_lib_unlock(h);
+	}
 	return __atomic_load_n(&REG(h)->event_seq, __ATOMIC_ACQUIRE);
 }
 
@@ -672,22 +771,22 @@ int smartio_event_read(struct smartio *h, uint64_t *cursor, char *buf,
 	u64 head, next = *cursor + 1;
 	int n;
 
-	sim_lock(&h->f);
+	sio_lib_lock(h);
 	head = r->event_seq;
 	if (next > head) {
-		sim_unlock(&h->f);
+		sio_lib_unlock(h);
 		return 0;
 	}
 	if (head - next >= SIO_EVENT_RING) {
 		u64 lost = head - SIO_EVENT_RING + 1 - next;
 
 		*cursor = head - SIO_EVENT_RING;
-		sim_unlock(&h->f);
+		sio_lib_unlock(h);
 		n = snprintf(buf, len, "lost n=%" PRIu64, lost);
 		return n < 0 ? -EIO : (int)((size_t)n < len ? (size_t)n : len - 1);
 	}
 	ev = *sio_event_at(r, next);
-	sim_unlock(&h->f);
+	sio_lib_unlock(h);
 	*cursor = next;
 	n = snprintf(buf, len, "%" PRIu64 " %" PRIu64 ".%09" PRIu64 " %s %s%s%s",
 		     ev.seq, (uint64_t)(ev.time_ns / 1000000000u),
@@ -698,11 +797,29 @@ int smartio_event_read(struct smartio *h, uint64_t *cursor, char *buf,
 
 uint64_t smartio_change_count(struct smartio *h)
 {
+	if (h->k)
+		return smartio_event_cursor(h);	/* every change is an event */
 	return __atomic_load_n(&h->f.sh->change, __ATOMIC_ACQUIRE);
+}
+
+/* smartio.ko has no wait of its own yet: poll its event sequence. */
+static int kernel_wait(struct smartio *h, uint64_t seen, int timeout_ms)
+{
+	int waited = 0;
+
+	while (smartio_change_count(h) == seen) {
+		if (timeout_ms >= 0 && waited >= timeout_ms)
+			return 0;
+		usleep(50000);
+		waited += 50;
+	}
+	return 1;
 }
 
 int smartio_change_wait(struct smartio *h, uint64_t seen, int timeout_ms)
 {
+	if (h->k)
+		return kernel_wait(h, seen, timeout_ms);
 	return sim_wait_change(&h->f, (u32)seen, timeout_ms);
 }
 
@@ -718,7 +835,12 @@ int smartio_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
 		if (timeout_ms >= 0 && waited >= timeout_ms)
 			return 0;
 		/* Short slices keep the timeout honest across spurious wakes. */
-		sim_wait_change(&h->f, seen, timeout_ms < 0 ? 100 :
+		if (h->k)
+			kernel_wait(h, seen, timeout_ms < 0 ? 100 :
+				    (timeout_ms - waited < 100 ?
+				     timeout_ms - waited : 100));
+		else
+			sim_wait_change(&h->f, seen, timeout_ms < 0 ? 100 :
 				(timeout_ms - waited < 100 ? timeout_ms - waited : 100));
 		waited += 100;
 	}

@@ -18,7 +18,7 @@ int smartio_msi_vectors(struct smartio *h, unsigned dev,
 
 	if (dev >= f->reg->ndevices)
 		return -ENXIO;
-	sim_lock(f);
+	sio_lib_lock(h);
 	d = sio_dev(f->reg, dev);
 	n = d->irq_mode == SIO_IRQ_NONE ? 0 : d->irq_count;
 	for (i = 0; i < n && i < max; i++) {
@@ -29,7 +29,7 @@ int smartio_msi_vectors(struct smartio *h, unsigned dev,
 		out[i].data = d->irq_base + i;
 		out[i].msix = d->irq_mode == SIO_IRQ_MSIX;
 	}
-	sim_unlock(f);
+	sio_lib_unlock(h);
 	return (int)n;
 }
 
@@ -42,12 +42,14 @@ int smartio_irq_count(struct smartio *h, unsigned dev, unsigned vec,
 
 	if (dev >= f->reg->ndevices)
 		return -ENXIO;
-	sim_lock(f);
+	if (sio_lib_is_kernel(h))
+		return -EOPNOTSUPP;	/* real vectors count in /proc/interrupts */
+	sio_lib_lock(h);
 	d = sio_dev(f->reg, dev);
 	if (d->irq_mode != SIO_IRQ_NONE && vec < d->irq_count) {
 		*count = sim_node_hw(f, d->irq_node)->msi_count[d->irq_base + vec];
 		rc = 0;
 	}
-	sim_unlock(f);
+	sio_lib_unlock(h);
 	return rc;
 }

@@ -47,7 +47,7 @@ int smartio_peer_addr(struct smartio *h, unsigned dev, unsigned peer,
 
 	if (dev >= f->reg->ndevices || peer >= f->reg->ndevices)
 		return -ENXIO;
-	sim_lock(f);
+	sio_lib_lock(h);
 	for (i = 0; i < f->reg->max_peermap; i++) {
 		struct sio_peermap *m = sio_peermap_at(f->reg, i);
 
@@ -58,7 +58,7 @@ int smartio_peer_addr(struct smartio *h, unsigned dev, unsigned peer,
 			break;
 		}
 	}
-	sim_unlock(f);
+	sio_lib_unlock(h);
 	return rc;
 }
 
@@ -72,7 +72,7 @@ int smartio_peers(struct smartio *h, unsigned dev, unsigned *peers,
 
 	if (dev >= f->reg->ndevices)
 		return -ENXIO;
-	sim_lock(f);
+	sio_lib_lock(h);
 	/* Ascending by device index: repeated passes for the next larger. */
 	for (;;) {
 		unsigned next = 0;
@@ -95,6 +95,6 @@ int smartio_peers(struct smartio *h, unsigned dev, unsigned *peers,
 		last = next;
 		any = 1;
 	}
-	sim_unlock(f);
+	sio_lib_unlock(h);
 	return (int)n;
 }

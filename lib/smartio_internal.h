@@ -12,6 +12,11 @@
 
 struct sim_fabric *sio_lib_fabric(struct smartio *h);
 /* Runs a command being built in m as the handle's node; the core's errno. */
+/* The registry lock of the handle's transport (a fresh copy for kernel). */
+void sio_lib_lock(struct smartio *h);
+void sio_lib_unlock(struct smartio *h);
+/* 1 over smartio.ko: no simulated hardware behind the registry. */
+int sio_lib_is_kernel(const struct smartio *h);
 int sio_lib_command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out);
 
 #endif

@@ -14,7 +14,7 @@ set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${KMOD_TIMEOUT:-900}
-expect_passes=29
+expect_passes=32
 
 skip() { echo "SKIP: check-kmod: $*"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
@@ -33,6 +33,11 @@ kdir=/usr/src/linux-headers-$KVER
 kernel=/boot/vmlinuz-$KVER
 [ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
 [ -d "/lib/modules/$KVER/kernel" ] || skip "no /lib/modules/$KVER (linux-image-$KVER)"
+
+# smartiofs and libsmartio as built (libtool keeps the real ones in .libs).
+sfs=$build/fs/.libs/smartiofs
+[ -x "$sfs" ] || sfs=$build/fs/smartiofs
+file -L "$sfs" 2>/dev/null | grep -q ELF || skip "fs/smartiofs not built (make)"
 
 out=$build/tests/kmod/build
 rm -rf "$out"
@@ -70,7 +75,7 @@ mkdir -p "$tmp/root/bin" "$tmp/root/modules"
 cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/kmod/guest-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
-modprobe -S "$KVER" --show-depends nvme 2>/dev/null |
+modprobe -a -S "$KVER" --show-depends nvme fuse 2>/dev/null |
 	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$tmp/mods"
 [ -s "$tmp/mods" ] || skip "modprobe cannot resolve nvme for $KVER"
 while read -r m; do
@@ -78,6 +83,15 @@ while read -r m; do
 	echo "/modules/$(basename "$m")" >>"$tmp/root/modules/order"
 done <"$tmp/mods"
 cp "$out/smartio/smartio.ko" "$tmp/root/smartio.ko"
+cp "$sfs" "$tmp/root/bin/smartiofs"
+mkdir -p "$tmp/root/lib/smartio"
+LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+while read -r lib; do
+	case $lib in
+	*/libsmartio.so*) cp -L "$lib" "$tmp/root/lib/smartio/" ;;
+	*) mkdir -p "$tmp/root$(dirname "$lib")"; cp -L "$lib" "$tmp/root$lib" ;;
+	esac
+done
 (cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
 
 # A 64 MiB drive with a known pattern at its start.

@@ -6,7 +6,7 @@
 # Every check prints "PASS: ..." or "FAIL: ..."; "KMOD-END" ends the run.
 /bin/busybox --install -s /bin
 export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
+mkdir -p /proc /sys /dev /tmp /etc
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
@@ -67,15 +67,31 @@ check "host0 lends nvme0 = $bdf with its real BAR 0 ($bar0)" \
 	grep -q "^dev nvme0 bdf=$bdf lender=host0 .* bar0=$bar0+" $state
 check "both nodes up" \
 	test "$(grep -c '^node host[01] id=[01] up$' $state)" = 2
-check "lend nvme0 all" answer_is "lend nvme0 all" 0
+# --- control through /smartio: smartiofs over the generic netlink family -------
+ln -sf /proc/mounts /etc/mtab
+mkdir -p /smartio
+export LD_LIBRARY_PATH=/lib/smartio
+check "smartiofs serves smartio.ko's namespace on /smartio" \
+	smartiofs --fabric kernel /smartio
+waitfor 10 test -d /smartio/dev/nvme0
+check "/smartio: self is host0, nodes host0 and host1, dev/nvme0" \
+	test "$(readlink /smartio/self)" = nodes/host0 -a \
+	"$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 " -a \
+	-d /smartio/dev/nvme0
+# errno_is ERRNO-TEXT FILE VALUE: the write fails with that error.
+errno_is() { sh -c "echo $3 > $2" 2>&1 | grep -q "$1"; }
+check "echo all > /smartio/dev/nvme0/lend" \
+	sh -c "echo all > /smartio/dev/nvme0/lend"
 check "host0 cannot borrow its own device (EINVAL)" \
-	answer_is "borrow nvme0 host0" -22
-check "host1 borrows nvme0 through the loopback adapter" \
-	answer_is "borrow nvme0 host1" 0
+	errno_is "Invalid argument" /smartio/dev/nvme0/borrow host0
+check "echo host1 > /smartio/dev/nvme0/borrow" \
+	sh -c "echo host1 > /smartio/dev/nvme0/borrow"
+check "/smartio/dev/nvme0/borrow lists host1" \
+	test "$(cat /smartio/dev/nvme0/borrow)" = host1
 cat $state
 shadow=5100:00:00.0
 check "a second borrow by host1 is refused (EBUSY)" \
-	answer_is "borrow nvme0 host1" -16
+	errno_is "busy" /smartio/dev/nvme0/borrow host1
 check "host1's BAR 0 window slot leads to the real BAR 0" \
 	grep -q "^borrow nvme0 by=host1 bar0=0x[0-9a-f]*->host0:$bar0 " $state
 check "the lender's DMA window leads to host1's IOVA range" \
@@ -118,7 +134,10 @@ check "the shadow's MSI-X vectors fired ($irqs interrupts)" test "$irqs" -gt 0
 grep "$ctrl" /proc/interrupts
 
 # --- return: hot-remove, the lender's driver takes the device back -------------
-check "host1 returns nvme0" answer_is "return nvme0 host1" 0
+check "echo host1 > /smartio/dev/nvme0/return" \
+	sh -c "echo host1 > /smartio/dev/nvme0/return"
+check "/smartio/dev/nvme0/borrow is empty again" \
+	test -z "$(cat /smartio/dev/nvme0/borrow)"
 check "the shadow is hot-removed" test ! -e /sys/bus/pci/devices/$shadow
 check "no borrow left after the return" eval "! grep -q '^borrow ' $state"
 waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"
@@ -128,5 +147,6 @@ rctrl=$(ls /sys/bus/pci/devices/"$bdf"/nvme 2>/dev/null | head -n 1)
 waitfor 60 test -b /dev/${rctrl}n1
 check "the lender reads what the borrower wrote" \
 	sh -c "dd if=/dev/${rctrl}n1 bs=1M count=32 iflag=direct status=none | cmp - /tmp/pattern"
+check "smartiofs unmounts" umount /smartio
 check "rmmod smartio" rmmod smartio
 finish

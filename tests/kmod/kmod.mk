@@ -3,10 +3,11 @@
 # make kmod builds kmod/build/smartio.ko against KDIR (default: the newest
 # /usr/src/linux-headers-*-amd64, else the running kernel's build tree).
 # make check-kmod builds it again, warnings fatal, and runs it in a QEMU
-# guest (tests/kmod/check_kmod.sh); it skips (77 -> SKIPPED) without qemu,
+# guest (tests/kmod/check_kmod.sh), where smartiofs serves /smartio over
+# smartio.ko's generic netlink family; it skips (77 -> SKIPPED) without qemu,
 # busybox-static, the kernel image or headers.
 KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
-	kmod/sio_kplat.c kmod/sio_ctl.c kmod/sio_lender.c kmod/sio_shadow.c \
+	kmod/sio_kplat.c kmod/sio_ctl.c kmod/sio_lender.c kmod/sio_shadow.c kmod/sio_genl.c \
 	kmod/README
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
@@ -21,7 +22,7 @@ kmod:
 	$(MAKE) -C $(srcdir)/kmod KDIR="$$kdir" \
 		O_BUILD='$(abs_top_builddir)/kmod/build'
 
-check-kmod:
+check-kmod: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/kmod/check_kmod.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-kmod: SKIPPED"; exit 0; fi; \
