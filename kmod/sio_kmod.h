@@ -95,6 +95,12 @@ struct sio_kdev *sio_kdev_of(u32 dev);
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	       u32 cap);
 
+/* Character devices of class smartio (sio_cdev.c). */
+int sio_cdev_init(void);
+void sio_cdev_exit(void);
+int sio_cdev_add(struct sio_kdev *kd, u32 node, struct device *parent);
+void sio_cdev_remove(struct sio_kdev *kd, u32 node);
+
 int sio_genl_init(void);
 void sio_genl_exit(void);
 

@@ -167,11 +167,17 @@ static int __init sio_init(void)
 	err = sio_lender_init();
 	if (err)
 		goto fail;
+	err = sio_cdev_init();
+	if (err) {
+		sio_lender_exit();
+		goto fail;
+	}
 	err = sio_ctl_init();
 	if (!err)
 		err = sio_genl_init();
 	if (err) {
 		sio_ctl_exit();
+		sio_cdev_exit();
 		sio_lender_exit();
 		goto fail;
 	}
@@ -194,6 +200,7 @@ static void __exit sio_exit(void)
 	for (i = 0; i < sio_k.ndevs; i++)
 		if (sio_k.dev[i].shadow)
 			sio_k_return(sio_k.dev[i].index, SIO_K_BORROWER);
+	sio_cdev_exit();
 	sio_lender_exit();
 	mutex_lock(&sio_k.lock);
 	/* Every borrow ends before the registry goes. */

@@ -419,6 +419,10 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower)
 	}
 	pci_bus_add_devices(sh->bus);
 	pci_unlock_rescan_remove();
+	/* The borrower's character device: udev sees it come with the shadow. */
+	err = sio_cdev_add(kd, borrower, &pdev->dev);
+	if (err)
+		pci_warn(pdev, "smartio: no character device: %d\n", err);
 	pci_info(pdev, "smartio: shadow of %s lent by host0\n",
 		 pci_name(kd->pdev));
 	return 0;
@@ -430,6 +434,7 @@ void sio_shadow_remove(struct sio_kdev *kd)
 
 	if (!sh)
 		return;
+	sio_cdev_remove(kd, sh->borrower);
 	pci_lock_rescan_remove();
 	pci_dev_put(sh->pdev);
 	pci_stop_root_bus(sh->bus);

@@ -14,7 +14,7 @@ set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${KMOD_TIMEOUT:-900}
-expect_passes=32
+expect_passes=40
 
 skip() { echo "SKIP: check-kmod: $*"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
@@ -84,8 +84,17 @@ while read -r m; do
 done <"$tmp/mods"
 cp "$out/smartio/smartio.ko" "$tmp/root/smartio.ko"
 cp "$sfs" "$tmp/root/bin/smartiofs"
+# udevd and the rules of udev/, a static mmap tester.
+${CC:-cc} -static -O2 -Wall -Wextra -Werror -o "$tmp/root/bin/mmap_bar" \
+	"$src/tests/kmod/mmap_bar.c" || { echo "FAIL: building mmap_bar"; exit 1; }
+udevadm=$(command -v udevadm || true)
+[ -n "$udevadm" ] || skip "no udevadm (apt-get install udev)"
+mkdir -p "$tmp/root/etc/udev/rules.d"
+cp "$src"/udev/*.rules "$tmp/root/etc/udev/rules.d/"
+cp -L "$udevadm" "$tmp/root/bin/udevadm"
+ln -s udevadm "$tmp/root/bin/systemd-udevd"
 mkdir -p "$tmp/root/lib/smartio"
-LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" "$udevadm" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
 while read -r lib; do
 	case $lib in
 	*/libsmartio.so*) cp -L "$lib" "$tmp/root/lib/smartio/" ;;

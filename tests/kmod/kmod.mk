@@ -7,10 +7,15 @@
 # smartio.ko's generic netlink family; it skips (77 -> SKIPPED) without qemu,
 # busybox-static, the kernel image or headers.
 KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
-	kmod/sio_kplat.c kmod/sio_ctl.c kmod/sio_lender.c kmod/sio_shadow.c kmod/sio_genl.c \
+	kmod/sio_kplat.c kmod/sio_ctl.c kmod/sio_lender.c kmod/sio_shadow.c kmod/sio_genl.c kmod/sio_cdev.c \
 	kmod/README
-KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh
+KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/mmap_bar.c
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
+
+# udev rules for smartio.ko's character devices (/dev/smartio/<node>/<dev>)
+# and an example automation rule.
+udevrulesdir = $(prefix)/lib/udev/rules.d
+dist_udevrules_DATA = udev/60-smartio.rules udev/90-smartio-example.rules
 
 kmod:
 	@kdir='$(KDIR)'; \
