@@ -1,179 +1,549 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Character devices of class "smartio", one per device a node can map:
- * smartio-<node>-<dev>, on host0 for every device it lends and on host1
- * for every device it borrows (created with the shadow, so its add and
- * remove uevents follow the hot-add and the return).  mmap() at offset
- * bar << SIO_CDEV_BAR_SHIFT maps BAR bar as that node reaches it: the
- * lender's real BAR, or the borrower's window slot, resolved through the
- * loopback LUT.  Uevents carry SMARTIO_NODE, SMARTIO_DEVICE,
- * SMARTIO_LENDER and SMARTIO_ROLE (lender|shadow) for udev/ rules.
+ * Class devices, character devices and uevents (class "smartio").
+ *
+ * A node's access to a device is a "view": a device sio-<node>-<dev> of
+ * class smartio, without a device node, whose attributes (node, name,
+ * lender, role, bdf, fdid) say whose device it is.  The lender's views
+ * exist while the module is loaded; a borrower's view is hot-added by the
+ * borrow and removed by the return, and it is the parent of the shadow's
+ * virtual PCI root bus, so that udev rules reach the lender of a shadow
+ * device (and of its block devices) with ATTRS{lender}.
+ *
+ * Each memory BAR of a view is a character device sio-<node>-<dev>-bar<N>,
+ * a child of the view: mmap() maps the BAR as that node reaches it (the
+ * real BAR for the lender, the borrower's window slot resolved through
+ * the loopback LUT for a borrower), read() and write() access it in
+ * dwords.  When the view goes, every mapping of its BARs is zapped and
+ * later accesses fault (SIGBUS) or fail with ENODEV.  Pages are uncached.
+ *
+ * Every uevent carries SMARTIO_NODE, SMARTIO_DEVICE, SMARTIO_LENDER,
+ * SMARTIO_ROLE (lender | borrower) and, for a BAR, SMARTIO_BAR; DEVTYPE is
+ * smartio_view or smartio_bar.  udev/60-smartio.rules names the BARs
+ * /dev/smartio/<node>/<dev>/bar<N>.
  */
 #include <linux/cdev.h>
 #include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/security.h>
+#include <linux/slab.h>
 
 #include "sio_kmod.h"
 
-#define SIO_CDEV_BAR_SHIFT 40	/* mmap offset of BAR n: n << 40 */
-#define SIO_CDEV_MINORS (SIO_K_MAX_DEVS * SIO_K_NODES)
+#define SIO_CDEV_MINORS 256
+#define SIO_RW_CHUNK PAGE_SIZE
 
 static struct class *sio_class;
 static dev_t sio_devt;
-static struct cdev sio_cdev;
-static struct device *sio_cdevs[SIO_CDEV_MINORS];
+static DEFINE_IDA(sio_minors);
 
-static u32 minor_of(struct sio_kdev *kd, u32 node)
-{
-	return (u32)(kd - sio_k.dev) * SIO_K_NODES + node;
-}
+struct sio_bar_cdev;
 
-/* Where BAR bar of kd is for node, or -errno. */
-static int bar_addr(u32 minor, u32 bar, u64 *addr, u64 *size)
-{
-	struct sio_kdev *kd = &sio_k.dev[minor / SIO_K_NODES];
-	u32 node = minor % SIO_K_NODES, tnode;
-	struct sio_device *d;
-	int bidx, err = 0;
-
-	if (bar >= SIO_MAX_BARS)
-		return -EINVAL;
-	mutex_lock(&sio_k.lock);
-	d = sio_dev(sio_k.reg, kd->index);
-	*size = d->bar[bar].size;
-	if (!*size) {
-		err = -ENXIO;
-	} else if (node == d->node) {
-		*addr = d->bar[bar].addr;
-	} else {
-		bidx = sio_borrow_find(sio_k.reg, kd->index, node);
-		if (bidx < 0 || !sio_borrow_at(sio_k.reg, bidx)->bar_local[bar])
-			err = -EACCES;
-		else
-			err = sio_kplat_resolve(node,
-				sio_borrow_at(sio_k.reg, bidx)->bar_local[bar],
-				*size, &tnode, addr);
-	}
-	mutex_unlock(&sio_k.lock);
-	return err;
-}
-
-static int cdev_open(struct inode *inode, struct file *f)
-{
-	f->private_data = (void *)(uintptr_t)iminor(inode);
-	return 0;
-}
-
-static int cdev_mmap(struct file *f, struct vm_area_struct *vma)
-{
-	u32 minor = (uintptr_t)f->private_data;
-	u64 bar = vma->vm_pgoff >> (SIO_CDEV_BAR_SHIFT - PAGE_SHIFT);
-	u64 off = (vma->vm_pgoff << PAGE_SHIFT) & ((1ull << SIO_CDEV_BAR_SHIFT) - 1);
-	u64 addr, size;
-	int err = bar_addr(minor, bar, &addr, &size);
-
-	if (err)
-		return err;
-	if (off >= size)
-		return -EINVAL;
-	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
-	vma->vm_pgoff = 0;
-	return vm_iomap_memory(vma, addr + off, size - off);
-}
-
-static const struct file_operations cdev_fops = {
-	.owner = THIS_MODULE,
-	.open = cdev_open,
-	.mmap = cdev_mmap,
+struct sio_view {
+	struct device dev;
+	char node[SIO_TOPO_NAME];
+	char name[SIO_TOPO_NAME];
+	char lender[SIO_TOPO_NAME];
+	char bdf[16];
+	u32 fdid;
+	bool borrower;
+	struct sio_bar_cdev *bar[PCI_STD_NUM_BARS];
 };
 
-static int cdev_uevent(struct device *dev, struct kobj_uevent_env *env)
-{
-	u32 minor = MINOR(dev->devt);
-	struct sio_kdev *kd = &sio_k.dev[minor / SIO_K_NODES];
-	u32 node = minor % SIO_K_NODES;
-	struct sio_device *d = sio_dev(sio_k.reg, kd->index);
+struct sio_bar_cdev {
+	struct device dev;
+	struct cdev cdev;
+	struct sio_view *view;
+	u32 bar;
+	phys_addr_t phys;
+	u64 size;
+	struct mutex lock;	/* files and dead */
+	struct list_head files;
+	bool dead;		/* the view went: no access any more */
+};
 
-	return add_uevent_var(env, "SMARTIO_NODE=%s",
-			      sio_node(sio_k.reg, node)->name) ?:
-	       add_uevent_var(env, "SMARTIO_DEVICE=%s", d->name) ?:
-	       add_uevent_var(env, "SMARTIO_LENDER=%s",
-			      sio_node(sio_k.reg, d->node)->name) ?:
-	       add_uevent_var(env, "SMARTIO_ROLE=%s",
-			      node == d->node ? "lender" : "shadow");
+struct sio_bar_file {
+	struct list_head link;
+	struct sio_bar_cdev *bc;
+	struct file *file;
+};
+
+/* --- the BAR character devices ------------------------------------------- */
+
+/*
+ * BAR pages are inserted at fault time under the device's lock, so that a
+ * mapping made while the view goes is either zapped with the others or
+ * never filled.
+ */
+static vm_fault_t bar_fault(struct vm_fault *vmf)
+{
+	struct sio_bar_cdev *bc = vmf->vma->vm_private_data;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	mutex_lock(&bc->lock);
+	if (!bc->dead && vmf->pgoff < PAGE_ALIGN(bc->size) >> PAGE_SHIFT)
+		ret = vmf_insert_pfn_prot(vmf->vma, vmf->address,
+					  (bc->phys >> PAGE_SHIFT) + vmf->pgoff,
+					  vmf->vma->vm_page_prot);
+	mutex_unlock(&bc->lock);
+	return ret;
 }
 
-int sio_cdev_add(struct sio_kdev *kd, u32 node, struct device *parent)
-{
-	u32 minor = minor_of(kd, node);
-	struct device *dev;
+static const struct vm_operations_struct bar_vm_ops = {
+	.fault = bar_fault,
+};
 
-	if (sio_cdevs[minor])
-		return -EEXIST;
-	dev = device_create(sio_class, parent, MKDEV(MAJOR(sio_devt), minor),
-			    kd, "smartio-%s-%s",
-			    sio_node(sio_k.reg, node)->name,
-			    sio_dev(sio_k.reg, kd->index)->name);
-	if (IS_ERR(dev))
-		return PTR_ERR(dev);
-	sio_cdevs[minor] = dev;
+static int bar_open(struct inode *inode, struct file *f)
+{
+	struct sio_bar_cdev *bc = container_of(inode->i_cdev,
+					       struct sio_bar_cdev, cdev);
+	struct sio_bar_file *bf;
+	int err;
+
+	err = security_locked_down(LOCKDOWN_PCI_ACCESS);
+	if (err)
+		return err;
+	bf = kzalloc(sizeof(*bf), GFP_KERNEL);
+	if (!bf)
+		return -ENOMEM;
+	bf->bc = bc;
+	bf->file = f;
+	mutex_lock(&bc->lock);
+	err = bc->dead ? -ENODEV : 0;
+	if (!err)
+		list_add(&bf->link, &bc->files);
+	mutex_unlock(&bc->lock);
+	if (err) {
+		kfree(bf);
+		return err;
+	}
+	f->private_data = bf;
 	return 0;
 }
 
-void sio_cdev_remove(struct sio_kdev *kd, u32 node)
+static int bar_release(struct inode *inode, struct file *f)
 {
-	u32 minor = minor_of(kd, node);
+	struct sio_bar_file *bf = f->private_data;
 
-	if (!sio_cdevs[minor])
+	mutex_lock(&bf->bc->lock);
+	list_del(&bf->link);
+	mutex_unlock(&bf->bc->lock);
+	kfree(bf);
+	return 0;
+}
+
+static int bar_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	struct sio_bar_cdev *bc = ((struct sio_bar_file *)f->private_data)->bc;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	u64 span = PAGE_ALIGN(bc->size);
+
+	if (offset_in_page(bc->phys) || off >= span || len > span - off)
+		return -EINVAL;
+	if (READ_ONCE(bc->dead))
+		return -ENODEV;
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
+	vma->vm_private_data = bc;
+	vma->vm_ops = &bar_vm_ops;
+	return 0;
+}
+
+/* read() and write(): dword accesses, as MMIO registers want them. */
+static ssize_t bar_rw(struct file *f, char __user *ubuf, size_t len,
+		      loff_t *pos, bool write)
+{
+	struct sio_bar_cdev *bc = ((struct sio_bar_file *)f->private_data)->bc;
+	void __iomem *io;
+	size_t done = 0;
+	u32 *buf;
+	int err = 0;
+
+	if (*pos < 0 || (*pos | len) & 3)
+		return -EINVAL;
+	if (*pos >= bc->size)
+		return write ? -ENOSPC : 0;
+	len = min_t(u64, len, bc->size - *pos);
+	buf = kmalloc(SIO_RW_CHUNK, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&bc->lock);
+	while (done < len && !err) {
+		size_t n = min_t(size_t, len - done, SIO_RW_CHUNK), i;
+
+		if (bc->dead) {
+			err = -ENODEV;
+			break;
+		}
+		if (write && copy_from_user(buf, ubuf + done, n)) {
+			err = -EFAULT;
+			break;
+		}
+		io = ioremap(bc->phys + *pos, n);
+		if (!io) {
+			err = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < n / 4; i++) {
+			if (write)
+				iowrite32(buf[i], io + 4 * i);
+			else
+				buf[i] = ioread32(io + 4 * i);
+		}
+		iounmap(io);
+		if (!write && copy_to_user(ubuf + done, buf, n)) {
+			err = -EFAULT;
+			break;
+		}
+		done += n;
+		*pos += n;
+	}
+	mutex_unlock(&bc->lock);
+	kfree(buf);
+	return done ? done : err;
+}
+
+static ssize_t bar_read(struct file *f, char __user *ubuf, size_t len,
+			loff_t *pos)
+{
+	return bar_rw(f, ubuf, len, pos, false);
+}
+
+static ssize_t bar_write(struct file *f, const char __user *ubuf, size_t len,
+			 loff_t *pos)
+{
+	return bar_rw(f, (char __user *)ubuf, len, pos, true);
+}
+
+static loff_t bar_llseek(struct file *f, loff_t off, int whence)
+{
+	struct sio_bar_cdev *bc = ((struct sio_bar_file *)f->private_data)->bc;
+
+	return fixed_size_llseek(f, off, whence, bc->size);
+}
+
+static const struct file_operations bar_fops = {
+	.owner = THIS_MODULE,
+	.open = bar_open,
+	.release = bar_release,
+	.mmap = bar_mmap,
+	.read = bar_read,
+	.write = bar_write,
+	.llseek = bar_llseek,
+};
+
+/* --- attributes, uevents, device types ----------------------------------- */
+
+static struct sio_view *dev_view(struct device *dev);
+
+static ssize_t node_show(struct device *dev, struct device_attribute *a,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_view(dev)->node);
+}
+static DEVICE_ATTR_RO(node);
+
+static ssize_t name_show(struct device *dev, struct device_attribute *a,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_view(dev)->name);
+}
+static DEVICE_ATTR_RO(name);
+
+static ssize_t lender_show(struct device *dev, struct device_attribute *a,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_view(dev)->lender);
+}
+static DEVICE_ATTR_RO(lender);
+
+static ssize_t role_show(struct device *dev, struct device_attribute *a,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  dev_view(dev)->borrower ? "borrower" : "lender");
+}
+static DEVICE_ATTR_RO(role);
+
+static ssize_t bdf_show(struct device *dev, struct device_attribute *a,
+			char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_view(dev)->bdf);
+}
+static DEVICE_ATTR_RO(bdf);
+
+static ssize_t fdid_show(struct device *dev, struct device_attribute *a,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%#x\n", dev_view(dev)->fdid);
+}
+static DEVICE_ATTR_RO(fdid);
+
+static struct attribute *view_attrs[] = {
+	&dev_attr_node.attr,
+	&dev_attr_name.attr,
+	&dev_attr_lender.attr,
+	&dev_attr_role.attr,
+	&dev_attr_bdf.attr,
+	&dev_attr_fdid.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(view);
+
+static ssize_t bar_show(struct device *dev, struct device_attribute *a,
+			char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  container_of(dev, struct sio_bar_cdev, dev)->bar);
+}
+static DEVICE_ATTR_RO(bar);
+
+static ssize_t size_show(struct device *dev, struct device_attribute *a,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  container_of(dev, struct sio_bar_cdev, dev)->size);
+}
+static DEVICE_ATTR_RO(size);
+
+static struct attribute *bar_attrs[] = {
+	&dev_attr_bar.attr,
+	&dev_attr_size.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(bar);
+
+static int view_env(struct sio_view *v, struct kobj_uevent_env *env)
+{
+	return add_uevent_var(env, "SMARTIO_NODE=%s", v->node) ?:
+	       add_uevent_var(env, "SMARTIO_DEVICE=%s", v->name) ?:
+	       add_uevent_var(env, "SMARTIO_LENDER=%s", v->lender) ?:
+	       add_uevent_var(env, "SMARTIO_ROLE=%s",
+			      v->borrower ? "borrower" : "lender");
+}
+
+static int view_uevent(struct device *dev, struct kobj_uevent_env *env)
+{
+	return view_env(dev_view(dev), env);
+}
+
+static void view_release(struct device *dev)
+{
+	kfree(dev_view(dev));
+}
+
+static const struct device_type view_type = {
+	.name = "smartio_view",
+	.groups = view_groups,
+	.uevent = view_uevent,
+	.release = view_release,
+};
+
+static int bar_uevent(struct device *dev, struct kobj_uevent_env *env)
+{
+	struct sio_bar_cdev *bc = container_of(dev, struct sio_bar_cdev, dev);
+
+	return view_env(bc->view, env) ?:
+	       add_uevent_var(env, "SMARTIO_BAR=%u", bc->bar);
+}
+
+static void bar_dev_release(struct device *dev)
+{
+	struct sio_bar_cdev *bc = container_of(dev, struct sio_bar_cdev, dev);
+
+	ida_free(&sio_minors, MINOR(dev->devt));
+	kfree(bc);
+}
+
+static const struct device_type bar_type = {
+	.name = "smartio_bar",
+	.groups = bar_groups,
+	.uevent = bar_uevent,
+	.release = bar_dev_release,
+};
+
+static struct sio_view *dev_view(struct device *dev)
+{
+	if (dev->type == &bar_type)
+		return container_of(dev, struct sio_bar_cdev, dev)->view;
+	return container_of(dev, struct sio_view, dev);
+}
+
+static char *sio_devnode(struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0600;
+	return NULL;
+}
+
+/* --- views --------------------------------------------------------------- */
+
+static int bar_add(struct sio_view *v, u32 bar, phys_addr_t phys, u64 size)
+{
+	struct sio_bar_cdev *bc;
+	int minor, err;
+
+	minor = ida_alloc_max(&sio_minors, SIO_CDEV_MINORS - 1, GFP_KERNEL);
+	if (minor < 0)
+		return minor;
+	bc = kzalloc(sizeof(*bc), GFP_KERNEL);
+	if (!bc) {
+		ida_free(&sio_minors, minor);
+		return -ENOMEM;
+	}
+	bc->view = v;
+	bc->bar = bar;
+	bc->phys = phys;
+	bc->size = size;
+	mutex_init(&bc->lock);
+	INIT_LIST_HEAD(&bc->files);
+	device_initialize(&bc->dev);
+	bc->dev.class = sio_class;
+	bc->dev.type = &bar_type;
+	bc->dev.parent = &v->dev;
+	bc->dev.devt = MKDEV(MAJOR(sio_devt), minor);
+	cdev_init(&bc->cdev, &bar_fops);
+	bc->cdev.owner = THIS_MODULE;
+	err = dev_set_name(&bc->dev, "sio-%s-%s-bar%u", v->node, v->name, bar);
+	if (!err)
+		err = cdev_device_add(&bc->cdev, &bc->dev);
+	if (err) {
+		put_device(&bc->dev);
+		return err;
+	}
+	v->bar[bar] = bc;
+	return 0;
+}
+
+/* No access to the BAR from now on: every mapping of it is zapped. */
+static void bar_del(struct sio_bar_cdev *bc)
+{
+	struct sio_bar_file *bf;
+
+	mutex_lock(&bc->lock);
+	bc->dead = true;
+	list_for_each_entry(bf, &bc->files, link)
+		unmap_mapping_range(bf->file->f_mapping, 0, 0, 1);
+	mutex_unlock(&bc->lock);
+	cdev_device_del(&bc->cdev, &bc->dev);
+	put_device(&bc->dev);
+}
+
+/*
+ * What node sees of device dev, from the registry: names, and where each
+ * BAR is for it.  Caller holds sio_k.lock.
+ */
+static int view_fill(struct sio_view *v, u32 dev, u32 node, u64 *phys,
+		     u64 *size)
+{
+	struct sio_registry *r = sio_k.reg;
+	struct sio_device *d = sio_dev(r, dev);
+	struct sio_borrow *bo = NULL;
+	u32 b, tnode;
+	int bidx;
+
+	strscpy(v->node, sio_node(r, node)->name, sizeof(v->node));
+	strscpy(v->name, d->name, sizeof(v->name));
+	strscpy(v->lender, sio_node(r, d->node)->name, sizeof(v->lender));
+	strscpy(v->bdf, d->bdf, sizeof(v->bdf));
+	v->fdid = d->fdid;
+	v->borrower = node != d->node;
+	if (v->borrower) {
+		bidx = sio_borrow_find(r, dev, node);
+		if (bidx < 0)
+			return -ENXIO;
+		bo = sio_borrow_at(r, bidx);
+	}
+	for (b = 0; b < PCI_STD_NUM_BARS; b++) {
+		size[b] = d->bar[b].size;
+		phys[b] = d->bar[b].addr;
+		if (!bo || !size[b])
+			continue;
+		/* The borrower's window slot, as the loopback LUT leads. */
+		if (!bo->bar_local[b] ||
+		    sio_kplat_resolve(node, bo->bar_local[b], size[b], &tnode,
+				      &phys[b]) || tnode != d->node)
+			size[b] = 0;
+	}
+	return 0;
+}
+
+struct sio_view *sio_view_add(u32 dev, u32 node)
+{
+	u64 phys[PCI_STD_NUM_BARS], size[PCI_STD_NUM_BARS];
+	struct sio_view *v;
+	int err;
+	u32 b;
+
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&sio_k.lock);
+	err = view_fill(v, dev, node, phys, size);
+	mutex_unlock(&sio_k.lock);
+	if (err) {
+		kfree(v);
+		return ERR_PTR(err);
+	}
+	device_initialize(&v->dev);
+	v->dev.class = sio_class;
+	v->dev.type = &view_type;
+	err = dev_set_name(&v->dev, "sio-%s-%s", v->node, v->name);
+	if (!err)
+		err = device_add(&v->dev);
+	if (err) {
+		put_device(&v->dev);
+		return ERR_PTR(err);
+	}
+	for (b = 0; b < PCI_STD_NUM_BARS && !err; b++)
+		if (size[b])
+			err = bar_add(v, b, phys[b], size[b]);
+	if (err) {
+		sio_view_remove(v);
+		return ERR_PTR(err);
+	}
+	return v;
+}
+
+struct device *sio_view_device(struct sio_view *v)
+{
+	return &v->dev;
+}
+
+void sio_view_remove(struct sio_view *v)
+{
+	u32 b;
+
+	if (!v)
 		return;
-	device_destroy(sio_class, MKDEV(MAJOR(sio_devt), minor));
-	sio_cdevs[minor] = NULL;
+	for (b = 0; b < PCI_STD_NUM_BARS; b++)
+		if (v->bar[b])
+			bar_del(v->bar[b]);
+	device_unregister(&v->dev);
 }
 
 int sio_cdev_init(void)
 {
-	u32 i;
 	int err;
 
 	err = alloc_chrdev_region(&sio_devt, 0, SIO_CDEV_MINORS, "smartio");
 	if (err)
 		return err;
-	cdev_init(&sio_cdev, &cdev_fops);
-	err = cdev_add(&sio_cdev, sio_devt, SIO_CDEV_MINORS);
-	if (err)
-		goto unregister;
 	sio_class = class_create(THIS_MODULE, "smartio");
 	if (IS_ERR(sio_class)) {
-		err = PTR_ERR(sio_class);
-		goto del;
+		unregister_chrdev_region(sio_devt, SIO_CDEV_MINORS);
+		return PTR_ERR(sio_class);
 	}
-	sio_class->dev_uevent = cdev_uevent;
-	/* The lender maps what it lends. */
-	for (i = 0; i < sio_k.ndevs; i++) {
-		err = sio_cdev_add(&sio_k.dev[i], SIO_K_LENDER,
-				   &sio_k.dev[i].pdev->dev);
-		if (err) {
-			sio_cdev_exit();
-			return err;
-		}
-	}
+	sio_class->devnode = sio_devnode;
 	return 0;
-del:
-	cdev_del(&sio_cdev);
-unregister:
-	unregister_chrdev_region(sio_devt, SIO_CDEV_MINORS);
-	return err;
 }
 
 void sio_cdev_exit(void)
 {
-	u32 i;
-
-	for (i = 0; i < SIO_CDEV_MINORS; i++)
-		if (sio_cdevs[i])
-			sio_cdev_remove(&sio_k.dev[i / SIO_K_NODES],
-					i % SIO_K_NODES);
 	class_destroy(sio_class);
-	cdev_del(&sio_cdev);
 	unregister_chrdev_region(sio_devt, SIO_CDEV_MINORS);
+	ida_destroy(&sio_minors);
 }

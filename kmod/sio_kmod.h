@@ -35,6 +35,7 @@ struct sio_klut {
 };
 
 struct sio_shadow;
+struct sio_view;
 
 /* A device of host0 the core can lend. */
 struct sio_kdev {
@@ -47,6 +48,8 @@ struct sio_kdev {
 	 */
 	struct iommu_domain *domain;
 	struct sio_shadow *shadow;	/* host1's view while borrowed */
+	/* Class devices of each node's access to it (sio_cdev.c). */
+	struct sio_view *view[SIO_K_NODES];
 };
 
 struct sio_kernel {
@@ -76,7 +79,8 @@ int sio_lender_claim(struct sio_kdev *kd);
 void sio_lender_release(struct sio_kdev *kd);
 
 /* Borrower side (sio_shadow.c): a shadow device on a virtual root bus. */
-int sio_shadow_create(struct sio_kdev *kd, u32 borrower);
+int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
+		      struct device *parent);
 void sio_shadow_remove(struct sio_kdev *kd);
 /* The MSI message the shadow's driver gave MSI-X entry, 0 or -ENOENT. */
 struct seq_file;
@@ -95,14 +99,18 @@ struct sio_kdev *sio_kdev_of(u32 dev);
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	       u32 cap);
 
-/* Character devices of class smartio (sio_cdev.c). */
-int sio_cdev_init(void);
-void sio_cdev_exit(void);
-int sio_cdev_add(struct sio_kdev *kd, u32 node, struct device *parent);
-void sio_cdev_remove(struct sio_kdev *kd, u32 node);
-
 int sio_genl_init(void);
 void sio_genl_exit(void);
+
+/*
+ * Class smartio (sio_cdev.c): node's view of device dev, with a character
+ * device per BAR; hot-added and removed with uevents.
+ */
+int sio_cdev_init(void);
+void sio_cdev_exit(void);
+struct sio_view *sio_view_add(u32 dev, u32 node);
+struct device *sio_view_device(struct sio_view *v);
+void sio_view_remove(struct sio_view *v);
 
 int sio_ctl_init(void);
 void sio_ctl_exit(void);

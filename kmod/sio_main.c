@@ -148,6 +148,34 @@ static void put_devices(void)
 	sio_k.ndevs = 0;
 }
 
+static void remove_views(void)
+{
+	u32 i, n;
+
+	for (i = 0; i < sio_k.ndevs; i++)
+		for (n = 0; n < SIO_K_NODES; n++) {
+			sio_view_remove(sio_k.dev[i].view[n]);
+			sio_k.dev[i].view[n] = NULL;
+		}
+}
+
+/* host0's own devices: its views (and their BARs) exist from the start. */
+static int lender_views(void)
+{
+	struct sio_view *v;
+	u32 i;
+
+	for (i = 0; i < sio_k.ndevs; i++) {
+		v = sio_view_add(sio_k.dev[i].index, SIO_K_LENDER);
+		if (IS_ERR(v)) {
+			remove_views();
+			return PTR_ERR(v);
+		}
+		sio_k.dev[i].view[SIO_K_LENDER] = v;
+	}
+	return 0;
+}
+
 static int __init sio_init(void)
 {
 	int err;
@@ -164,26 +192,32 @@ static int __init sio_init(void)
 	sio_core_node_up(&sio_k.core, SIO_K_LENDER);
 	sio_core_node_up(&sio_k.core, SIO_K_BORROWER);
 	mutex_unlock(&sio_k.lock);
-	err = sio_lender_init();
+	err = sio_cdev_init();
 	if (err)
 		goto fail;
-	err = sio_cdev_init();
-	if (err) {
-		sio_lender_exit();
-		goto fail;
-	}
+	err = sio_lender_init();
+	if (err)
+		goto fail_cdev;
+	err = lender_views();
+	if (err)
+		goto fail_lender;
 	err = sio_ctl_init();
-	if (!err)
-		err = sio_genl_init();
-	if (err) {
-		sio_ctl_exit();
-		sio_cdev_exit();
-		sio_lender_exit();
-		goto fail;
-	}
+	if (err)
+		goto fail_views;
+	err = sio_genl_init();
+	if (err)
+		goto fail_ctl;
 	pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
 		sio_k.ndevs);
 	return 0;
+fail_ctl:
+	sio_ctl_exit();
+fail_views:
+	remove_views();
+fail_lender:
+	sio_lender_exit();
+fail_cdev:
+	sio_cdev_exit();
 fail:
 	vfree(sio_k.reg);
 	put_devices();
@@ -200,7 +234,7 @@ static void __exit sio_exit(void)
 	for (i = 0; i < sio_k.ndevs; i++)
 		if (sio_k.dev[i].shadow)
 			sio_k_return(sio_k.dev[i].index, SIO_K_BORROWER);
-	sio_cdev_exit();
+	remove_views();
 	sio_lender_exit();
 	mutex_lock(&sio_k.lock);
 	/* Every borrow ends before the registry goes. */
@@ -209,6 +243,7 @@ static void __exit sio_exit(void)
 	mutex_unlock(&sio_k.lock);
 	vfree(sio_k.reg);
 	put_devices();
+	sio_cdev_exit();
 }
 
 module_init(sio_init);

@@ -361,7 +361,8 @@ out:
 			    NUMA_NO_NODE);
 }
 
-int sio_shadow_create(struct sio_kdev *kd, u32 borrower)
+int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
+		      struct device *parent)
 {
 	struct sio_shadow *sh;
 	struct pci_dev *pdev;
@@ -388,7 +389,7 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower)
 	}
 	kd->shadow = sh;
 	pci_lock_rescan_remove();
-	sh->bus = pci_scan_root_bus(NULL, 0, &shadow_ops, &sh->sd, &res);
+	sh->bus = pci_scan_root_bus(parent, 0, &shadow_ops, &sh->sd, &res);
 	if (!sh->bus) {
 		pci_unlock_rescan_remove();
 		pci_free_resource_list(&res);
@@ -419,10 +420,6 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower)
 	}
 	pci_bus_add_devices(sh->bus);
 	pci_unlock_rescan_remove();
-	/* The borrower's character device: udev sees it come with the shadow. */
-	err = sio_cdev_add(kd, borrower, &pdev->dev);
-	if (err)
-		pci_warn(pdev, "smartio: no character device: %d\n", err);
 	pci_info(pdev, "smartio: shadow of %s lent by host0\n",
 		 pci_name(kd->pdev));
 	return 0;
@@ -434,7 +431,6 @@ void sio_shadow_remove(struct sio_kdev *kd)
 
 	if (!sh)
 		return;
-	sio_cdev_remove(kd, sh->borrower);
 	pci_lock_rescan_remove();
 	pci_dev_put(sh->pdev);
 	pci_stop_root_bus(sh->bus);
@@ -470,6 +466,7 @@ static int core_cmd(u8 cmd, u32 dev, u32 node)
 int sio_k_borrow(u32 dev, u32 node)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
+	struct sio_view *v;
 	int err;
 
 	if (!kd)
@@ -482,11 +479,22 @@ int sio_k_borrow(u32 dev, u32 node)
 	if (err)
 		return err;
 	err = core_cmd(SIO_CMD_BORROW, dev, node);
+	if (err)
+		goto release;
+	/* The borrower's class devices first: the shadow's bus hangs below. */
+	v = sio_view_add(dev, node);
+	err = PTR_ERR_OR_ZERO(v);
 	if (!err) {
-		err = sio_shadow_create(kd, node);
-		if (err)
-			core_cmd(SIO_CMD_RETURN, dev, node);
+		kd->view[node] = v;
+		err = sio_shadow_create(kd, node, sio_view_device(v));
+		if (err) {
+			sio_view_remove(v);
+			kd->view[node] = NULL;
+		}
 	}
+	if (err)
+		core_cmd(SIO_CMD_RETURN, dev, node);
+release:
 	if (err)
 		sio_lender_release(kd);
 	return err;
@@ -499,8 +507,12 @@ int sio_k_return(u32 dev, u32 node)
 
 	if (!kd)
 		return -ENXIO;
-	if (node == SIO_K_BORROWER)
+	if (node == SIO_K_BORROWER) {
 		sio_shadow_remove(kd);
+		/* Mappings of its BARs go before the core's LUT slots do. */
+		sio_view_remove(kd->view[node]);
+		kd->view[node] = NULL;
+	}
 	err = core_cmd(SIO_CMD_RETURN, dev, node);
 	if (kd->claimed && !kd->shadow)
 		sio_lender_release(kd);

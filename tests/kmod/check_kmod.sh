@@ -2,19 +2,22 @@
 # make check-kmod: builds kmod/smartio.ko against Debian's linux-headers
 # (no compiler warning allowed), boots it in a QEMU guest with an NVMe
 # drive behind QEMU's intel-iommu and runs guest-init.sh there, which
-# prints PASS:/FAIL: lines on the serial console.  The guest's log must
+# prints PASS:/FAIL: lines on the serial console.  The guest runs Debian's
+# systemd-udevd with udev/*.rules (guest-udev.sh checks the /dev/smartio
+# names and the shadow's tags).  The guest's log must
 # hold the expected passes, no FAIL, no kernel warning/BUG/oops and no
 # DMAR fault.
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER (default: newest
 # /usr/src/linux-headers-*-amd64), KMOD_TIMEOUT (seconds, default 900),
 # KMOD_KEEP=1 keeps the work directory.  Exit 77 when qemu, busybox-static,
-# cpio, the kernel image, its modules or headers are missing.
+# cpio, udev, a static libc, the kernel image, its modules or headers are
+# missing.
 set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${KMOD_TIMEOUT:-900}
-expect_passes=40
+expect_passes=53
 
 skip() { echo "SKIP: check-kmod: $*"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
@@ -33,6 +36,7 @@ kdir=/usr/src/linux-headers-$KVER
 kernel=/boot/vmlinuz-$KVER
 [ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
 [ -d "/lib/modules/$KVER/kernel" ] || skip "no /lib/modules/$KVER (linux-image-$KVER)"
+udevadm=$(command -v udevadm) || skip "no udevadm (apt-get install udev)"
 
 # smartiofs and libsmartio as built (libtool keeps the real ones in .libs).
 sfs=$build/fs/.libs/smartiofs
@@ -55,6 +59,10 @@ if grep -E -i 'warning|error' "$out/build.log" |
 	exit 1
 fi
 echo "PASS: smartio.ko builds against $kdir without warnings ($(($(date +%s) - t0)) s)"
+# The guest's mmap helper: static, the guest has no C library of its own.
+${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
+	-o "$out/sio_mmap" "$src/tests/kmod/sio_mmap.c" >"$out/cc.log" 2>&1 ||
+	{ cat "$out/cc.log"; skip "cannot link a static program (libc6-dev)"; }
 
 tmp=$(mktemp -d /tmp/check-kmod.XXXXXX)
 qpid=
@@ -84,22 +92,25 @@ while read -r m; do
 done <"$tmp/mods"
 cp "$out/smartio/smartio.ko" "$tmp/root/smartio.ko"
 cp "$sfs" "$tmp/root/bin/smartiofs"
-# udevd and the rules of udev/, a static mmap tester.
-${CC:-cc} -static -O2 -Wall -Wextra -Werror -o "$tmp/root/bin/mmap_bar" \
-	"$src/tests/kmod/mmap_bar.c" || { echo "FAIL: building mmap_bar"; exit 1; }
-udevadm=$(command -v udevadm || true)
-[ -n "$udevadm" ] || skip "no udevadm (apt-get install udev)"
-mkdir -p "$tmp/root/etc/udev/rules.d"
-cp "$src"/udev/*.rules "$tmp/root/etc/udev/rules.d/"
-cp -L "$udevadm" "$tmp/root/bin/udevadm"
-ln -s udevadm "$tmp/root/bin/systemd-udevd"
 mkdir -p "$tmp/root/lib/smartio"
-LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" "$udevadm" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
 while read -r lib; do
 	case $lib in
 	*/libsmartio.so*) cp -L "$lib" "$tmp/root/lib/smartio/" ;;
 	*) mkdir -p "$tmp/root$(dirname "$lib")"; cp -L "$lib" "$tmp/root$lib" ;;
 	esac
+done
+# systemd-udevd (udevadm under another name), its libraries, the rules.
+cp "$src/tests/kmod/guest-udev.sh" "$tmp/root/guest-udev.sh"
+cp "$out/sio_mmap" "$tmp/root/bin/sio_mmap"
+mkdir -p "$tmp/root/udev" "$tmp/root/lib/systemd"
+cp "$src"/udev/*.rules "$tmp/root/udev/"
+cp -L "$udevadm" "$tmp/root/bin/udevadm"
+ln -s /bin/udevadm "$tmp/root/lib/systemd/systemd-udevd"
+ldd "$udevadm" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+while read -r lib; do
+	mkdir -p "$tmp/root$(dirname "$lib")"
+	cp -L "$lib" "$tmp/root$lib"
 done
 (cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
 

@@ -14,8 +14,6 @@ mount -t debugfs debugfs /sys/kernel/debug
 mkdir -p /run
 mount -t tmpfs run /run
 echo "KMOD-START"
-# A real udevd with only the rules of udev/ (in /etc/udev/rules.d).
-systemd-udevd --daemon 2>/dev/null
 
 fails=0
 pass() { echo "PASS: $*"; }
@@ -62,15 +60,9 @@ waitfor 30 test -b /dev/nvme0n1
 check "nvme driver bound to $bdf, /dev/nvme0n1 present" \
 	test -e /sys/bus/pci/drivers/nvme/"$bdf" -a -b /dev/nvme0n1
 
+. /guest-udev.sh
+udev_start
 check "insmod smartio.ko" insmod /smartio.ko
-udevadm settle -t 20
-check "udev names the lender's character device /dev/smartio/host0/nvme0" \
-	test -c /dev/smartio/host0/nvme0
-check "udevadm test applies udev/'s rules to it" sh -c \
-	"udevadm test /sys/class/smartio/smartio-host0-nvme0 2>&1 | grep -q 'smartio/host0/nvme0'"
-vs0=$(mmap_bar /dev/smartio/host0/nvme0 0 8)
-check "host0 maps BAR 0 through /dev/smartio/host0/nvme0 (NVMe VS $vs0)" \
-	test "$vs0" = 0x10400
 [ -e $ctl ] || { fail "no $ctl"; finish; }
 cat $state
 bar0=$(head -n 1 /sys/bus/pci/devices/"$bdf"/resource | cut -d' ' -f1 |
@@ -79,6 +71,7 @@ check "host0 lends nvme0 = $bdf with its real BAR 0 ($bar0)" \
 	grep -q "^dev nvme0 bdf=$bdf lender=host0 .* bar0=$bar0+" $state
 check "both nodes up" \
 	test "$(grep -c '^node host[01] id=[01] up$' $state)" = 2
+udev_lender
 # --- control through /smartio: smartiofs over the generic netlink family -------
 ln -sf /proc/mounts /etc/mtab
 mkdir -p /smartio
@@ -100,17 +93,6 @@ check "echo host1 > /smartio/dev/nvme0/borrow" \
 	sh -c "echo host1 > /smartio/dev/nvme0/borrow"
 check "/smartio/dev/nvme0/borrow lists host1" \
 	test "$(cat /smartio/dev/nvme0/borrow)" = host1
-udevadm settle -t 20
-check "hot-add: udev names the borrower's /dev/smartio/host1/nvme0" \
-	test -c /dev/smartio/host1/nvme0
-check "the shadow carries its lender (tag, ID_SMARTIO_LENDER=host0)" sh -c \
-	"udevadm info /dev/smartio/host1/nvme0 | grep -q 'ID_SMARTIO_LENDER=host0' &&
-	 udevadm info /dev/smartio/host1/nvme0 | grep -q 'smartio-shadow'"
-check "the example rule logged the borrow" \
-	grep -q "^borrowed nvme0 from host0$" /run/smartio/borrowed
-vs1=$(mmap_bar /dev/smartio/host1/nvme0 0 8)
-check "host1 maps BAR 0 through its window slot (NVMe VS $vs1)" \
-	test "$vs1" = 0x10400
 cat $state
 shadow=5100:00:00.0
 check "a second borrow by host1 is refused (EBUSY)" \
@@ -128,6 +110,7 @@ check "host0 sees the interrupt pin ($pin0), host1 none" \
 	test "$pin0" = "0 01" -a "$(ask "cfgread nvme0 host1 3d 1")" = "0 00"
 check "borrow survives a failed second attempt (shadow still there)" \
 	test -d /sys/bus/pci/devices/$shadow
+udev_borrowed
 
 # --- the data path: the unmodified nvme driver on the shadow ------------------
 waitfor 60 test -e /sys/bus/pci/drivers/nvme/$shadow
@@ -139,6 +122,7 @@ ctrl=$(ls /sys/bus/pci/devices/$shadow/nvme 2>/dev/null | head -n 1)
 blk=${ctrl}n1
 waitfor 60 test -b /dev/$blk
 check "the shadow's namespace /dev/$blk appears" test -b /dev/$blk
+udev_borrowed_disk $blk
 dd if=/dev/urandom of=/tmp/pattern bs=1M count=32 status=none
 echo "PATTERN-MD5 $(md5sum </tmp/pattern | cut -d' ' -f1)"
 check "32 MiB written through the shadow (O_DIRECT)" \
@@ -162,12 +146,8 @@ check "echo host1 > /smartio/dev/nvme0/return" \
 check "/smartio/dev/nvme0/borrow is empty again" \
 	test -z "$(cat /smartio/dev/nvme0/borrow)"
 check "the shadow is hot-removed" test ! -e /sys/bus/pci/devices/$shadow
-udevadm settle -t 20
-check "return: udev removed /dev/smartio/host1/nvme0, host0's stays" \
-	test ! -e /dev/smartio/host1/nvme0 -a -c /dev/smartio/host0/nvme0
-check "the example rule logged the return" \
-	grep -q "^returned nvme0 to host0$" /run/smartio/borrowed
 check "no borrow left after the return" eval "! grep -q '^borrow ' $state"
+udev_returned
 waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"
 check "the nvme driver has the real function again" \
 	test -e /sys/bus/pci/drivers/nvme/"$bdf"
@@ -177,4 +157,5 @@ check "the lender reads what the borrower wrote" \
 	sh -c "dd if=/dev/${rctrl}n1 bs=1M count=32 iflag=direct status=none | cmp - /tmp/pattern"
 check "smartiofs unmounts" umount /smartio
 check "rmmod smartio" rmmod smartio
+udev_unloaded
 finish

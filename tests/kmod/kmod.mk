@@ -4,16 +4,20 @@
 # /usr/src/linux-headers-*-amd64, else the running kernel's build tree).
 # make check-kmod builds it again, warnings fatal, and runs it in a QEMU
 # guest (tests/kmod/check_kmod.sh), where smartiofs serves /smartio over
-# smartio.ko's generic netlink family; it skips (77 -> SKIPPED) without qemu,
-# busybox-static, the kernel image or headers.
+# smartio.ko's generic netlink family and systemd-udevd runs udev/*.rules;
+# it skips (77 -> SKIPPED) without qemu, busybox-static, udev, the kernel
+# image or headers.
 KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
-	kmod/sio_kplat.c kmod/sio_ctl.c kmod/sio_lender.c kmod/sio_shadow.c kmod/sio_genl.c kmod/sio_cdev.c \
-	kmod/README
-KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/mmap_bar.c
+	kmod/sio_kplat.c kmod/sio_ctl.c kmod/sio_lender.c kmod/sio_shadow.c \
+	kmod/sio_genl.c kmod/sio_cdev.c kmod/README
+KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh \
+	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c
+
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
 
-# udev rules for smartio.ko's character devices (/dev/smartio/<node>/<dev>)
-# and an example automation rule.
+# udev rules for smartio.ko's devices (/dev/smartio names, shadow tags)
+# and an example automation rule; configure with
+# udevrulesdir=/lib/udev/rules.d for the system's udev.
 udevrulesdir = $(prefix)/lib/udev/rules.d
 dist_udevrules_DATA = udev/60-smartio.rules udev/90-smartio-example.rules
 

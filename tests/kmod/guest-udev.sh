@@ -1,0 +1,105 @@
+# Sourced by guest-init.sh (busybox sh): smartio.ko's class devices,
+# /dev/smartio character devices and udev/60-smartio.rules under a real
+# systemd-udevd.  Uses guest-init.sh's check, pass, fail and waitfor.
+#   udev_start         before insmod smartio.ko
+#   udev_lender        after insmod: host0's names, mmap and read() of a BAR
+#   udev_borrowed      after the borrow: host1's names, the shadow's tags
+#   udev_returned      after the return: host1's names gone, mappings revoked
+# NVMe registers read through the BARs: VS (offset 8) is 1.4 on QEMU 7.2.
+nvme_vs=0x00010400
+
+# settle: waits until udevd has handled every event so far.
+settle() { udevadm settle --timeout=60; }
+
+udev_start() {
+	mkdir -p /run/udev /etc/udev/rules.d
+	cp /udev/*.rules /etc/udev/rules.d/
+	check "systemd-udevd starts" \
+		/lib/systemd/systemd-udevd --daemon --resolve-names=never
+	waitfor 10 test -S /run/udev/control
+}
+
+# dword FILE OFFSET: a BAR's dword through read() (od prints it).
+dword() {
+	dd if="$1" bs=4 skip=$(($2 / 4)) count=1 status=none |
+		od -A n -t x4 | tr -d ' ' | sed 's/^/0x/'
+}
+
+udev_lender() {
+	settle
+	check "class smartio has host0's view of nvme0 (lender, $bdf)" \
+		test "$(cat /sys/class/smartio/sio-host0-nvme0/role)" = lender -a \
+		"$(cat /sys/class/smartio/sio-host0-nvme0/bdf)" = "$bdf"
+	l=/dev/smartio/host0/nvme0/bar0
+	check "udev names host0's BAR 0 $l" test -L $l -a -c $l
+	check "$l is a 0600 character device" \
+		test "$(stat -L -c %a $l)" = 600
+	v=$(sio_mmap $l 8)
+	check "mmap of $l reads the controller's version ($v)" \
+		test "$v" = $nvme_vs
+	check "read() of $l agrees" test "$(dword $l 8)" = $nvme_vs
+	cap0=$(sio_mmap $l 0)
+}
+
+udev_borrowed() {
+	settle
+	b=/dev/smartio/host1/nvme0/bar0
+	check "the borrow hot-adds host1's view with uevents (udev names $b)" \
+		test -L $b -a -c $b
+	check "host1's view is a borrower's, lent by host0" \
+		test "$(cat /sys/class/smartio/sio-host1-nvme0/role)" = borrower \
+		-a "$(cat /sys/class/smartio/sio-host1-nvme0/lender)" = host0
+	check "mmap of host1's BAR 0 reaches the same registers (CAP, VS)" \
+		test "$(sio_mmap $b 0)" = "$cap0" -a \
+		"$(sio_mmap $b 8)" = $nvme_vs
+	check "the shadow's PCI root bus hangs below host1's view" \
+		sh -c "readlink -f /sys/bus/pci/devices/$shadow |
+		       grep -q /sio-host1-nvme0/pci"
+	info=$(udevadm info -q property /sys/bus/pci/devices/$shadow)
+	check "udev tags the shadow $shadow with its lender (SMARTIO_LENDER=host0)" \
+		sh -c "echo '$info' | grep -qx SMARTIO_LENDER=host0 &&
+		       echo '$info' | grep -qx SMARTIO_SHADOW=1 &&
+		       echo '$info' | grep -q '^TAGS=.*:smartio:'"
+	check "the example rule logged the borrow" \
+		grep -q "^borrowed nvme0 from host0$" /run/smartio/borrowed
+	check "the real function carries no lender tag" \
+		sh -c "! udevadm info -q property /sys/bus/pci/devices/$bdf |
+		       grep -q SMARTIO_LENDER"
+	# A mapping held across the return: it must die there.
+	rm -f /tmp/returned
+	(sio_mmap $b 8 /tmp/returned >/tmp/held.out 2>&1; echo $? >/tmp/held.st) &
+	waitfor 10 test -s /tmp/held.out
+}
+
+udev_borrowed_disk() { # after the shadow's namespace $1 appeared
+	settle
+	check "udev names the borrowed disk /dev/smartio/host1/nvme0/$1" \
+		test -L /dev/smartio/host1/nvme0/$1 -a -b /dev/smartio/host1/nvme0/$1
+	check "the borrowed disk carries SMARTIO_LENDER=host0" \
+		sh -c "udevadm info -q property /dev/$1 | grep -qx SMARTIO_LENDER=host0"
+}
+
+udev_returned() {
+	settle
+	check "the return removes /dev/smartio/host1 names" \
+		test ! -e /dev/smartio/host1/nvme0/bar0 -a \
+		-z "$(ls /dev/smartio/host1/nvme0 2>/dev/null)"
+	check "host1's view is gone from class smartio" \
+		test ! -e /sys/class/smartio/sio-host1-nvme0
+	touch /tmp/returned
+	waitfor 10 test -s /tmp/held.st
+	check "a mapping of host1's BAR held across the return is revoked (SIGBUS)" \
+		test "$(cat /tmp/held.st)" = 135 -a \
+		"$(head -n 1 /tmp/held.out)" = $nvme_vs
+	check "host0's BAR is still there and mapped" \
+		test "$(sio_mmap /dev/smartio/host0/nvme0/bar0 8)" = $nvme_vs
+	check "the example rule logged the return" \
+		grep -q "^returned nvme0 to host0$" /run/smartio/borrowed
+}
+
+udev_unloaded() {
+	settle
+	check "rmmod removes every /dev/smartio name and class smartio" \
+		test -z "$(find /dev/smartio -type l 2>/dev/null)" -a \
+		! -e /sys/class/smartio
+}
