@@ -10,6 +10,7 @@
 #ifndef SIO_KMOD_H
 #define SIO_KMOD_H
 
+#include <linux/bits.h>
 #include <linux/msi.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -22,7 +23,7 @@
 #define SIO_K_BORROWER 1
 #define SIO_K_MAX_DEVS 8
 #define SIO_K_LUTS 256		/* per loopback adapter */
-#define SIO_K_WINDOW (1ull << 30)	/* 4 MiB per LUT slot */
+#define SIO_K_WINDOW BIT_ULL(30)	/* 4 MiB per LUT slot */
 #define SIO_PEER_MSG_K 512	/* a message without bulk data */
 
 struct sio_klut {

@@ -64,6 +64,39 @@ ${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
 	-o "$out/sio_mmap" "$src/tests/kmod/sio_mmap.c" >"$out/cc.log" 2>&1 ||
 	{ cat "$out/cc.log"; skip "cannot link a static program (libc6-dev)"; }
 
+# Kernel style: scripts/checkpatch.pl of Debian's linux-source (extracted
+# once), no error, warning or --strict check on kmod's sources.
+tools=$build/tests/kmod/tools
+tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+if [ ! -x "$tools/scripts/checkpatch.pl" ] && [ -n "$tarball" ]; then
+	mkdir -p "$tools"
+	top=$(basename "$tarball" .tar.xz)
+	tar -xJf "$tarball" -C "$tools" --strip-components=1 \
+		"$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
+		"$top/scripts/const_structs.checkpatch" 2>/dev/null
+fi
+if [ -x "$tools/scripts/checkpatch.pl" ]; then
+	cp_bad=0
+	for f in "$src"/kmod/sio_*.c "$src"/kmod/sio_*.h; do
+		# --terse prints nothing for a clean file.
+		perl "$tools/scripts/checkpatch.pl" --no-tree --strict --terse \
+			-f "$f" >"$out/checkpatch.log" 2>&1
+		st=$?
+		if [ "$st" -ne 0 ] || [ -s "$out/checkpatch.log" ]; then
+			cat "$out/checkpatch.log"
+			cp_bad=1
+		fi
+	done
+	if [ "$cp_bad" = 0 ]; then
+		echo "PASS: checkpatch --strict finds nothing in kmod/sio_*"
+	else
+		echo "FAIL: checkpatch (above)"
+		exit 1
+	fi
+else
+	echo "SKIP: checkpatch: no linux-source tarball (apt-get install linux-source)"
+fi
+
 tmp=$(mktemp -d /tmp/check-kmod.XXXXXX)
 qpid=
 cleanup() {

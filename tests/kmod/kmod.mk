@@ -9,7 +9,7 @@
 # image or headers.
 KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
 	kmod/sio_kplat.c kmod/sio_ctl.c kmod/sio_lender.c kmod/sio_shadow.c \
-	kmod/sio_genl.c kmod/sio_cdev.c kmod/README
+	kmod/sio_genl.c kmod/sio_cdev.c kmod/dkms.conf kmod/README
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh \
 	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c
 
@@ -31,6 +31,18 @@ kmod:
 	$(MAKE) -C $(srcdir)/kmod KDIR="$$kdir" \
 		O_BUILD='$(abs_top_builddir)/kmod/build'
 
+# The source tree DKMS builds from (kmod/dkms.conf): kmod's files and the
+# core in core/, under $(prefix)/src/smartio-$(VERSION).
+dkmsdir = $(prefix)/src/smartio-$(VERSION)
+dkms-source:
+	$(MKDIR_P) '$(DESTDIR)$(dkmsdir)/core'
+	for f in $(KMOD_FILES); do \
+		cp '$(srcdir)'/$$f '$(DESTDIR)$(dkmsdir)/' || exit 1; done
+	cp '$(srcdir)'/lib/core/*.c '$(srcdir)'/lib/core/*.h \
+		'$(DESTDIR)$(dkmsdir)/core/'
+	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' \
+		'$(srcdir)/kmod/dkms.conf' >'$(DESTDIR)$(dkmsdir)/dkms.conf'
+
 check-kmod: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/kmod/check_kmod.sh || st=$$?; \
@@ -39,6 +51,6 @@ check-kmod: fs/smartiofs
 
 clean-local: clean-kmod
 clean-kmod:
-	rm -rf kmod/build tests/kmod/build
+	rm -rf kmod/build tests/kmod/build tests/kmod/tools
 
-.PHONY: kmod check-kmod clean-kmod
+.PHONY: kmod check-kmod clean-kmod dkms-source
