@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "smartio.h"
 #include "core.h"
@@ -652,6 +653,25 @@ static int resolve(struct smartio *h, unsigned viewer, u64 addr, u64 size,
 	return sim_backing_path(&h->f, &loc, path, pathlen);
 }
 
+/*
+ * smartio.ko's character device of BAR bar of dev as node viewer reaches
+ * it (devtmpfs names it sio-<node>-<dev>-bar<N>): mmap()ed directly.
+ */
+static int kernel_bar_path(struct smartio *h, unsigned viewer, unsigned dev,
+			   unsigned bar, char *path, size_t pathlen)
+{
+	struct stat st;
+	int n = snprintf(path, pathlen, "/dev/sio-%s-%s-bar%u",
+			 sio_node(REG(h), viewer)->name,
+			 sio_dev(REG(h), dev)->name, bar);
+
+	if (n < 0 || (size_t)n >= pathlen)
+		return -ENAMETOOLONG;
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return -ENXIO;
+	return 0;
+}
+
 int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
 			unsigned bar, char *path, size_t pathlen,
 			uint64_t *size)
@@ -683,7 +703,9 @@ int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
 			rc = -EACCES;
 		}
 	}
-	if (!rc)
+	if (!rc && h->k)
+		rc = kernel_bar_path(h, viewer, dev, bar, path, pathlen);
+	else if (!rc)
 		rc = resolve(h, viewer, addr, d->bar[bar].size, path, pathlen);
 	if (!rc && size)
 		*size = d->bar[bar].size;
