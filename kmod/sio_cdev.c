@@ -28,7 +28,9 @@
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/security.h>
+#include <linux/pfn_t.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "sio_kmod.h"
 
@@ -52,12 +54,16 @@ struct sio_view {
 	struct sio_bar_cdev *bar[PCI_STD_NUM_BARS];
 };
 
+/* A BAR of a view, or a segment's memory (mem set). */
 struct sio_bar_cdev {
 	struct device dev;
 	struct cdev cdev;
-	struct sio_view *view;
+	struct sio_view *view;	/* a BAR's */
 	u32 bar;
 	phys_addr_t phys;
+	void *mem;		/* a segment's (vmalloc_user) */
+	char owner[SIO_TOPO_NAME];	/* a segment's */
+	char seg[SIO_TOPO_NAME];
 	u64 size;
 	struct mutex lock;	/* files and dead */
 	struct list_head files;
@@ -73,20 +79,28 @@ struct sio_bar_file {
 /* --- the BAR character devices ------------------------------------------- */
 
 /*
- * BAR pages are inserted at fault time under the device's lock, so that a
- * mapping made while the view goes is either zapped with the others or
- * never filled.
+ * Pages are inserted at fault time under the device's lock, so that a
+ * mapping made while the view or segment goes is either zapped with the
+ * others or never filled.
  */
 static vm_fault_t bar_fault(struct vm_fault *vmf)
 {
 	struct sio_bar_cdev *bc = vmf->vma->vm_private_data;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
+	pfn_t pfn;
 
 	mutex_lock(&bc->lock);
-	if (!bc->dead && vmf->pgoff < PAGE_ALIGN(bc->size) >> PAGE_SHIFT)
+	if (bc->dead || vmf->pgoff >= PAGE_ALIGN(bc->size) >> PAGE_SHIFT) {
+		ret = VM_FAULT_SIGBUS;
+	} else if (bc->mem) {
+		pfn = page_to_pfn_t(vmalloc_to_page(bc->mem +
+						    (vmf->pgoff << PAGE_SHIFT)));
+		ret = vmf_insert_mixed(vmf->vma, vmf->address, pfn);
+	} else {
 		ret = vmf_insert_pfn_prot(vmf->vma, vmf->address,
 					  (bc->phys >> PAGE_SHIFT) + vmf->pgoff,
 					  vmf->vma->vm_page_prot);
+	}
 	mutex_unlock(&bc->lock);
 	return ret;
 }
@@ -102,7 +116,7 @@ static int bar_open(struct inode *inode, struct file *f)
 	struct sio_bar_file *bf;
 	int err;
 
-	err = security_locked_down(LOCKDOWN_PCI_ACCESS);
+	err = bc->mem ? 0 : security_locked_down(LOCKDOWN_PCI_ACCESS);
 	if (err)
 		return err;
 	bf = kzalloc(sizeof(*bf), GFP_KERNEL);
@@ -145,24 +159,58 @@ static int bar_mmap(struct file *f, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (READ_ONCE(bc->dead))
 		return -ENODEV;
-	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
-	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
+	if (bc->mem) {
+		vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	} else {
+		vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND |
+				 VM_DONTDUMP;
+		vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
+	}
 	vma->vm_private_data = bc;
 	vma->vm_ops = &bar_vm_ops;
 	return 0;
 }
 
-/* read() and write(): dword accesses, as MMIO registers want them. */
+/* One chunk of read() or write(): dwords for a BAR, as MMIO wants them. */
+static int bar_chunk(struct sio_bar_cdev *bc, u32 *buf, u64 pos, size_t n,
+		     bool write)
+{
+	void __iomem *io;
+	size_t i;
+
+	if (bc->mem) {
+		if (write)
+			memcpy(bc->mem + pos, buf, n);
+		else
+			memcpy(buf, bc->mem + pos, n);
+		return 0;
+	}
+	io = ioremap(bc->phys + pos, n);
+	if (!io)
+		return -ENOMEM;
+	for (i = 0; i < n / 4; i++) {
+		if (write)
+			iowrite32(buf[i], io + 4 * i);
+		else
+			buf[i] = ioread32(io + 4 * i);
+	}
+	iounmap(io);
+	return 0;
+}
+
+/*
+ * read() and write() through a bounce buffer: the user's buffer is never
+ * touched under the device's lock (it may be a mapping of this device).
+ */
 static ssize_t bar_rw(struct file *f, char __user *ubuf, size_t len,
 		      loff_t *pos, bool write)
 {
 	struct sio_bar_cdev *bc = ((struct sio_bar_file *)f->private_data)->bc;
-	void __iomem *io;
 	size_t done = 0;
 	u32 *buf;
 	int err = 0;
 
-	if (*pos < 0 || (*pos | len) & 3)
+	if (*pos < 0 || (!bc->mem && (*pos | len) & 3))
 		return -EINVAL;
 	if (*pos >= bc->size)
 		return write ? -ENOSPC : 0;
@@ -170,30 +218,18 @@ static ssize_t bar_rw(struct file *f, char __user *ubuf, size_t len,
 	buf = kmalloc(SIO_RW_CHUNK, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	mutex_lock(&bc->lock);
 	while (done < len && !err) {
-		size_t n = min_t(size_t, len - done, SIO_RW_CHUNK), i;
+		size_t n = min_t(size_t, len - done, SIO_RW_CHUNK);
 
-		if (bc->dead) {
-			err = -ENODEV;
-			break;
-		}
 		if (write && copy_from_user(buf, ubuf + done, n)) {
 			err = -EFAULT;
 			break;
 		}
-		io = ioremap(bc->phys + *pos, n);
-		if (!io) {
-			err = -ENOMEM;
+		mutex_lock(&bc->lock);
+		err = bc->dead ? -ENODEV : bar_chunk(bc, buf, *pos, n, write);
+		mutex_unlock(&bc->lock);
+		if (err)
 			break;
-		}
-		for (i = 0; i < n / 4; i++) {
-			if (write)
-				iowrite32(buf[i], io + 4 * i);
-			else
-				buf[i] = ioread32(io + 4 * i);
-		}
-		iounmap(io);
 		if (!write && copy_to_user(ubuf + done, buf, n)) {
 			err = -EFAULT;
 			break;
@@ -201,7 +237,6 @@ static ssize_t bar_rw(struct file *f, char __user *ubuf, size_t len,
 		done += n;
 		*pos += n;
 	}
-	mutex_unlock(&bc->lock);
 	kfree(buf);
 	return done ? done : err;
 }
@@ -365,6 +400,55 @@ static const struct device_type bar_type = {
 	.release = bar_dev_release,
 };
 
+static struct sio_bar_cdev *dev_seg(struct device *dev)
+{
+	return container_of(dev, struct sio_bar_cdev, dev);
+}
+
+static ssize_t owner_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_seg(dev)->owner);
+}
+static DEVICE_ATTR_RO(owner);
+
+static ssize_t segment_show(struct device *dev, struct device_attribute *a,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dev_seg(dev)->seg);
+}
+static DEVICE_ATTR_RO(segment);
+
+static struct attribute *seg_attrs[] = {
+	&dev_attr_owner.attr,
+	&dev_attr_segment.attr,
+	&dev_attr_size.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(seg);
+
+static int seg_uevent(struct device *dev, struct kobj_uevent_env *env)
+{
+	return add_uevent_var(env, "SMARTIO_NODE=%s", dev_seg(dev)->owner) ?:
+	       add_uevent_var(env, "SMARTIO_SEGMENT=%s", dev_seg(dev)->seg);
+}
+
+static void seg_dev_release(struct device *dev)
+{
+	struct sio_bar_cdev *bc = dev_seg(dev);
+
+	ida_free(&sio_minors, MINOR(dev->devt));
+	vfree(bc->mem);
+	kfree(bc);
+}
+
+static const struct device_type seg_type = {
+	.name = "smartio_segment",
+	.groups = seg_groups,
+	.uevent = seg_uevent,
+	.release = seg_dev_release,
+};
+
 static struct sio_view *dev_view(struct device *dev)
 {
 	if (dev->type == &bar_type)
@@ -381,32 +465,44 @@ static char *sio_devnode(struct device *dev, umode_t *mode)
 
 /* --- views --------------------------------------------------------------- */
 
-static int bar_add(struct sio_view *v, u32 bar, phys_addr_t phys, u64 size)
+/* A new BAR or segment device with a minor; put_device() undoes it. */
+static struct sio_bar_cdev *mdev_new(const struct device_type *type,
+				     struct device *parent)
 {
 	struct sio_bar_cdev *bc;
-	int minor, err;
+	int minor;
 
 	minor = ida_alloc_max(&sio_minors, SIO_CDEV_MINORS - 1, GFP_KERNEL);
 	if (minor < 0)
-		return minor;
+		return ERR_PTR(minor);
 	bc = kzalloc(sizeof(*bc), GFP_KERNEL);
 	if (!bc) {
 		ida_free(&sio_minors, minor);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
-	bc->view = v;
-	bc->bar = bar;
-	bc->phys = phys;
-	bc->size = size;
 	mutex_init(&bc->lock);
 	INIT_LIST_HEAD(&bc->files);
 	device_initialize(&bc->dev);
 	bc->dev.class = sio_class;
-	bc->dev.type = &bar_type;
-	bc->dev.parent = &v->dev;
+	bc->dev.type = type;
+	bc->dev.parent = parent;
 	bc->dev.devt = MKDEV(MAJOR(sio_devt), minor);
 	cdev_init(&bc->cdev, &bar_fops);
 	bc->cdev.owner = THIS_MODULE;
+	return bc;
+}
+
+static int bar_add(struct sio_view *v, u32 bar, phys_addr_t phys, u64 size)
+{
+	struct sio_bar_cdev *bc = mdev_new(&bar_type, &v->dev);
+	int err;
+
+	if (IS_ERR(bc))
+		return PTR_ERR(bc);
+	bc->view = v;
+	bc->bar = bar;
+	bc->phys = phys;
+	bc->size = size;
 	err = dev_set_name(&bc->dev, "sio-%s-%s-bar%u", v->node, v->name, bar);
 	if (!err)
 		err = cdev_device_add(&bc->cdev, &bc->dev);
@@ -523,6 +619,41 @@ void sio_view_remove(struct sio_view *v)
 		if (v->bar[b])
 			bar_del(v->bar[b]);
 	device_unregister(&v->dev);
+}
+
+/*
+ * A segment's memory, zeroed, and its character device
+ * sio-<owner>-seg-<name>: mmap(), read() and write() reach the memory.
+ * The core calls this (seg_backing) under sio_k.lock.
+ */
+struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
+				     u64 size)
+{
+	struct sio_bar_cdev *bc = mdev_new(&seg_type, NULL);
+	int err;
+
+	if (IS_ERR(bc))
+		return bc;
+	strscpy(bc->owner, owner, sizeof(bc->owner));
+	strscpy(bc->seg, name, sizeof(bc->seg));
+	bc->size = size;
+	bc->mem = vmalloc_user(size);
+	err = bc->mem ? dev_set_name(&bc->dev, "sio-%s-seg-%s", owner, name) :
+			-ENOMEM;
+	if (!err)
+		err = cdev_device_add(&bc->cdev, &bc->dev);
+	if (err) {
+		put_device(&bc->dev);
+		return ERR_PTR(err);
+	}
+	return bc;
+}
+
+/* The segment goes: its mappings are zapped, its memory freed. */
+void sio_seg_dev_remove(struct sio_bar_cdev *bc)
+{
+	if (bc)
+		bar_del(bc);
 }
 
 int sio_cdev_init(void)

@@ -22,6 +22,8 @@
 #define SIO_K_LENDER 0
 #define SIO_K_BORROWER 1
 #define SIO_K_MAX_DEVS 8
+#define SIO_K_MAX_SEGS 16	/* the registry's max_segments */
+#define SIO_K_SEG_RAM (256ull << 20)	/* segment memory per node, at most */
 #define SIO_K_LUTS 256		/* per loopback adapter */
 #define SIO_K_WINDOW BIT_ULL(30)	/* 4 MiB per LUT slot */
 #define SIO_PEER_MSG_K 512	/* a message without bulk data */
@@ -37,6 +39,7 @@ struct sio_klut {
 
 struct sio_shadow;
 struct sio_view;
+struct sio_bar_cdev;
 
 /* A device of host0 the core can lend. */
 struct sio_kdev {
@@ -60,6 +63,7 @@ struct sio_kernel {
 	u32 ndevs;
 	struct sio_kdev dev[SIO_K_MAX_DEVS];
 	struct sio_klut lut[SIO_K_NODES][SIO_K_LUTS];
+	struct sio_bar_cdev *seg[SIO_K_MAX_SEGS];	/* segments' memory */
 	wait_queue_head_t wait;	/* registry or events changed */
 	u64 notifies;
 };
@@ -112,6 +116,10 @@ void sio_cdev_exit(void);
 struct sio_view *sio_view_add(u32 dev, u32 node);
 struct device *sio_view_device(struct sio_view *v);
 void sio_view_remove(struct sio_view *v);
+/* A segment's memory and character device (kplat_seg_backing). */
+struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
+				     u64 size);
+void sio_seg_dev_remove(struct sio_bar_cdev *bc);
 
 int sio_ctl_init(void);
 void sio_ctl_exit(void);

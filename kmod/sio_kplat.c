@@ -107,10 +107,29 @@ static void kplat_iommu_unmap(void *plat, u32 node, u32 src_node, u16 rid,
 {
 }
 
-/* Segments need memory the kernel platform does not provide yet. */
+/*
+ * A segment's memory: vmalloc_user() pages behind a character device
+ * (sio_cdev.c) that every node of this machine maps; the core's address
+ * for it (s->phys) stays an address of its own map.
+ */
 static int kplat_seg_backing(void *plat, u32 seg, int create)
 {
-	return create ? -EOPNOTSUPP : 0;
+	struct sio_segment *s = sio_seg(sio_k.reg, seg);
+	struct sio_bar_cdev *bc;
+
+	if (seg >= SIO_K_MAX_SEGS)
+		return create ? -ENOSPC : 0;
+	if (!create) {
+		sio_seg_dev_remove(sio_k.seg[seg]);
+		sio_k.seg[seg] = NULL;
+		return 0;
+	}
+	bc = sio_seg_dev_add(sio_node(sio_k.reg, s->owner)->name, s->name,
+			     s->size);
+	if (IS_ERR(bc))
+		return PTR_ERR(bc);
+	sio_k.seg[seg] = bc;
+	return 0;
 }
 
 static struct pci_dev *kdev_pci(u32 dev)

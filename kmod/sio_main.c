@@ -72,8 +72,8 @@ static void fill_device(struct sio_topo_device *td, struct pci_dev *pdev,
 static int build_registry(void)
 {
 	static struct sio_topo_node nodes[SIO_K_NODES] = {
-		{ .name = "host0", .id = 0 },
-		{ .name = "host1", .id = 1 },
+		{ .name = "host0", .id = 0, .ram = SIO_K_SEG_RAM },
+		{ .name = "host1", .id = 1, .ram = SIO_K_SEG_RAM },
 	};
 	static struct sio_topo_adapter adapters[SIO_K_NODES] = {
 		{ .name = "lo0", .node = 0, .peers = 1u << 1,
@@ -240,6 +240,11 @@ static void __exit sio_exit(void)
 	/* Every borrow ends before the registry goes. */
 	for (i = 0; i < SIO_K_NODES; i++)
 		sio_core_node_down(&sio_k.core, i);
+	/* Segments left behind go with the registry. */
+	for (i = 0; i < SIO_K_MAX_SEGS; i++) {
+		sio_seg_dev_remove(sio_k.seg[i]);
+		sio_k.seg[i] = NULL;
+	}
 	mutex_unlock(&sio_k.lock);
 	vfree(sio_k.reg);
 	put_devices();

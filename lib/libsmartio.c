@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "smartio.h"
 #include "core.h"
@@ -638,6 +637,31 @@ int smartio_segment_dma_unmap(struct smartio *h, unsigned owner,
 		       NULL);
 }
 
+/*
+ * smartio.ko's character device for a BAR or a segment: the name
+ * udev/60-smartio.rules gives it (/dev/smartio/a/b/c) when it exists,
+ * else the kernel's own (/dev/sio-a-b-c, devtmpfs): a node, a device and
+ * "bar<N>", or an owner, "seg" and a segment.
+ */
+static int kernel_path(char *path, size_t pathlen, const char *a,
+		       const char *b, const char *c)
+{
+	static const char *const dirs[] = { "/dev/smartio/", "/dev/sio-" };
+	static const char seps[] = { '/', '-' };
+	unsigned i;
+	int n;
+
+	for (i = 0; i < 2; i++) {
+		n = snprintf(path, pathlen, "%s%s%c%s%c%s", dirs[i], a,
+			     seps[i], b, seps[i], c);
+		if (n < 0 || (size_t)n >= pathlen)
+			return -ENAMETOOLONG;
+		if (!access(path, F_OK))
+			return 0;
+	}
+	return -ENXIO;
+}
+
 static int resolve(struct smartio *h, unsigned viewer, u64 addr, u64 size,
 		   char *path, size_t pathlen)
 {
@@ -645,31 +669,12 @@ static int resolve(struct smartio *h, unsigned viewer, u64 addr, u64 size,
 	int rc;
 
 	if (h->k)
-		return -EOPNOTSUPP;	/* kernel BARs are mmap()ed from /dev */
+		return -EOPNOTSUPP;	/* see kernel_path() */
 	rc = sim_translate_cpu(&h->f, viewer, addr, size, &loc);
 
 	if (rc)
 		return rc == -EFAULT ? -ENXIO : rc;
 	return sim_backing_path(&h->f, &loc, path, pathlen);
-}
-
-/*
- * smartio.ko's character device of BAR bar of dev as node viewer reaches
- * it (devtmpfs names it sio-<node>-<dev>-bar<N>): mmap()ed directly.
- */
-static int kernel_bar_path(struct smartio *h, unsigned viewer, unsigned dev,
-			   unsigned bar, char *path, size_t pathlen)
-{
-	struct stat st;
-	int n = snprintf(path, pathlen, "/dev/sio-%s-%s-bar%u",
-			 sio_node(REG(h), viewer)->name,
-			 sio_dev(REG(h), dev)->name, bar);
-
-	if (n < 0 || (size_t)n >= pathlen)
-		return -ENAMETOOLONG;
-	if (stat(path, &st) || !S_ISCHR(st.st_mode))
-		return -ENXIO;
-	return 0;
 }
 
 int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
@@ -703,10 +708,15 @@ int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
 			rc = -EACCES;
 		}
 	}
-	if (!rc && h->k)
-		rc = kernel_bar_path(h, viewer, dev, bar, path, pathlen);
-	else if (!rc)
+	if (!rc && h->k) {
+		char barname[16];
+
+		snprintf(barname, sizeof(barname), "bar%u", bar);
+		rc = kernel_path(path, pathlen, sio_node(r, viewer)->name,
+				 d->name, barname);
+	} else if (!rc) {
 		rc = resolve(h, viewer, addr, d->bar[bar].size, path, pathlen);
+	}
 	if (!rc && size)
 		*size = d->bar[bar].size;
 	sio_lib_unlock(h);
@@ -748,7 +758,10 @@ int smartio_resolve_segment(struct smartio *h, unsigned viewer,
 			}
 		}
 	}
-	if (!rc)
+	if (!rc && h->k)
+		rc = kernel_path(path, pathlen, sio_node(r, owner)->name,
+				 "seg", s->name);
+	else if (!rc)
 		rc = resolve(h, viewer, addr, s->size, path, pathlen);
 	if (!rc && size)
 		*size = s->size;

@@ -83,11 +83,9 @@ check "/smartio: self is host0, nodes host0 and host1, dev/nvme0" \
 	test "$(readlink /smartio/self)" = nodes/host0 -a \
 	"$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 " -a \
 	-d /smartio/dev/nvme0
+udev_namespace
 # errno_is ERRNO-TEXT FILE VALUE: the write fails with that error.
 errno_is() { sh -c "echo $3 > $2" 2>&1 | grep -q "$1"; }
-check "/smartio/dev/nvme0/bar0 is host0's BAR 0 device, mmap()ed directly" \
-	test "$(readlink /smartio/dev/nvme0/bar0)" = /dev/sio-host0-nvme0-bar0 -a \
-	"$(sio_mmap /smartio/dev/nvme0/bar0 8)" = 0x00010400
 check "echo all > /smartio/dev/nvme0/lend" \
 	sh -c "echo all > /smartio/dev/nvme0/lend"
 check "host0 cannot borrow its own device (EINVAL)" \

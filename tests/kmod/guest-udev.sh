@@ -3,6 +3,8 @@
 # systemd-udevd.  Uses guest-init.sh's check, pass, fail and waitfor.
 #   udev_start         before insmod smartio.ko
 #   udev_lender        after insmod: host0's names, mmap and read() of a BAR
+#   udev_namespace     with /smartio mounted: bar0 and a segment's mem are
+#                      links to smartio.ko's character devices
 #   udev_borrowed      after the borrow: host1's names, the shadow's tags
 #   udev_returned      after the return: host1's names gone, mappings revoked
 # NVMe registers read through the BARs: VS (offset 8) is 1.4 on QEMU 7.2.
@@ -39,6 +41,40 @@ udev_lender() {
 		test "$v" = $nvme_vs
 	check "read() of $l agrees" test "$(dword $l 8)" = $nvme_vs
 	cap0=$(sio_mmap $l 0)
+}
+
+udev_namespace() {
+	check "/smartio/dev/nvme0/bar0 -> /dev/smartio/host0/nvme0/bar0" \
+		test "$(readlink /smartio/dev/nvme0/bar0)" = \
+		/dev/smartio/host0/nvme0/bar0
+	check "mmap of /smartio/dev/nvme0/bar0 reads the controller's version" \
+		test "$(sio_mmap /smartio/dev/nvme0/bar0 8)" = $nvme_vs
+	sd=/smartio/self/segments/buf
+	check "a 1 MiB segment of host0 (mkdir, echo 1M > size)" \
+		sh -c "mkdir $sd && echo 1M > $sd/size"
+	settle
+	s=/dev/smartio/host0/seg/buf
+	check "udev names its memory $s (1048576 bytes)" \
+		test -L $s -a -c $s -a \
+		"$(cat /sys/class/smartio/sio-host0-seg-buf/size)" = 1048576
+	check "$sd/mem -> $s" test "$(readlink $sd/mem)" = $s
+	dd if=/dev/urandom of=/tmp/segpat bs=64k count=16 status=none
+	check "1 MiB written through $sd/mem reads back through $s" \
+		sh -c "dd if=/tmp/segpat of=$sd/mem bs=64k conv=notrunc \
+		       status=none && cmp $s /tmp/segpat"
+	check "mmap of $s sees the data (first dword $(dword /tmp/segpat 0))" \
+		test "$(sio_mmap $s 0)" = "$(dword /tmp/segpat 0)" -a \
+		"$(sio_mmap $s 4092)" = "$(dword /tmp/segpat 4092)"
+	rm -f /tmp/segdone
+	(sio_mmap $s 0 /tmp/segdone >/tmp/seg.out 2>&1; echo $? >/tmp/seg.st) &
+	waitfor 10 test -s /tmp/seg.out
+	check "rmdir $sd destroys the segment" rmdir $sd
+	settle
+	touch /tmp/segdone
+	waitfor 10 test -s /tmp/seg.st
+	check "its name and device are gone, a mapping held across is revoked" \
+		test ! -e $s -a ! -e /sys/class/smartio/sio-host0-seg-buf -a \
+		"$(cat /tmp/seg.st)" = 135
 }
 
 udev_borrowed() {
