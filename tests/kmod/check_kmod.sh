@@ -97,6 +97,35 @@ else
 	echo "SKIP: checkpatch: no linux-source tarball (apt-get install linux-source)"
 fi
 
+# DKMS (kmod/dkms.conf): the tree "make dkms-source" installs builds with
+# dkms itself, in a DKMS tree of our own, warning-free and for $KVER.  (dkms
+# signs what it builds: the first run creates /var/lib/dkms/mok.*.)
+if command -v dkms >/dev/null && [ -f "$build/Makefile" ]; then
+	dk=$out/dkms
+	mkdir -p "$dk/tree"
+	ver=$(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")
+	ko=
+	if make -s -C "$build" dkms-source DESTDIR="$dk/root" prefix=/usr \
+		>"$out/dkms.log" 2>&1 &&
+	   dkms build "smartio/$ver" -k "$KVER" \
+		--sourcetree "$dk/root/usr/src" --dkmstree "$dk/tree" \
+		--kernelsourcedir "$kdir" >>"$out/dkms.log" 2>&1; then
+		ko=$(ls "$dk/tree/smartio/$ver/$KVER"/*/module/smartio.ko 2>/dev/null)
+	fi
+	if [ -n "$ko" ] &&
+	   ! grep -q -i warning "$dk/tree/smartio/$ver/$KVER"/*/log/make.log &&
+	   [ "$(modinfo -F vermagic "$ko")" = \
+	     "$(modinfo -F vermagic "$out/smartio/smartio.ko")" ]; then
+		echo "PASS: dkms build smartio/$ver for $KVER (kmod/dkms.conf), no warning"
+	else
+		cat "$out/dkms.log" "$dk/tree/smartio/$ver/$KVER"/*/log/make.log
+		echo "FAIL: dkms build smartio/$ver"
+		exit 1
+	fi
+else
+	echo "SKIP: dkms: not installed (apt-get install dkms)"
+fi
+
 tmp=$(mktemp -d /tmp/check-kmod.XXXXXX)
 qpid=
 cleanup() {
