@@ -60,29 +60,6 @@ if grep -E -i 'warning|error' "$out/build.log" |
 fi
 echo "PASS: smartio.ko builds against $kdir without warnings ($(($(date +%s) - t0)) s)"
 
-# DKMS builds it from the tree make dkms-source installs (kmod/dkms.conf),
-# in scratch DKMS and source trees.
-dkms=$(command -v dkms || ls /usr/sbin/dkms 2>/dev/null || true)
-if [ -n "$dkms" ] && [ -f "$build/Makefile" ]; then
-	t0=$(date +%s)
-	rm -rf "$out/dkms"
-	mkdir -p "$out/dkms/tree"
-	ver=$(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")
-	if make -C "$build" dkms-source DESTDIR="$out/dkms/root" prefix=/usr \
-		>"$out/dkms.log" 2>&1 &&
-	   "$dkms" build "smartio/$ver" -k "$KVER" \
-		--sourcetree "$out/dkms/root/usr/src" \
-		--dkmstree "$out/dkms/tree" >>"$out/dkms.log" 2>&1 &&
-	   [ -n "$(find "$out/dkms/tree" -name 'smartio.ko*')" ]; then
-		echo "PASS: dkms builds smartio/$ver for $KVER ($(($(date +%s) - t0)) s)"
-	else
-		cat "$out/dkms.log"
-		echo "FAIL: dkms build (above)"
-		exit 1
-	fi
-else
-	echo "SKIP: dkms: not installed (apt-get install dkms)"
-fi
 # The guest's mmap helper: static, the guest has no C library of its own.
 ${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
 	-o "$out/sio_mmap" "$src/tests/kmod/sio_mmap.c" >"$out/cc.log" 2>&1 ||
