@@ -216,8 +216,10 @@ static bool msix_entry(struct pci_dev *pdev, u32 bar, u64 off, u32 len,
  * borrower's interrupt range is the local APIC, and the vector the core
  * gave entry i is the one the shadow's driver set up for its entry i.  So
  * the entry is written with that message: the device interrupts the
- * borrower's CPU directly, with no software in the path.  An entry the
- * shadow has not set up yet stays masked.
+ * borrower's CPU directly, with no software in the path (through the
+ * real function's interrupt remapping table when there is one: the
+ * shadow's MSI domain is the real function's).  An entry the shadow has
+ * not set up yet stays masked.
  */
 static void msix_translate(struct sio_kdev *kd, u8 *e)
 {

@@ -2,7 +2,9 @@
 /*
  * The borrower's side of a borrow (SmartIO section 4): the device appears
  * as a hot-added "shadow" PCI function on a virtual root bus of its own,
- * so that its unmodified Linux driver binds to it.
+ * so that its unmodified Linux driver binds to it.  It sits at the lender's
+ * bus number and devfn in PCI segment 0x5100 + device index: the requester
+ * id the device really uses, as interrupt remapping checks it.
  *
  *  - Configuration cycles of the shadow go through the core as CFG_READ /
  *    CFG_WRITE from the borrowing node (section 4.2): the lender's core
@@ -127,8 +129,10 @@ out:
 static int shadow_read(struct pci_bus *bus, unsigned int devfn, int where,
 		       int size, u32 *val)
 {
-	if (devfn != 0 || shadow_cfg(bus_shadow(bus), where, size, val,
-				     false)) {
+	struct sio_shadow *sh = bus_shadow(bus);
+
+	if (devfn != sh->kd->pdev->devfn ||
+	    shadow_cfg(sh, where, size, val, false)) {
 		*val = ~0u;
 		return PCIBIOS_DEVICE_NOT_FOUND;
 	}
@@ -138,7 +142,7 @@ static int shadow_read(struct pci_bus *bus, unsigned int devfn, int where,
 static int shadow_write(struct pci_bus *bus, unsigned int devfn, int where,
 			int size, u32 val)
 {
-	if (devfn != 0)
+	if (devfn != bus_shadow(bus)->kd->pdev->devfn)
 		return PCIBIOS_DEVICE_NOT_FOUND;
 	return shadow_cfg(bus_shadow(bus), where, size, &val, true) ?
 	       PCIBIOS_SET_FAILED : PCIBIOS_SUCCESSFUL;
@@ -377,8 +381,8 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 	sh->sd.domain = SIO_SHADOW_DOMAIN + kd->index;
 	sh->sd.node = NUMA_NO_NODE;
 	sh->busn.name = "smartio bus";
-	sh->busn.start = 0;
-	sh->busn.end = 0;
+	sh->busn.start = kd->pdev->bus->number;
+	sh->busn.end = kd->pdev->bus->number;
 	sh->busn.flags = IORESOURCE_BUS;
 	pci_add_resource(&res, &sh->busn);
 	err = shadow_prepare(sh, &res);
@@ -389,7 +393,7 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 	}
 	kd->shadow = sh;
 	pci_lock_rescan_remove();
-	sh->bus = pci_scan_root_bus(parent, 0, &shadow_ops, &sh->sd, &res);
+	sh->bus = pci_scan_root_bus(parent, sh->busn.start, &shadow_ops, &sh->sd, &res);
 	if (!sh->bus) {
 		pci_unlock_rescan_remove();
 		pci_free_resource_list(&res);
@@ -397,7 +401,7 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		shadow_free_struct(sh);
 		return -ENODEV;
 	}
-	pdev = pci_get_slot(sh->bus, 0);
+	pdev = pci_get_slot(sh->bus, kd->pdev->devfn);
 	err = pdev ? 0 : -ENODEV;
 	if (pdev) {
 		sh->pdev = pdev;
@@ -408,6 +412,14 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 				err = -EBUSY;
 		/* Before any driver sees it: smartio's DMA API. */
 		set_dma_ops(&pdev->dev, &shadow_dma_ops);
+		/*
+		 * And the real function's MSI domain: with interrupt
+		 * remapping that is its IOMMU's, which no other device of
+		 * this virtual segment would get, and whose source-id check
+		 * the shadow's messages pass since the device sends them.
+		 */
+		dev_set_msi_domain(&pdev->dev,
+				   dev_get_msi_domain(&kd->pdev->dev));
 	}
 	if (err) {
 		pci_stop_root_bus(sh->bus);

@@ -17,7 +17,7 @@ set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${KMOD_TIMEOUT:-900}
-expect_passes=61
+expect_passes=62
 
 skip() { echo "SKIP: check-kmod: $*"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
@@ -184,7 +184,7 @@ timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 -m 768 \
 	-display none -monitor none -no-reboot -serial "file:$tmp/guest.log" \
 	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 	-append "console=ttyS0 panic=-1 intel_iommu=on" \
-	-device intel-iommu,intremap=off \
+	-device intel-iommu,intremap=on \
 	-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw" \
 	-device nvme,serial=smartio0,drive=nv0 >"$tmp/qemu.log" 2>&1 &
 qpid=$!

@@ -95,7 +95,7 @@ check "echo host1 > /smartio/dev/nvme0/borrow" \
 check "/smartio/dev/nvme0/borrow lists host1" \
 	test "$(cat /smartio/dev/nvme0/borrow)" = host1
 cat $state
-shadow=5100:00:00.0
+shadow=5100:${bdf#*:}
 check "a second borrow by host1 is refused (EBUSY)" \
 	errno_is "busy" /smartio/dev/nvme0/borrow host1
 check "host1's BAR 0 window slot leads to the real BAR 0" \
@@ -139,6 +139,8 @@ check "the shadow's DMA went through smartio's DMA API into the window" \
 	grep -q "^shadow $shadow of $bdf dma_window=0x100000000+0x4000000 mapped=[0-9]* maps=[1-9]" $state
 irqs=$(grep "$ctrl" /proc/interrupts | awk '{ n += $2 } END { print n + 0 }')
 check "the shadow's MSI-X vectors fired ($irqs interrupts)" test "$irqs" -gt 0
+check "through VT-d interrupt remapping (IR-PCI-MSI)" \
+	sh -c "grep '$ctrl' /proc/interrupts | grep -q IR-PCI-MSI"
 grep "$ctrl" /proc/interrupts
 
 # --- return: hot-remove, the lender's driver takes the device back -------------
