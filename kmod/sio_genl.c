@@ -4,9 +4,9 @@
  * A request is the core's own protocol message (lib/core/proto.h has the
  * same layout as a generic netlink message), handed to the core as host0,
  * this machine's node; the core's reply attributes travel back in a
- * SIO_CMD_REPLY message.  Borrow and return also hot-add and hot-remove the
- * shadow device (sio_shadow.c); SIO_CMD_REG_READ copies registry bytes
- * for libsmartio's queries.  Changing state needs CAP_NET_ADMIN.
+ * SIO_CMD_REPLY message.  Borrow, return and reclaim also hot-add or
+ * hot-remove the shadow device (sio_shadow.c); SIO_CMD_REG_READ copies
+ * registry bytes for libsmartio's queries.  Changing state needs CAP_NET_ADMIN.
  */
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -44,7 +44,10 @@ inval:
 	return -EINVAL;
 }
 
-/* Borrow and return: the core's part plus the shadow's hot-add/remove. */
+/*
+ * Borrow, return and reclaim: the core's part plus the shadow's hot-add or
+ * hot-remove (sio_shadow.c).
+ */
 static int lending(const struct sio_parsed *p)
 {
 	int dev, node;
@@ -55,8 +58,11 @@ static int lending(const struct sio_parsed *p)
 	mutex_unlock(&sio_k.lock);
 	if (dev < 0 || node < 0)
 		return dev < 0 ? dev : node;
-	return p->cmd == SIO_CMD_BORROW ? sio_k_borrow(dev, node) :
-					  sio_k_return(dev, node);
+	if (p->cmd == SIO_CMD_BORROW)
+		return sio_k_borrow(dev, node);
+	if (p->cmd == SIO_CMD_RETURN)
+		return sio_k_return(dev, node);
+	return sio_k_reclaim(dev, node);
 }
 
 static int sio_genl_doit(struct sk_buff *skb, struct genl_info *info)
@@ -80,7 +86,7 @@ static int sio_genl_doit(struct sk_buff *skb, struct genl_info *info)
 	sio_msg_init(&rep, repbuf, SIO_MSG_MAX, SIO_CMD_REPLY, SIO_F_REPLY,
 		     p->seq);
 	if (p->cmd == SIO_CMD_REG_READ || p->cmd == SIO_CMD_BORROW ||
-	    p->cmd == SIO_CMD_RETURN) {
+	    p->cmd == SIO_CMD_RETURN || p->cmd == SIO_CMD_RECLAIM) {
 		if (p->cmd == SIO_CMD_REG_READ) {
 			sio_msg_put_s32(&rep, SIO_A_ERRNO, 0);
 			err = reg_read(p, &rep);

@@ -99,6 +99,7 @@ int sio_shadow_msix_msg(struct sio_kdev *kd, u32 entry, struct msi_msg *msg);
  */
 int sio_k_borrow(u32 dev, u32 node);
 int sio_k_return(u32 dev, u32 node);
+int sio_k_reclaim(u32 dev, u32 asker);
 struct sio_kdev *sio_kdev_of(u32 dev);
 /* A user command as host0: sio_core_call under the lock. */
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,

@@ -22,13 +22,16 @@
 #include <linux/dma-map-ops.h>
 #include <linux/genalloc.h>
 #include <linux/iommu.h>
+#include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "sio_kmod.h"
 
 #define SIO_SHADOW_DOMAIN 0x5100	/* PCI segment of the virtual buses */
+#define SIO_SHADOW_DRAIN (30 * HZ)	/* DMA unmapping after a removal */
 
 struct sio_shadow {
 	struct pci_sysdata sd;	/* first: the bus's sysdata */
@@ -42,6 +45,7 @@ struct sio_shadow {
 	struct gen_pool *iova;
 	u64 iova_base, iova_size;
 	atomic64_t maps;	/* DMA API mappings made, ever */
+	atomic_t live;		/* DMA API mappings not unmapped yet */
 };
 
 static struct sio_shadow *bus_shadow(struct pci_bus *bus)
@@ -169,6 +173,7 @@ static dma_addr_t window_map(struct sio_shadow *sh, phys_addr_t phys,
 		return DMA_MAPPING_ERROR;
 	}
 	atomic64_inc(&sh->maps);
+	atomic_inc(&sh->live);
 	return iova + (phys - base);
 }
 
@@ -179,6 +184,8 @@ static void window_unmap(struct sio_shadow *sh, dma_addr_t addr, size_t size)
 
 	iommu_unmap(sh->kd->domain, iova, len);
 	gen_pool_free(sh->iova, iova, len);
+	if (atomic_dec_and_test(&sh->live))
+		wake_up_var(&sh->live);
 }
 
 static int dir_prot(enum dma_data_direction dir)
@@ -432,6 +439,8 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 	}
 	pci_bus_add_devices(sh->bus);
 	pci_unlock_rescan_remove();
+	/* The shadow's DMA API is this module's code: no unloading under it. */
+	__module_get(THIS_MODULE);
 	pci_info(pdev, "smartio: shadow of %s lent by host0\n",
 		 pci_name(kd->pdev));
 	return 0;
@@ -449,7 +458,19 @@ void sio_shadow_remove(struct sio_kdev *kd)
 	pci_remove_root_bus(sh->bus);
 	pci_unlock_rescan_remove();
 	kd->shadow = NULL;
+	/*
+	 * The driver may free DMA memory after its remove (nvme frees its
+	 * controller when the last reference goes, from a work item): the
+	 * window and this module stay until every mapping is undone.
+	 */
+	if (!wait_var_event_timeout(&sh->live, !atomic_read(&sh->live),
+				    SIO_SHADOW_DRAIN)) {
+		pr_warn("smartio: %d DMA mappings of a removed shadow remain; smartio stays loaded\n",
+			atomic_read(&sh->live));
+		return;
+	}
 	shadow_free_struct(sh);
+	module_put(THIS_MODULE);
 }
 
 /* --- borrow and return as one machine does them -------------------------- */
@@ -512,6 +533,17 @@ release:
 	return err;
 }
 
+/* The borrower's shadow and class devices go, before the core's mappings. */
+static void shadow_unplug(struct sio_kdev *kd, u32 node)
+{
+	if (node != SIO_K_BORROWER)
+		return;
+	sio_shadow_remove(kd);
+	/* Mappings of its BARs go before the core's LUT slots do. */
+	sio_view_remove(kd->view[node]);
+	kd->view[node] = NULL;
+}
+
 int sio_k_return(u32 dev, u32 node)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
@@ -519,13 +551,29 @@ int sio_k_return(u32 dev, u32 node)
 
 	if (!kd)
 		return -ENXIO;
-	if (node == SIO_K_BORROWER) {
-		sio_shadow_remove(kd);
-		/* Mappings of its BARs go before the core's LUT slots do. */
-		sio_view_remove(kd->view[node]);
-		kd->view[node] = NULL;
-	}
+	shadow_unplug(kd, node);
 	err = core_cmd(SIO_CMD_RETURN, dev, node);
+	if (kd->claimed && !kd->shadow)
+		sio_lender_release(kd);
+	return err;
+}
+
+/*
+ * The lender revokes every borrower: host1's shadow is hot-removed first
+ * (its driver stops), then the core's reclaim asks each borrower to give
+ * the device back, and the device returns to its own driver.
+ */
+int sio_k_reclaim(u32 dev, u32 asker)
+{
+	struct sio_kdev *kd = sio_kdev_of(dev);
+	int err;
+
+	if (!kd)
+		return -ENXIO;
+	if (asker != SIO_K_LENDER)	/* the core's answer: EACCES */
+		return core_cmd(SIO_CMD_RECLAIM, dev, asker);
+	shadow_unplug(kd, SIO_K_BORROWER);
+	err = core_cmd(SIO_CMD_RECLAIM, dev, asker);
 	if (kd->claimed && !kd->shadow)
 		sio_lender_release(kd);
 	return err;

@@ -158,7 +158,37 @@ rctrl=$(ls /sys/bus/pci/devices/"$bdf"/nvme 2>/dev/null | head -n 1)
 waitfor 60 test -b /dev/${rctrl}n1
 check "the lender reads what the borrower wrote" \
 	sh -c "dd if=/dev/${rctrl}n1 bs=1M count=32 iflag=direct status=none | cmp - /tmp/pattern"
+
+# --- the lender's reclaim, and unloading while the device is lent ---------------
+# borrowed_again WHAT: host1 borrows nvme0 once more and nvme binds the shadow.
+borrowed_again() {
+	sh -c "echo host1 > /smartio/dev/nvme0/borrow" &&
+		waitfor 60 test -e /sys/bus/pci/drivers/nvme/$shadow
+}
+check "host1 borrows nvme0 again, nvme binds the shadow" borrowed_again
+check "echo 1 > /smartio/dev/nvme0/reclaim" \
+	sh -c "echo 1 > /smartio/dev/nvme0/reclaim"
+check "the reclaim hot-removes the shadow and ends the borrow" \
+	test ! -e /sys/bus/pci/devices/$shadow -a \
+	-z "$(cat /smartio/dev/nvme0/borrow)" -a \
+	! -e /sys/class/smartio/sio-host1-nvme0
+waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"
+check "after the reclaim the nvme driver has the real function again" \
+	test -e /sys/bus/pci/drivers/nvme/"$bdf"
+check "host1 borrows nvme0 a third time" borrowed_again
+check "rmmod smartio is refused while nvme0 is lent" \
+	eval "! rmmod smartio 2>/dev/null"
+ctrl3=$(ls /sys/bus/pci/devices/$shadow/nvme 2>/dev/null | head -n 1)
+waitfor 30 test -b /dev/${ctrl3}n1
+check "the shadow still works (its first 4 KiB are the pattern's)" \
+	test "$(dd if=/dev/${ctrl3}n1 bs=4k count=1 iflag=direct status=none |
+		md5sum)" = "$(head -c 4096 /tmp/pattern | md5sum)"
+check "echo host1 > return once more" \
+	sh -c "echo host1 > /smartio/dev/nvme0/return"
+waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"
 check "smartiofs unmounts" umount /smartio
 check "rmmod smartio" rmmod smartio
+check "the nvme driver keeps the real function" \
+	test -e /sys/bus/pci/drivers/nvme/"$bdf"
 udev_unloaded
 finish
