@@ -188,6 +188,20 @@ timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 -m 768 \
 	-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw" \
 	-device nvme,serial=smartio0,drive=nv0 >"$tmp/qemu.log" 2>&1 &
 qpid=$!
+# A guest whose kernel broke may never power off after KMOD-END: give it
+# 20 s from there, then stop it (the log says what happened).
+while kill -0 "$qpid" 2>/dev/null; do
+	if grep -q '^KMOD-END' "$tmp/guest.log" 2>/dev/null; then
+		n=100
+		while [ "$n" -gt 0 ] && kill -0 "$qpid" 2>/dev/null; do
+			sleep 0.2
+			n=$((n - 1))
+		done
+		kill "$qpid" 2>/dev/null
+		break
+	fi
+	sleep 1
+done
 wait "$qpid"
 st=$?
 qpid=
