@@ -210,7 +210,7 @@ echo "guest ran $(($(date +%s) - t0)) s (qemu status $st)"
 log=$tmp/guest.log
 tr -d '\r' <"$log" >"$tmp/clean.log"
 log=$tmp/clean.log
-grep -E '^(PASS|FAIL|SKIP): ' "$log"
+grep -E '^(PASS|FAIL|SKIP|TIMING): ' "$log"
 passes=$(grep -c '^PASS: ' "$log")
 bad=$(grep -c '^FAIL: ' "$log")
 if ! grep -q '^KMOD-END fails=0' "$log"; then

@@ -14,6 +14,7 @@ KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh \
 	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c
 
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
+dist_man_MANS += man/smartio.4
 
 # udev rules for smartio.ko's devices (/dev/smartio names, shadow tags)
 # and an example automation rule; configure with
