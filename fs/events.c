@@ -187,7 +187,8 @@ void events_release(struct fuse_file_info *fi)
 
 int events_kick(void)
 {
-	uint64_t head = smartio_event_cursor(sfs.h);
+	uint64_t head = 0;
+	int head_known = 0;
 	struct ev_wait **pp, *w;
 	struct ev_file *ef;
 	int waiting;
@@ -210,7 +211,14 @@ int events_kick(void)
 	}
 	ev.tail = pp;
 	for (ef = ev.files; ef; ef = ef->next) {
-		if (ef->ph && (ef->pos < ef->len || head > ef->cursor)) {
+		if (!ef->ph)
+			continue;
+		/* Over smartio.ko asking costs a request: only when polled. */
+		if (!head_known) {
+			head = smartio_event_cursor(sfs.h);
+			head_known = 1;
+		}
+		if (ef->pos < ef->len || head > ef->cursor) {
 			fuse_lowlevel_notify_poll(ef->ph);
 			fuse_pollhandle_destroy(ef->ph);
 			ef->ph = NULL;

@@ -672,6 +672,11 @@ int sio_cdev_init(void)
 	return 0;
 }
 
+struct class *sio_cdev_class(void)
+{
+	return sio_class;
+}
+
 void sio_cdev_exit(void)
 {
 	class_destroy(sio_class);

@@ -16,7 +16,11 @@
 
 static struct genl_family sio_genl_family;
 
-/* Registry bytes [off, off + size) and the event sequence, under the lock. */
+/*
+ * Registry bytes [off, off + size) and the generation (sio_fabric.c),
+ * under the lock; size 0 asks for the generation alone, which is how
+ * libsmartio checks that its copy is still current.
+ */
 static int reg_read(const struct sio_parsed *p, struct sio_msg *rep)
 {
 	u64 off, size, total;
@@ -33,7 +37,7 @@ static int reg_read(const struct sio_parsed *p, struct sio_msg *rep)
 		goto inval;
 	size = min(size, total - off);
 	sio_msg_put_u64(rep, SIO_A_SIZE, total);
-	sio_msg_put_u64(rep, SIO_A_SEQ, sio_k.reg->event_seq);
+	sio_msg_put_u64(rep, SIO_A_SEQ, sio_k.notifies);
 	data = sio_msg_reserve(rep, SIO_A_DATA, size);
 	if (data)
 		memcpy(data, (u8 *)sio_k.reg + off, size);
@@ -75,6 +79,7 @@ static int sio_genl_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int n, err;
 
+	atomic64_inc(&sio_k.requests);
 	repbuf = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
 	p = kmalloc(sizeof(*p), GFP_KERNEL);
 	err = -ENOMEM;

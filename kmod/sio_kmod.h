@@ -14,7 +14,6 @@
 #include <linux/msi.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
-#include <linux/wait.h>
 
 #include "core.h"
 
@@ -64,8 +63,9 @@ struct sio_kernel {
 	struct sio_kdev dev[SIO_K_MAX_DEVS];
 	struct sio_klut lut[SIO_K_NODES][SIO_K_LUTS];
 	struct sio_bar_cdev *seg[SIO_K_MAX_SEGS];	/* segments' memory */
-	wait_queue_head_t wait;	/* registry or events changed */
+	/* Registry or events changed: bumped by notify (sio_fabric.c). */
 	u64 notifies;
+	atomic64_t requests;	/* generic netlink requests served */
 };
 
 extern struct sio_kernel sio_k;
@@ -122,7 +122,15 @@ struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
 				     u64 size);
 void sio_seg_dev_remove(struct sio_bar_cdev *bc);
 
-int sio_ctl_init(void);
-void sio_ctl_exit(void);
+struct class *sio_cdev_class(void);
+
+/* The fabric device and its change uevents (sio_fabric.c). */
+int sio_fabric_init(void);
+void sio_fabric_exit(void);
+void sio_fabric_notify(void);
+
+/* debugfs: the read-only state file (sio_debugfs.c). */
+int sio_debugfs_init(void);
+void sio_debugfs_exit(void);
 
 #endif /* SIO_KMOD_H */

@@ -295,8 +295,8 @@ static int kplat_send(void *plat, u32 dst, const void *msg, u32 len,
 
 static void kplat_notify(void *plat)
 {
-	sio_k.notifies++;
-	wake_up_interruptible_all(&sio_k.wait);
+	WRITE_ONCE(sio_k.notifies, sio_k.notifies + 1);
+	sio_fabric_notify();
 }
 
 const struct sio_platform_ops sio_kplat_ops = {

@@ -181,7 +181,6 @@ static int __init sio_init(void)
 	int err;
 
 	mutex_init(&sio_k.lock);
-	init_waitqueue_head(&sio_k.wait);
 	err = build_registry();
 	if (err)
 		goto fail;
@@ -201,17 +200,22 @@ static int __init sio_init(void)
 	err = lender_views();
 	if (err)
 		goto fail_lender;
-	err = sio_ctl_init();
+	err = sio_fabric_init();
 	if (err)
 		goto fail_views;
+	err = sio_debugfs_init();
+	if (err)
+		goto fail_fabric;
 	err = sio_genl_init();
 	if (err)
-		goto fail_ctl;
+		goto fail_debugfs;
 	pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
 		sio_k.ndevs);
 	return 0;
-fail_ctl:
-	sio_ctl_exit();
+fail_debugfs:
+	sio_debugfs_exit();
+fail_fabric:
+	sio_fabric_exit();
 fail_views:
 	remove_views();
 fail_lender:
@@ -229,7 +233,8 @@ static void __exit sio_exit(void)
 	u32 i;
 
 	sio_genl_exit();
-	sio_ctl_exit();
+	sio_debugfs_exit();
+	sio_fabric_exit();
 	/* Shadows go and devices return to their drivers first. */
 	for (i = 0; i < sio_k.ndevs; i++)
 		if (sio_k.dev[i].shadow)

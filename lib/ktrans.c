@@ -22,8 +22,11 @@
 struct sio_ktrans {
 	struct nl_sock *sk;
 	int family;
-	u8 *reg;
+	u8 *reg;		/* the last consistent copy (what callers see) */
 	u64 reg_size;
+	u64 gen;		/* the kernel's generation when it was read */
+	u8 *next;		/* the copy being read */
+	u64 next_size;
 };
 
 int sio_ktrans_open(struct sio_ktrans **kp)
@@ -58,6 +61,7 @@ void sio_ktrans_close(struct sio_ktrans *k)
 	if (k->sk)
 		nl_socket_free(k->sk);
 	free(k->reg);
+	free(k->next);
 	free(k);
 }
 
@@ -116,8 +120,12 @@ int sio_ktrans_call(struct sio_ktrans *k, const void *req, uint32_t len,
 	return rc;
 }
 
-/* Registry bytes [off, off + SIO_DATA_MAX) into k->reg; total and seq. */
-static int read_chunk(struct sio_ktrans *k, u64 off, u64 *total, u64 *seq)
+/*
+ * Registry bytes [off, off + size) into k->next (size 0: none); the
+ * registry's total size and generation.  Returns the bytes copied.
+ */
+static int read_chunk(struct sio_ktrans *k, u64 off, u64 size, u64 *total,
+		      u64 *gen)
 {
 	static __thread u8 req[128], rep[SIO_MSG_MAX];
 	struct sio_parsed p;
@@ -126,7 +134,7 @@ static int read_chunk(struct sio_ktrans *k, u64 off, u64 *total, u64 *seq)
 
 	sio_msg_init(&m, req, sizeof(req), SIO_CMD_REG_READ, SIO_F_REQUEST, 0);
 	sio_msg_put_u64(&m, SIO_A_OFFSET, off);
-	sio_msg_put_u64(&m, SIO_A_SIZE, SIO_DATA_MAX);
+	sio_msg_put_u64(&m, SIO_A_SIZE, size);
 	n = sio_msg_finish(&m);
 	if (n < 0)
 		return n;
@@ -145,45 +153,85 @@ static int read_chunk(struct sio_ktrans *k, u64 off, u64 *total, u64 *seq)
 	    !p.present[SIO_A_DATA])
 		return -EPROTO;
 	*total = sio_nla_u64(&p.tb[SIO_A_SIZE]);
-	*seq = sio_nla_u64(&p.tb[SIO_A_SEQ]);
-	if (*total != k->reg_size) {
-		u8 *nr = realloc(k->reg, *total ? *total : 1);
+	*gen = sio_nla_u64(&p.tb[SIO_A_SEQ]);
+	if (!size)
+		return 0;
+	if (*total != k->next_size) {
+		u8 *nr = realloc(k->next, *total ? *total : 1);
 
 		if (!nr)
 			return -ENOMEM;
-		k->reg = nr;
-		k->reg_size = *total;
+		k->next = nr;
+		k->next_size = *total;
 	}
 	if (off > *total || p.tb[SIO_A_DATA].len > *total - off)
 		return -EPROTO;
-	memcpy(k->reg + off, p.tb[SIO_A_DATA].data, p.tb[SIO_A_DATA].len);
+	memcpy(k->next + off, p.tb[SIO_A_DATA].data, p.tb[SIO_A_DATA].len);
 	return (int)p.tb[SIO_A_DATA].len;
 }
 
-int sio_ktrans_registry(struct sio_ktrans *k, void **reg)
+int sio_ktrans_generation(struct sio_ktrans *k, uint64_t *gen)
 {
-	u64 total, seq0, seq, off;
+	u64 total;
+
+	return read_chunk(k, 0, 0, &total, gen);
+}
+
+/* A whole copy into k->next, unchanged from its first to its last byte. */
+static int read_all(struct sio_ktrans *k, u64 *gen)
+{
+	u64 total, gen0, g, off;
 	int tries, n;
 
 	for (tries = 0; tries < 8; tries++) {
-		n = read_chunk(k, 0, &total, &seq0);
-		seq = seq0;
+		n = read_chunk(k, 0, SIO_DATA_MAX, &total, &gen0);
+		g = gen0;
 		for (off = n > 0 ? (u64)n : 0; n > 0 && off < total;
 		     off += (u64)n) {
-			n = read_chunk(k, off, &total, &seq);
-			if (n >= 0 && seq != seq0)
+			n = read_chunk(k, off, SIO_DATA_MAX, &total, &g);
+			if (n >= 0 && g != gen0)
 				break;	/* changed meanwhile: read it again */
 		}
 		if (n < 0)
 			return n;
-		if (seq == seq0 && off >= total) {
-			if (sio_registry_check(k->reg, k->reg_size))
-				return -EPROTO;
-			*reg = k->reg;
+		if (g == gen0 && off >= total) {
+			*gen = gen0;
 			return 0;
 		}
 	}
 	return -EAGAIN;
+}
+
+int sio_ktrans_registry(struct sio_ktrans *k, void **reg)
+{
+	u64 total, gen;
+	u8 *t;
+	int rc;
+
+	if (k->reg) {
+		rc = read_chunk(k, 0, 0, &total, &gen);
+		if (rc < 0)
+			return rc;
+		if (gen == k->gen && total == k->reg_size) {
+			*reg = k->reg;
+			return 0;
+		}
+	}
+	rc = read_all(k, &gen);
+	if (rc)
+		return rc;
+	if (sio_registry_check(k->next, k->next_size))
+		return -EPROTO;
+	/* The new copy becomes the one callers see; the old is reused. */
+	t = k->reg;
+	k->reg = k->next;
+	k->next = t;
+	total = k->reg_size;
+	k->reg_size = k->next_size;
+	k->next_size = total;
+	k->gen = gen;
+	*reg = k->reg;
+	return 0;
 }
 
 #else /* !HAVE_LIBNL */
@@ -209,6 +257,12 @@ int sio_ktrans_call(struct sio_ktrans *k, const void *req, uint32_t len,
 int sio_ktrans_registry(struct sio_ktrans *k, void **reg)
 {
 	(void)k, (void)reg;
+	return -EOPNOTSUPP;
+}
+
+int sio_ktrans_generation(struct sio_ktrans *k, uint64_t *gen)
+{
+	(void)k, (void)gen;
 	return -EOPNOTSUPP;
 }
 #endif

@@ -17,9 +17,13 @@ void sio_ktrans_close(struct sio_ktrans *k);
 int sio_ktrans_call(struct sio_ktrans *k, const void *req, uint32_t len,
 		    void *reply, uint32_t cap);
 /*
- * A consistent copy of the kernel's registry (no event in between), kept
+ * A consistent copy of the kernel's registry (no change in between), kept
  * in the transport: *reg points at it until the next refresh or close.
+ * The copy is read again only when the kernel's generation moved, so an
+ * unchanged registry costs one small request.
  */
 int sio_ktrans_registry(struct sio_ktrans *k, void **reg);
+/* The kernel's registry generation (bumped by every change): one request. */
+int sio_ktrans_generation(struct sio_ktrans *k, uint64_t *gen);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "smartio.h"
@@ -19,6 +20,7 @@
 #include "sim/topology_parse.h"
 #include "smartio_internal.h"
 #include "ktrans.h"
+#include "kudev.h"
 
 struct smartio {
 	struct sim_fabric f;	/* embedded fabric; with k, only f.reg is set */
@@ -26,6 +28,15 @@ struct smartio {
 	struct sio_ktrans *k;	/* kernel transport: smartio.ko */
 	/* With k: one user of the socket and of the registry copy at a time. */
 	pthread_mutex_t klock;
+	/*
+	 * With k: the monitor of smartio.ko's uevents (NULL without libudev
+	 * or when none can be made: then the generation is polled), the
+	 * kernel's generation as last learnt (atomic), and when it was last
+	 * asked for (klock).
+	 */
+	struct sio_kudev *u;
+	uint64_t kgen;
+	uint64_t kgen_asked_ms;
 };
 
 #define REG(h) ((h)->f.reg)
@@ -70,6 +81,8 @@ static int open_kernel(struct smartio *h, const struct smartio_open_opts *o)
 	if (rc)
 		return rc;
 	pthread_mutex_init(&h->klock, NULL);
+	if (sio_kudev_open(&h->u))
+		h->u = NULL;	/* no libudev or no monitor: poll */
 	rc = sio_ktrans_registry(h->k, &reg);
 	if (!rc) {
 		h->f.reg = reg;
@@ -78,6 +91,8 @@ static int open_kernel(struct smartio *h, const struct smartio_open_opts *o)
 		h->self = node < 0 ? 0 : (unsigned)node;
 	}
 	if (rc) {
+		sio_kudev_close(h->u);
+		h->u = NULL;
 		sio_ktrans_close(h->k);
 		pthread_mutex_destroy(&h->klock);
 		h->k = NULL;
@@ -170,6 +185,7 @@ void smartio_close(struct smartio *h)
 	if (!h)
 		return;
 	if (h->k) {
+		sio_kudev_close(h->u);
 		sio_ktrans_close(h->k);
 		pthread_mutex_destroy(&h->klock);
 	} else
@@ -638,10 +654,11 @@ int smartio_segment_dma_unmap(struct smartio *h, unsigned owner,
 }
 
 /*
- * smartio.ko's character device for a BAR or a segment: the name
- * udev/60-smartio.rules gives it (/dev/smartio/a/b/c) when it exists,
- * else the kernel's own (/dev/sio-a-b-c, devtmpfs): a node, a device and
- * "bar<N>", or an owner, "seg" and a segment.
+ * smartio.ko's character device for a BAR or a segment, found with libudev
+ * by its uevent properties (a node, SMARTIO_DEVICE and SMARTIO_BAR, or an
+ * owner and SMARTIO_SEGMENT): the name udev/60-smartio.rules gives it
+ * (/dev/smartio/a/b/c) when udev made one, else the kernel's /dev/sio-a-b-c.
+ * Without libudev the two names are tried in turn.
  */
 static int kernel_path(char *path, size_t pathlen, const char *a,
 		       const char *b, const char *c)
@@ -651,6 +668,13 @@ static int kernel_path(char *path, size_t pathlen, const char *a,
 	unsigned i;
 	int n;
 
+	n = strcmp(b, "seg") ?
+		sio_kudev_find(a, "SMARTIO_DEVICE", b, "SMARTIO_BAR", c + 3,
+			       path, pathlen) :
+		sio_kudev_find(a, "SMARTIO_SEGMENT", c, NULL, NULL, path,
+			       pathlen);
+	if (n != -EOPNOTSUPP)
+		return n;
 	for (i = 0; i < 2; i++) {
 		n = snprintf(path, pathlen, "%s%s%c%s%c%s", dirs[i], a,
 			     seps[i], b, seps[i], c);
@@ -830,25 +854,80 @@ int smartio_event_read(struct smartio *h, uint64_t *cursor, char *buf,
 	return n < 0 ? -EIO : (int)((size_t)n < len ? (size_t)n : len - 1);
 }
 
+/*
+ * smartio.ko: its generation moves with every change of its registry or
+ * events.  With a udev monitor, the fabric device's change uevents carry
+ * it, so following the kernel costs no request; the kernel is still asked
+ * every KERNEL_RESYNC_MS (and after uevents were lost), so that a monitor
+ * that went quiet (udevd stopped) delays a change, never hides it.
+ * Without a monitor, the kernel is asked every KERNEL_POLL_MS.
+ */
+#define KERNEL_RESYNC_MS 5000
+#define KERNEL_POLL_MS 50
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static uint64_t kernel_generation(struct smartio *h)
+{
+	uint64_t now = mono_ms(), gen;
+
+	pthread_mutex_lock(&h->klock);
+	if (!h->u || now - h->kgen_asked_ms >= KERNEL_RESYNC_MS) {
+		if (!sio_ktrans_generation(h->k, &gen))
+			__atomic_store_n(&h->kgen, gen, __ATOMIC_RELEASE);
+		h->kgen_asked_ms = now;
+	}
+	pthread_mutex_unlock(&h->klock);
+	return __atomic_load_n(&h->kgen, __ATOMIC_ACQUIRE);
+}
+
+static int kernel_wait(struct smartio *h, uint64_t seen, int timeout_ms)
+{
+	uint64_t start = mono_ms(), gen, cur;
+	int left, slice, rc;
+
+	for (;;) {
+		if (kernel_generation(h) != seen)
+			return 1;
+		left = timeout_ms < 0 ? KERNEL_RESYNC_MS :
+			timeout_ms - (int)(mono_ms() - start);
+		if (left <= 0)
+			return 0;
+		if (!h->u) {
+			slice = left < KERNEL_POLL_MS ? left : KERNEL_POLL_MS;
+			usleep((useconds_t)slice * 1000u);
+			continue;
+		}
+		gen = __atomic_load_n(&h->kgen, __ATOMIC_ACQUIRE);
+		rc = sio_kudev_wait(h->u, left < KERNEL_RESYNC_MS ? left :
+				    KERNEL_RESYNC_MS, &gen);
+		if (rc < 0) {
+			/* uevents lost: ask the kernel at the next check */
+			pthread_mutex_lock(&h->klock);
+			h->kgen_asked_ms = 0;
+			pthread_mutex_unlock(&h->klock);
+			continue;
+		}
+		cur = __atomic_load_n(&h->kgen, __ATOMIC_ACQUIRE);
+		while (gen > cur &&
+		       !__atomic_compare_exchange_n(&h->kgen, &cur, gen, 0,
+						    __ATOMIC_ACQ_REL,
+						    __ATOMIC_ACQUIRE))
+			;
+	}
+}
+
 uint64_t smartio_change_count(struct smartio *h)
 {
 	if (h->k)
-		return smartio_event_cursor(h);	/* every change is an event */
+		return kernel_generation(h);
 	return __atomic_load_n(&h->f.sh->change, __ATOMIC_ACQUIRE);
-}
-
-/* smartio.ko has no wait of its own yet: poll its event sequence. */
-static int kernel_wait(struct smartio *h, uint64_t seen, int timeout_ms)
-{
-	int waited = 0;
-
-	while (smartio_change_count(h) == seen) {
-		if (timeout_ms >= 0 && waited >= timeout_ms)
-			return 0;
-		usleep(50000);
-		waited += 50;
-	}
-	return 1;
 }
 
 int smartio_change_wait(struct smartio *h, uint64_t seen, int timeout_ms)
@@ -858,10 +937,33 @@ int smartio_change_wait(struct smartio *h, uint64_t seen, int timeout_ms)
 	return sim_wait_change(&h->f, (u32)seen, timeout_ms);
 }
 
+/* smartio.ko: the events are looked at only when the generation moved. */
+static int kernel_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
+{
+	uint64_t start = mono_ms(), seen;
+	int left = timeout_ms;
+
+	for (;;) {
+		seen = kernel_generation(h);
+		if (smartio_event_cursor(h) > cursor)
+			return 1;
+		if (timeout_ms >= 0) {
+			left = timeout_ms - (int)(mono_ms() - start);
+			if (left <= 0)
+				return 0;
+		}
+		if (!kernel_wait(h, seen, left))
+			return 0;
+	}
+}
+
 int smartio_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
 {
-	int waited = 0;
+	uint64_t start = mono_ms();
+	int waited = 0, slice;
 
+	if (h->k)
+		return kernel_event_wait(h, cursor, timeout_ms);
 	for (;;) {
 		u32 seen = (u32)smartio_change_count(h);
 
@@ -870,14 +972,10 @@ int smartio_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
 		if (timeout_ms >= 0 && waited >= timeout_ms)
 			return 0;
 		/* Short slices keep the timeout honest across spurious wakes. */
-		if (h->k)
-			kernel_wait(h, seen, timeout_ms < 0 ? 100 :
-				    (timeout_ms - waited < 100 ?
-				     timeout_ms - waited : 100));
-		else
-			sim_wait_change(&h->f, seen, timeout_ms < 0 ? 100 :
-				(timeout_ms - waited < 100 ? timeout_ms - waited : 100));
-		waited += 100;
+		slice = timeout_ms < 0 ? 100 :
+			(timeout_ms - waited < 100 ? timeout_ms - waited : 100);
+		sim_wait_change(&h->f, seen, slice);
+		waited = (int)(mono_ms() - start);
 	}
 }
 

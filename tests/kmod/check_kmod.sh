@@ -17,7 +17,7 @@ set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${KMOD_TIMEOUT:-900}
-expect_passes=71
+expect_passes=79
 
 skip() { echo "SKIP: check-kmod: $*"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"

@@ -47,11 +47,14 @@ timing() {
 	local t=$(($(uptime_cs) - $2))
 	echo "TIMING: $1: $((t / 100)).$((t % 100 / 10))$((t % 10)) s"
 }
-ctl=/sys/kernel/debug/smartio/ctl
 state=/sys/kernel/debug/smartio/state
-# ask COMMAND: writes a control command, prints the answer.
-ask() { echo "$*" >$ctl && cat $ctl; }
-answer_is() { [ "$(ask "$1" | head -n 1)" = "$2" ]; }
+fabric=/sys/class/smartio/smartio
+# cfg MOUNT OFFSET LENGTH: configuration bytes of nvme0 as that mount's node
+# reads them (smartiofs --node), in hex.
+cfg() {
+	dd if="$1/dev/nvme0/config" bs=1 skip=$(($2)) count="$3" status=none |
+		od -An -tx1 | tr -d ' \n'
+}
 
 for m in $(cat /modules/order); do
 	insmod "$m" 2>/dev/null
@@ -70,7 +73,7 @@ check "nvme driver bound to $bdf, /dev/nvme0n1 present" \
 . /guest-udev.sh
 udev_start
 check "insmod smartio.ko" insmod /smartio.ko
-[ -e $ctl ] || { fail "no $ctl"; finish; }
+[ -e $state ] || { fail "no $state"; finish; }
 cat $state
 bar0=$(head -n 1 /sys/bus/pci/devices/"$bdf"/resource | cut -d' ' -f1 |
        sed 's/^0x0*/0x/')
@@ -90,7 +93,24 @@ check "/smartio: self is host0, nodes host0 and host1, dev/nvme0" \
 	test "$(readlink /smartio/self)" = nodes/host0 -a \
 	"$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 " -a \
 	-d /smartio/dev/nvme0
+mkdir -p /smartio1
+check "a second smartiofs serves host1's view on /smartio1" \
+	smartiofs --fabric kernel --node host1 /smartio1
+waitfor 10 test -d /smartio1/dev/nvme0
+check "/smartio1: self is host1" \
+	test "$(readlink /smartio1/self)" = nodes/host1
 udev_namespace
+# --- following smartio.ko: the fabric device's change uevents -------------------
+check "the fabric device $fabric: node host0, a generation" \
+	test "$(cat $fabric/node)" = host0 -a "$(cat $fabric/generation)" -ge 0
+r1=$(cat $fabric/requests)
+sleep 3
+r2=$(cat $fabric/requests)
+check "two idle smartiofs ask smartio.ko nothing in 3 s ($((r2 - r1)) requests)" \
+	test $((r2 - r1)) -le 6
+g1=$(cat $fabric/generation)
+# A reader parked on host1's events file, woken by the borrow's uevent.
+grep -m 1 " borrow " /smartio1/events >/tmp/ev1 &
 # errno_is ERRNO-TEXT FILE VALUE: the write fails with that error.
 errno_is() { sh -c "echo $3 > $2" 2>&1 | grep -q "$1"; }
 check "echo all > /smartio/dev/nvme0/lend" \
@@ -101,6 +121,14 @@ check "echo host1 > /smartio/dev/nvme0/borrow" \
 	sh -c "echo host1 > /smartio/dev/nvme0/borrow"
 check "/smartio/dev/nvme0/borrow lists host1" \
 	test "$(cat /smartio/dev/nvme0/borrow)" = host1
+check "the borrow moved the generation ($g1 -> $(cat $fabric/generation))" \
+	test "$(cat $fabric/generation)" -gt "$g1"
+waitfor 5 test -L /smartio1/nodes/host1/borrowed/nvme0
+waitfor 3 test -s /tmp/ev1
+check "host1's parked events reader gets the borrow: $(cat /tmp/ev1)" \
+	grep -q " borrow dev/nvme0 node=host1" /tmp/ev1
+check "host1's smartiofs shows the borrow (nodes/host1/borrowed/nvme0)" \
+	test -L /smartio1/nodes/host1/borrowed/nvme0
 cat $state
 shadow=5100:${bdf#*:}
 check "a second borrow by host1 is refused (EBUSY)" \
@@ -112,10 +140,10 @@ check "the lender's DMA window leads to host1's IOVA range" \
 check "the lender's MSI window leads to host1's interrupt range" \
 	grep -q " msi=0x[0-9a-f]*->host1:0xfee00000 " $state
 check "host1 reads the real vendor/device id through the core" \
-	answer_is "cfgread nvme0 host1 0 4" "0 36 1b 10 00"
-pin0=$(ask "cfgread nvme0 host0 3d 1")
+	test "$(cfg /smartio1 0 4)" = 361b1000
+pin0=$(cfg /smartio 0x3d 1)
 check "host0 sees the interrupt pin ($pin0), host1 none" \
-	test "$pin0" = "0 01" -a "$(ask "cfgread nvme0 host1 3d 1")" = "0 00"
+	test "$pin0" = 01 -a "$(cfg /smartio1 0x3d 1)" = 00
 check "borrow survives a failed second attempt (shadow still there)" \
 	test -d /sys/bus/pci/devices/$shadow
 udev_borrowed
@@ -201,6 +229,7 @@ check "echo host1 > return once more" \
 	sh -c "echo host1 > /smartio/dev/nvme0/return"
 waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"
 check "smartiofs unmounts" umount /smartio
+check "the second smartiofs unmounts" umount /smartio1
 check "rmmod smartio" rmmod smartio
 check "the nvme driver keeps the real function" \
 	test -e /sys/bus/pci/drivers/nvme/"$bdf"

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs: /sys/kernel/debug/smartio/state, what the core and the loopback
+ * adapter hold, for people debugging lending: nodes, devices, borrows with
+ * every window address resolved through the LUTs, shadows, and the
+ * fabric device's generation and netlink request count.  Read-only:
+ * control goes through the generic netlink family (sio_genl.c).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "sio_kmod.h"
+
+static struct dentry *sio_dbg;
+
+static void show_resolved(struct seq_file *s, const char *what, u32 node,
+			  u64 addr, u64 len)
+{
+	u32 tnode;
+	u64 taddr;
+
+	if (sio_kplat_resolve(node, addr, len, &tnode, &taddr))
+		seq_printf(s, " %s=%#llx->unmapped", what, addr);
+	else
+		seq_printf(s, " %s=%#llx->%s:%#llx", what, addr,
+			   sio_node(sio_k.reg, tnode)->name, taddr);
+}
+
+static int state_show(struct seq_file *s, void *unused)
+{
+	struct sio_registry *r = sio_k.reg;
+	u32 i, b;
+
+	mutex_lock(&sio_k.lock);
+	for (i = 0; i < r->nnodes; i++)
+		seq_printf(s, "node %s id=%u %s\n", sio_node(r, i)->name,
+			   sio_node(r, i)->id,
+			   sio_node(r, i)->state == SIO_NODE_UP ? "up" : "down");
+	for (i = 0; i < r->ndevices; i++) {
+		struct sio_device *d = sio_dev(r, i);
+
+		seq_printf(s, "dev %s bdf=%s lender=%s policy=%u borrowers=%#llx",
+			   d->name, d->bdf, sio_node(r, d->node)->name,
+			   d->policy, d->borrowers);
+		for (b = 0; b < SIO_MAX_BARS; b++)
+			if (d->bar[b].size)
+				seq_printf(s, " bar%u=%#llx+%#llx", b,
+					   d->bar[b].addr, d->bar[b].size);
+		seq_puts(s, "\n");
+	}
+	for (i = 0; i < r->max_borrows; i++) {
+		struct sio_borrow *bo = sio_borrow_at(r, i);
+		struct sio_device *d;
+
+		if (!bo->used)
+			continue;
+		d = sio_dev(r, bo->dev);
+		seq_printf(s, "borrow %s by=%s", d->name,
+			   sio_node(r, bo->borrower)->name);
+		for (b = 0; b < SIO_MAX_BARS; b++) {
+			char what[8];
+
+			if (!bo->bar_local[b])
+				continue;
+			snprintf(what, sizeof(what), "bar%u", b);
+			show_resolved(s, what, bo->borrower, bo->bar_local[b],
+				      d->bar[b].size);
+		}
+		show_resolved(s, "dma", bo->lender, bo->dma_addr,
+			      bo->iova_size);
+		show_resolved(s, "msi", bo->lender, bo->msi_addr, SIO_MSI_SIZE);
+		seq_printf(s, " iova=%#llx+%#llx\n", bo->iova, bo->iova_size);
+	}
+	for (i = 0; i < sio_k.ndevs; i++)
+		sio_shadow_show(s, &sio_k.dev[i]);
+	seq_printf(s, "fabric generation=%llu requests=%llu\n", sio_k.notifies,
+		   (u64)atomic64_read(&sio_k.requests));
+	mutex_unlock(&sio_k.lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(state);
+
+int sio_debugfs_init(void)
+{
+	sio_dbg = debugfs_create_dir("smartio", NULL);
+	debugfs_create_file("state", 0400, sio_dbg, NULL, &state_fops);
+	return 0;
+}
+
+void sio_debugfs_exit(void)
+{
+	debugfs_remove_recursive(sio_dbg);
+}
