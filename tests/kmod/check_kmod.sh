@@ -99,11 +99,14 @@ else
 fi
 
 # DKMS (kmod/dkms.conf): the tree "make dkms-source" installs builds with
-# dkms itself, in a DKMS tree of our own, warning-free and for $KVER.  (dkms
-# signs what it builds: the first run creates /var/lib/dkms/mok.*.)
+# dkms itself, in a DKMS tree of our own, warning-free and for $KVER, and
+# dkms install puts it in an install tree of our own; the guest then runs
+# that installed module.  (dkms signs what it builds: the first run creates
+# /var/lib/dkms/mok.*.)
+guest_ko=$out/smartio/smartio.ko
 if command -v dkms >/dev/null && [ -f "$build/Makefile" ]; then
 	dk=$out/dkms
-	mkdir -p "$dk/tree"
+	mkdir -p "$dk/tree" "$dk/inst/$KVER"
 	ver=$(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")
 	ko=
 	if make -s -C "$build" dkms-source DESTDIR="$dk/root" prefix=/usr \
@@ -121,6 +124,20 @@ if command -v dkms >/dev/null && [ -f "$build/Makefile" ]; then
 	else
 		cat "$out/dkms.log" "$dk/tree/smartio/$ver/$KVER"/*/log/make.log
 		echo "FAIL: dkms build smartio/$ver"
+		exit 1
+	fi
+	inst=$dk/inst/$KVER/updates/dkms/smartio.ko
+	if dkms install "smartio/$ver" -k "$KVER" \
+		--sourcetree "$dk/root/usr/src" --dkmstree "$dk/tree" \
+		--installtree "$dk/inst" --kernelsourcedir "$kdir" \
+		>>"$out/dkms.log" 2>&1 && [ -f "$inst" ] &&
+	   dkms status -m smartio -v "$ver" -k "$KVER" --dkmstree "$dk/tree" \
+		--installtree "$dk/inst" 2>/dev/null | grep -q installed; then
+		echo "PASS: dkms install smartio/$ver: updates/dkms/smartio.ko (the guest loads it)"
+		guest_ko=$inst
+	else
+		cat "$out/dkms.log"
+		echo "FAIL: dkms install smartio/$ver"
 		exit 1
 	fi
 else
@@ -153,7 +170,7 @@ while read -r m; do
 	cp "$m" "$tmp/root/modules/"
 	echo "/modules/$(basename "$m")" >>"$tmp/root/modules/order"
 done <"$tmp/mods"
-cp "$out/smartio/smartio.ko" "$tmp/root/smartio.ko"
+cp "$guest_ko" "$tmp/root/smartio.ko"
 cp "$sfs" "$tmp/root/bin/smartiofs"
 mkdir -p "$tmp/root/lib/smartio"
 LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
