@@ -806,7 +806,7 @@ uint64_t smartio_blocked(struct smartio *h, unsigned node)
 	uint64_t n;
 
 	if (node >= REG(h)->nnodes || h->k)
-		return 0;	/* smartio.ko reports blocked DMA as events */
+		return 0;	/* smartio.ko does not count them: see the kernel log */
 	sio_lib_lock(h);
 	n = sim_node_hw(&h->f, node)->blocked;
 	sio_lib_unlock(h);
