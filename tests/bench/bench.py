@@ -224,7 +224,14 @@ def bench_roundtrip(m):
 def bench_dma(m):
     """The simulated DMA engine (acc0 of host2, borrowed by host0) copying
     through contrib/dma/smartio-dma-copy (segment -> device memory ->
-    segment, verified), against memcpy of as many bytes, side by side."""
+    segment, verified), against memcpy of as many bytes, side by side.
+    Both sides are taken warm and at their best round: memcpy_ratio writes
+    its buffers once before timing and keeps the best of 60 rounds, and
+    the copy tool repeats its copy over the same buffers (-r) and we keep
+    its best round.  Its first round is shown too: the model process's
+    first touch of each 4 KiB page of a fresh segment costs microseconds
+    on this kind of virtual machine, which made one-shot runs ten times
+    slower than the copy itself."""
     tool_path = os.path.join(BUILD, "contrib/dma/smartio-dma-copy")
     if not os.access(tool_path, os.X_OK):
         not_measured("simulated DMA accelerator / memcpy", ">= 0.95",
@@ -243,16 +250,19 @@ def bench_dma(m):
     for mode in ("zero-copy", "bounce", "double"):
         for e in (1, 4):
             out = subprocess.run([tool_path, "-m", m.dir, "-d", "acc0", "-s",
-                                  str(size), "-e", str(e), "-M", mode],
-                                 capture_output=True, text=True)
+                                  str(size), "-e", str(e), "-M", mode,
+                                  "-r", "8"], capture_output=True, text=True)
             if out.returncode or "verified" not in out.stdout:
                 die("smartio-dma-copy -e %d -M %s: %s%s" %
                     (e, mode, out.stdout, out.stderr))
-            dma = float(out.stdout.split()[-2]) / 1e3     # MB/s -> GB/s
+            w = out.stdout.replace(",", "").split()
+            dma = float(w[w.index("best") + 1]) / 1e3     # MB/s -> GB/s
+            first = float(w[w.index("first") + 1]) / 1e3
             _, _, mem = memcpy_ratio(scratch, size)
             row("simulated DMA accelerator, %s, %d engine%s, 16 MiB / memcpy"
-                % (mode, e, "s" if e > 1 else ""), "%.3f (%.2f vs %.1f GB/s)"
-                % (dma / mem, dma, mem), ">= 0.95", dma / mem >= 0.95)
+                % (mode, e, "s" if e > 1 else ""),
+                "%.3f (%.2f vs %.1f GB/s; first round %.2f)"
+                % (dma / mem, dma, mem, first), ">= 0.95", dma / mem >= 0.95)
     os.unlink(scratch)
     put(m.path("dev/acc0/lend"), "none\n")
 

@@ -4,8 +4,8 @@
 # into the device's memory and back into another, on four engines with an
 # MSI-X vector each, verified; the same through one bounce buffer and
 # through two (double buffering), from private memory, with chunks that do
-# not divide the size evenly.  Bad options are refused with a message and
-# change nothing.  Then a transfer aimed just past a segment
+# not divide the size evenly, and repeated (-r).  Bad options are refused
+# with a message and change nothing.  Then a transfer aimed just past a segment
 # mapped for the device is blocked by the fabric: the engine reports the
 # error, the device counts it and the events file shows a dma-fault.
 . "$(dirname "$0")/lib.sh"
@@ -28,8 +28,13 @@ for mode in bounce double; do
 			fail "$mode: $(cat "$TMP/out")"
 	done
 done
+# -r repeats the copy over the same buffers, verifying every round.
+"$COPY" -m "$B" -d acc0 -s 1M -e 2 -M double -c 256K -r 3 > "$TMP/out" 2>&1 ||
+	{ cat "$TMP/out"; fail "-r 3 failed"; }
+grep -q "^copied 1048576 bytes .* double: verified, 3 rounds, first [0-9.]* MB/s, median [0-9.]* MB/s, best [0-9.]* MB/s$" "$TMP/out" ||
+	fail "-r 3: $(cat "$TMP/out")"
 segs_before=$(ls "$B/self/segments")
-for bad in "-M triple" "-c 1000" "-c 8M" "-s 5M -c 1M -e 9"; do
+for bad in "-M triple" "-c 1000" "-c 8M" "-s 5M -c 1M -e 9" "-r 0"; do
 	# shellcheck disable=SC2086
 	if "$COPY" -m "$B" -d acc0 -s 4M $bad > "$TMP/out" 2>&1; then
 		fail "'$bad' accepted"
