@@ -54,29 +54,11 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # The initramfs: busybox, nvme and fuse with their dependencies, smartio.ko,
-# smartiofs and its libraries (as check_kmod.sh builds it).
-mkdir -p "$tmp/root/bin" "$tmp/root/modules" "$tmp/root/lib/smartio"
-cp "$busybox" "$tmp/root/bin/busybox"
-cp "$src/tests/bench/guest-dd.sh" "$tmp/root/init"
-chmod 755 "$tmp/root/init"
-modprobe -a -S "$KVER" --show-depends nvme fuse 2>/dev/null |
-	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$tmp/mods"
-[ -s "$tmp/mods" ] || skip "modprobe cannot resolve nvme for $KVER"
-while read -r m; do
-	cp "$m" "$tmp/root/modules/"
-	echo "/modules/$(basename "$m")" >>"$tmp/root/modules/order"
-done <"$tmp/mods"
-cp "$out/smartio/smartio.ko" "$tmp/root/smartio.ko"
-cp "$sfs" "$tmp/root/bin/smartiofs"
-LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" |
-	awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
-while read -r lib; do
-	case $lib in
-	*/libsmartio.so*) cp -L "$lib" "$tmp/root/lib/smartio/" ;;
-	*) mkdir -p "$tmp/root$(dirname "$lib")"; cp -L "$lib" "$tmp/root$lib" ;;
-	esac
-done
-(cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
+# smartiofs and its libraries (tests/kmod/guest-lib.sh, as check-kmod's).
+. "$src/tests/kmod/guest-lib.sh"
+guest_root "$tmp/root" "$src/tests/bench/guest-dd.sh" "$out/smartio/smartio.ko" \
+	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
+guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
 dd if=/dev/zero of="$tmp/nvme.img" bs=1M count=128 status=none
 timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 -m 512 \
@@ -87,20 +69,7 @@ timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 -m 512 \
 	-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw" \
 	-device nvme,serial=smartio0,drive=nv0 >"$tmp/qemu.log" 2>&1 &
 qpid=$!
-# The guest powers off after DD-END; give it 20 s from there.
-while kill -0 "$qpid" 2>/dev/null; do
-	if grep -q '^DD-END' "$tmp/guest.log" 2>/dev/null; then
-		n=100
-		while [ "$n" -gt 0 ] && kill -0 "$qpid" 2>/dev/null; do
-			sleep 0.2
-			n=$((n - 1))
-		done
-		kill "$qpid" 2>/dev/null
-		break
-	fi
-	sleep 1
-done
-wait "$qpid"
+guest_wait "$qpid" "$tmp/guest.log" DD-END
 qpid=
 tr -d '\r' <"$tmp/guest.log" >"$tmp/clean.log"
 cp "$tmp/clean.log" "$out/guest.log"

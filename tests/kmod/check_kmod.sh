@@ -158,28 +158,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# The initramfs: busybox, the NVMe driver with its dependencies, smartio.ko.
-mkdir -p "$tmp/root/bin" "$tmp/root/modules"
-cp "$busybox" "$tmp/root/bin/busybox"
-cp "$src/tests/kmod/guest-init.sh" "$tmp/root/init"
-chmod 755 "$tmp/root/init"
-modprobe -a -S "$KVER" --show-depends nvme fuse 2>/dev/null |
-	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$tmp/mods"
-[ -s "$tmp/mods" ] || skip "modprobe cannot resolve nvme for $KVER"
-while read -r m; do
-	cp "$m" "$tmp/root/modules/"
-	echo "/modules/$(basename "$m")" >>"$tmp/root/modules/order"
-done <"$tmp/mods"
-cp "$guest_ko" "$tmp/root/smartio.ko"
-cp "$sfs" "$tmp/root/bin/smartiofs"
-mkdir -p "$tmp/root/lib/smartio"
-LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
-while read -r lib; do
-	case $lib in
-	*/libsmartio.so*) cp -L "$lib" "$tmp/root/lib/smartio/" ;;
-	*) mkdir -p "$tmp/root$(dirname "$lib")"; cp -L "$lib" "$tmp/root$lib" ;;
-	esac
-done
+# The initramfs: busybox, the NVMe driver with its dependencies, smartio.ko,
+# smartiofs (tests/kmod/guest-lib.sh).
+. "$src/tests/kmod/guest-lib.sh"
+guest_root "$tmp/root" "$src/tests/kmod/guest-init.sh" "$guest_ko" "$sfs" \
+	"$KVER" || skip "modprobe cannot resolve nvme for $KVER"
 # systemd-udevd (udevadm under another name), its libraries, the rules.
 cp "$src/tests/kmod/guest-udev.sh" "$tmp/root/guest-udev.sh"
 cp "$out/sio_mmap" "$tmp/root/bin/sio_mmap"
@@ -187,12 +170,8 @@ mkdir -p "$tmp/root/udev" "$tmp/root/lib/systemd"
 cp "$src"/udev/*.rules "$tmp/root/udev/"
 cp -L "$udevadm" "$tmp/root/bin/udevadm"
 ln -s /bin/udevadm "$tmp/root/lib/systemd/systemd-udevd"
-ldd "$udevadm" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
-while read -r lib; do
-	mkdir -p "$tmp/root$(dirname "$lib")"
-	cp -L "$lib" "$tmp/root$lib"
-done
-(cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
+guest_libs "$tmp/root" "$udevadm"
+guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
 # A 64 MiB drive with a known pattern at its start.
 dd if=/dev/zero of="$tmp/nvme.img" bs=1M count=64 status=none
@@ -205,21 +184,7 @@ timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 -m 768 \
 	-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw" \
 	-device nvme,serial=smartio0,drive=nv0 >"$tmp/qemu.log" 2>&1 &
 qpid=$!
-# A guest whose kernel broke may never power off after KMOD-END: give it
-# 20 s from there, then stop it (the log says what happened).
-while kill -0 "$qpid" 2>/dev/null; do
-	if grep -q '^KMOD-END' "$tmp/guest.log" 2>/dev/null; then
-		n=100
-		while [ "$n" -gt 0 ] && kill -0 "$qpid" 2>/dev/null; do
-			sleep 0.2
-			n=$((n - 1))
-		done
-		kill "$qpid" 2>/dev/null
-		break
-	fi
-	sleep 1
-done
-wait "$qpid"
+guest_wait "$qpid" "$tmp/guest.log" KMOD-END
 st=$?
 qpid=
 echo "guest ran $(($(date +%s) - t0)) s (qemu status $st)"

@@ -1,0 +1,66 @@
+# Sourced by tests/kmod/check_kmod.sh and tests/bench/kmod_dd.sh: the
+# initramfs of a one-guest smartio.ko test and the QEMU run around it.
+# shellcheck shell=sh
+
+# guest_libs ROOT PROGRAM: PROGRAM's shared libraries into ROOT (libsmartio,
+# as built, into ROOT/lib/smartio, which the guest puts on its library path).
+guest_libs() {
+	LD_LIBRARY_PATH=${build:-.}/lib/.libs ldd "$2" |
+		awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+	while read -r lib; do
+		case $lib in
+		*/libsmartio.so*)
+			mkdir -p "$1/lib/smartio"
+			cp -L "$lib" "$1/lib/smartio/" ;;
+		*)
+			mkdir -p "$1$(dirname "$lib")"
+			cp -L "$lib" "$1$lib" ;;
+		esac
+	done
+}
+
+# guest_root ROOT INIT KO SMARTIOFS KVER: busybox, INIT as /init, the nvme
+# and fuse modules of KVER with their dependencies (in load order, listed
+# in /modules/order), KO as /smartio.ko, smartiofs and its libraries.
+# Returns 1 when modprobe cannot resolve the modules.
+guest_root() {
+	mkdir -p "$1/bin" "$1/modules"
+	cp /bin/busybox "$1/bin/busybox"
+	cp "$2" "$1/init"
+	chmod 755 "$1/init"
+	modprobe -a -S "$5" --show-depends nvme fuse 2>/dev/null |
+		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$1.mods"
+	[ -s "$1.mods" ] || return 1
+	while read -r m; do
+		cp "$m" "$1/modules/"
+		echo "/modules/$(basename "$m")" >>"$1/modules/order"
+	done <"$1.mods"
+	rm -f "$1.mods"
+	cp "$3" "$1/smartio.ko"
+	cp "$4" "$1/bin/smartiofs"
+	guest_libs "$1" "$4"
+}
+
+# guest_initrd ROOT OUT: ROOT as a gzipped newc cpio archive.
+guest_initrd() {
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
+
+# guest_wait PID LOG MARK: waits for QEMU PID; once LOG holds a line
+# starting with MARK, gives the guest 20 s to power off, then stops it (a
+# guest whose kernel broke may never power off).  Returns QEMU's status.
+guest_wait() {
+	while kill -0 "$1" 2>/dev/null; do
+		if grep -q "^$3" "$2" 2>/dev/null; then
+			n=100
+			while [ "$n" -gt 0 ] && kill -0 "$1" 2>/dev/null; do
+				sleep 0.2
+				n=$((n - 1))
+			done
+			kill "$1" 2>/dev/null
+			break
+		fi
+		sleep 1
+	done
+	wait "$1"
+}
