@@ -17,24 +17,8 @@ limit=${KMOD_DD_TIMEOUT:-600}
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
-command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64"
-command -v cpio >/dev/null || skip "no cpio"
-busybox=/bin/busybox
-file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
-	skip "no busybox-static"
-if [ -z "${KVER:-}" ]; then
-	KVER=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V |
-	       tail -n 1 | sed 's|.*/linux-headers-||')
-fi
-[ -n "$KVER" ] || skip "no linux-headers-amd64"
-kdir=/usr/src/linux-headers-$KVER
-[ -d "$kdir" ] || skip "no $kdir"
-kernel=/boot/vmlinuz-$KVER
-[ -r "$kernel" ] || skip "no readable $kernel"
-[ -d "/lib/modules/$KVER/kernel" ] || skip "no /lib/modules/$KVER"
-sfs=$build/fs/.libs/smartiofs
-[ -x "$sfs" ] || sfs=$build/fs/smartiofs
-file -L "$sfs" 2>/dev/null | grep -q ELF || skip "fs/smartiofs not built"
+. "$src/tests/kmod/guest-lib.sh"
+guest_needs
 
 # A build directory of our own: check-kmod may be running at the same time.
 out=$build/tests/bench/kmod
@@ -55,7 +39,6 @@ trap 'exit 1' INT TERM
 
 # The initramfs: busybox, nvme and fuse with their dependencies, smartio.ko,
 # smartiofs and its libraries (tests/kmod/guest-lib.sh, as check-kmod's).
-. "$src/tests/kmod/guest-lib.sh"
 guest_root "$tmp/root" "$src/tests/bench/guest-dd.sh" "$out/smartio/smartio.ko" \
 	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"

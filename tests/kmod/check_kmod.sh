@@ -20,28 +20,9 @@ limit=${KMOD_TIMEOUT:-900}
 expect_passes=79
 
 skip() { echo "SKIP: check-kmod: $*"; exit 77; }
-command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-command -v cpio >/dev/null || skip "no cpio"
-command -v make >/dev/null || skip "no make"
-busybox=/bin/busybox
-file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
-	skip "no static busybox (apt-get install busybox-static)"
-if [ -z "${KVER:-}" ]; then
-	KVER=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V |
-	       tail -n 1 | sed 's|.*/linux-headers-||')
-fi
-[ -n "$KVER" ] || skip "no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"
-kdir=/usr/src/linux-headers-$KVER
-[ -d "$kdir" ] || skip "no $kdir"
-kernel=/boot/vmlinuz-$KVER
-[ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
-[ -d "/lib/modules/$KVER/kernel" ] || skip "no /lib/modules/$KVER (linux-image-$KVER)"
+. "$src/tests/kmod/guest-lib.sh"
+guest_needs
 udevadm=$(command -v udevadm) || skip "no udevadm (apt-get install udev)"
-
-# smartiofs and libsmartio as built (libtool keeps the real ones in .libs).
-sfs=$build/fs/.libs/smartiofs
-[ -x "$sfs" ] || sfs=$build/fs/smartiofs
-file -L "$sfs" 2>/dev/null | grep -q ELF || skip "fs/smartiofs not built (make)"
 
 out=$build/tests/kmod/build
 rm -rf "$out"
@@ -160,7 +141,6 @@ trap 'exit 1' INT TERM
 
 # The initramfs: busybox, the NVMe driver with its dependencies, smartio.ko,
 # smartiofs (tests/kmod/guest-lib.sh).
-. "$src/tests/kmod/guest-lib.sh"
 guest_root "$tmp/root" "$src/tests/kmod/guest-init.sh" "$guest_ko" "$sfs" \
 	"$KVER" || skip "modprobe cannot resolve nvme for $KVER"
 # systemd-udevd (udevadm under another name), its libraries, the rules.

@@ -2,6 +2,36 @@
 # initramfs of a one-guest smartio.ko test and the QEMU run around it.
 # shellcheck shell=sh
 
+# guest_needs: what a guest test needs on this machine, or skip (the
+# caller's) with what to install.  Sets KVER (default: the newest
+# /usr/src/linux-headers-*-amd64), kdir (its headers), kernel (its image)
+# and sfs (smartiofs as built: libtool keeps the real one in .libs).
+guest_needs() {
+	command -v qemu-system-x86_64 >/dev/null ||
+		skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+	command -v cpio >/dev/null || skip "no cpio"
+	command -v make >/dev/null || skip "no make"
+	file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
+		skip "no static busybox (apt-get install busybox-static)"
+	if [ -z "${KVER:-}" ]; then
+		KVER=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null |
+		       sort -V | tail -n 1 | sed 's|.*/linux-headers-||')
+	fi
+	[ -n "$KVER" ] ||
+		skip "no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"
+	kdir=/usr/src/linux-headers-$KVER
+	[ -d "$kdir" ] || skip "no $kdir"
+	kernel=/boot/vmlinuz-$KVER
+	[ -r "$kernel" ] ||
+		skip "no readable $kernel (apt-get install linux-image-amd64)"
+	[ -d "/lib/modules/$KVER/kernel" ] ||
+		skip "no /lib/modules/$KVER (linux-image-$KVER)"
+	sfs=${build:-.}/fs/.libs/smartiofs
+	[ -x "$sfs" ] || sfs=${build:-.}/fs/smartiofs
+	file -L "$sfs" 2>/dev/null | grep -q ELF ||
+		skip "fs/smartiofs not built (make)"
+}
+
 # guest_libs ROOT PROGRAM: PROGRAM's shared libraries into ROOT (libsmartio,
 # as built, into ROOT/lib/smartio, which the guest puts on its library path).
 guest_libs() {
