@@ -61,7 +61,8 @@ struct sio_bar_cdev {
 	struct sio_view *view;	/* a BAR's */
 	u32 bar;
 	phys_addr_t phys;
-	void *mem;		/* a segment's (vmalloc_user) */
+	void *mem;		/* a segment's (vmalloc_user unless ext) */
+	bool ext;		/* a segment's memory that is not ours: phys */
 	char owner[SIO_TOPO_NAME];	/* a segment's */
 	char seg[SIO_TOPO_NAME];
 	u64 size;
@@ -92,7 +93,7 @@ static vm_fault_t bar_fault(struct vm_fault *vmf)
 	mutex_lock(&bc->lock);
 	if (bc->dead || vmf->pgoff >= PAGE_ALIGN(bc->size) >> PAGE_SHIFT) {
 		ret = VM_FAULT_SIGBUS;
-	} else if (bc->mem) {
+	} else if (bc->mem && !bc->ext) {
 		pfn = page_to_pfn_t(vmalloc_to_page(bc->mem +
 						    (vmf->pgoff << PAGE_SHIFT)));
 		ret = vmf_insert_mixed(vmf->vma, vmf->address, pfn);
@@ -159,7 +160,7 @@ static int bar_mmap(struct file *f, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (READ_ONCE(bc->dead))
 		return -ENODEV;
-	if (bc->mem) {
+	if (bc->mem && !bc->ext) {
 		vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP;
 	} else {
 		vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND |
@@ -438,7 +439,8 @@ static void seg_dev_release(struct device *dev)
 	struct sio_bar_cdev *bc = dev_seg(dev);
 
 	ida_free(&sio_minors, MINOR(dev->devt));
-	vfree(bc->mem);
+	if (!bc->ext)
+		vfree(bc->mem);
 	kfree(bc);
 }
 
@@ -640,6 +642,36 @@ struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
 	bc->mem = vmalloc_user(size);
 	err = bc->mem ? dev_set_name(&bc->dev, "sio-%s-seg-%s", owner, name) :
 			-ENOMEM;
+	if (!err)
+		err = cdev_device_add(&bc->cdev, &bc->dev);
+	if (err) {
+		put_device(&bc->dev);
+		return ERR_PTR(err);
+	}
+	return bc;
+}
+
+/*
+ * A segment whose memory is elsewhere (smartio.ko over an NTB: its owner's
+ * inbound window): mmap() maps phys; read() and write() use mem, or the
+ * way to a BAR (dwords) without it.  The caller frees the memory after
+ * sio_seg_dev_remove().
+ */
+struct sio_bar_cdev *sio_seg_dev_add_ext(const char *owner, const char *name,
+					 u64 size, void *mem, phys_addr_t phys)
+{
+	struct sio_bar_cdev *bc = mdev_new(&seg_type, NULL);
+	int err;
+
+	if (IS_ERR(bc))
+		return bc;
+	strscpy(bc->owner, owner, sizeof(bc->owner));
+	strscpy(bc->seg, name, sizeof(bc->seg));
+	bc->size = size;
+	bc->ext = true;
+	bc->mem = mem;
+	bc->phys = phys;
+	err = dev_set_name(&bc->dev, "sio-%s-seg-%s", owner, name);
 	if (!err)
 		err = cdev_device_add(&bc->cdev, &bc->dev);
 	if (err) {

@@ -43,7 +43,7 @@ static ssize_t node_show(struct device *dev, struct device_attribute *attr,
 	ssize_t n;
 
 	mutex_lock(&sio_k.lock);
-	n = sysfs_emit(buf, "%s\n", sio_node(sio_k.reg, SIO_K_LENDER)->name);
+	n = sysfs_emit(buf, "%s\n", sio_node(sio_k.reg, sio_k.self)->name);
 	mutex_unlock(&sio_k.lock);
 	return n;
 }
@@ -74,7 +74,7 @@ ATTRIBUTE_GROUPS(fabric);
 static int fabric_uevent(struct device *dev, struct kobj_uevent_env *env)
 {
 	return add_uevent_var(env, "SMARTIO_NODE=%s",
-			      sio_node(sio_k.reg, SIO_K_LENDER)->name) ?:
+			      sio_node(sio_k.reg, sio_k.self)->name) ?:
 	       add_uevent_var(env, "SMARTIO_GENERATION=%llu",
 			      (u64)READ_ONCE(sio_k.notifies));
 }

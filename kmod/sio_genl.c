@@ -2,8 +2,8 @@
 /*
  * The generic netlink family "smartio": libsmartio's kernel transport.
  * A request is the core's own protocol message (lib/core/proto.h has the
- * same layout as a generic netlink message), handed to the core as host0,
- * this machine's node; the core's reply attributes travel back in a
+ * same layout as a generic netlink message), handed to the core as this
+ * machine's node (host0, or node= with fabric=ntb); the core's reply attributes travel back in a
  * SIO_CMD_REPLY message.  Borrow, return and reclaim also hot-add or
  * hot-remove the shadow device (sio_shadow.c); SIO_CMD_REG_READ copies
  * registry bytes for libsmartio's queries.  Changing state needs CAP_NET_ADMIN.
@@ -108,7 +108,7 @@ static int sio_genl_doit(struct sk_buff *skb, struct genl_info *info)
 		n = sio_msg_finish(&rep);
 	} else {
 		mutex_lock(&sio_k.lock);
-		n = sio_core_dispatch(&sio_k.core, SIO_K_LENDER, info->nlhdr,
+		n = sio_core_dispatch(&sio_k.core, sio_k.self, info->nlhdr,
 				      len, repbuf, SIO_MSG_MAX);
 		mutex_unlock(&sio_k.lock);
 	}

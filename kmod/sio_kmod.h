@@ -66,6 +66,12 @@ struct sio_kernel {
 	/* Registry or events changed: bumped by notify (sio_fabric.c). */
 	u64 notifies;
 	atomic64_t requests;	/* generic netlink requests served */
+	/*
+	 * This machine's node: host0 with the loopback adapter, node= with
+	 * fabric=ntb (the other node is another machine, sio_ntb.c).
+	 */
+	u32 self;
+	bool ntb;
 };
 
 extern struct sio_kernel sio_k;
@@ -120,6 +126,8 @@ void sio_view_remove(struct sio_view *v);
 /* A segment's memory and character device (kplat_seg_backing). */
 struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
 				     u64 size);
+struct sio_bar_cdev *sio_seg_dev_add_ext(const char *owner, const char *name,
+					 u64 size, void *mem, phys_addr_t phys);
 void sio_seg_dev_remove(struct sio_bar_cdev *bc);
 
 struct class *sio_cdev_class(void);
@@ -132,5 +140,19 @@ void sio_fabric_notify(void);
 /* debugfs: the read-only state file (sio_debugfs.c). */
 int sio_debugfs_init(void);
 void sio_debugfs_exit(void);
+
+/*
+ * fabric=ntb (sio_ntb.c): the other node through smartio_ntb.ko, found
+ * with symbol_get() (smartio.ko has no link-time dependency on it).  init
+ * takes the transport over; the rest are the platform's send, seg_backing,
+ * seg_map and notify for that mode, called with sio_k.lock held.
+ */
+int sio_ntb_fab_init(void);
+void sio_ntb_fab_exit(void);
+int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap);
+int sio_ntb_fab_seg_backing(u32 seg, int create);
+int sio_ntb_fab_seg_map(u32 seg, u32 node, int map);
+void sio_ntb_fab_notify(void);
+
 
 #endif /* SIO_KMOD_H */

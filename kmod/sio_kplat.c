@@ -119,6 +119,8 @@ static int kplat_seg_backing(void *plat, u32 seg, int create)
 
 	if (seg >= SIO_K_MAX_SEGS)
 		return create ? -ENOSPC : 0;
+	if (sio_k.ntb)
+		return sio_ntb_fab_seg_backing(seg, create);
 	if (!create) {
 		sio_seg_dev_remove(sio_k.seg[seg]);
 		sio_k.seg[seg] = NULL;
@@ -130,6 +132,18 @@ static int kplat_seg_backing(void *plat, u32 seg, int create)
 		return PTR_ERR(bc);
 	sio_k.seg[seg] = bc;
 	return 0;
+}
+
+/*
+ * Another node's segment mapped by this one: on one machine the owner's
+ * character device already reaches it; over an NTB the attaching node
+ * gets one through its outbound window.
+ */
+static int kplat_seg_map(void *plat, u32 seg, u32 node, int map)
+{
+	if (!sio_k.ntb || seg >= SIO_K_MAX_SEGS)
+		return 0;
+	return sio_ntb_fab_seg_map(seg, node, map);
 }
 
 static struct pci_dev *kdev_pci(u32 dev)
@@ -283,10 +297,15 @@ static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 	return 0;
 }
 
-/* The loopback link: the other node's core answers at once. */
+/*
+ * The loopback link: the other node's core answers at once.  Over an NTB
+ * the other machine answers (sio_ntb.c).
+ */
 static int kplat_send(void *plat, u32 dst, const void *msg, u32 len,
 		      void *reply, u32 cap)
 {
+	if (sio_k.ntb)
+		return sio_ntb_fab_send(dst, msg, len, reply, cap);
 	lockdep_assert_held(&sio_k.lock);
 	if (dst >= SIO_K_NODES || sio_node(sio_k.reg, dst)->state != SIO_NODE_UP)
 		return -EHOSTDOWN;
@@ -295,6 +314,8 @@ static int kplat_send(void *plat, u32 dst, const void *msg, u32 len,
 
 static void kplat_notify(void *plat)
 {
+	if (sio_k.ntb)
+		sio_ntb_fab_notify();
 	WRITE_ONCE(sio_k.notifies, sio_k.notifies + 1);
 	sio_fabric_notify();
 }
@@ -307,6 +328,7 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.iommu_map = kplat_iommu_map,
 	.iommu_unmap = kplat_iommu_unmap,
 	.seg_backing = kplat_seg_backing,
+	.seg_map = kplat_seg_map,
 	.cfg_access = kplat_cfg_access,
 	.bar_access = kplat_bar_access,
 	.send = kplat_send,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smartio.ko: builds the registry of this machine's fabric (host0 with the
- * devices it lends, host1 behind the loopback adapter), brings both nodes
- * up and serves the core.
+ * smartio.ko: builds the registry of this machine's fabric and serves the
+ * core.  fabric=loopback (default): host0 with the devices it lends, host1
+ * behind the loopback adapter, both up.  fabric=ntb: this machine is node
+ * node= (host0 or host1) and the other node is another machine behind an
+ * NTB (sio_ntb.c), up while smartio_ntb.ko says so.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -16,6 +18,15 @@ static char *devices;
 module_param(devices, charp, 0444);
 MODULE_PARM_DESC(devices,
 		 "PCI functions host0 lends (\"0000:00:04.0,...\"); default: every NVMe controller");
+
+static char *fabric = "loopback";
+module_param(fabric, charp, 0444);
+MODULE_PARM_DESC(fabric,
+		 "loopback (host0 and host1 on this machine) or ntb (the other node behind an NTB, through smartio_ntb.ko)");
+
+static uint node;
+module_param(node, uint, 0444);
+MODULE_PARM_DESC(node, "fabric=ntb: this machine's node id, 0 (host0) or 1 (host1)");
 
 static bool wanted(struct pci_dev *pdev)
 {
@@ -97,10 +108,18 @@ static int build_registry(void)
 	u64 size;
 	int err, b;
 
+	for (i = 0; i < SIO_K_NODES; i++)
+		strscpy(adapters[i].name, sio_k.ntb ? "ntb0" : "lo0",
+			sizeof(adapters[i].name));
 	tdev = kcalloc(SIO_K_MAX_DEVS, sizeof(*tdev), GFP_KERNEL);
 	if (!tdev)
 		return -ENOMEM;
+	/* Over an NTB a machine lends nothing (yet): nodes and segments. */
 	for_each_pci_dev(pdev) {
+		if (sio_k.ntb) {
+			pci_dev_put(pdev);
+			break;
+		}
 		if (pdev->hdr_type != PCI_HEADER_TYPE_NORMAL || !wanted(pdev))
 			continue;
 		if (sio_k.ndevs == SIO_K_MAX_DEVS) {
@@ -181,6 +200,14 @@ static int __init sio_init(void)
 	int err;
 
 	mutex_init(&sio_k.lock);
+	if (!strcmp(fabric, "ntb")) {
+		if (node >= SIO_K_NODES)
+			return -EINVAL;
+		sio_k.ntb = true;
+		sio_k.self = node;
+	} else if (strcmp(fabric, "loopback")) {
+		return -EINVAL;
+	}
 	err = build_registry();
 	if (err)
 		goto fail;
@@ -188,8 +215,9 @@ static int __init sio_init(void)
 	sio_k.core.ops = &sio_kplat_ops;
 	sio_k.core.plat = &sio_k;
 	mutex_lock(&sio_k.lock);
-	sio_core_node_up(&sio_k.core, SIO_K_LENDER);
-	sio_core_node_up(&sio_k.core, SIO_K_BORROWER);
+	sio_core_node_up(&sio_k.core, sio_k.self);
+	if (!sio_k.ntb)
+		sio_core_node_up(&sio_k.core, SIO_K_BORROWER);
 	mutex_unlock(&sio_k.lock);
 	err = sio_cdev_init();
 	if (err)
@@ -206,12 +234,24 @@ static int __init sio_init(void)
 	err = sio_debugfs_init();
 	if (err)
 		goto fail_fabric;
+	if (sio_k.ntb) {
+		err = sio_ntb_fab_init();
+		if (err)
+			goto fail_debugfs;
+	}
 	err = sio_genl_init();
 	if (err)
-		goto fail_debugfs;
-	pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
-		sio_k.ndevs);
+		goto fail_ntb;
+	if (sio_k.ntb)
+		pr_info("smartio: this machine is host%u, the other node is behind an NTB\n",
+			sio_k.self);
+	else
+		pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
+			sio_k.ndevs);
 	return 0;
+fail_ntb:
+	if (sio_k.ntb)
+		sio_ntb_fab_exit();
 fail_debugfs:
 	sio_debugfs_exit();
 fail_fabric:
@@ -234,6 +274,8 @@ static void __exit sio_exit(void)
 
 	sio_genl_exit();
 	sio_debugfs_exit();
+	if (sio_k.ntb)
+		sio_ntb_fab_exit();
 	sio_fabric_exit();
 	/* Shadows go and devices return to their drivers first. */
 	for (i = 0; i < sio_k.ndevs; i++)

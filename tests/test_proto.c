@@ -183,6 +183,7 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_PEER_UNEXPOSE] = A(DEV) | A(PEER) | A(RID) | A(IOVA),
 	[SIO_CMD_REPLY] = A(ERRNO) | A(ADDR),
 	[SIO_CMD_REG_READ] = A(OFFSET) | A(SIZE),
+	[SIO_CMD_SEG_TABLE] = A(NODE) | A(SEG),
 };
 
 static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
@@ -209,7 +210,7 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_PEER_MAP] = "peer-map", [SIO_CMD_PEER_UNMAP] = "peer-unmap",
 	[SIO_CMD_PEER_EXPOSE] = "peer-expose",
 	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose", [SIO_CMD_REPLY] = "reply",
-	[SIO_CMD_REG_READ] = "reg-read",
+	[SIO_CMD_REG_READ] = "reg-read", [SIO_CMD_SEG_TABLE] = "seg-table",
 };
 
 #define NBARS 4
@@ -286,6 +287,56 @@ static void put_bar(struct sio_msg *m, u32 i)
 	assert_int_equal(sio_msg_nest_end(m, nest), 0);
 }
 
+/* SEG_TABLE records: every field, name and sizes varied by record. */
+#define NSEGS 3
+
+static void put_seg(struct sio_msg *m, u32 i)
+{
+	int nest = sio_msg_nest_start(m, SIO_A_SEG);
+	char name[SIO_NAME_MAX];
+
+	assert_true(nest >= SIO_MSG_HDRLEN);
+	snprintf(name, sizeof(name), "ring%u", i);
+	assert_int_equal(sio_msg_put_str(m, SIO_A_NAME, name), 0);
+	assert_int_equal(sio_msg_put_u32(m, SIO_A_INDEX, 100 + i), 0);
+	assert_int_equal(sio_msg_put_u64(m, SIO_A_SIZE, 0x10000ull << i), 0);
+	assert_int_equal(sio_msg_put_u64(m, SIO_A_ADDR, 0x100000000ull + i), 0);
+	assert_int_equal(sio_msg_put_u64(m, SIO_A_OFFSET, 0x5000ull * i), 0);
+	assert_int_equal(sio_msg_put_u32(m, SIO_A_FLAGS, i & 1), 0);
+	assert_int_equal(sio_msg_put_u64(m, SIO_A_MASK, 1ull << i), 0);
+	assert_int_equal(sio_msg_nest_end(m, nest), 0);
+}
+
+static void check_segs(const struct sio_parsed *p)
+{
+	struct sio_nla a, f;
+	char name[SIO_NAME_MAX];
+	u32 pos = 0, n = 0;
+
+	while (sio_nla_next(p->attrs, p->attrs_len, &pos, &a)) {
+		if (a.type != SIO_A_SEG)
+			continue;
+		assert_true(n < NSEGS);
+		snprintf(name, sizeof(name), "ring%u", n);
+		assert_int_equal(sio_nla_find(&a, SIO_A_NAME, &f), 0);
+		assert_string_equal(sio_nla_str(&f), name);
+		assert_int_equal(sio_nla_find(&a, SIO_A_INDEX, &f), 0);
+		assert_int_equal(sio_nla_u32(&f), 100 + n);
+		assert_int_equal(sio_nla_find(&a, SIO_A_SIZE, &f), 0);
+		assert_true(sio_nla_u64(&f) == 0x10000ull << n);
+		assert_int_equal(sio_nla_find(&a, SIO_A_ADDR, &f), 0);
+		assert_true(sio_nla_u64(&f) == 0x100000000ull + n);
+		assert_int_equal(sio_nla_find(&a, SIO_A_OFFSET, &f), 0);
+		assert_true(sio_nla_u64(&f) == 0x5000ull * n);
+		assert_int_equal(sio_nla_find(&a, SIO_A_FLAGS, &f), 0);
+		assert_int_equal(sio_nla_u32(&f), n & 1);
+		assert_int_equal(sio_nla_find(&a, SIO_A_MASK, &f), 0);
+		assert_true(sio_nla_u64(&f) == 1ull << n);
+		n++;
+	}
+	assert_int_equal(n, NSEGS);
+}
+
 static void put_value(struct sio_msg *m, u16 t, u8 cmd)
 {
 	static u8 data[SIO_DATA_MAX];
@@ -312,6 +363,10 @@ static void put_value(struct sio_msg *m, u16 t, u8 cmd)
 	case SIO_A_BAR:
 		for (i = 0; i < NBARS; i++)
 			put_bar(m, i);
+		break;
+	case SIO_A_SEG:
+		for (i = 0; i < NSEGS; i++)
+			put_seg(m, i);
 		break;
 	default:
 		assert_int_equal(sio_msg_put_u32(m, t, u32_value(t, cmd)), 0);
@@ -389,6 +444,9 @@ static void check_value(const struct sio_parsed *p, u16 t, u8 cmd)
 		break;
 	case SIO_A_BAR:
 		check_bars(p);
+		break;
+	case SIO_A_SEG:
+		check_segs(p);
 		break;
 	default:
 		assert_int_equal(sio_nla_u32(a), u32_value(t, cmd));
@@ -1115,6 +1173,47 @@ static void test_parse_rejects_nested_flag_mismatch(void **state)
 	raw_init(&r, SIO_CMD_SEG_CREATE);
 	raw_attr(&r, SIO_A_NAME | SIO_NLA_F_NESTED, "a", 2);
 	assert_int_equal(raw_parse(&r), -EINVAL);
+	/* SEG without the nested flag */
+	raw_init(&r, SIO_CMD_SEG_TABLE);
+	start = raw_nest_start(&r, SIO_A_SEG);
+	raw_u32(&r, SIO_A_INDEX, 0);
+	raw_nest_end(&r, start);
+	assert_int_equal(raw_parse(&r), -EINVAL);
+}
+
+/* A SEG holds its own fields, each once: not a BAR's RID, not a DEV. */
+static void test_parse_checks_seg_fields(void **state)
+{
+	static const u16 bad[] = { SIO_A_DEV, SIO_A_RID, SIO_A_NODE, SIO_A_BAR };
+	struct raw r;
+	u32 start, i;
+
+	(void)state;
+	raw_init(&r, SIO_CMD_SEG_TABLE);
+	start = raw_nest_start(&r, SIO_A_SEG | SIO_NLA_F_NESTED);
+	raw_u32(&r, SIO_A_INDEX, 7);
+	raw_attr(&r, SIO_A_NAME, "ring", 5);
+	raw_nest_end(&r, start);
+	assert_int_equal(raw_parse(&r), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		raw_init(&r, SIO_CMD_SEG_TABLE);
+		start = raw_nest_start(&r, SIO_A_SEG | SIO_NLA_F_NESTED);
+		raw_u32(&r, bad[i], 1);
+		raw_nest_end(&r, start);
+		assert_int_equal(raw_parse(&r), -EINVAL);
+	}
+	raw_init(&r, SIO_CMD_SEG_TABLE);
+	start = raw_nest_start(&r, SIO_A_SEG | SIO_NLA_F_NESTED);
+	raw_u32(&r, SIO_A_INDEX, 7);
+	raw_u32(&r, SIO_A_INDEX, 8);
+	raw_nest_end(&r, start);
+	assert_int_equal(raw_parse(&r), -EINVAL);
+	/* RID belongs in neither nest; NAME only in a SEG */
+	raw_init(&r, SIO_CMD_BORROW_GRANT);
+	start = raw_nest_start(&r, SIO_A_BAR | SIO_NLA_F_NESTED);
+	raw_attr(&r, SIO_A_NAME, "ring", 5);
+	raw_nest_end(&r, start);
+	assert_int_equal(raw_parse(&r), -EINVAL);
 }
 
 /* One BAR holding `inner` (already framed); returns the parse result. */
@@ -1525,6 +1624,7 @@ int main(void)
 		cmocka_unit_test(test_parse_rejects_bad_strings),
 		cmocka_unit_test(test_parse_rejects_data_longer_than_data_max),
 		cmocka_unit_test(test_parse_rejects_nested_flag_mismatch),
+		cmocka_unit_test(test_parse_checks_seg_fields),
 		cmocka_unit_test(test_parse_rejects_bad_attributes_inside_bar),
 		cmocka_unit_test(test_failed_parse_leaves_no_attribute_pointers),
 		cmocka_unit_test(test_require_reports_missing_attributes),

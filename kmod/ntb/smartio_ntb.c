@@ -36,6 +36,7 @@
 #include <linux/pci.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -76,7 +77,7 @@ struct sio_ntb_peer {
 	resource_size_t in_size;
 	unsigned long *heap;		/* pages of the window after the slots */
 	unsigned long heap_pages;
-	struct mutex heap_lock;
+	struct mutex heap_lock;		/* heap */
 	struct sio_window __iomem *out;	/* the peer's, through our window */
 	resource_size_t out_size;	/* how much of it is mapped */
 	u32 peer_wsize;			/* the peer's inbound window size */
@@ -453,6 +454,19 @@ void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size)
 }
 EXPORT_SYMBOL_GPL(sio_ntb_seg_free);
 
+/*
+ * The window's memory is dma_alloc_coherent()'s: RAM in the linear map on
+ * most hardware, a remapped range otherwise (ntb_ivshmem hands out the
+ * shared region, memremap()ed).
+ */
+phys_addr_t sio_ntb_seg_phys(struct sio_ntb_peer *p, void *va)
+{
+	if (virt_addr_valid(va))
+		return virt_to_phys(va);
+	return PFN_PHYS(vmalloc_to_pfn(va)) + offset_in_page(va);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_seg_phys);
+
 void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 			       phys_addr_t *phys)
 {
@@ -471,6 +485,26 @@ void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 	return (void __iomem *)p->out + off;
 }
 EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
+
+/*
+ * A new user (or none) is a new node to the peers: a new generation,
+ * published at once, so that they see this side go down and come up
+ * again with the node id it has now.
+ */
+static void sio_republish(void)
+{
+	struct sio_ntb_peer *p;
+
+	sio_gen = get_random_u32() | 1;
+	mutex_lock(&sio_lock);
+	list_for_each_entry(p, &sio_peers, node) {
+		mutex_lock(&p->state_lock);
+		if (p->in)
+			sio_publish(p, true);
+		mutex_unlock(&p->state_lock);
+	}
+	mutex_unlock(&sio_lock);
+}
 
 int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx)
 {
@@ -494,7 +528,7 @@ int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx)
 	}
 	mutex_unlock(&sio_lock);
 	up_read(&sio_user_sem);
-	/* Peers learn the new node id at their next link up. */
+	sio_republish();
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sio_ntb_attach);
@@ -506,6 +540,7 @@ void sio_ntb_detach(void)
 	sio_ctx = NULL;
 	sio_self = node;
 	up_write(&sio_user_sem);
+	sio_republish();
 }
 EXPORT_SYMBOL_GPL(sio_ntb_detach);
 

@@ -43,7 +43,9 @@ struct sio_ntb_ops {
 /*
  * Takes over the transport as node self_node with ops (the built-in echo
  * service answers until then).  Peers already up are reported through
- * peer_up at once.  -EBUSY when another user holds it.
+ * peer_up at once.  -EBUSY when another user holds it.  Attach and detach
+ * start a new generation: the peers see this side go down and come up
+ * again as self_node (as node= after a detach).
  */
 int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx);
 void sio_ntb_detach(void);
@@ -75,6 +77,8 @@ u32 sio_ntb_peer_node(struct sio_ntb_peer *p);
  */
 void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off);
 void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size);
+/* The physical address of segment memory va, to map it to user space. */
+phys_addr_t sio_ntb_seg_phys(struct sio_ntb_peer *p, void *va);
 void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 			       phys_addr_t *phys);
 

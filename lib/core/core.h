@@ -37,6 +37,13 @@ struct sio_platform_ops {
 			    u64 iova);
 	/* Memory behind a segment: create (size set) and release. */
 	int (*seg_backing)(void *plat, u32 seg, int create);
+	/*
+	 * Optional: node, not the owner, maps segment seg (map 1, after its
+	 * LUT slots are set) or stops mapping it (map 0, before they are
+	 * cleared).  A platform whose nodes do not share memory makes the
+	 * owner's memory reachable here (smartio.ko over an NTB).
+	 */
+	int (*seg_map)(void *plat, u32 seg, u32 node, int map);
 	/* Device configuration space access on the lender. */
 	int (*cfg_access)(void *plat, u32 dev, u32 off, void *buf, u32 len,
 			  int write);
@@ -78,6 +85,19 @@ int sio_core_dispatch(struct sio_core *c, u32 self, const void *req, u32 len,
  * records again.  Returns how many entries it corrected.
  */
 u32 sio_core_repair(struct sio_core *c);
+
+/*
+ * Registries that are not shared (one per kernel, nodes joined by NTBs):
+ * each node owns the records of its own segments and sends them to the
+ * others as SEG_TABLE, which replaces the receiver's records of that
+ * owner's segments (their attachments there go with a record that goes).
+ * sio_core_seg_table builds self's table for dst into buf and returns its
+ * length or a negative errno; sio_core_seg_forget drops every record of
+ * owner's segments (the platform calls it when owner is lost).
+ */
+int sio_core_seg_table(struct sio_core *c, u32 self, u32 dst, void *buf,
+		       u32 cap);
+void sio_core_seg_forget(struct sio_core *c, u32 self, u32 owner);
 
 /* Liveness transitions, decided by the platform's failure detector. */
 void sio_core_node_up(struct sio_core *c, u32 node);

@@ -70,6 +70,8 @@ int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 void sio_seg_event(struct sio_core *c, u32 kind, u32 seg, const char *key,
 		   const char *val);
 int sio_attach_find(struct sio_registry *r, u32 seg, u32 node);
+/* Drops node's attachment aidx: platform mapping, LUT slots, record. */
+void sio_attach_release(struct sio_core *c, u32 aidx);
 int sio_segdma_find(struct sio_registry *r, u32 seg, u32 dev);
 int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep);
 int sio_seg_detach(struct sio_core *c, u32 self, u32 seg);
@@ -78,6 +80,8 @@ int sio_seg_dma_map(struct sio_core *c, u32 self, u32 seg, u32 dev,
 int sio_seg_dma_unmap(struct sio_core *c, u32 self, u32 seg, u32 dev);
 void sio_attach_node_down(struct sio_core *c, u32 node);
 void sio_segdma_node_down(struct sio_core *c, u32 node);
+int sio_h_seg_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		    struct sio_msg *rep);
 int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		      struct sio_msg *rep);
 int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,

@@ -24,8 +24,10 @@
  *  - -EINVAL: unknown attribute type; a payload of the wrong size for its
  *    type; a NAME that is empty, longer than SIO_NAME_MAX, not NUL-terminated
  *    at its last byte or with an earlier NUL; DATA longer than SIO_DATA_MAX;
- *    BAR without SIO_NLA_F_NESTED or the flag on anything else; inside a BAR
- *    anything but INDEX, ADDR, SIZE, FLAGS, or one of them twice.
+ *    BAR or SEG without SIO_NLA_F_NESTED or the flag on anything else;
+ *    inside a BAR anything but INDEX, ADDR, SIZE, FLAGS, inside a SEG
+ *    anything but NAME, INDEX, SIZE, ADDR, OFFSET, FLAGS, MASK, or one of
+ *    them twice.
  *  Checks run in that order per level: header, command, then attribute by
  *  attribute, framing before content.
  *  Padding: each attribute is followed by SIO_NLA_ALIGN padding; the padding
@@ -45,11 +47,15 @@ enum sio_kind {
 	SIO_K_STR,	/* 1..SIO_NAME_MAX bytes, one NUL, at the end */
 	SIO_K_BIN,	/* 0..SIO_DATA_MAX bytes */
 	SIO_K_BAR,	/* nest of BAR fields */
+	SIO_K_SEG,	/* nest of SEG fields */
 };
+
+#define SIO_IN_BAR 1u	/* allowed inside a BAR nest */
+#define SIO_IN_SEG 2u	/* allowed inside a SEG nest */
 
 struct sio_policy {
 	u8 kind;
-	u8 bar_field;	/* allowed inside a BAR nest */
+	u8 nests;	/* SIO_IN_*: the nests it may appear in */
 };
 
 static const struct sio_policy sio_policy[__SIO_A_MAX] = {
@@ -61,24 +67,25 @@ static const struct sio_policy sio_policy[__SIO_A_MAX] = {
 	[SIO_A_DEV]	= { SIO_K_U32, 0 },
 	[SIO_A_MODE]	= { SIO_K_U32, 0 },
 	[SIO_A_ERRNO]	= { SIO_K_U32, 0 },
-	[SIO_A_ADDR]	= { SIO_K_U64, 1 },
-	[SIO_A_SIZE]	= { SIO_K_U64, 1 },
+	[SIO_A_ADDR]	= { SIO_K_U64, SIO_IN_BAR | SIO_IN_SEG },
+	[SIO_A_SIZE]	= { SIO_K_U64, SIO_IN_BAR | SIO_IN_SEG },
 	[SIO_A_IOVA]	= { SIO_K_U64, 0 },
-	[SIO_A_OFFSET]	= { SIO_K_U64, 0 },
-	[SIO_A_MASK]	= { SIO_K_U64, 0 },
-	[SIO_A_FLAGS]	= { SIO_K_U32, 1 },
+	[SIO_A_OFFSET]	= { SIO_K_U64, SIO_IN_SEG },
+	[SIO_A_MASK]	= { SIO_K_U64, SIO_IN_SEG },
+	[SIO_A_FLAGS]	= { SIO_K_U32, SIO_IN_BAR | SIO_IN_SEG },
 	[SIO_A_RID]	= { SIO_K_U32, 0 },
 	[SIO_A_SEQ]	= { SIO_K_U64, 0 },
 	[SIO_A_TIME]	= { SIO_K_U64, 0 },
 	[SIO_A_KIND]	= { SIO_K_U32, 0 },
-	[SIO_A_INDEX]	= { SIO_K_U32, 1 },
-	[SIO_A_NAME]	= { SIO_K_STR, 0 },
+	[SIO_A_INDEX]	= { SIO_K_U32, SIO_IN_BAR | SIO_IN_SEG },
+	[SIO_A_NAME]	= { SIO_K_STR, SIO_IN_SEG },
 	[SIO_A_DATA]	= { SIO_K_BIN, 0 },
 	[SIO_A_BAR]	= { SIO_K_BAR, 0 },
+	[SIO_A_SEG]	= { SIO_K_SEG, 0 },
 };
 
-/* The bitmask in sio_check_bar must be wide enough for every inner type. */
-_Static_assert(__SIO_A_MAX <= 32, "BAR duplicate mask is a u32");
+/* The bitmask in sio_check_nest must be wide enough for every inner type. */
+_Static_assert(__SIO_A_MAX <= 32, "a nest's duplicate mask is a u32");
 
 /* ---- little-endian access, byte-wise so any alignment works ---------- */
 
@@ -297,7 +304,7 @@ static int sio_check_attr(const struct sio_nla *a, u16 raw_type)
 
 	if (kind == SIO_K_NONE)
 		return -EINVAL;
-	if (nested != (kind == SIO_K_BAR))
+	if (nested != (kind == SIO_K_BAR || kind == SIO_K_SEG))
 		return -EINVAL;
 	switch (kind) {
 	case SIO_K_U32:
@@ -309,12 +316,12 @@ static int sio_check_attr(const struct sio_nla *a, u16 raw_type)
 	case SIO_K_BIN:
 		return a->len <= SIO_DATA_MAX ? 0 : -EINVAL;
 	default:
-		return 0;	/* BAR: its inside is sio_check_bar's job */
+		return 0;	/* a nest: its inside is sio_check_nest's job */
 	}
 }
 
-/* A BAR is a record: known fields only, each at most once. */
-static int sio_check_bar(const struct sio_nla *bar)
+/* A BAR or SEG is a record: its known fields only, each at most once. */
+static int sio_check_nest(const struct sio_nla *bar, u8 in)
 {
 	struct sio_nla f;
 	u32 pos = 0, seen = 0;
@@ -325,7 +332,7 @@ static int sio_check_bar(const struct sio_nla *bar)
 		ret = sio_check_attr(&f, raw);
 		if (ret)
 			return ret;
-		if (!sio_policy[f.type].bar_field || (seen >> f.type & 1))
+		if (!(sio_policy[f.type].nests & in) || (seen >> f.type & 1))
 			return -EINVAL;
 		seen |= 1u << f.type;
 	}
@@ -342,7 +349,9 @@ static int sio_parse_attrs(const u8 *data, u32 len, struct sio_parsed *p)
 	while ((ret = sio_nla_take(data, len, &pos, &a, &raw)) > 0) {
 		ret = sio_check_attr(&a, raw);
 		if (!ret && a.type == SIO_A_BAR)
-			ret = sio_check_bar(&a);
+			ret = sio_check_nest(&a, SIO_IN_BAR);
+		else if (!ret && a.type == SIO_A_SEG)
+			ret = sio_check_nest(&a, SIO_IN_SEG);
 		if (ret)
 			return ret;
 		p->tb[a.type] = a;	/* the last occurrence wins */
@@ -482,6 +491,7 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose",
 	[SIO_CMD_REPLY]		= "reply",
 	[SIO_CMD_REG_READ]	= "reg-read",
+	[SIO_CMD_SEG_TABLE]	= "seg-table",
 };
 
 const char *sio_cmd_name(u8 cmd)

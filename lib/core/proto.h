@@ -75,6 +75,8 @@ enum sio_cmd {
 	SIO_CMD_REPLY,		/* ERRNO, and whatever the request returns */
 	/* user -> smartio.ko: registry bytes for libsmartio's queries */
 	SIO_CMD_REG_READ,	/* OFFSET, SIZE -> reply DATA, SEQ */
+	/* core <-> core when the nodes do not share one registry */
+	SIO_CMD_SEG_TABLE,	/* NODE (owner), SEG* (nested) */
 	__SIO_CMD_MAX,
 };
 #define SIO_CMD_MAX (__SIO_CMD_MAX - 1)
@@ -102,6 +104,9 @@ enum sio_attr {
 	SIO_A_NAME,	/* NUL-terminated string, at most SIO_NAME_MAX bytes incl. NUL */
 	SIO_A_DATA,	/* binary, at most 4096 bytes */
 	SIO_A_BAR,	/* nested: INDEX, ADDR, SIZE, FLAGS; may repeat */
+	SIO_A_SEG,	/* nested: NAME, INDEX (generation), SIZE, ADDR,
+			 * OFFSET (backing), FLAGS (available), MASK
+			 * (attached); may repeat */
 	__SIO_A_MAX,
 };
 #define SIO_A_MAX (__SIO_A_MAX - 1)

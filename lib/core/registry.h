@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 3
+#define SIO_REG_VERSION 4
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -154,6 +154,12 @@ struct sio_segment {
 	u64 size;
 	u64 phys;		/* in the owner's RAM */
 	u64 attached;		/* node mask */
+	/*
+	 * The platform's name for the memory, for nodes that do not share
+	 * this registry (smartio.ko over an NTB: the offset of the segment
+	 * in its owner's inbound window); 0 in the simulator.
+	 */
+	u64 backing;
 };
 
 /* A node other than the owner mapping a segment through its NTB window. */

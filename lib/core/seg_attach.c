@@ -36,39 +36,42 @@ static int owner_forget(struct sio_core *c, u32 seg, u32 peer)
 	return 0;
 }
 
-/* Peer's side: its LUT slots and record. */
-static void peer_release(struct sio_core *c, u32 aidx)
+/* Peer's side: the platform's mapping, its LUT slots and record. */
+void sio_attach_release(struct sio_core *c, u32 aidx)
 {
 	struct sio_attach *a = sio_attach_at(c->reg, aidx);
 
+	if (c->ops->seg_map)
+		c->ops->seg_map(c->plat, a->seg, a->node, 0);
 	sio_lut_unmap(c, a->node, a->adapter, a->lut, a->lut_count);
 	sio_memset(a, 0, sizeof(*a));
 }
 
-static int owner_call(struct sio_core *c, u32 self, u32 seg, u8 cmd,
-		      struct sio_parsed *rep, u8 *repbuf, u32 cap)
+static int owner_call(struct sio_core *c, u32 self, u32 owner,
+		      const char *name, u8 cmd, struct sio_parsed *rep,
+		      u8 *repbuf, u32 cap)
 {
-	struct sio_segment *s = sio_seg(c->reg, seg);
 	u8 buf[SIO_PEER_MSG];
 	struct sio_msg m;
 
 	sio_msg_init(&m, buf, sizeof(buf), cmd, SIO_F_REQUEST, 0);
-	sio_msg_put_u32(&m, SIO_A_NODE, s->owner);
-	sio_msg_put_str(&m, SIO_A_NAME, s->name);
+	sio_msg_put_u32(&m, SIO_A_NODE, owner);
+	sio_msg_put_str(&m, SIO_A_NAME, name);
 	sio_msg_put_u32(&m, SIO_A_PEER, self);
-	return sio_core_call(c, self, s->owner, &m, rep, repbuf, cap);
+	return sio_core_call(c, self, owner, &m, rep, repbuf, cap);
 }
 
 int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 {
 	struct sio_registry *r = c->reg;
 	struct sio_segment *s = sio_seg(r, seg);
+	char name[SIO_TOPO_NAME];
 	struct sio_parsed orep;
 	u8 repbuf[SIO_PEER_MSG];
 	struct sio_attach *a;
 	struct sio_adapter *ad;
 	int path, aidx, first, err;
-	u32 count, owner = s->owner;
+	u32 count, owner = s->owner, gen = s->gen;
 	u64 phys, size;
 
 	if (self == owner)
@@ -85,10 +88,25 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
 	if (aidx < 0)
 		return aidx;
-	err = owner_call(c, self, seg, SIO_CMD_SEG_CONNECT, &orep, repbuf,
-			 sizeof(repbuf));
+	sio_strlcpy(name, s->name, sizeof(name));
+	err = owner_call(c, self, owner, name, SIO_CMD_SEG_CONNECT, &orep,
+			 repbuf, sizeof(repbuf));
 	if (err)
 		return err;
+	/*
+	 * A platform may run the owner's messages to this node while it
+	 * waits for the reply (smartio.ko over an NTB): the record may be
+	 * gone or another segment's by now, the free entry taken.
+	 */
+	if (!s->used || s->owner != owner || s->gen != gen) {
+		err = -ENOENT;
+		goto disconnect;
+	}
+	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
+	if (aidx < 0) {
+		err = aidx;
+		goto disconnect;
+	}
 	if (sio_msg_require(&orep, SIO_ATTR_BIT(SIO_A_ADDR) |
 				   SIO_ATTR_BIT(SIO_A_SIZE))) {
 		err = -EPROTO;
@@ -111,26 +129,44 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	a->lut = first;
 	a->lut_count = count;
 	a->local_addr = ad->window_base + (u64)first * ad->slot_size;
+	if (c->ops->seg_map) {
+		err = c->ops->seg_map(c->plat, seg, self, 1);
+		if (err) {
+			sio_lut_unmap(c, self, (u32)path, first, count);
+			sio_memset(a, 0, sizeof(*a));
+			goto disconnect;
+		}
+	}
+	/* The owner's bit, in a registry the owner does not share. */
+	s->attached |= 1ull << self;
 	return sio_msg_put_u64(rep, SIO_A_ADDR, a->local_addr);
 disconnect:
-	owner_call(c, self, seg, SIO_CMD_SEG_DISCONNECT, &orep, repbuf,
-		   sizeof(repbuf));
+	owner_call(c, self, owner, name, SIO_CMD_SEG_DISCONNECT, &orep,
+		   repbuf, sizeof(repbuf));
 	return err;
 }
 
 int sio_seg_detach(struct sio_core *c, u32 self, u32 seg)
 {
+	struct sio_segment *s = sio_seg(c->reg, seg);
+	char name[SIO_TOPO_NAME];
 	struct sio_parsed orep;
 	u8 repbuf[SIO_PEER_MSG];
 	int aidx = sio_attach_find(c->reg, seg, self);
+	u32 owner = s->owner, gen = s->gen;
 
 	if (aidx < 0)
 		return -EINVAL;
-	peer_release(c, (u32)aidx);
-	if (sio_node_up(c->reg, sio_seg(c->reg, seg)->owner) &&
-	    owner_call(c, self, seg, SIO_CMD_SEG_DISCONNECT, &orep, repbuf,
-		       sizeof(repbuf)))
+	sio_attach_release(c, (u32)aidx);
+	sio_strlcpy(name, s->name, sizeof(name));
+	if (sio_node_up(c->reg, owner) &&
+	    owner_call(c, self, owner, name, SIO_CMD_SEG_DISCONNECT, &orep,
+		       repbuf, sizeof(repbuf)) &&
+	    s->used && s->gen == gen)
 		owner_forget(c, seg, self);	/* owner lost it meanwhile */
+	/* The owner's bit, in a registry the owner does not share. */
+	if (s->used && s->gen == gen)
+		s->attached &= ~(1ull << self);
 	return 0;
 }
 
@@ -181,7 +217,14 @@ void sio_attach_node_down(struct sio_core *c, u32 node)
 
 		if (!a->used || (peer != node && sio_seg(r, seg)->owner != node))
 			continue;
-		peer_release(c, i);
+		sio_attach_release(c, i);
 		owner_forget(c, seg, peer);
 	}
+	/*
+	 * A registry of one machine (smartio.ko over an NTB) has no record of
+	 * the lost node's attachments, only their bits in its segments.
+	 */
+	for (i = 0; i < r->max_segments; i++)
+		if (sio_seg(r, i)->used && (sio_seg(r, i)->attached >> node & 1))
+			owner_forget(c, i, node);
 }

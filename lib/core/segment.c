@@ -182,3 +182,194 @@ int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -EPROTO;
 	}
 }
+
+/* --- registries that are not shared: the owner's table ------------------ */
+
+/* A record of another node's segment goes, with this registry's mappings. */
+static void seg_forget(struct sio_core *c, u32 seg)
+{
+	struct sio_registry *r = c->reg;
+	u32 i;
+
+	for (i = 0; i < r->max_attach; i++) {
+		struct sio_attach *a = sio_attach_at(r, i);
+
+		if (a->used && a->seg == seg)
+			sio_attach_release(c, i);
+	}
+	sio_seg_event(c, SIO_EV_SEGMENT_DESTROY, seg, NULL, NULL);
+	sio_memset(sio_seg(r, seg), 0, sizeof(struct sio_segment));
+}
+
+void sio_core_seg_forget(struct sio_core *c, u32 self, u32 owner)
+{
+	struct sio_registry *r = c->reg;
+	u32 i;
+
+	if (owner == self)
+		return;
+	for (i = 0; i < r->max_segments; i++)
+		if (sio_seg(r, i)->used && sio_seg(r, i)->owner == owner)
+			seg_forget(c, i);
+}
+
+int sio_core_seg_table(struct sio_core *c, u32 self, u32 dst, void *buf,
+		       u32 cap)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_msg m;
+	u32 i;
+	int nest;
+
+	sio_msg_init(&m, buf, cap, SIO_CMD_SEG_TABLE, SIO_F_REQUEST, 0);
+	sio_msg_put_u32(&m, SIO_A_NODE, self);
+	for (i = 0; i < r->max_segments; i++) {
+		struct sio_segment *s = sio_seg(r, i);
+
+		if (!s->used || s->owner != self)
+			continue;
+		nest = sio_msg_nest_start(&m, SIO_A_SEG);
+		if (nest < 0)
+			return nest;
+		sio_msg_put_str(&m, SIO_A_NAME, s->name);
+		sio_msg_put_u32(&m, SIO_A_INDEX, s->gen);
+		sio_msg_put_u64(&m, SIO_A_SIZE, s->sized ? s->size : 0);
+		sio_msg_put_u64(&m, SIO_A_ADDR, s->phys);
+		sio_msg_put_u64(&m, SIO_A_OFFSET, s->backing);
+		sio_msg_put_u32(&m, SIO_A_FLAGS, s->available);
+		sio_msg_put_u64(&m, SIO_A_MASK, s->attached);
+		sio_msg_nest_end(&m, nest);
+	}
+	sio_msg_put_u32(&m, SIO_A_SRC, sio_node(r, self)->id);
+	sio_msg_put_u32(&m, SIO_A_DST, sio_node(r, dst)->id);
+	return sio_msg_finish(&m);
+}
+
+/* The nest of table p that describes segment name, or NULL. */
+static int table_find(const struct sio_parsed *p, const char *name,
+		      struct sio_nla *out)
+{
+	struct sio_nla a, f;
+	u32 pos = 0;
+
+	while (sio_nla_next(p->attrs, p->attrs_len, &pos, &a)) {
+		if (a.type != SIO_A_SEG || sio_nla_find(&a, SIO_A_NAME, &f))
+			continue;
+		if (sio_streq(sio_nla_str(&f), name)) {
+			*out = a;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static u64 field_u64(const struct sio_nla *nest, u16 type)
+{
+	struct sio_nla f;
+
+	return sio_nla_find(nest, type, &f) ? 0 : sio_nla_u64(&f);
+}
+
+static u32 field_u32(const struct sio_nla *nest, u16 type)
+{
+	struct sio_nla f;
+
+	return sio_nla_find(nest, type, &f) ? 0 : sio_nla_u32(&f);
+}
+
+/*
+ * One record of the owner's table into this registry.  Whether self maps
+ * it is this registry's business (its attach record), whatever the owner
+ * had heard when it sent the table.
+ */
+static int table_apply(struct sio_core *c, u32 self, u32 owner,
+		       const struct sio_nla *nest)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_segment *s;
+	struct sio_nla f;
+	const char *name;
+	int i, changed = 0;
+	u64 size, attached;
+
+	if (sio_nla_find(nest, SIO_A_NAME, &f))
+		return -EINVAL;
+	name = sio_nla_str(&f);
+	if (!seg_name_ok(name) || sio_nla_find(nest, SIO_A_INDEX, &f))
+		return -EINVAL;
+	i = sio_seg_lookup(r, owner, name);
+	if (i < 0) {
+		i = SIO_FREE_ENTRY(r, sio_seg, max_segments);
+		if (i < 0)
+			return i;
+		s = sio_seg(r, (u32)i);
+		sio_memset(s, 0, sizeof(*s));
+		s->used = 1;
+		s->owner = (u16)owner;
+		s->gen = sio_nla_u32(&f);
+		sio_strlcpy(s->name, name, sizeof(s->name));
+		sio_seg_event(c, SIO_EV_SEGMENT_CREATE, (u32)i, NULL, NULL);
+	}
+	s = sio_seg(r, (u32)i);
+	size = field_u64(nest, SIO_A_SIZE);
+	attached = field_u64(nest, SIO_A_MASK) & ~(1ull << self);
+	if (sio_attach_find(r, (u32)i, self) >= 0)
+		attached |= 1ull << self;
+	if (s->size != size || s->sized != !!size ||
+	    s->phys != field_u64(nest, SIO_A_ADDR) ||
+	    s->backing != field_u64(nest, SIO_A_OFFSET) ||
+	    s->available != !!field_u32(nest, SIO_A_FLAGS) ||
+	    s->attached != attached)
+		changed = 1;
+	s->size = size;
+	s->sized = !!size;
+	s->phys = field_u64(nest, SIO_A_ADDR);
+	s->backing = field_u64(nest, SIO_A_OFFSET);
+	s->available = !!field_u32(nest, SIO_A_FLAGS);
+	s->attached = attached;
+	return changed;
+}
+
+/*
+ * SEG_TABLE from the owner: records it no longer lists (or lists with
+ * another generation: destroyed and created again) go, the others are
+ * created or updated.
+ */
+int sio_h_seg_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		    struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int owner = sio_msg_node(r, p, SIO_A_NODE), n, err = 0, changed = 0;
+	struct sio_nla nest, a;
+	u32 i, pos = 0;
+
+	(void)rep;
+	if (owner < 0)
+		return owner;
+	if ((u32)owner == self)
+		return -EINVAL;
+	if (p->present[SIO_A_SRC] &&
+	    sio_nla_u32(&p->tb[SIO_A_SRC]) != sio_node(r, (u32)owner)->id)
+		return -EPERM;	/* only the owner speaks for its segments */
+	for (i = 0; i < r->max_segments; i++) {
+		struct sio_segment *s = sio_seg(r, i);
+
+		if (!s->used || s->owner != (u32)owner)
+			continue;
+		if (table_find(p, s->name, &nest) ||
+		    field_u32(&nest, SIO_A_INDEX) != s->gen)
+			seg_forget(c, i);
+	}
+	while (sio_nla_next(p->attrs, p->attrs_len, &pos, &a)) {
+		if (a.type != SIO_A_SEG)
+			continue;
+		n = table_apply(c, self, (u32)owner, &a);
+		if (n < 0)
+			err = n;
+		else
+			changed |= n;
+	}
+	if (changed && c->ops->notify)
+		c->ops->notify(c->plat);
+	return err;
+}

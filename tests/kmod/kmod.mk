@@ -9,7 +9,8 @@
 # image or headers.
 KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
 	kmod/sio_kplat.c kmod/sio_debugfs.c kmod/sio_fabric.c kmod/sio_lender.c kmod/sio_shadow.c \
-	kmod/sio_genl.c kmod/sio_cdev.c kmod/dkms.conf kmod/README
+	kmod/sio_genl.c kmod/sio_cdev.c kmod/sio_ntb.c kmod/dkms.conf kmod/README \
+	kmod/ntb/smartio_ntb.h
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/guest-lib.sh \
 	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c
 

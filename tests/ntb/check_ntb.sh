@@ -1,9 +1,13 @@
 #!/bin/sh
 # make check-ntb: two QEMU guests joined by two software NTBs (kmod/ntb
 # over ivshmem-doorbell and smartio-ivshmem-server) run the mainline
-# ntb_pingpong and ntb_tool, and smartio_ntb (discovery, messages); guest b
-# powers off, guest a must see the link and the smartio peer go down, then
-# b boots again and both come back.
+# ntb_pingpong and ntb_tool, and smartio_ntb (discovery, messages); then
+# smartio.ko fabric=ntb on top of smartio_ntb, with smartiofs serving
+# /smartio in each guest: both nodes listed, a segment of each guest
+# mapped by the other, attach and detach from both guests at once; guest b
+# powers off, guest a must see the link, the smartio peer and host1 go
+# down (its segment gone, a's mapping of it revoked), then b boots again
+# and both come back, segments too.
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_KEEP=1 keeps
@@ -22,6 +26,10 @@ file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
 	skip "no static busybox (apt-get install busybox-static)"
 server=$build/contrib/ivshmem/smartio-ivshmem-server
 [ -x "$server" ] || skip "$server not built"
+# smartiofs and libsmartio as built (libtool keeps the real ones in .libs).
+sfs=$build/fs/.libs/smartiofs
+[ -x "$sfs" ] || sfs=$build/fs/smartiofs
+file -L "$sfs" 2>/dev/null | grep -q ELF || skip "fs/smartiofs not built (make)"
 
 out=$build/tests/ntb/build
 sh "$src/tests/ntb/build.sh" "$src" "$out"
@@ -34,6 +42,17 @@ if [ -z "${KVER:-}" ]; then
 fi
 kernel=/boot/vmlinuz-$KVER
 [ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
+# smartio.ko (fabric=ntb finds smartio_ntb.ko at load time) and the
+# guests' mmap helper (static: the guests have no C library of their own).
+if ! make -C "$src/kmod" KDIR="/usr/src/linux-headers-$KVER" \
+	O_BUILD="$out/smartio" >"$out/smartio.log" 2>&1; then
+	cat "$out/smartio.log"
+	echo "FAIL: building smartio.ko"
+	exit 1
+fi
+${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
+	-o "$out/sio_segrw" "$src/tests/ntb/sio_segrw.c" >"$out/cc.log" 2>&1 ||
+	{ cat "$out/cc.log"; skip "cannot link a static program (libc6-dev)"; }
 
 tmp=$(mktemp -d /tmp/check-ntb.XXXXXX)
 pids=
@@ -57,7 +76,26 @@ cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/guest-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
 cp "$out"/ntb.ko "$out"/ntb_ivshmem.ko "$out"/ntb_tool.ko \
-	"$out"/ntb_pingpong.ko "$out"/smartio_ntb.ko "$tmp/root/"
+	"$out"/ntb_pingpong.ko "$out"/smartio_ntb.ko \
+	"$out/smartio/smartio.ko" "$tmp/root/"
+cp "$out/sio_segrw" "$tmp/root/bin/"
+# FUSE, smartiofs and its libraries.
+mkdir -p "$tmp/root/modules" "$tmp/root/lib/smartio"
+modprobe -S "$KVER" --show-depends fuse 2>/dev/null |
+	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$tmp/mods"
+while read -r m; do
+	cp "$m" "$tmp/root/modules/"
+	echo "/modules/$(basename "$m")" >>"$tmp/root/modules/order"
+done <"$tmp/mods"
+touch "$tmp/root/modules/order"
+cp "$sfs" "$tmp/root/bin/smartiofs"
+LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+while read -r lib; do
+	case $lib in
+	*/libsmartio.so*) cp -L "$lib" "$tmp/root/lib/smartio/" ;;
+	*) mkdir -p "$tmp/root$(dirname "$lib")"; cp -L "$lib" "$tmp/root$lib" ;;
+	esac
+done
 (cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
 
 # Two software NTBs between the guests: two servers, two devices each.
@@ -134,9 +172,9 @@ check() {
 	fi
 	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; }
 }
-check a1 25
-check b1 15
-check b2 9
+check a1 47
+check b1 26
+check b2 16
 echo "--- servers"
 cat "$tmp/server1.log" "$tmp/server2.log"
 if [ "$fails" -eq 0 ]; then

@@ -11,6 +11,13 @@
 # down again.
 # (ntb_tool is never unloaded: its 6.1 remove path frees its debugfs files
 # twice when memory windows were set up.)
+# After the smartio_ntb checks of phase 1, both guests load smartio.ko
+# fabric=ntb over smartio_ntb and serve /smartio with smartiofs: both
+# nodes up, a segment of each mapped by the other through /smartio, attach
+# and detach cycles from both guests at once; a holds a mapping of b's
+# segment while b powers off, and must see host1 down, its segment gone
+# and the mapping revoked.  b2 loads smartio.ko again: host1 is up again
+# and each maps the other's segment once more.
 # Every check prints "PASS: ..." or "FAIL: ..."; "NTB-END" ends the run.
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -45,6 +52,74 @@ waitfor() {
 }
 is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
+# --- smartio.ko over the NTB: helpers ---------------------------------------
+# smartio_start: FUSE, smartio.ko fabric=ntb as host$me, smartiofs on
+# /smartio, and the peer up there.
+smartio_start() {
+	for m in $(cat /modules/order); do
+		insmod "$m" 2>/dev/null
+	done
+	if insmod /smartio.ko fabric=ntb node=$me; then
+		pass "insmod smartio.ko fabric=ntb node=$me"
+	else
+		fail "insmod smartio.ko fabric=ntb node=$me"; finish
+	fi
+	mkdir -p /smartio /etc
+	ln -sf /proc/mounts /etc/mtab
+	if LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel \
+		--node host$me /smartio; then
+		pass "smartiofs serves /smartio as host$me"
+	else
+		fail "smartiofs --fabric kernel --node host$me"; finish
+	fi
+	if waitfor 120 is "$P/state" up; then
+		pass "/smartio: host$peer up"
+	else
+		fail "/smartio: host$peer is '$(cat "$P/state")'"; finish
+	fi
+}
+# segment_create TEXT: seg<role> of 64 KiB, exported, TEXT at its start.
+segment_create() {
+	if mkdir "$mine" && echo 64k >"$mine/size" &&
+	   echo 1 >"$mine/available" && sio_segrw "$mine/mem" 0 write "$1" &&
+	   [ "$(sio_segrw "$mine/mem" 0 read ${#1})" = "$1" ]; then
+		pass "segment seg$role: $(cat "$mine/size") bytes, '$1' at 0 through $(readlink "$mine/mem")"
+	else
+		fail "segment seg$role: size '$(cat "$mine/size")', mem -> '$(readlink "$mine/mem")'"
+	fi
+}
+# segment_peer TEXT: the peer's segment is listed and mapped here, holds
+# TEXT, and gets "<role> was here" at 4096.
+segment_peer() {
+	if waitfor 30 is "$theirs/size" 65536; then
+		pass "host$peer's segment seg$other listed here"
+	else
+		fail "host$peer's segment seg$other: $(ls "$P/segments")"
+	fi
+	got=$(sio_segrw "$theirs/mem" 0 read ${#1})
+	if [ "$got" = "$1" ]; then
+		pass "seg$other mapped here through $theirs/mem -> $(readlink "$theirs/mem"): '$got'"
+	else
+		fail "seg$other mapped here reads '$got'"
+	fi
+	sio_segrw "$theirs/mem" 4096 write "$role was here" ||
+		fail "writing into seg$other"
+}
+# segment_written: what the peer wrote into ours.
+segment_written() {
+	got=$(sio_segrw "$mine/mem" 4096 read 10)
+	if [ "$got" = "$other was here" ]; then
+		pass "seg$role holds '$got' written by host$peer"
+	else
+		fail "seg$role holds '$got' at 4096"
+	fi
+	if waitfor 10 is "$mine/attached" "host$peer"; then
+		pass "seg$role attached by host$peer"
+	else
+		fail "seg$role attached: '$(cat "$mine/attached")'"
+	fi
+}
+
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_ivshmem.ko || fail "insmod ntb_ivshmem.ko"
 pci=$(ls /sys/bus/pci/drivers/ntb_ivshmem | grep '^0000:' | sed -n 1p)
@@ -52,6 +127,10 @@ pci2=$(ls /sys/bus/pci/drivers/ntb_ivshmem | grep '^0000:' | sed -n 2p)
 [ -n "$pci" ] && [ -n "$pci2" ] && pass "ntb_ivshmem bound to $pci and $pci2" ||
 	{ fail "ntb_ivshmem bound to two devices"; finish; }
 [ "$role" = a ] && me=0 peer=1 || me=1 peer=0
+[ "$role" = a ] && other=b || other=a
+P=/smartio/nodes/host$peer
+mine=/smartio/self/segments/seg$role
+theirs=$P/segments/seg$other
 # smartio_ntb runs on the second software NTB, as node 100 + port.
 mynode=$((100 + me)) peernode=$((100 + peer))
 S=/sys/kernel/debug/smartio_ntb/$pci2
@@ -82,13 +161,22 @@ fi
 
 # --- smartio_ntb: discovery and messages over the second NTB ---------------
 insmod /smartio_ntb.ko node=$mynode dev=$pci2 || fail "insmod smartio_ntb"
+# In phase 2 host0's smartio.ko holds a's smartio_ntb, as node 0: it
+# answers with the core's protocol, not the echo.
+[ "$phase" = 2 ] && peernode=0
 if waitfor 120 smartio_up; then
 	gen=$(sed -n 's/.*generation=//p' "$S/peer")
 	pass "smartio_ntb: peer node $peernode up (generation $gen)"
 else
 	fail "smartio_ntb: peer: $(cat "$S/peer")"
 fi
-if smartio_call; then
+if [ "$phase" = 2 ]; then
+	if echo "hello from b" >"$S/call" && ! grep -q got: "$S/call"; then
+		pass "smartio_ntb: host0's smartio.ko answers a call"
+	else
+		fail "smartio_ntb: call to host0's smartio.ko: '$(cat "$S/call")'"
+	fi
+elif smartio_call; then
 	pass "smartio_ntb: reply '$(cat "$S/call")'"
 else
 	fail "smartio_ntb: call: '$(cat "$S/call")'"
@@ -141,10 +229,23 @@ is "$D/db" 0x0 && pass "doorbell cleared" || fail "db after clear: $(cat "$D/db"
 echo "c $in" >"$D/db_mask"
 
 if [ "$phase" = 2 ]; then
+	smartio_start
+	segment_create "segment of b, again"
+	handshake 3
+	got=$(sio_segrw "$theirs/mem" 0 read 12)
+	[ "$got" = "segment of a" ] &&
+		pass "sega (kept by host0 across the restart) reads '$got' here" ||
+		fail "sega reads '$got' after the restart"
+	sio_segrw "$theirs/mem" 4096 write "b was here" ||
+		fail "writing into sega after the restart"
+	handshake 4
+	segment_written
+	handshake 5
 	handshake 2
 	# No window was set up here: every module unloads (ntb_ivshmem clears
 	# its page, so a sees the link go down without waiting for a timeout).
-	if rmmod smartio_ntb && rmmod ntb_tool && rmmod ntb_ivshmem && rmmod ntb; then
+	if umount /smartio && waitfor 10 rmmod smartio && rmmod smartio_ntb &&
+	   rmmod ntb_tool && rmmod ntb_ivshmem && rmmod ntb; then
 		pass "all modules unloaded"
 	else
 		fail "unloading the modules"
@@ -165,7 +266,6 @@ for w in 0 1; do
 	echo "hello from $role over window $w" >"$D/peer0/peer_mw$w"
 done
 handshake 3
-[ "$role" = a ] && other=b || other=a
 for w in 0 1; do
 	got=$(head -c 28 "$D/peer0/mw$w")
 	if [ "$got" = "hello from $other over window $w" ]; then
@@ -203,6 +303,65 @@ else
 fi
 handshake 8
 
+# --- smartio.ko over the NTB: /smartio on both guests ------------------------
+smartio_start
+if [ "$(readlink /smartio/self)" = "nodes/host$me" ] &&
+   [ "$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 " ] &&
+   is /smartio/self/state up && is /smartio/self/adapters/ntb0/link up; then
+	pass "/smartio: self is host$me, nodes host0 and host1, ntb0 link up"
+else
+	fail "/smartio: self $(readlink /smartio/self), nodes $(ls /smartio/nodes)"
+fi
+segment_create "segment of $role"
+handshake 9
+segment_peer "segment of $other"
+handshake 10
+segment_written
+handshake 11
+# Both guests at once: a write to the peer's segment (available) and a
+# detach or attach hold the node's lock while they wait for the owner,
+# whose handler needs the owner's lock.  Three loops keep the lock busy.
+# (A crossing that is not resolved waits for the 5 s call timeout and
+# fails.)
+F=/sys/kernel/debug/smartio_fabric/in_place
+in0=$(cat $F)
+t0=$(date +%s)
+rm -f /tmp/loop*.bad
+for k in 1 2; do
+	(
+		i=0
+		while [ $i -lt 30 ]; do
+			echo 1 >"$theirs/available" || echo "$i" >>/tmp/loop$k.bad
+			i=$((i + 1))
+		done
+	) &
+done
+i=0
+while [ $i -lt 12 ]; do
+	echo "host$me" >"$theirs/detach" || echo "$i" >>/tmp/loop0.bad
+	readlink "$theirs/mem" >/dev/null || echo "$i" >>/tmp/loop0.bad
+	i=$((i + 1))
+done
+wait
+t=$(($(date +%s) - t0))
+bad=$(cat /tmp/loop*.bad 2>/dev/null | wc -l)
+if [ "$bad" = 0 ] && [ "$t" -lt 60 ]; then
+	pass "60 writes to seg$other and 12 detach/attach cycles from both guests at once ($t s, $(($(cat $F) - in0)) requests ran for a parked sender)"
+else
+	fail "writes and detach/attach from both guests at once: $bad failed, $t s"
+fi
+got=$(sio_segrw "$theirs/mem" 0 read 12)
+[ "$got" = "segment of $other" ] && pass "seg$other still reads '$got'" ||
+	fail "seg$other reads '$got' after the cycles"
+handshake 12
+if [ "$role" = a ]; then
+	sio_segrw "$theirs/mem" 0 hold 16 /tmp/go >/tmp/hold.out 2>&1 &
+	hold=$!
+	waitfor 10 grep -q "segment of b" /tmp/hold.out ||
+		fail "holding a mapping of segb: $(cat /tmp/hold.out)"
+fi
+handshake 13
+
 # --- the peer powers off and comes back ----------------------------------------
 if [ "$role" = b ]; then
 	sleep 1
@@ -220,6 +379,26 @@ else
 fi
 echo ping >"$S/call" 2>/dev/null && fail "smartio_ntb: a call to a node that is off worked" ||
 	pass "smartio_ntb: a call to a node that is off fails"
+if waitfor 30 is "$P/state" down; then
+	pass "/smartio: host1 down after it powered off"
+else
+	fail "/smartio: host1 is '$(cat "$P/state")' after it powered off"
+fi
+if [ -z "$(ls "$P/segments")" ] && ! ls /dev/sio-host1-* >/dev/null 2>&1; then
+	pass "host1's segment and this node's mapping device for it are gone"
+else
+	fail "left of host1: segments '$(ls "$P/segments")', $(ls /dev/sio-host1-* 2>&1)"
+fi
+is "$mine/attached" "" && pass "sega no longer attached by host1" ||
+	fail "sega attached: '$(cat "$mine/attached")'"
+touch /tmp/go
+wait "$hold"
+st=$?
+if [ "$st" = 135 ]; then
+	pass "the mapping of host1's segment was revoked (SIGBUS)"
+else
+	fail "the mapping of host1's segment: status $st, $(cat /tmp/hold.out)"
+fi
 if waitfor 300 is "$D/peer0/link" Y; then
 	pass "link up again after the peer restarted"
 else
@@ -248,6 +427,18 @@ else
 	fail "doorbell after restart: db = $(cat "$D/db")"
 fi
 echo "c $in" >"$D/db"
+# b2 loads smartio.ko now: host1 comes back, segments flow again.
+if waitfor 120 is "$P/state" up; then
+	pass "/smartio: host1 up again after its restart"
+else
+	fail "/smartio: host1 is '$(cat "$P/state")' after its restart"
+fi
+sio_segrw "$mine/mem" 4096 write "----------"	# b2 writes it again
+handshake 3
+segment_peer "segment of b, again"
+handshake 4
+segment_written
+handshake 5
 handshake 2
 t0=$(date +%s)
 if waitfor 60 is "$D/peer0/link" N; then
@@ -260,4 +451,11 @@ if waitfor 30 is "$S/peer" down; then
 else
 	fail "smartio_ntb: peer $(cat "$S/peer") after the peer unloaded"
 fi
+if is "$P/state" down && [ -z "$(ls "$P/segments")" ]; then
+	pass "/smartio: host1 down and without segments after it unloaded"
+else
+	fail "/smartio: host1 '$(cat "$P/state")', segments '$(ls "$P/segments")'"
+fi
+umount /smartio && waitfor 10 rmmod smartio && pass "smartio.ko unloads" ||
+	fail "unloading smartio.ko"
 finish

@@ -20,12 +20,12 @@ tests_ntb_test_ivshmem_server_SOURCES = tests/ntb/test_ivshmem_server.c
 NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
 	kmod/ntb/smartio_ntb.h kmod/ntb/Kbuild kmod/ntb/Makefile \
 	kmod/ntb/README tests/ntb/build.sh tests/ntb/check_ntb.sh \
-	tests/ntb/guest-init.sh
+	tests/ntb/guest-init.sh tests/ntb/sio_segrw.c
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:
 # make check-ntb then says SKIP and succeeds.
-check-ntb: contrib/ivshmem/smartio-ivshmem-server
+check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_ntb.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb: SKIPPED"; exit 0; fi; \
