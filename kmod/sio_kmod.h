@@ -154,5 +154,4 @@ int sio_ntb_fab_seg_backing(u32 seg, int create);
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map);
 void sio_ntb_fab_notify(void);
 
-
 #endif /* SIO_KMOD_H */
