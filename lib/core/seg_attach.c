@@ -137,8 +137,13 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 			goto disconnect;
 		}
 	}
-	/* The owner's bit, in a registry the owner does not share. */
+	/*
+	 * The owner's bit, in a registry the owner does not share; and its
+	 * readers learn of the new record (the owner's event is the owner's).
+	 */
 	s->attached |= 1ull << self;
+	if (c->ops->notify)
+		c->ops->notify(c->plat);
 	return sio_msg_put_u64(rep, SIO_A_ADDR, a->local_addr);
 disconnect:
 	owner_call(c, self, owner, name, SIO_CMD_SEG_DISCONNECT, &orep,
@@ -167,6 +172,8 @@ int sio_seg_detach(struct sio_core *c, u32 self, u32 seg)
 	/* The owner's bit, in a registry the owner does not share. */
 	if (s->used && s->gen == gen)
 		s->attached &= ~(1ull << self);
+	if (c->ops->notify)
+		c->ops->notify(c->plat);
 	return 0;
 }
 
