@@ -10,7 +10,9 @@
  * owns the records of its own segments; the other node's are copies: after
  * every change (the core's notify) and when the peer comes up, a work item
  * sends the table of this node's segments as SEG_TABLE, which replaces the
- * peer's copies (lib/core/segment.c).  A segment's memory is in its owner's
+ * peer's copies (lib/core/segment.c); a node that had the other create,
+ * size, destroy or export a segment for its user asks for the table at
+ * once (SEG_TABLE_GET).  A segment's memory is in its owner's
  * inbound NTB window (sio_ntb_seg_alloc); the record carries its offset
  * there (backing), and a node that attaches it maps that range of its
  * outbound window (sio_ntb_peer_seg) behind a character device of the
@@ -120,6 +122,49 @@ static bool peer_up(void)
 	return fab.p && sio_node(sio_k.reg, fab.peer)->state == SIO_NODE_UP;
 }
 
+/* A user's command the core forwarded to the peer's segments. */
+static bool changes_peer_table(const void *msg, u32 len)
+{
+	u8 cmd = len > SIO_NLMSG_HDRLEN ? ((const u8 *)msg)[SIO_NLMSG_HDRLEN] : 0;
+
+	return cmd == SIO_CMD_SEG_CREATE || cmd == SIO_CMD_SEG_SIZE ||
+	       cmd == SIO_CMD_SEG_DESTROY || cmd == SIO_CMD_SEG_AVAILABLE;
+}
+
+/*
+ * After the peer carried out such a command for our user (reply holds its
+ * answer): its new segment table, asked for with SEG_TABLE_GET and applied
+ * as its SEG_TABLE would be, so that what the user does next (mkdir, then
+ * a lookup of the new directory) finds the segment.  The table the peer
+ * pushes after every change arrives later and changes nothing then.
+ */
+static void pull_table(const void *reply, int n)
+{
+	struct sio_parsed *p = kmalloc(sizeof(*p), GFP_KERNEL);
+	u8 *req = kmalloc(SIO_PEER_MSG_K, GFP_KERNEL);
+	u8 *rep = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
+	struct sio_msg m;
+	int len;
+
+	if (!p || !req || !rep || sio_msg_parse(reply, n, p) ||
+	    !p->present[SIO_A_ERRNO] || sio_nla_s32(&p->tb[SIO_A_ERRNO]))
+		goto out;
+	sio_msg_init(&m, req, SIO_PEER_MSG_K, SIO_CMD_SEG_TABLE_GET,
+		     SIO_F_REQUEST, 0);
+	sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
+	len = sio_msg_finish(&m);
+	if (len > 0)
+		len = ntb.call(fab.p, req, len, rep, SIO_MSG_MAX,
+			       SIO_FAB_TIMEOUT_MS);
+	if (len > 0 && !sio_msg_parse(rep, len, p) &&
+	    p->present[SIO_A_ERRNO] && !sio_nla_s32(&p->tb[SIO_A_ERRNO]))
+		sio_h_seg_table(&sio_k.core, sio_k.self, p, NULL);
+out:
+	kfree(p);
+	kfree(req);
+	kfree(rep);
+}
+
 int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
 {
 	int n;
@@ -134,6 +179,8 @@ int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
 	mutex_unlock(&fab.park_lock);
 	wake_up_all(&fab.park_wq);
 	n = ntb.call(fab.p, msg, len, reply, cap, SIO_FAB_TIMEOUT_MS);
+	if (n > 0 && changes_peer_table(msg, len))
+		pull_table(reply, n);
 	/* Back only when no request runs in our place. */
 	mutex_lock(&fab.park_lock);
 	fab.parked--;

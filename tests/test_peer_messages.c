@@ -3,7 +3,8 @@
  * through sio_core_dispatch on a real simulated fabric: HEARTBEAT and the
  * failure detector built on it, EVENT from another node, the owner's half
  * of a segment attachment (SEG_CONNECT / SEG_DISCONNECT) and the lender's
- * half of a segment's device window (MAP_SEG_WINDOW / UNMAP_SEG_WINDOW).
+ * half of a segment's device window (MAP_SEG_WINDOW / UNMAP_SEG_WINDOW),
+ * and the owner's segment table asked for (SEG_TABLE_GET).
  * Each bad message gets its errno and changes nothing.
  */
 #include <stdarg.h>
@@ -244,6 +245,51 @@ static void test_segment_connect_is_decided_by_the_owner(void **state)
 	smartio_close(h);
 }
 
+/* The owner answers SEG_TABLE_GET with its table: every segment it owns. */
+static void test_segment_table_is_given_to_who_asks(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, NULL, fabric, sizeof(fabric));
+	unsigned host0 = th_node(h, "host0"), host1 = th_node(h, "host1");
+	struct sio_nla seg, f;
+	struct reply rep;
+	struct sio_msg m;
+	u8 buf[256];
+	u32 pos = 0, nsegs = 0;
+
+	(void)state;
+	assert_int_equal(smartio_segment_create(h, host1, "ring"), 0);
+	assert_int_equal(smartio_segment_set_size(h, host1, "ring", 1 << 16), 0);
+	assert_int_equal(smartio_segment_create(h, host0, "other"), 0);
+	sio_msg_init(&m, buf, sizeof(buf), SIO_CMD_SEG_TABLE_GET, SIO_F_REQUEST, 1);
+	sio_msg_put_u32(&m, SIO_A_NODE, host0);
+	assert_int_equal(dispatch(h, host1, &m, &rep), 0);
+	assert_true(rep.p.present[SIO_A_NODE]);
+	assert_int_equal(sio_nla_u32(&rep.p.tb[SIO_A_NODE]), host1);
+	while (sio_nla_next(rep.p.attrs, rep.p.attrs_len, &pos, &seg)) {
+		if (seg.type != SIO_A_SEG)
+			continue;
+		nsegs++;	/* host1's only: not host0's "other" */
+		assert_int_equal(sio_nla_find(&seg, SIO_A_NAME, &f), 0);
+		assert_string_equal(sio_nla_str(&f), "ring");
+		assert_int_equal(sio_nla_find(&seg, SIO_A_SIZE, &f), 0);
+		assert_int_equal(sio_nla_u64(&f), 1 << 16);
+	}
+	assert_int_equal(nsegs, 1);
+	/* Asking oneself, or as a node that does not exist: refused. */
+	sio_msg_init(&m, buf, sizeof(buf), SIO_CMD_SEG_TABLE_GET, SIO_F_REQUEST, 1);
+	sio_msg_put_u32(&m, SIO_A_NODE, host1);
+	assert_int_equal(dispatch(h, host1, &m, NULL), -EINVAL);
+	sio_msg_init(&m, buf, sizeof(buf), SIO_CMD_SEG_TABLE_GET, SIO_F_REQUEST, 1);
+	sio_msg_put_u32(&m, SIO_A_NODE, 42);
+	assert_int_equal(dispatch(h, host1, &m, NULL), -ENOENT);
+	sio_msg_init(&m, buf, sizeof(buf), SIO_CMD_SEG_TABLE_GET, SIO_F_REQUEST, 1);
+	assert_int_equal(dispatch(h, host1, &m, NULL), -EINVAL);
+	assert_int_equal(smartio_segment_destroy(h, host1, "ring"), 0);
+	assert_int_equal(smartio_segment_destroy(h, host0, "other"), 0);
+	smartio_close(h);
+}
+
 static int window_msg(struct smartio *h, unsigned self, u8 cmd, uint32_t fdid,
 		      unsigned owner, uint64_t iova, uint64_t size)
 {
@@ -325,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_heartbeat_brings_a_node_up_and_silence_takes_it_down),
 		cmocka_unit_test(test_event_from_another_node_lands_in_the_ring),
 		cmocka_unit_test(test_segment_connect_is_decided_by_the_owner),
+		cmocka_unit_test(test_segment_table_is_given_to_who_asks),
 		cmocka_unit_test(test_segment_window_is_programmed_by_the_lender),
 	};
 

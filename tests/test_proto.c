@@ -184,6 +184,7 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_REPLY] = A(ERRNO) | A(ADDR),
 	[SIO_CMD_REG_READ] = A(OFFSET) | A(SIZE),
 	[SIO_CMD_SEG_TABLE] = A(NODE) | A(SEG),
+	[SIO_CMD_SEG_TABLE_GET] = A(NODE),
 };
 
 static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
@@ -211,6 +212,7 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_PEER_EXPOSE] = "peer-expose",
 	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose", [SIO_CMD_REPLY] = "reply",
 	[SIO_CMD_REG_READ] = "reg-read", [SIO_CMD_SEG_TABLE] = "seg-table",
+	[SIO_CMD_SEG_TABLE_GET] = "seg-table-get",
 };
 
 #define NBARS 4

@@ -82,6 +82,8 @@ void sio_attach_node_down(struct sio_core *c, u32 node);
 void sio_segdma_node_down(struct sio_core *c, u32 node);
 int sio_h_seg_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		    struct sio_msg *rep);
+int sio_h_seg_table_get(struct sio_core *c, u32 self,
+			const struct sio_parsed *p, struct sio_msg *rep);
 int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		      struct sio_msg *rep);
 int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,

@@ -492,6 +492,7 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_REPLY]		= "reply",
 	[SIO_CMD_REG_READ]	= "reg-read",
 	[SIO_CMD_SEG_TABLE]	= "seg-table",
+	[SIO_CMD_SEG_TABLE_GET]	= "seg-table-get",
 };
 
 const char *sio_cmd_name(u8 cmd)

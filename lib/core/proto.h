@@ -77,6 +77,7 @@ enum sio_cmd {
 	SIO_CMD_REG_READ,	/* OFFSET, SIZE -> reply DATA, SEQ */
 	/* core <-> core when the nodes do not share one registry */
 	SIO_CMD_SEG_TABLE,	/* NODE (owner), SEG* (nested) */
+	SIO_CMD_SEG_TABLE_GET,	/* NODE (who asks) -> reply NODE (owner), SEG* */
 	__SIO_CMD_MAX,
 };
 #define SIO_CMD_MAX (__SIO_CMD_MAX - 1)

@@ -213,36 +213,64 @@ void sio_core_seg_forget(struct sio_core *c, u32 self, u32 owner)
 			seg_forget(c, i);
 }
 
-int sio_core_seg_table(struct sio_core *c, u32 self, u32 dst, void *buf,
-		       u32 cap)
+/* self's table for dst into m: NODE, a SEG per segment, SRC, DST. */
+static int seg_table_put(struct sio_core *c, u32 self, u32 dst,
+			 struct sio_msg *m)
 {
 	struct sio_registry *r = c->reg;
-	struct sio_msg m;
 	u32 i;
 	int nest;
 
-	sio_msg_init(&m, buf, cap, SIO_CMD_SEG_TABLE, SIO_F_REQUEST, 0);
-	sio_msg_put_u32(&m, SIO_A_NODE, self);
+	sio_msg_put_u32(m, SIO_A_NODE, self);
 	for (i = 0; i < r->max_segments; i++) {
 		struct sio_segment *s = sio_seg(r, i);
 
 		if (!s->used || s->owner != self)
 			continue;
-		nest = sio_msg_nest_start(&m, SIO_A_SEG);
+		nest = sio_msg_nest_start(m, SIO_A_SEG);
 		if (nest < 0)
 			return nest;
-		sio_msg_put_str(&m, SIO_A_NAME, s->name);
-		sio_msg_put_u32(&m, SIO_A_INDEX, s->gen);
-		sio_msg_put_u64(&m, SIO_A_SIZE, s->sized ? s->size : 0);
-		sio_msg_put_u64(&m, SIO_A_ADDR, s->phys);
-		sio_msg_put_u64(&m, SIO_A_OFFSET, s->backing);
-		sio_msg_put_u32(&m, SIO_A_FLAGS, s->available);
-		sio_msg_put_u64(&m, SIO_A_MASK, s->attached);
-		sio_msg_nest_end(&m, nest);
+		sio_msg_put_str(m, SIO_A_NAME, s->name);
+		sio_msg_put_u32(m, SIO_A_INDEX, s->gen);
+		sio_msg_put_u64(m, SIO_A_SIZE, s->sized ? s->size : 0);
+		sio_msg_put_u64(m, SIO_A_ADDR, s->phys);
+		sio_msg_put_u64(m, SIO_A_OFFSET, s->backing);
+		sio_msg_put_u32(m, SIO_A_FLAGS, s->available);
+		sio_msg_put_u64(m, SIO_A_MASK, s->attached);
+		sio_msg_nest_end(m, nest);
 	}
-	sio_msg_put_u32(&m, SIO_A_SRC, sio_node(r, self)->id);
-	sio_msg_put_u32(&m, SIO_A_DST, sio_node(r, dst)->id);
-	return sio_msg_finish(&m);
+	sio_msg_put_u32(m, SIO_A_SRC, sio_node(r, self)->id);
+	sio_msg_put_u32(m, SIO_A_DST, sio_node(r, dst)->id);
+	return m->err;
+}
+
+int sio_core_seg_table(struct sio_core *c, u32 self, u32 dst, void *buf,
+		       u32 cap)
+{
+	struct sio_msg m;
+	int err;
+
+	sio_msg_init(&m, buf, cap, SIO_CMD_SEG_TABLE, SIO_F_REQUEST, 0);
+	err = seg_table_put(c, self, dst, &m);
+	return err ? err : sio_msg_finish(&m);
+}
+
+/*
+ * SEG_TABLE_GET: the reply carries self's table, as SEG_TABLE would, for
+ * a node that changed self's segments through a forwarded command and must
+ * know the outcome before its user's command returns (when the nodes do
+ * not share one registry).
+ */
+int sio_h_seg_table_get(struct sio_core *c, u32 self,
+			const struct sio_parsed *p, struct sio_msg *rep)
+{
+	int asker = sio_msg_node(c->reg, p, SIO_A_NODE);
+
+	if (asker < 0)
+		return asker;
+	if ((u32)asker == self)
+		return -EINVAL;
+	return seg_table_put(c, self, (u32)asker, rep);
 }
 
 /* The nest of table p that describes segment name, or NULL. */

@@ -353,6 +353,39 @@ fi
 got=$(sio_segrw "$theirs/mem" 0 read 12)
 [ "$got" = "segment of $other" ] && pass "seg$other still reads '$got'" ||
 	fail "seg$other reads '$got' after the cycles"
+# a creates, sizes and destroys a segment on host1 from here: each command
+# returns once this node knows the outcome.
+if [ "$role" = a ]; then
+	r=$P/segments/froma
+	if mkdir "$r" && echo 16k >"$r/size" && is "$r/size" 16384 &&
+	   echo 1 >"$r/available" && is "$r/available" 1 &&
+	   sio_segrw "$r/mem" 0 write "made by a" &&
+	   [ "$(sio_segrw "$r/mem" 0 read 9)" = "made by a" ]; then
+		pass "a segment made on host1 from here: mkdir, size $(cat "$r/size"), available, mapped through $(readlink "$r/mem")"
+	else
+		fail "making $r on host1: $(ls "$P/segments" | tr '\n' ' ')"
+	fi
+	echo host0 >"$r/detach" 2>/dev/null
+	if rmdir "$r" && [ ! -e "$r" ]; then
+		pass "rmdir $r destroys it on host1"
+	else
+		fail "rmdir $r: $(ls "$P/segments" | tr '\n' ' ')"
+	fi
+	# Back to back, so that no table pushed later can hide a late answer.
+	i=0 bad=0
+	while [ $i -lt 20 ]; do
+		{ mkdir "$r$i" && echo 8k >"$r$i/size" &&
+		  is "$r$i/size" 8192 && echo 1 >"$r$i/available" &&
+		  is "$r$i/available" 1 && rmdir "$r$i" &&
+		  [ ! -e "$r$i" ]; } 2>>/tmp/remote.err || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	if [ "$bad" = 0 ]; then
+		pass "20 segments made, sized, exported and destroyed on host1 from here"
+	else
+		fail "$bad of 20 remote segment cycles failed: $(head -n 3 /tmp/remote.err)"
+	fi
+fi
 handshake 12
 if [ "$role" = a ]; then
 	sio_segrw "$theirs/mem" 0 hold 16 /tmp/go >/tmp/hold.out 2>&1 &
