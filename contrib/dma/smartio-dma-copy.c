@@ -25,8 +25,19 @@
  * whatever the fabric does on a buffer's first use, as a first memcpy
  * pays for its page faults.
  *
+ * -p waits for an engine by polling its status register instead of
+ * sleeping on its interrupt (irq/<e>), as user-space drivers that cannot
+ * afford a wake-up per transfer do.
+ *
+ * -C times, between the engines' rounds, the CPU doing the same: memcpy of
+ * the same bytes from the same source into the device's memory (its BAR 2
+ * mapped through /smartio) and back out to the same destination, and
+ * prints its figures as "cpu ...": the reference an engine is measured
+ * against, side by side, as ffLink measures against its link.
+ *
  *   smartio-dma-copy [-m mount] [-d dev] [-s bytes] [-e engines]
- *                    [-M zero-copy|bounce|double] [-c chunk] [-r rounds] [-f]
+ *                    [-M zero-copy|bounce|double] [-c chunk] [-r rounds]
+ *                    [-p] [-C] [-f]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -51,6 +62,7 @@ static const char *mnt = "/smartio", *devname = "acc0";
 static char self[64];
 static volatile uint8_t *bar;
 static int irqfd[MAX_ENGINES] = { -1, -1, -1, -1 };
+static int polling;	/* -p */
 
 /* What this run created, so that a failure leaves nothing behind. */
 static char made[2][32];
@@ -208,15 +220,27 @@ static uint32_t wait_engine(unsigned e)
 	time_t end = time(NULL) + 20;
 	uint32_t st;
 
+	unsigned spins = 0;
+
 	while (!((st = rd32(ENG(e) + 0x18)) & 2)) {
 		struct pollfd p = { .fd = irqfd[e], .events = POLLIN };
 		uint32_t count;
 
+		if (polling && ++spins % 4096)
+			continue;	/* the clock only now and then */
 		if (time(NULL) > end) {
 			fprintf(stderr, "smartio-dma-copy: engine %u hangs\n", e);
 			exit(1);
 		}
-		if (poll(&p, 1, 1000) == 1 && read(irqfd[e], &count, 4) != 4)
+		if (!polling && poll(&p, 1, 1000) == 1 &&
+		    read(irqfd[e], &count, 4) != 4)
+			die("irq read");
+	}
+	if (polling) {	/* the interrupt still came: take it */
+		struct pollfd p = { .fd = irqfd[e], .events = POLLIN };
+		uint32_t count;
+
+		if (poll(&p, 1, 0) == 1 && read(irqfd[e], &count, 4) != 4)
 			die("irq read");
 	}
 	return st;
@@ -381,8 +405,11 @@ int main(int argc, char **argv)
 	uint64_t src_io, dst_io, mem_addr, mem_size;
 	uint8_t *src, *dst;
 	double t, best = 0, first = 0, *rates = NULL;
+	double cpu_best = 0, cpu_first = 0, *cpu_rates = NULL;
+	uint8_t *devmem = NULL;
+	int cpu_ref = 0;
 
-	while ((opt = getopt(argc, argv, "m:d:s:e:M:c:r:f")) != -1) {
+	while ((opt = getopt(argc, argv, "m:d:s:e:M:c:r:pCf")) != -1) {
 		switch (opt) {
 		case 'm': mnt = optarg; break;
 		case 'd': devname = optarg; break;
@@ -400,11 +427,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'p': polling = 1; break;
+		case 'C': cpu_ref = 1; break;
 		case 'f': fault = 1; break;
 		default:
 			fprintf(stderr, "usage: smartio-dma-copy [-m mount] [-d dev] "
 					"[-s bytes] [-e engines] [-M zero-copy|bounce|double] "
-					"[-c chunk] [-r rounds] [-f]\n");
+					"[-c chunk] [-r rounds] [-p] [-C] [-f]\n");
 			return 2;
 		}
 	}
@@ -498,9 +527,27 @@ int main(int argc, char **argv)
 		for (i = 0; i < size; i++)
 			from[i] = (uint8_t)(i * 31 + i / 4096);
 		rates = calloc(rounds, sizeof(*rates));
-		if (!rates)
+		cpu_rates = calloc(rounds, sizeof(*cpu_rates));
+		if (!rates || !cpu_rates)
 			die("rates");
+		if (cpu_ref) {
+			at(p, sizeof(p), "dev/%s/bar2", devname);
+			devmem = map(p, size);
+		}
 		for (r = 0; r < rounds && !bad; r++) {
+			if (cpu_ref) {
+				/* The CPU moves the same bytes the same way. */
+				memset(to, 0, size);
+				t = now();
+				memcpy(devmem, from, size);
+				memcpy(to, devmem, size);
+				t = 2.0 * (double)size / (now() - t) / 1e6;
+				if (memcmp(from, to, size))
+					die("cpu reference copy differs");
+				cpu_first = r ? cpu_first : t;
+				cpu_best = t > cpu_best ? t : cpu_best;
+				cpu_rates[r] = t;
+			}
 			memset(to, 0, size);
 			t = now();
 			if (mode == ZERO_COPY)
@@ -520,6 +567,13 @@ int main(int argc, char **argv)
 			rates[r] = t;
 		}
 		qsort(rates, rounds, sizeof(*rates), cmp_rate);
+		qsort(cpu_rates, rounds, sizeof(*cpu_rates), cmp_rate);
+		if (!bad && cpu_ref)
+			printf("cpu memcpy through %s memory: %u rounds, first %.1f "
+			       "MB/s, median %.1f MB/s, best %.1f MB/s\n", devname,
+			       rounds, cpu_first, cpu_rates[rounds / 2], cpu_best);
+		if (devmem)
+			munmap(devmem, size);
 		if (!bad && rounds > 1)
 			printf("copied %zu bytes %s -> %s memory -> %s on %u engines, "
 			       "%s: verified, %u rounds, first %.1f MB/s, median "
@@ -546,6 +600,7 @@ int main(int argc, char **argv)
 	free(in);
 	free(out);
 	free(rates);
+	free(cpu_rates);
 	if (borrowed) {
 		at(p, sizeof(p), "dev/%s/return", devname);
 		put(p, self);

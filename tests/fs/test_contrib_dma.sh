@@ -4,7 +4,8 @@
 # into the device's memory and back into another, on four engines with an
 # MSI-X vector each, verified; the same through one bounce buffer and
 # through two (double buffering), from private memory, with chunks that do
-# not divide the size evenly, and repeated (-r).  Bad options are refused
+# not divide the size evenly, and repeated (-r); polling the engines (-p)
+# with the CPU reference beside them (-C).  Bad options are refused
 # with a message and change nothing.  Then a transfer aimed just past a segment
 # mapped for the device is blocked by the fabric: the engine reports the
 # error, the device counts it and the events file shows a dma-fault.
@@ -33,6 +34,15 @@ done
 	{ cat "$TMP/out"; fail "-r 3 failed"; }
 grep -q "^copied 1048576 bytes .* double: verified, 3 rounds, first [0-9.]* MB/s, median [0-9.]* MB/s, best [0-9.]* MB/s$" "$TMP/out" ||
 	fail "-r 3: $(cat "$TMP/out")"
+# -p polls the engines' status; -C times the CPU moving the same bytes
+# through the device's memory (BAR 2) beside the engines, both verified.
+for mode in zero-copy double; do
+	"$COPY" -m "$B" -d acc0 -s 1M -e 2 -M $mode -c 256K -r 2 -p -C > "$TMP/out" 2>&1 ||
+		{ cat "$TMP/out"; fail "-p -C $mode failed"; }
+	grep -q "^cpu memcpy through acc0 memory: 2 rounds, first [0-9.]* MB/s, median [0-9.]* MB/s, best [0-9.]* MB/s$" "$TMP/out" &&
+		grep -q "^copied 1048576 bytes .* $mode: verified, 2 rounds" "$TMP/out" ||
+		fail "-p -C $mode: $(cat "$TMP/out")"
+done
 segs_before=$(ls "$B/self/segments")
 for bad in "-M triple" "-c 1000" "-c 8M" "-s 5M -c 1M -e 9" "-r 0"; do
 	# shellcheck disable=SC2086
