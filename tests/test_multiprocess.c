@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -128,6 +129,44 @@ static void test_two_processes_share_one_fabric_and_detect_death(void **state)
 	smartio_close(h);
 }
 
+/* Waits (at most 5 s) until every thread of pid is stopped. */
+static void wait_stopped(pid_t pid)
+{
+	double t0 = now_s();
+	char path[320], line[512];
+	struct dirent *e;
+	int running;
+	DIR *d;
+
+	do {
+		running = 0;
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		d = opendir(path);
+		assert_non_null(d);
+		while ((e = readdir(d))) {
+			FILE *f;
+			char *st;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat",
+				 (int)pid, e->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(line, sizeof(line), f) &&
+			    (st = strrchr(line, ')')) && st[1] == ' ' &&
+			    st[2] != 'T' && st[2] != 't')
+				running = 1;
+			fclose(f);
+		}
+		closedir(d);
+		if (running)
+			usleep(1000);
+	} while (running && now_s() - t0 < 5.0);
+	assert_false(running);
+}
+
 /*
  * A process that stops (SIGSTOP: alive, but silent) is declared down by
  * the heartbeat timeout and its borrows are cleaned; when it continues, its
@@ -148,7 +187,15 @@ static void test_stopped_process_goes_down_and_comes_back(void **state)
 	assert_int_equal(smartio_lend(h, nvme0, SMARTIO_LEND_ALL, 0), 0);
 	pid = spawn_borrower(fabric);
 	cur = smartio_event_cursor(h);
+	/*
+	 * Stopped while we hold the fabric's lock, so never inside it: a
+	 * process stopped holding it would stop every node of the simulated
+	 * fabric (one lock in shared memory), which no heartbeat can detect.
+	 */
+	sim_lock(sio_lib_fabric(h));
 	kill(pid, SIGSTOP);
+	wait_stopped(pid);	/* every thread, before anyone else may lock */
+	sim_unlock(sio_lib_fabric(h));
 	wait_state(h, host1, SMARTIO_NODE_DOWN, now_s(), 3.0);
 	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
 	assert_int_equal(di.borrowers, 0);
