@@ -30,6 +30,12 @@ static void check_inside(const struct sio_nla *a, const u8 *b, size_t len)
 	CHECK(a->data >= b && a->data + a->len <= b + len);
 }
 
+/* BAR and SEG are the nested attributes (records of fields). */
+static int is_nest(u16 type)
+{
+	return type == SIO_A_BAR || type == SIO_A_SEG;
+}
+
 /* Rebuilds an accepted message attribute by attribute. */
 static int rebuild(const struct sio_parsed *p, u8 *out, u32 cap)
 {
@@ -40,11 +46,11 @@ static int rebuild(const struct sio_parsed *p, u8 *out, u32 cap)
 
 	sio_msg_init(&m, out, cap, p->cmd, p->flags, p->seq);
 	while (sio_nla_next(p->attrs, p->attrs_len, &pos, &a)) {
-		if (a.type != SIO_A_BAR) {
+		if (!is_nest(a.type)) {
 			sio_msg_put_bin(&m, a.type, a.data, a.len);
 			continue;
 		}
-		nest = sio_msg_nest_start(&m, SIO_A_BAR);
+		nest = sio_msg_nest_start(&m, a.type);
 		fpos = 0;
 		while (sio_nla_next(a.data, a.len, &fpos, &f))
 			sio_msg_put_bin(&m, f.type, f.data, f.len);
@@ -64,8 +70,8 @@ static void same_attrs(const struct sio_parsed *x, const struct sio_parsed *y)
 		if (!x->present[t])
 			continue;
 		CHECK(x->tb[t].len == y->tb[t].len && x->tb[t].type == y->tb[t].type);
-		/* A BAR's inner padding may differ; its fields must not. */
-		if (t != SIO_A_BAR)
+		/* A nest's inner padding may differ; its fields must not. */
+		if (!is_nest((u16)t))
 			CHECK(!memcmp(x->tb[t].data, y->tb[t].data, x->tb[t].len));
 	}
 }
@@ -107,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_inside(&a, data, size);
 		CHECK(a.type >= 1 && a.type <= SIO_A_MAX && p.present[a.type]);
 		n++;
-		if (a.type != SIO_A_BAR)
+		if (!is_nest(a.type))
 			continue;
 		fpos = 0;
 		while (sio_nla_next(a.data, a.len, &fpos, &f)) {
