@@ -51,26 +51,41 @@ void sio_segments_node_down(struct sio_core *c, u32 node)
 	sio_attach_node_down(c, node);
 }
 
-static int seg_create(struct sio_core *c, u32 owner, const char *name)
+/*
+ * A free record for owner's segment name of generation gen, announced:
+ * its index, or -ENOSPC.  Created here, or copied from its owner's table.
+ */
+static int seg_new(struct sio_core *c, u32 owner, const char *name, u32 gen)
 {
 	struct sio_registry *r = c->reg;
 	struct sio_segment *s;
-	int i;
+	int i = SIO_FREE_ENTRY(r, sio_seg, max_segments);
 
-	if (!seg_name_ok(name))
-		return -EINVAL;
-	if (sio_seg_lookup(r, owner, name) >= 0)
-		return -EEXIST;
-	i = SIO_FREE_ENTRY(r, sio_seg, max_segments);
 	if (i < 0)
 		return i;
 	s = sio_seg(r, (u32)i);
 	sio_memset(s, 0, sizeof(*s));
 	s->used = 1;
 	s->owner = (u16)owner;
-	s->gen = ++r->seg_gen;
+	s->gen = gen;
 	sio_strlcpy(s->name, name, sizeof(s->name));
 	sio_seg_event(c, SIO_EV_SEGMENT_CREATE, (u32)i, NULL, NULL);
+	return i;
+}
+
+static int seg_create(struct sio_core *c, u32 owner, const char *name)
+{
+	struct sio_registry *r = c->reg;
+	int i;
+
+	if (!seg_name_ok(name))
+		return -EINVAL;
+	if (sio_seg_lookup(r, owner, name) >= 0)
+		return -EEXIST;
+	i = seg_new(c, owner, name, r->seg_gen + 1);
+	if (i < 0)
+		return i;
+	r->seg_gen++;
 	return 0;
 }
 
@@ -326,18 +341,10 @@ static int table_apply(struct sio_core *c, u32 self, u32 owner,
 	if (!seg_name_ok(name) || sio_nla_find(nest, SIO_A_INDEX, &f))
 		return -EINVAL;
 	i = sio_seg_lookup(r, owner, name);
-	if (i < 0) {
-		i = SIO_FREE_ENTRY(r, sio_seg, max_segments);
-		if (i < 0)
-			return i;
-		s = sio_seg(r, (u32)i);
-		sio_memset(s, 0, sizeof(*s));
-		s->used = 1;
-		s->owner = (u16)owner;
-		s->gen = sio_nla_u32(&f);
-		sio_strlcpy(s->name, name, sizeof(s->name));
-		sio_seg_event(c, SIO_EV_SEGMENT_CREATE, (u32)i, NULL, NULL);
-	}
+	if (i < 0)
+		i = seg_new(c, owner, name, sio_nla_u32(&f));
+	if (i < 0)
+		return i;
 	s = sio_seg(r, (u32)i);
 	size = field_u64(nest, SIO_A_SIZE);
 	attached = field_u64(nest, SIO_A_MASK) & ~(1ull << self);
