@@ -16,28 +16,14 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs run /run
 ln -sf /proc/mounts /etc/mtab
 echo "DD-START"
+. /guest-common.sh
 
 rounds=5
 # bs:bytes pairs; 4 KiB requests move less so that the run stays short.
 sizes="1M:67108864 4k:8388608"
 
-finish() {
-	echo "DD-END"
-	sync
-	poweroff -f
-	sleep 60
-}
+finish() { power_off DD-END; }
 skip() { echo "DD-SKIP $*"; finish; }
-waitfor() { # waitfor SECONDS COMMAND...: polls every 0.2 s
-	local n=$(($1 * 5))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		n=$((n - 1))
-		sleep 0.2
-	done
-	return 1
-}
 # now_ns: CLOCK_MONOTONIC in ns (busybox dd prints no rate, /proc/uptime
 # has only hundredths of a second).
 now_ns() { sed -n 's/^now at \([0-9]*\) nsecs$/\1/p;/^now at/q' /proc/timer_list; }

@@ -44,14 +44,7 @@ guest_root "$tmp/root" "$src/tests/bench/guest-dd.sh" "$out/smartio/smartio.ko" 
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
 dd if=/dev/zero of="$tmp/nvme.img" bs=1M count=128 status=none
-timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 -m 512 \
-	-display none -monitor none -no-reboot -serial "file:$tmp/guest.log" \
-	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 panic=-1 intel_iommu=on" \
-	-device intel-iommu,intremap=on \
-	-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw" \
-	-device nvme,serial=smartio0,drive=nv0 >"$tmp/qemu.log" 2>&1 &
-qpid=$!
+guest_boot_nvme "$tmp" 512
 guest_wait "$qpid" "$tmp/guest.log" DD-END
 qpid=
 tr -d '\r' <"$tmp/guest.log" >"$tmp/clean.log"

@@ -156,14 +156,7 @@ guest_initrd "$tmp/root" "$tmp/initrd.gz"
 # A 64 MiB drive with a known pattern at its start.
 dd if=/dev/zero of="$tmp/nvme.img" bs=1M count=64 status=none
 t0=$(date +%s)
-timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 -m 768 \
-	-display none -monitor none -no-reboot -serial "file:$tmp/guest.log" \
-	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 panic=-1 intel_iommu=on" \
-	-device intel-iommu,intremap=on \
-	-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw" \
-	-device nvme,serial=smartio0,drive=nv0 >"$tmp/qemu.log" 2>&1 &
-qpid=$!
+guest_boot_nvme "$tmp" 768
 guest_wait "$qpid" "$tmp/guest.log" KMOD-END
 st=$?
 qpid=

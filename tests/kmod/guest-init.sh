@@ -14,6 +14,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 mkdir -p /run
 mount -t tmpfs run /run
 echo "KMOD-START"
+. /guest-common.sh
 
 fails=0
 pass() { echo "PASS: $*"; }
@@ -23,23 +24,7 @@ check() { # check WHAT COMMAND...
 	shift
 	if "$@"; then pass "$what"; else fail "$what"; fi
 }
-finish() {
-	echo "KMOD-END fails=$fails"
-	sync
-	poweroff -f
-	sleep 60
-}
-# waitfor SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds.
-waitfor() {
-	local n=$(($1 * 5))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		n=$((n - 1))
-		sleep 0.2
-	done
-	return 1
-}
+finish() { power_off "KMOD-END fails=$fails"; }
 # uptime_cs: hundredths of a second since boot; timing WHAT T0 prints
 # a TIMING line (QEMU TCG: figures for comparison, not for speed).
 uptime_cs() { tr -d . </proc/uptime | cut -d' ' -f1; }

@@ -58,6 +58,7 @@ guest_root() {
 	cp /bin/busybox "$1/bin/busybox"
 	cp "$2" "$1/init"
 	chmod 755 "$1/init"
+	cp "${src:-.}/tests/kmod/guest-common.sh" "$1/guest-common.sh"
 	modprobe -a -S "$5" --show-depends nvme fuse 2>/dev/null |
 		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$1.mods"
 	[ -s "$1.mods" ] || return 1
@@ -74,6 +75,22 @@ guest_root() {
 # guest_initrd ROOT OUT: ROOT as a gzipped newc cpio archive.
 guest_initrd() {
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
+
+# guest_boot_nvme DIR MEMORY: boots DIR/initrd.gz with $kernel under
+# QEMU (TCG, q35, intel-iommu with interrupt remapping, MEMORY MiB) with
+# DIR/nvme.img as its NVMe drive, in the background for at most $limit s;
+# the serial console goes to DIR/guest.log, QEMU's pid to $qpid.
+guest_boot_nvme() {
+	timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 \
+		-m "$2" -display none -monitor none -no-reboot \
+		-serial "file:$1/guest.log" \
+		-kernel "$kernel" -initrd "$1/initrd.gz" \
+		-append "console=ttyS0 panic=-1 intel_iommu=on" \
+		-device intel-iommu,intremap=on \
+		-drive "file=$1/nvme.img,if=none,id=nv0,format=raw" \
+		-device nvme,serial=smartio0,drive=nv0 >"$1/qemu.log" 2>&1 &
+	qpid=$!
 }
 
 # guest_wait PID LOG MARK: waits for QEMU PID; once LOG holds a line

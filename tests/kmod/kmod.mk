@@ -12,6 +12,7 @@ KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
 	kmod/sio_genl.c kmod/sio_cdev.c kmod/sio_ntb.c kmod/dkms.conf kmod/README \
 	kmod/ntb/smartio_ntb.h
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/guest-lib.sh \
+	tests/kmod/guest-common.sh \
 	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c
 
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk

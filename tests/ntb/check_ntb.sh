@@ -75,6 +75,7 @@ mkdir -p "$tmp/root/bin"
 cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/guest-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
+cp "$src/tests/kmod/guest-common.sh" "$tmp/root/guest-common.sh"
 cp "$out"/ntb.ko "$out"/ntb_ivshmem.ko "$out"/ntb_tool.ko \
 	"$out"/ntb_pingpong.ko "$out"/smartio_ntb.ko \
 	"$out/smartio/smartio.ko" "$tmp/root/"
@@ -89,14 +90,9 @@ while read -r m; do
 done <"$tmp/mods"
 touch "$tmp/root/modules/order"
 cp "$sfs" "$tmp/root/bin/smartiofs"
-LD_LIBRARY_PATH=$build/lib/.libs ldd "$sfs" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
-while read -r lib; do
-	case $lib in
-	*/libsmartio.so*) cp -L "$lib" "$tmp/root/lib/smartio/" ;;
-	*) mkdir -p "$tmp/root$(dirname "$lib")"; cp -L "$lib" "$tmp/root$lib" ;;
-	esac
-done
-(cd "$tmp/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/initrd.gz"
+. "$src/tests/kmod/guest-lib.sh"
+guest_libs "$tmp/root" "$sfs"
+guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
 # Two software NTBs between the guests: two servers, two devices each.
 for i in 1 2; do

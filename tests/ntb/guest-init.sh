@@ -29,27 +29,12 @@ mount -t debugfs debugfs /sys/kernel/debug
 role=$(sed -n 's/.*ntbrole=\([ab]\).*/\1/p' /proc/cmdline)
 phase=$(sed -n 's/.*ntbphase=\([12]\).*/\1/p' /proc/cmdline)
 echo "NTB-START role=$role phase=$phase"
+. /guest-common.sh
 
 fails=0
 pass() { echo "PASS: $role: $*"; }
 fail() { echo "FAIL: $role: $*"; fails=$((fails + 1)); }
-finish() {
-	echo "NTB-END role=$role phase=$phase fails=$fails"
-	sync
-	poweroff -f
-	sleep 60
-}
-# waitfor SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds.
-waitfor() {
-	local n=$(($1 * 5))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		n=$((n - 1))
-		sleep 0.2
-	done
-	return 1
-}
+finish() { power_off "NTB-END role=$role phase=$phase fails=$fails"; }
 is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
 # --- smartio.ko over the NTB: helpers ---------------------------------------
