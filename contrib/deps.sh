@@ -3,7 +3,10 @@
 # shellcheck shell=bash
 SMARTIO_DEBIAN_PACKAGES=(build-essential autoconf automake libtool pkg-config
 	libfuse3-dev fuse3 libnl-3-dev libnl-genl-3-dev libudev-dev
-	libcmocka-dev mandoc python3)
+	libcmocka-dev mandoc python3
+	# smartio(1), its tests and its systemd units
+	python3-pytest python3-prometheus-client jq graphviz systemd
+	bash-completion pci.ids)
 
 # Installs whichever of them are missing (with sudo when not root).
 smartio_install_deps() {

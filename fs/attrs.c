@@ -51,6 +51,44 @@ static int render_node(const struct sfs_obj *o, struct sbuf *sb)
 	return 0;
 }
 
+/* hops: each node the adapter reaches and the switches on the way. */
+static void put_hops(const struct sfs_obj *o, uint64_t peers, struct sbuf *sb)
+{
+	unsigned n;
+	int hops;
+
+	for (n = 0; n < names_nnodes() && n < 64; n++) {
+		if (!(peers >> n & 1))
+			continue;
+		hops = smartio_path_hops(sfs.h, o->node, o->adapter, n);
+		if (hops >= 0)
+			sb_printf(sb, "%s %d\n", names_nodeinfo(n)->name, hops);
+	}
+}
+
+/* The switch port the adapter is cabled to: name and port, or tables. */
+static int put_switch_port(const struct smartio_adapter_info *ai,
+			   unsigned attr, struct sbuf *sb)
+{
+	struct smartio_switch_info si;
+	const struct smartio_port_info *p;
+	int rc;
+
+	if (ai->sw < 0)
+		return 0;	/* a direct cable: nothing */
+	rc = smartio_switch_info(sfs.h, (unsigned)ai->sw, &si);
+	if (rc)
+		return rc;
+	p = &si.port[ai->port < SMARTIO_MAX_SWITCH_PORTS ? ai->port : 0];
+	if (attr == AA_SWITCH)
+		sb_printf(sb, "%s %u\n", si.name, ai->port);
+	else if (attr == AA_SWITCH_REQUESTERS)
+		sb_printf(sb, "%u %u\n", p->req_used, p->req_total);
+	else
+		sb_printf(sb, "%u %u\n", p->req_in_used, p->req_in_total);
+	return 0;
+}
+
 static int render_adapter(const struct sfs_obj *o, struct sbuf *sb)
 {
 	struct smartio_adapter_info ai;
@@ -71,6 +109,16 @@ static int render_adapter(const struct sfs_obj *o, struct sbuf *sb)
 	case AA_REQUESTERS:
 		sb_printf(sb, "%u %u\n", ai.req_used, ai.req_total);
 		break;
+	case AA_REQUESTERS_IN:
+		sb_printf(sb, "%u %u\n", ai.req_in_used, ai.req_in_total);
+		break;
+	case AA_HOPS:
+		put_hops(o, ai.peers, sb);
+		break;
+	case AA_SWITCH:
+	case AA_SWITCH_REQUESTERS:
+	case AA_SWITCH_REQUESTERS_IN:
+		return put_switch_port(&ai, o->attr, sb);
 	default:
 		sb_printf(sb, "%" PRIu64 "\n", ai.window);
 		break;
@@ -226,9 +274,10 @@ static int render_dev(const struct sfs_obj *o, struct sbuf *sb)
 			  "\nreclaims %" PRIu64 "\ndenied %" PRIu64
 			  "\ncfg_reads %" PRIu64 "\ncfg_writes %" PRIu64
 			  "\ndma_ops %" PRIu64 "\ndma_faults %" PRIu64
-			  "\nmsi %" PRIu64 "\n", st->borrows, st->returns,
-			  st->reclaims, st->denied, st->cfg_reads,
-			  st->cfg_writes, st->dma_ops, st->dma_faults, st->msi);
+			  "\nmsi %" PRIu64 "\ndriver_errors %" PRIu64 "\n",
+			  st->borrows, st->returns, st->reclaims, st->denied,
+			  st->cfg_reads, st->cfg_writes, st->dma_ops,
+			  st->dma_faults, st->msi, st->driver_errors);
 		break;
 	default:
 		return -EACCES;	/* write-only (return, reclaim) or config */
@@ -254,11 +303,12 @@ int attr_render(const struct sfs_obj *o, struct sbuf *sb)
 	return rc;
 }
 
-int attr_link(const struct sfs_obj *o, char *buf, size_t len, int attach)
+int attr_link(const struct sfs_obj *o, char *buf, size_t len)
 {
+	struct smartio_segment_info si;
 	const struct sfs_dev *d;
 	uint64_t size;
-	int n, rc;
+	int n;
 
 	switch (o->kind) {
 	case K_SELF:
@@ -279,11 +329,11 @@ int attr_link(const struct sfs_obj *o, char *buf, size_t len, int attach)
 		return smartio_resolve_bar(sfs.h, sfs.self, o->dev, o->bar, buf,
 					   len, &size);
 	case K_SEG_MEM:
-		if (attach && o->node != sfs.self) {
-			rc = seg_attach_self(o);
-			if (rc)
-				return rc;
-		}
+		/* Only a write to `attach` attaches (holds.c says why). */
+		if (o->node != sfs.self &&
+		    (tree_segment(o->node, o->seg, &si) ||
+		     !(si.attached >> sfs.self & 1)))
+			return -ENOLINK;
 		return smartio_resolve_segment(sfs.h, sfs.self, o->node, o->seg,
 					       buf, len, &size);
 	default:

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -41,11 +42,14 @@ struct options {
 	char *fabric;
 	char *topology;
 	char *node;
+	char *operator_group;
+	char *group;
 	char *pos[3];
 	int npos;
 	int help;
 	int version;
 	int stats;
+	int manage;
 };
 
 enum { KEY_HELP, KEY_VERSION };
@@ -58,6 +62,13 @@ static const struct fuse_opt option_spec[] = {
 	OPT("--topology=%s", topology), OPT("--topology %s", topology),
 	OPT("topology=%s", topology),
 	OPT("--node=%s", node), OPT("--node %s", node), OPT("node=%s", node),
+	OPT("--operator-group=%s", operator_group),
+	OPT("--operator-group %s", operator_group),
+	OPT("operator_group=%s", operator_group),
+	{ "--manage", offsetof(struct options, manage), 1 },
+	{ "manage", offsetof(struct options, manage), 1 },
+	OPT("--fabric-group=%s", group), OPT("--fabric-group %s", group),
+	OPT("fabric_group=%s", group),
 	{ "--stats", offsetof(struct options, stats), 1 },
 	{ "stats", offsetof(struct options, stats), 1 },
 	FUSE_OPT_KEY("-h", KEY_HELP), FUSE_OPT_KEY("--help", KEY_HELP),
@@ -101,14 +112,24 @@ static void usage(const char *prog)
 	       "when creating (smartio.conf(5))\n"
 	       "    --node NAME, -o node=NAME          serve this node only "
 	       "(join or create the fabric)\n"
+	       "    --fabric-group GROUP, -o fabric_group=GROUP\n"
+	       "                                       share the simulated "
+	       "fabric with GROUP\n"
 	       "    --stats, -o stats                  operation counters in "
-	       "the xattr user.smartiofs.stats\n\n", prog);
+	       "the xattr user.smartiofs.stats\n"
+	       "    --operator-group GROUP, -o operator_group=GROUP\n"
+	       "                                       members may control "
+	       "the cluster (smartio(7))\n"
+	       "    --manage, -o manage                this --node is the "
+	       "management node: act for all\n\n", prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
 }
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						     noreturn));
+
+static void operator_group(const char *name);
 
 static void die(const char *fmt, ...)
 {
@@ -122,6 +143,25 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* operator_group=: a group name or a decimal gid (no group entry needed). */
+static void operator_group(const char *name)
+{
+	struct group *g = getgrnam(name);
+	unsigned long v = 0;
+	const char *p;
+
+	if (g) {
+		sfs.operator_gid = g->gr_gid;
+	} else {
+		for (p = name; *p >= '0' && *p <= '9' && v <= UINT_MAX; p++)
+			v = v * 10 + (unsigned long)(*p - '0');
+		if (!name[0] || *p || v >= (gid_t)-1)
+			die("unknown operator group '%s'", name);
+		sfs.operator_gid = (gid_t)v;
+	}
+	sfs.has_operator_group = 1;
+}
+
 /* Opens the cluster; msg receives libsmartio's reason on failure. */
 static int open_cluster(const struct options *o, char *msg, size_t msglen)
 {
@@ -130,6 +170,7 @@ static int open_cluster(const struct options *o, char *msg, size_t msglen)
 	so.fabric = o->fabric;
 	so.topology = o->topology;
 	so.node = o->node;
+	so.group = o->group;
 	so.create = o->node ? -1 : 1;
 	so.errbuf = msg;
 	so.errlen = msglen;
@@ -259,6 +300,10 @@ int main(int argc, char *argv[])
 		report = detach();
 
 	sfs.xattr_stats = o.stats;
+	/* The management view acts for every node (authz.c). */
+	sfs.manage = !o.node || o.manage;
+	if (o.operator_group)
+		operator_group(o.operator_group);
 	sfs.uid = getuid();
 	sfs.gid = getgid();
 	clock_gettime(CLOCK_REALTIME, &sfs.start);
@@ -317,14 +362,16 @@ int main(int argc, char *argv[])
 	fuse_session_unmount(sfs.se);
 	fuse_remove_signal_handlers(sfs.se);
 	fuse_session_destroy(sfs.se);
+	holds_free();
 	smartio_close(sfs.h);
 	inode_fini();
 	names_free();
-	sfs_intern_free();
 	free(copts.mountpoint);
 	fuse_opt_free_args(&args);
 	free(o.fabric);
 	free(o.node);
+	free(o.operator_group);
+	free(o.group);
 	while (o.npos > 0)
 		free(o.pos[--o.npos]);
 	return ret < 0 ? 1 : 0;

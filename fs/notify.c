@@ -55,6 +55,7 @@ static void *watcher(void *arg)
 		}
 		events_kick();
 		irq_kick();
+		holds_reap();
 	}
 	return NULL;
 }

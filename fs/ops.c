@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "sfs.h"
 
@@ -43,11 +44,32 @@ struct dir_file {
 	int oom;
 };
 
-static int may_modify(fuse_req_t req)
+/* The request's credentials, for authz() (authz.c decides, not this). */
+static void caller_of(fuse_req_t req, struct sfs_caller *who)
 {
 	const struct fuse_ctx *c = fuse_req_ctx(req);
+	gid_t groups[64];
+	int n, i;
 
-	return c && (c->uid == 0 || c->uid == sfs.uid) ? 0 : -EACCES;
+	memset(who, 0, sizeof(*who));
+	who->uid = (uid_t)-1;	/* no context: nobody */
+	who->gid = (gid_t)-1;
+	if (!c)
+		return;
+	who->uid = c->uid;
+	who->gid = c->gid;
+	who->pid = c->pid;
+	if (!sfs.has_operator_group)
+		return;
+	if (c->gid == sfs.operator_gid) {
+		who->operator = 1;
+		return;
+	}
+	/* Supplementary groups, as /proc says of the calling thread. */
+	n = fuse_req_getgroups(req, 64, groups);
+	for (i = 0; i < n && i < 64; i++)
+		if (groups[i] == sfs.operator_gid)
+			who->operator = 1;
 }
 
 /* The inode for ino if its object exists now. */
@@ -66,20 +88,31 @@ static struct sfs_inode *live(fuse_ino_t ino, int *err)
 	return e;
 }
 
+/* live(), or NULL after the error is answered. */
+static struct sfs_inode *live_or_reply(fuse_req_t req, fuse_ino_t ino)
+{
+	int err = 0;
+	struct sfs_inode *e = live(ino, &err);
+
+	if (!e)
+		fuse_reply_err(req, err);
+	return e;
+}
+
 static void fill_stat(const struct sfs_obj *o, fuse_ino_t ino, struct stat *st)
 {
 	char target[SMARTIO_PATH_MAX];
 
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
-	st->st_mode = tree_mode(o);
+	st->st_mode = authz_mode(o);
 	st->st_nlink = tree_is_dir(o) ? 2 : 1;
 	st->st_uid = sfs.uid;
-	st->st_gid = sfs.gid;
+	st->st_gid = sfs.has_operator_group ? sfs.operator_gid : sfs.gid;
 	st->st_blksize = 4096;
 	st->st_atim = st->st_mtim = st->st_ctim = sfs.start;
 	if (S_ISLNK(st->st_mode))
-		st->st_size = attr_link(o, target, sizeof(target), 0) == 0 ?
+		st->st_size = attr_link(o, target, sizeof(target)) == 0 ?
 			      (off_t)strlen(target) : 0;
 	else if (S_ISREG(st->st_mode))
 		st->st_size = attr_size(o);
@@ -125,18 +158,14 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct sfs_inode *pi;
 	struct sfs_obj o;
-	int err = 0, rc;
+	int rc;
 
 	SFS_COUNT(lookup);
-	pi = live(parent, &err);
-	if (!pi) {
-		fuse_reply_err(req, err);
+	pi = live_or_reply(req, parent);
+	if (!pi)
 		return;
-	}
+	/* Reading the tree never changes fabric state (holds.c). */
 	rc = tree_child(&pi->obj, name, &o);
-	/* Attach on lookup: the first look at a remote segment's mem maps it. */
-	if (!rc && o.kind == K_SEG_MEM && o.node != sfs.self)
-		rc = seg_attach_self(&o);
 	if (rc) {
 		fuse_reply_err(req, -rc);
 		return;
@@ -165,15 +194,12 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 {
 	struct sfs_inode *e;
 	struct stat st;
-	int err = 0;
 
 	(void)fi;
 	SFS_COUNT(getattr);
-	e = live(ino, &err);
-	if (!e) {
-		fuse_reply_err(req, err);
+	e = live_or_reply(req, ino);
+	if (!e)
 		return;
-	}
 	fill_stat(&e->obj, e->ino, &st);
 	fuse_reply_attr(req, &st, timeout_of(&e->obj));
 }
@@ -182,6 +208,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
 	const struct sfs_attrdef *d;
+	struct sfs_caller who;
 	struct sfs_inode *e;
 	struct stat st;
 	int err = 0;
@@ -189,16 +216,15 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	(void)attr;
 	(void)fi;
 	SFS_COUNT(other);
-	e = live(ino, &err);
-	if (!e) {
-		fuse_reply_err(req, err);
+	e = live_or_reply(req, ino);
+	if (!e)
 		return;
-	}
-	if (may_modify(req) ||
-	    (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+	/* Ownership and modes are the policy itself: never changed. */
+	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
 		fuse_reply_err(req, EPERM);
 		return;
 	}
+	caller_of(req, &who);
 	if (to_set & FUSE_SET_ATTR_SIZE) {
 		/* O_TRUNC of a writable attribute is harmless: ignore it. */
 		d = tree_attrdef(&e->obj);
@@ -206,6 +232,14 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 			fuse_reply_err(req, EROFS);
 			return;
 		}
+		err = -authz(&who, AZ_WRITE, &e->obj, -1);
+	} else if (to_set) {
+		/* Times only (touch): harmless, but not for everyone. */
+		err = -authz(&who, AZ_READ, &e->obj, -1);
+	}
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
 	}
 	fill_stat(&e->obj, e->ino, &st);
 	fuse_reply_attr(req, &st, timeout_of(&e->obj));
@@ -215,19 +249,17 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	char target[SMARTIO_PATH_MAX];
 	struct sfs_inode *e;
-	int err = 0, rc;
+	int rc;
 
 	SFS_COUNT(readlink);
-	e = live(ino, &err);
-	if (!e) {
-		fuse_reply_err(req, err);
+	e = live_or_reply(req, ino);
+	if (!e)
 		return;
-	}
 	if (!S_ISLNK(tree_mode(&e->obj))) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	rc = attr_link(&e->obj, target, sizeof(target), 1);
+	rc = attr_link(&e->obj, target, sizeof(target));
 	if (rc)
 		fuse_reply_err(req, -rc);
 	else
@@ -237,18 +269,18 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode)
 {
+	struct sfs_caller who;
 	struct sfs_inode *pi;
 	struct sfs_obj o;
-	int err = 0, rc;
+	int rc;
 
 	(void)mode;
 	SFS_COUNT(mkdir);
-	pi = live(parent, &err);
-	if (!pi) {
-		fuse_reply_err(req, err);
+	pi = live_or_reply(req, parent);
+	if (!pi)
 		return;
-	}
-	rc = may_modify(req);
+	caller_of(req, &who);
+	rc = authz(&who, AZ_DIR, &pi->obj, -1);
 	if (!rc)
 		rc = write_mkdir(&pi->obj, name, &o);
 	if (rc) {
@@ -260,16 +292,16 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	struct sfs_caller who;
 	struct sfs_inode *pi;
-	int err = 0, rc;
+	int rc;
 
 	SFS_COUNT(rmdir);
-	pi = live(parent, &err);
-	if (!pi) {
-		fuse_reply_err(req, err);
+	pi = live_or_reply(req, parent);
+	if (!pi)
 		return;
-	}
-	rc = may_modify(req);
+	caller_of(req, &who);
+	rc = authz(&who, AZ_DIR, &pi->obj, -1);
 	if (!rc)
 		rc = write_rmdir(&pi->obj, name);
 	fuse_reply_err(req, rc ? -rc : 0);
@@ -327,15 +359,14 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	const struct sfs_attrdef *d;
 	struct attr_file *af;
+	struct sfs_caller who;
 	struct sfs_inode *e;
 	int err = 0, acc = fi->flags & O_ACCMODE;
 
 	SFS_COUNT(open);
-	e = live(ino, &err);
-	if (!e) {
-		fuse_reply_err(req, err);
+	e = live_or_reply(req, ino);
+	if (!e)
 		return;
-	}
 	if (tree_is_dir(&e->obj)) {
 		fuse_reply_err(req, EISDIR);
 		return;
@@ -345,18 +376,18 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ELOOP);
 		return;
 	}
+	caller_of(req, &who);
 	if (acc != O_RDONLY) {
 		if (!(d->mode & 0200)) {
 			fuse_reply_err(req, EROFS);
 			return;
 		}
-		if (may_modify(req)) {
-			fuse_reply_err(req, EACCES);
-			return;
-		}
+		err = -authz(&who, AZ_WRITE, &e->obj, -1);
 	}
-	if (acc != O_WRONLY && !(d->mode & 0444)) {
-		fuse_reply_err(req, EACCES);
+	if (!err && acc != O_WRONLY)
+		err = -authz(&who, AZ_READ, &e->obj, -1);
+	if (err) {
+		fuse_reply_err(req, err);
 		return;
 	}
 	if (e->obj.kind == K_EVENTS) {
@@ -389,7 +420,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct attr_file *af = (struct attr_file *)(uintptr_t)fi->fh;
 	struct sfs_inode *e;
-	int err = 0, rc;
+	int rc;
 	size_t n;
 	char *buf;
 
@@ -399,11 +430,9 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		irq_read(req, size, fi);
 		return;
 	}
-	e = live(ino, &err);
-	if (!e) {
-		fuse_reply_err(req, err);
+	e = live_or_reply(req, ino);
+	if (!e)
 		return;
-	}
 	if (e->obj.kind == K_EVENTS) {
 		events_read(req, size, fi);
 		return;
@@ -413,6 +442,15 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	if (e->obj.kind == K_DEV_ATTR && e->obj.attr == DA_CONFIG) {
+		struct sfs_caller who;
+
+		/* Past the standard header only for the privileged, as in
+		 * sysfs: reads there can have side effects on a device. */
+		caller_of(req, &who);
+		if (authz(&who, AZ_CONFIG_FULL, &e->obj, -1))
+			size = off >= SFS_CONFIG_PUBLIC ? 0 :
+			       size > (size_t)(SFS_CONFIG_PUBLIC - off) ?
+			       (size_t)(SFS_CONFIG_PUBLIC - off) : size;
 		if (size > 65536)
 			size = 65536;
 		buf = malloc(size ? size : 1);
@@ -458,21 +496,21 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
+	struct sfs_caller who;
 	struct sfs_inode *e;
-	int err = 0, rc;
+	int rc;
 
 	(void)fi;
 	SFS_COUNT(write);
-	e = live(ino, &err);
-	if (!e) {
-		fuse_reply_err(req, err);
+	e = live_or_reply(req, ino);
+	if (!e)
 		return;
-	}
-	rc = may_modify(req);
+	caller_of(req, &who);
+	rc = authz(&who, AZ_WRITE, &e->obj, -1);
 	if (!rc && size > SFS_WRITE_MAX)
 		rc = -EINVAL;
 	if (!rc)
-		rc = write_attr(&e->obj, buf, size, off);
+		rc = write_attr(&e->obj, buf, size, off, &who);
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else
@@ -581,14 +619,11 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 {
 	struct dir_file *df;
 	struct sfs_inode *e;
-	int err = 0;
 
 	SFS_COUNT(readdir);
-	e = live(ino, &err);
-	if (!e) {
-		fuse_reply_err(req, err);
+	e = live_or_reply(req, ino);
+	if (!e)
 		return;
-	}
 	if (!tree_is_dir(&e->obj)) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
@@ -814,6 +849,28 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	fuse_reply_err(req, ENOTSUP);
 }
 
+/* access(2) and friends answer what open, mkdir and write would. */
+static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct sfs_caller who;
+	struct sfs_inode *e;
+	int err = 0, dir;
+
+	SFS_COUNT(other);
+	e = live_or_reply(req, ino);
+	if (!e)
+		return;
+	caller_of(req, &who);
+	dir = tree_is_dir(&e->obj);
+	if (mask & R_OK)
+		err = -authz(&who, AZ_READ, &e->obj, -1);
+	if (!err && (mask & W_OK))
+		err = -authz(&who, dir ? AZ_DIR : AZ_WRITE, &e->obj, -1);
+	if (!err && (mask & X_OK) && !dir)
+		err = EACCES;
+	fuse_reply_err(req, err);
+}
+
 static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph)
 {
@@ -864,4 +921,5 @@ const struct fuse_lowlevel_ops sfs_ops = {
 	.removexattr = op_removexattr,
 	.create = op_create,
 	.poll = op_poll,
+	.access = op_access,
 };

@@ -12,6 +12,8 @@
  *   events.c  the events file: cursors, blocked reads, poll
  *   irq.c     dev/<dev>/irq/<vec>: UIO-style interrupt files
  *   notify.c  the watcher thread: cache invalidation, waking readers
+ *   holds.c   which processes keep a remote segment attached
+ *   authz.c   who may do what, for which node: every permission decision
  *   ops.c     the FUSE low-level operations gluing the parts together
  *   sbuf.c    a small growable text buffer
  */
@@ -20,10 +22,12 @@
 
 #define FUSE_USE_VERSION 35
 
+#include <errno.h>
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -86,6 +90,9 @@ struct sfs {
 	struct timespec start;
 	struct sfs_stats stats;
 	int xattr_stats;	/* --stats: answer the user.smartiofs.stats xattr */
+	int manage;		/* serves every node (no --node): acts for all */
+	int has_operator_group;	/* operator_group= given */
+	gid_t operator_gid;
 };
 
 extern struct sfs sfs;
@@ -109,8 +116,10 @@ enum sfs_kind {
 
 /* Attribute identifiers, one table per directory kind. */
 enum { NA_ID, NA_STATE, NA_COUNT };
-enum { AA_LINK, AA_PEERS, AA_LUTS, AA_REQUESTERS, AA_WINDOW, AA_COUNT };
-enum { SA_SIZE, SA_AVAILABLE, SA_ATTACHED, SA_DETACH, SA_COUNT };
+enum { AA_LINK, AA_PEERS, AA_LUTS, AA_REQUESTERS, AA_WINDOW, AA_REQUESTERS_IN,
+       AA_HOPS, AA_SWITCH, AA_SWITCH_REQUESTERS, AA_SWITCH_REQUESTERS_IN,
+       AA_COUNT };
+enum { SA_SIZE, SA_AVAILABLE, SA_ATTACHED, SA_ATTACH, SA_DETACH, SA_COUNT };
 enum { MA_IOADDR, MA_COUNT };
 enum {
 	DA_FDID, DA_NODE, DA_BDF, DA_VENDOR, DA_DEVICE, DA_CLASS,
@@ -127,12 +136,25 @@ struct sfs_obj {
 	uint16_t node;		/* node; the owner for segment objects */
 	uint16_t adapter;
 	uint32_t dev;		/* device (K_DEV*, K_*_LINK, K_SEG_DMA_DEV*) */
-	const char *seg;	/* segment or peer name, interned (intern.c) */
+	/*
+	 * Segment or peer name, held in the object: a name shared by the
+	 * objects that carry it would have to live as long as the last of
+	 * them, and a peer that creates and destroys segments would grow a
+	 * table of them forever (issue 12, defect 11).
+	 */
+	char seg[SMARTIO_NAME_MAX];
 };
 
-/* A stable copy of s shared by everyone who asks (NULL: out of memory). */
-const char *sfs_intern(const char *s);
-void sfs_intern_free(void);
+/* Names o after segment or peer s: 0, or -ENAMETOOLONG (o unchanged). */
+static inline int sfs_obj_name(struct sfs_obj *o, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len >= sizeof(o->seg))
+		return -ENAMETOOLONG;
+	memcpy(o->seg, s, len + 1);
+	return 0;
+}
 
 struct sfs_attrdef {
 	const char *name;
@@ -197,8 +219,9 @@ size_t inode_collect_dynamic(struct sfs_dynent **out);
 
 /* --- attribute contents (attrs.c) --------------------------------------- */
 int attr_render(const struct sfs_obj *o, struct sbuf *out);
-/* Symbolic link target; attach: attach a remote segment when needed. */
-int attr_link(const struct sfs_obj *o, char *buf, size_t len, int attach);
+/* Symbolic link target.  Never changes state: the mem of a remote segment
+ * this node has not attached is -ENOLINK. */
+int attr_link(const struct sfs_obj *o, char *buf, size_t len);
 /* Config space read at off, up to size bytes: bytes read or -errno. */
 int attr_config_read(const struct sfs_obj *o, char *buf, size_t size,
 		     off_t off);
@@ -206,14 +229,37 @@ int attr_config_read(const struct sfs_obj *o, char *buf, size_t size,
 off_t attr_size(const struct sfs_obj *o);
 
 /* --- writes and directory actions (writes.c) --------------------------- */
+/* Who asks: the FUSE request's credentials. */
+struct sfs_caller {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;		/* thread id; 0 if outside the daemon's pid ns */
+	int operator;		/* member of the operator group */
+};
+
+/* --- authorization (authz.c) -------------------------------------------- */
+#define SFS_CONFIG_PUBLIC 64	/* config bytes everyone may read (sysfs) */
+
+enum authz_act {
+	AZ_READ,		/* read a file or list a directory */
+	AZ_WRITE,		/* write an attribute */
+	AZ_DIR,			/* mkdir or rmdir in directory o */
+	AZ_CONFIG_FULL,		/* read config space past SFS_CONFIG_PUBLIC */
+};
+
+/* 0, -EACCES (the caller may not) or -EPERM (not for that node from this
+ * mount).  node: the node a write names, once parsed; -1 before. */
+int authz(const struct sfs_caller *who, enum authz_act act,
+	  const struct sfs_obj *o, int node);
+/* Type and permission bits as stat() shows them and authz() applies. */
+mode_t authz_mode(const struct sfs_obj *o);
+
 /* Applies a write; bytes accepted or -errno. */
 int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
-	       off_t off);
+	       off_t off, const struct sfs_caller *who);
 int write_mkdir(const struct sfs_obj *dir, const char *name,
 		struct sfs_obj *out);
 int write_rmdir(const struct sfs_obj *dir, const char *name);
-/* Attaches a remote segment for self if it is not attached yet. */
-int seg_attach_self(const struct sfs_obj *o);
 /* Strict parsers, exposed for clarity and reuse. */
 int parse_token(const char *buf, size_t size, char *out, size_t outlen);
 int parse_size(const char *buf, size_t size, uint64_t *out);
@@ -229,7 +275,7 @@ int events_kick(void);
 void events_shutdown(void);
 
 /* --- interrupt files (irq.c) -------------------------------------------- */
-#define SFS_IRQ_MAX 32		/* vectors per device (the core routes 32) */
+#define SFS_IRQ_MAX 2048	/* vectors per device (MSI-X allows 2048) */
 #define IRQ_FILE_MAGIC 0x49525146u	/* tells irq files from the others */
 void irq_open(fuse_req_t req, const struct sfs_obj *o,
 	      struct fuse_file_info *fi);
@@ -250,7 +296,18 @@ void notify_stop(void);
 /* reaper.c: a child that aborts the FUSE connection if the daemon dies
  * stuck in the kernel (see there); stopped on a clean exit. */
 int reaper_start(const char *mnt);
+/* Main-thread state of pid from /proc ('Z', 'X' exited; 0 gone), and
+ * with start its start time: the reaper and the attachment holds. */
+char sfs_proc_state(pid_t pid, unsigned long long *start);
 void reaper_stop(void);
+/* holds.c: attach segment owner/seg for node, held by the process of
+ * thread tid (none if tid is 0) until it exits or a detach. */
+int hold_attach(unsigned owner, const char *seg, unsigned node, pid_t tid);
+/* Detaches and forgets the holds of owner/seg for node. */
+int hold_detach(unsigned owner, const char *seg, unsigned node);
+/* Detaches what only exited processes held (the watcher calls it). */
+void holds_reap(void);
+void holds_free(void);
 /* Wakes the watcher early (after a local state change). */
 void notify_poke(void);
 

@@ -17,17 +17,23 @@ static const struct sfs_attrdef node_attrs[NA_COUNT] = {
 };
 
 static const struct sfs_attrdef adapter_attrs[AA_COUNT] = {
-	[AA_LINK] = { "link", 0444 },
+	[AA_LINK] = { "link", 0644 },	/* writable: simulator fault injection */
 	[AA_PEERS] = { "peers", 0444 },
 	[AA_LUTS] = { "luts", 0444 },
 	[AA_REQUESTERS] = { "requesters", 0444 },
 	[AA_WINDOW] = { "window", 0444 },
+	[AA_REQUESTERS_IN] = { "requesters_in", 0444 },
+	[AA_HOPS] = { "hops", 0444 },
+	[AA_SWITCH] = { "switch", 0444 },
+	[AA_SWITCH_REQUESTERS] = { "switch_requesters", 0444 },
+	[AA_SWITCH_REQUESTERS_IN] = { "switch_requesters_in", 0444 },
 };
 
 static const struct sfs_attrdef seg_attrs[SA_COUNT] = {
 	[SA_SIZE] = { "size", 0644 },
 	[SA_AVAILABLE] = { "available", 0644 },
 	[SA_ATTACHED] = { "attached", 0444 },
+	[SA_ATTACH] = { "attach", 0200 },
 	[SA_DETACH] = { "detach", 0200 },
 };
 
@@ -195,8 +201,7 @@ static int parse_segidx(const char *name, struct sfs_obj *out)
 		if (tree_segment(n, name + len + 1, &si))
 			continue;
 		out->node = (uint16_t)n;
-		out->seg = sfs_intern(name + len + 1);
-		return out->seg ? 0 : -ENOMEM;
+		return sfs_obj_name(out, name + len + 1);
 	}
 	return -ENOENT;
 }
@@ -374,8 +379,7 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 		if (tree_segment(dir->node, name, &si))
 			return -ENOENT;
 		init_child(dir, out, K_SEG);
-		out->seg = sfs_intern(name);
-		return out->seg ? 0 : -ENOMEM;
+		return sfs_obj_name(out, name);
 	case K_SEG:
 		if (tree_segment(dir->node, dir->seg, &si))
 			return -ENOENT;
@@ -456,7 +460,8 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 		if (i < 0)
 			return -ENOENT;
 		init_child(dir, out, K_DEV_PEER);
-		out->seg = names_devinfo((unsigned)i)->info.name;
+		if (sfs_obj_name(out, names_devinfo((unsigned)i)->info.name))
+			return -ENOENT;
 		return tree_valid(out);
 	case K_DEV_PEER:
 		i = parse_bar(name);
@@ -507,9 +512,8 @@ static int list_segments(const struct sfs_obj *dir, tree_fill_fn fill,
 			continue;
 		memset(&o, 0, sizeof(o));
 		o.node = (uint16_t)si.owner;
-		o.seg = sfs_intern(si.name);
-		if (!o.seg)
-			return -ENOMEM;
+		if (sfs_obj_name(&o, si.name))
+			continue;
 		if (dir->kind == K_SEGMENTS) {
 			o.kind = K_SEG;
 			rc = fill(ctx, si.name, &o);
@@ -676,7 +680,8 @@ int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 
 		for (k = 0; k < n && k < 64; k++) {
 			init_child(dir, &o, K_DEV_PEER);
-			o.seg = names_devinfo(peers[k])->info.name;
+			if (sfs_obj_name(&o, names_devinfo(peers[k])->info.name))
+				continue;
 			rc = fill(ctx, o.seg, &o);
 			if (rc)
 				return rc;

@@ -114,6 +114,33 @@ static int parse_keyword(const char *buf, size_t size, const char *const *kw,
 	return -EINVAL;
 }
 
+/*
+ * A borrow: "NODE" or "NODE window=SIZE|ram" (the borrow's DMA window,
+ * smartio(7)); *window is 0 for the default.
+ */
+static int parse_borrow(const char *buf, size_t size, unsigned *node,
+			uint64_t *window)
+{
+	static const char key[] = "window=";
+	static const char *const ram[] = { "ram" };
+	size_t i, klen = sizeof(key) - 1;
+	const char *v;
+
+	*window = 0;
+	for (i = 0; i < size && buf[i] != ' '; i++)
+		;
+	if (i == size)
+		return parse_node(buf, size, node);
+	if (!i || size - i - 1 < klen || memcmp(buf + i + 1, key, klen))
+		return -EINVAL;
+	v = buf + i + 1 + klen;
+	if (parse_keyword(v, size - i - 1 - klen, ram, 1) == 0)
+		*window = SMARTIO_DMA_WINDOW_RAM;
+	else if (parse_size(v, size - i - 1 - klen, window))
+		return -EINVAL;
+	return parse_node(buf, i, node);
+}
+
 /* "none" | "all" | node names separated by commas, spaces or newlines. */
 static int parse_lend(const char *buf, size_t size, int *policy,
 		      uint64_t *mask)
@@ -164,11 +191,12 @@ static int parse_lend(const char *buf, size_t size, int *policy,
 	return 0;
 }
 
-static int write_dev(const struct sfs_obj *o, const char *buf, size_t size)
+static int write_dev(const struct sfs_obj *o, const char *buf, size_t size,
+		     const struct sfs_caller *who)
 {
 	static const char *const modes[] = { "exclusive", "shared" };
 	static const char *const one[] = { "1" };
-	uint64_t mask;
+	uint64_t mask, window;
 	unsigned node;
 	int rc, policy;
 
@@ -177,10 +205,15 @@ static int write_dev(const struct sfs_obj *o, const char *buf, size_t size)
 		rc = parse_lend(buf, size, &policy, &mask);
 		return rc ? rc : smartio_lend(sfs.h, o->dev, policy, mask);
 	case DA_BORROW:
-		rc = parse_node(buf, size, &node);
-		return rc ? rc : smartio_borrow(sfs.h, o->dev, node);
+		rc = parse_borrow(buf, size, &node, &window);
+		if (!rc)
+			rc = authz(who, AZ_WRITE, o, (int)node);
+		return rc ? rc : smartio_borrow_window(sfs.h, o->dev, node,
+						       window);
 	case DA_RETURN:
 		rc = parse_node(buf, size, &node);
+		if (!rc)
+			rc = authz(who, AZ_WRITE, o, (int)node);
 		return rc ? rc : smartio_return(sfs.h, o->dev, node);
 	case DA_RECLAIM:
 		rc = parse_keyword(buf, size, one, 1);
@@ -194,7 +227,8 @@ static int write_dev(const struct sfs_obj *o, const char *buf, size_t size)
 	}
 }
 
-static int write_seg(const struct sfs_obj *o, const char *buf, size_t size)
+static int write_seg(const struct sfs_obj *o, const char *buf, size_t size,
+		     const struct sfs_caller *who)
 {
 	static const char *const bits[] = { "0", "1" };
 	uint64_t bytes;
@@ -210,17 +244,39 @@ static int write_seg(const struct sfs_obj *o, const char *buf, size_t size)
 		rc = parse_keyword(buf, size, bits, 2);
 		return rc < 0 ? rc : smartio_segment_set_available(sfs.h, o->node,
 								   o->seg, rc);
+	case SA_ATTACH:
+		rc = parse_node(buf, size, &node);
+		if (!rc)
+			rc = authz(who, AZ_WRITE, o, (int)node);
+		return rc ? rc : hold_attach(o->node, o->seg, node, who->pid);
 	case SA_DETACH:
 		rc = parse_node(buf, size, &node);
-		return rc ? rc : smartio_segment_detach(sfs.h, o->node, o->seg,
-							node);
+		if (!rc)
+			rc = authz(who, AZ_WRITE, o, (int)node);
+		return rc ? rc : hold_detach(o->node, o->seg, node);
 	default:
 		return -EROFS;
 	}
 }
 
+/*
+ * "down" or "up": fault injection on the simulated fabric (smartio(7),
+ * FAILURES AND MULTIPATH); smartio.ko answers EOPNOTSUPP.
+ */
+static int write_adapter(const struct sfs_obj *o, const char *buf,
+			 size_t size)
+{
+	static const char *const states[] = { "down", "up" };
+	int rc;
+
+	if (o->attr != AA_LINK)
+		return -EROFS;
+	rc = parse_keyword(buf, size, states, 2);
+	return rc < 0 ? rc : smartio_link_set(sfs.h, o->node, o->adapter, rc);
+}
+
 int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
-	       off_t off)
+	       off_t off, const struct sfs_caller *who)
 {
 	int rc;
 
@@ -233,7 +289,8 @@ int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
 					  buf, (uint32_t)size);
 		return rc < 0 ? rc : (int)size;
 	}
-	if (o->kind == K_DEV_ATTR || o->kind == K_SEG_ATTR) {
+	if (o->kind == K_DEV_ATTR || o->kind == K_SEG_ATTR ||
+	    o->kind == K_ADAPTER_ATTR) {
 		const struct sfs_attrdef *d = tree_attrdef(o);
 
 		if (!d || !(d->mode & 0200))
@@ -243,23 +300,14 @@ int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
 	}
 	if (off != 0 || size == 0 || size > SFS_WRITE_MAX)
 		return -EINVAL;
-	rc = o->kind == K_DEV_ATTR ? write_dev(o, buf, size)
-				   : write_seg(o, buf, size);
+	if (o->kind == K_ADAPTER_ATTR)
+		rc = write_adapter(o, buf, size);
+	else
+		rc = o->kind == K_DEV_ATTR ? write_dev(o, buf, size, who)
+					   : write_seg(o, buf, size, who);
 	if (rc > 0)
 		rc = 0;
 	return rc < 0 ? rc : (int)size;
-}
-
-int seg_attach_self(const struct sfs_obj *o)
-{
-	struct smartio_segment_info si;
-	int rc = tree_segment(o->node, o->seg, &si);
-
-	if (rc)
-		return rc;
-	if (si.owner == sfs.self || (si.attached >> sfs.self & 1))
-		return 0;
-	return smartio_segment_attach(sfs.h, o->node, o->seg, sfs.self);
 }
 
 int write_mkdir(const struct sfs_obj *dir, const char *name,

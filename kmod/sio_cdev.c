@@ -156,6 +156,16 @@ static int bar_mmap(struct file *f, struct vm_area_struct *vma)
 	u64 len = vma->vm_end - vma->vm_start;
 	u64 span = PAGE_ALIGN(bc->size);
 
+	/*
+	 * Shared mappings only.  A MAP_PRIVATE one is copy-on-write: for a
+	 * BAR (VM_PFNMAP) the first fault BUGs in vmf_insert_pfn_prot, and
+	 * for a segment writes would land in private copies the owner never
+	 * sees.  A MAP_SHARED mapping of a read-only descriptor has neither
+	 * VM_SHARED nor VM_MAYWRITE: it is not COW and mprotect() cannot make
+	 * it writable, so it may stay.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE) || is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
 	if (offset_in_page(bc->phys) || off >= span || len > span - off)
 		return -EINVAL;
 	if (READ_ONCE(bc->dead))
@@ -216,7 +226,16 @@ static ssize_t bar_rw(struct file *f, char __user *ubuf, size_t len,
 	if (*pos >= bc->size)
 		return write ? -ENOSPC : 0;
 	len = min_t(u64, len, bc->size - *pos);
-	buf = kmalloc(SIO_RW_CHUNK, GFP_KERNEL);
+	/*
+	 * Whole dwords through MMIO even when the size is not (a size the
+	 * peer gave), and a zeroed buffer: no byte of it that the device did
+	 * not fill ever reaches user space.
+	 */
+	if (!bc->mem)
+		len &= ~(size_t)3;
+	if (!len)
+		return write ? -ENOSPC : 0;
+	buf = kzalloc(SIO_RW_CHUNK, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	while (done < len && !err) {

@@ -33,9 +33,10 @@ static int state_show(struct seq_file *s, void *unused)
 
 	mutex_lock(&sio_k.lock);
 	for (i = 0; i < r->nnodes; i++)
-		seq_printf(s, "node %s id=%u %s\n", sio_node(r, i)->name,
-			   sio_node(r, i)->id,
-			   sio_node(r, i)->state == SIO_NODE_UP ? "up" : "down");
+		seq_printf(s, "node %s id=%u %s refused=%u\n",
+			   sio_node(r, i)->name, sio_node(r, i)->id,
+			   sio_node(r, i)->state == SIO_NODE_UP ? "up" : "down",
+			   sio_node(r, i)->refused);
 	for (i = 0; i < r->ndevices; i++) {
 		struct sio_device *d = sio_dev(r, i);
 
@@ -70,6 +71,16 @@ static int state_show(struct seq_file *s, void *unused)
 			      bo->iova_size);
 		show_resolved(s, "msi", bo->lender, bo->msi_addr, SIO_MSI_SIZE);
 		seq_printf(s, " iova=%#llx+%#llx\n", bo->iova, bo->iova_size);
+	}
+	/* backing: where the memory is (fabric=ntb: the owner's window). */
+	for (i = 0; i < r->max_segments; i++) {
+		struct sio_segment *g = sio_seg(r, i);
+
+		if (g->used)
+			seq_printf(s, "seg %s.%s size=%#llx backing=%#llx available=%u creator=%s\n",
+				   sio_node(r, g->owner)->name, g->name,
+				   g->size, g->backing, g->available,
+				   sio_node(r, g->creator)->name);
 	}
 	for (i = 0; i < sio_k.ndevs; i++)
 		sio_shadow_show(s, &sio_k.dev[i]);

@@ -3,16 +3,49 @@
  * The generic netlink family "smartio": libsmartio's kernel transport.
  * A request is the core's own protocol message (lib/core/proto.h has the
  * same layout as a generic netlink message), handed to the core as this
- * machine's node (host0, or node= with fabric=ntb); the core's reply attributes travel back in a
- * SIO_CMD_REPLY message.  Borrow, return and reclaim also hot-add or
- * hot-remove the shadow device (sio_shadow.c); SIO_CMD_REG_READ copies
- * registry bytes for libsmartio's queries.  Changing state needs CAP_NET_ADMIN.
+ * machine's node (host0, or node= with fabric=ntb); the core's reply
+ * attributes travel back in a SIO_CMD_REPLY message.  Borrow, return and
+ * reclaim also hot-add or hot-remove the shadow device (sio_shadow.c);
+ * SIO_CMD_REG_READ copies registry bytes for libsmartio's queries.
+ *
+ * Only the commands a user gives are operations of the family: the
+ * node-to-node ones (BORROW_REQ, HEARTBEAT, RETURN_REQ, SEG_TABLE,
+ * MAP_DMA_WINDOW, ...) enter only through the NTB transport (sio_ntb.c),
+ * so generic netlink answers them EOPNOTSUPP before any code of ours
+ * runs.  Each operation has a policy naming the attributes it takes, and
+ * validation is strict: an unknown or unexpected attribute, a wrong
+ * length or trailing bytes are refused with EINVAL.  smartio(4) has the
+ * table of operations and the privilege each needs.
  */
+#include <linux/capability.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
 #include "sio_kmod.h"
 #include "core_int.h"
+
+/* internal_flags of an operation: what pre_doit checks before it runs. */
+#define SIO_GENL_ADMIN		BIT(0)	/* CAP_SYS_ADMIN */
+#define SIO_GENL_PCI		BIT(1)	/* and not LOCKDOWN_PCI_ACCESS */
+#define SIO_GENL_HOTPLUG	BIT(2)	/* serialised by sio_genl_hotplug */
+
+/*
+ * Config space a user without CAP_SYS_ADMIN may read: the standard
+ * header, as PCI sysfs gives it (reading further can have side effects
+ * on some devices).
+ */
+#define SIO_CFG_OPEN 64
+
+/*
+ * The operations run in parallel (generic netlink's own mutex would hold
+ * every family of the system while a return waits up to 30 s for a
+ * shadow's DMA mappings to drain, or a command waits 5 s for an NTB
+ * peer).  The core runs under sio_k.lock; this lock serialises the
+ * hot-plug half of borrow, return and reclaim (the device's claim, views
+ * and shadow in struct sio_kdev), which sio_k.lock does not cover.
+ */
+static DEFINE_MUTEX(sio_genl_hotplug);
 
 static struct genl_family sio_genl_family;
 
@@ -62,6 +95,9 @@ static int lending(const struct sio_parsed *p)
 	mutex_unlock(&sio_k.lock);
 	if (dev < 0 || node < 0)
 		return dev < 0 ? dev : node;
+	/* A sized DMA window (SIO_A_SIZE) is the simulator's for now. */
+	if (p->cmd == SIO_CMD_BORROW && p->present[SIO_A_SIZE])
+		return -EOPNOTSUPP;
 	if (p->cmd == SIO_CMD_BORROW)
 		return sio_k_borrow(dev, node);
 	if (p->cmd == SIO_CMD_RETURN)
@@ -85,6 +121,7 @@ static int sio_genl_doit(struct sk_buff *skb, struct genl_info *info)
 	err = -ENOMEM;
 	if (!repbuf || !p)
 		goto out;
+	/* The core's own parser as well: the layouts must agree. */
 	err = sio_msg_parse(info->nlhdr, len, p);
 	if (err)
 		goto out;
@@ -133,34 +170,196 @@ out:
 	return err;
 }
 
-static struct genl_small_ops sio_genl_ops[SIO_CMD_MAX];
+/*
+ * A config read past the standard header needs CAP_SYS_ADMIN (PCI sysfs
+ * gives other users the first 64 bytes only).  The policy made both
+ * attributes u64 when present; the core refuses a request without them.
+ */
+static int cfg_read_allowed(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *a_off = info->attrs[SIO_A_OFFSET];
+	struct nlattr *a_size = info->attrs[SIO_A_SIZE];
+	u64 off, size;
 
-static struct genl_family sio_genl_family = {
-	.name = SIO_GENL_NAME,
-	.version = SIO_GENL_VERSION,
-	.maxattr = 0,		/* the core parses the attributes itself */
-	.netnsok = false,
-	.module = THIS_MODULE,
-	.small_ops = sio_genl_ops,
-	.resv_start_op = SIO_CMD_MAX + 1,
+	if (!a_off || !a_size)
+		return 0;
+	off = nla_get_u64(a_off);
+	size = nla_get_u64(a_size);
+	if (off <= SIO_CFG_OPEN && size <= SIO_CFG_OPEN - off)
+		return 0;
+	return netlink_capable(skb, CAP_SYS_ADMIN) ? 0 : -EPERM;
+}
+
+static int sio_genl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+			     struct genl_info *info)
+{
+	int err;
+
+	/*
+	 * CAP_SYS_ADMIN, not generic netlink's CAP_NET_ADMIN: these
+	 * operations take PCI functions from their drivers and program
+	 * IOMMUs and NTB windows, which is system administration.  Like
+	 * GENL_ADMIN_PERM, netlink_capable() checks both the socket's opener
+	 * and the sender, in the initial user namespace.
+	 */
+	if ((ops->internal_flags & SIO_GENL_ADMIN) &&
+	    !netlink_capable(skb, CAP_SYS_ADMIN))
+		return -EPERM;
+	/* What kernel lockdown refuses through PCI sysfs and setpci. */
+	if (ops->internal_flags & SIO_GENL_PCI) {
+		err = security_locked_down(LOCKDOWN_PCI_ACCESS);
+		if (err)
+			return err;
+	}
+	if (ops->cmd == SIO_CMD_CFG_READ) {
+		err = cfg_read_allowed(skb, info);
+		if (err)
+			return err;
+	}
+	if (ops->internal_flags & SIO_GENL_HOTPLUG)
+		mutex_lock(&sio_genl_hotplug);
+	return 0;
+}
+
+static void sio_genl_post_doit(const struct genl_ops *ops,
+			       struct sk_buff *skb, struct genl_info *info)
+{
+	if (ops->internal_flags & SIO_GENL_HOTPLUG)
+		mutex_unlock(&sio_genl_hotplug);
+}
+
+/* --- policies: the attributes each command takes (lib/core/proto.h) ----- */
+
+static const struct nla_policy pol_lend[SIO_A_MAX + 1] = {
+	[SIO_A_DEV] = { .type = NLA_U32 },
+	[SIO_A_FLAGS] = { .type = NLA_U32 },	/* enum sio_policy */
+	[SIO_A_MASK] = { .type = NLA_U64 },
 };
 
-int sio_genl_init(void)
-{
-	u32 cmd, n = 0;
+static const struct nla_policy pol_dev_node[SIO_A_MAX + 1] = {
+	[SIO_A_DEV] = { .type = NLA_U32 },
+	[SIO_A_NODE] = { .type = NLA_U32 },
+};
 
-	for (cmd = 1; cmd <= SIO_CMD_MAX; cmd++) {
-		if (cmd == SIO_CMD_REPLY)
-			continue;
-		sio_genl_ops[n].cmd = cmd;
-		sio_genl_ops[n].doit = sio_genl_doit;
-		sio_genl_ops[n].validate = GENL_DONT_VALIDATE_STRICT |
-					   GENL_DONT_VALIDATE_DUMP;
-		if (cmd != SIO_CMD_REG_READ)
-			sio_genl_ops[n].flags = GENL_ADMIN_PERM;
-		n++;
-	}
-	sio_genl_family.n_small_ops = n;
+static const struct nla_policy pol_mode[SIO_A_MAX + 1] = {
+	[SIO_A_DEV] = { .type = NLA_U32 },
+	[SIO_A_MODE] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy pol_seg[SIO_A_MAX + 1] = {
+	[SIO_A_NODE] = { .type = NLA_U32 },
+	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
+};
+
+static const struct nla_policy pol_seg_size[SIO_A_MAX + 1] = {
+	[SIO_A_NODE] = { .type = NLA_U32 },
+	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
+	[SIO_A_SIZE] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy pol_seg_avail[SIO_A_MAX + 1] = {
+	[SIO_A_NODE] = { .type = NLA_U32 },
+	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
+	[SIO_A_FLAGS] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy pol_seg_peer[SIO_A_MAX + 1] = {
+	[SIO_A_NODE] = { .type = NLA_U32 },
+	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
+	[SIO_A_PEER] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy pol_seg_dev[SIO_A_MAX + 1] = {
+	[SIO_A_NODE] = { .type = NLA_U32 },
+	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
+	[SIO_A_DEV] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy pol_cfg_read[SIO_A_MAX + 1] = {
+	[SIO_A_DEV] = { .type = NLA_U32 },
+	[SIO_A_NODE] = { .type = NLA_U32 },
+	[SIO_A_OFFSET] = { .type = NLA_U64 },
+	[SIO_A_SIZE] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy pol_cfg_write[SIO_A_MAX + 1] = {
+	[SIO_A_DEV] = { .type = NLA_U32 },
+	[SIO_A_NODE] = { .type = NLA_U32 },
+	[SIO_A_OFFSET] = { .type = NLA_U64 },
+	[SIO_A_DATA] = { .type = NLA_BINARY, .len = SIO_DATA_MAX },
+};
+
+static const struct nla_policy pol_peer[SIO_A_MAX + 1] = {
+	[SIO_A_DEV] = { .type = NLA_U32 },
+	[SIO_A_NODE] = { .type = NLA_U32 },
+	[SIO_A_INDEX] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy pol_reg_read[SIO_A_MAX + 1] = {
+	[SIO_A_OFFSET] = { .type = NLA_U64 },
+	[SIO_A_SIZE] = { .type = NLA_U64 },
+};
+
+#define SIO_OP(c, pol, f) {				\
+	.cmd = (c),					\
+	.doit = sio_genl_doit,				\
+	.policy = (pol),				\
+	.maxattr = SIO_A_MAX,				\
+	.internal_flags = (f),				\
+}
+
+#define ADMIN SIO_GENL_ADMIN
+#define ADMIN_PCI (SIO_GENL_ADMIN | SIO_GENL_PCI)
+
+/*
+ * Who may do what.  Every state change needs CAP_SYS_ADMIN.  Lockdown's
+ * PCI_ACCESS is checked wherever a device or its DMA is handed to
+ * someone: lending policy and mode, borrow, config writes, a segment or
+ * a peer's BAR mapped for a device.  Return and reclaim only take access
+ * away, so lockdown does not stop them (a device borrowed before lockdown
+ * can still be given back).  Segments alone are memory of the fabric, not
+ * PCI access.  Queries are open to every user: the registry holds the
+ * state smartio(7) shows to everyone (names, modes, fabric addresses,
+ * no secret and no kernel pointer), and config reads are open within the
+ * standard header (cfg_read_allowed).
+ */
+static const struct genl_ops sio_genl_ops[] = {
+	SIO_OP(SIO_CMD_LEND, pol_lend, ADMIN_PCI),
+	SIO_OP(SIO_CMD_BORROW, pol_dev_node, ADMIN_PCI | SIO_GENL_HOTPLUG),
+	SIO_OP(SIO_CMD_RETURN, pol_dev_node, ADMIN | SIO_GENL_HOTPLUG),
+	SIO_OP(SIO_CMD_RECLAIM, pol_dev_node, ADMIN | SIO_GENL_HOTPLUG),
+	SIO_OP(SIO_CMD_SET_MODE, pol_mode, ADMIN_PCI),
+	SIO_OP(SIO_CMD_SEG_CREATE, pol_seg, ADMIN),
+	SIO_OP(SIO_CMD_SEG_SIZE, pol_seg_size, ADMIN),
+	SIO_OP(SIO_CMD_SEG_DESTROY, pol_seg, ADMIN),
+	SIO_OP(SIO_CMD_SEG_AVAILABLE, pol_seg_avail, ADMIN),
+	SIO_OP(SIO_CMD_SEG_ATTACH, pol_seg_peer, ADMIN),
+	SIO_OP(SIO_CMD_SEG_DETACH, pol_seg_peer, ADMIN),
+	SIO_OP(SIO_CMD_SEG_DMA_MAP, pol_seg_dev, ADMIN_PCI),
+	SIO_OP(SIO_CMD_SEG_DMA_UNMAP, pol_seg_dev, ADMIN),
+	SIO_OP(SIO_CMD_CFG_READ, pol_cfg_read, 0),
+	SIO_OP(SIO_CMD_CFG_WRITE, pol_cfg_write, ADMIN_PCI),
+	SIO_OP(SIO_CMD_PEER_MAP, pol_peer, ADMIN_PCI),
+	SIO_OP(SIO_CMD_PEER_UNMAP, pol_peer, ADMIN),
+	SIO_OP(SIO_CMD_REG_READ, pol_reg_read, 0),
+};
+
+static struct genl_family sio_genl_family __ro_after_init = {
+	.name = SIO_GENL_NAME,
+	.version = SIO_GENL_VERSION,
+	.netnsok = false,
+	.parallel_ops = true,
+	.pre_doit = sio_genl_pre_doit,
+	.post_doit = sio_genl_post_doit,
+	.module = THIS_MODULE,
+	.ops = sio_genl_ops,
+	.n_ops = ARRAY_SIZE(sio_genl_ops),
+	/* Every command is strict; none is left to the legacy rules. */
+	.resv_start_op = __SIO_CMD_MAX,
+};
+
+int __init sio_genl_init(void)
+{
 	return genl_register_family(&sio_genl_family);
 }
 

@@ -18,6 +18,7 @@
 #include "core.h"
 
 #define SIO_K_NODES 2		/* host0 (lender) and host1 (loopback) */
+#define SIO_K_NTB_NODES 4	/* fabric=ntb: nodes= at most */
 #define SIO_K_LENDER 0
 #define SIO_K_BORROWER 1
 #define SIO_K_MAX_DEVS 8
@@ -53,6 +54,14 @@ struct sio_kdev {
 	struct sio_shadow *shadow;	/* host1's view while borrowed */
 	/* Class devices of each node's access to it (sio_cdev.c). */
 	struct sio_view *view[SIO_K_NODES];
+	/*
+	 * Emulated config registers (sio_vcfg.c): BARs 0-5 and the ROM as
+	 * written, their writable bits, the virtual command register.
+	 */
+	u32 vcfg[PCI_STD_NUM_BARS + 1];
+	u32 vmask[PCI_STD_NUM_BARS + 1];
+	u16 vcmd;
+	bool vcfg_ready;
 };
 
 struct sio_kernel {
@@ -61,7 +70,7 @@ struct sio_kernel {
 	struct sio_registry *reg;
 	u32 ndevs;
 	struct sio_kdev dev[SIO_K_MAX_DEVS];
-	struct sio_klut lut[SIO_K_NODES][SIO_K_LUTS];
+	struct sio_klut lut[SIO_K_NTB_NODES][SIO_K_LUTS];
 	struct sio_bar_cdev *seg[SIO_K_MAX_SEGS];	/* segments' memory */
 	/* Registry or events changed: bumped by notify (sio_fabric.c). */
 	u64 notifies;
@@ -71,6 +80,7 @@ struct sio_kernel {
 	 * fabric=ntb (the other node is another machine, sio_ntb.c).
 	 */
 	u32 self;
+	u32 nnodes;		/* in the registry */
 	bool ntb;
 };
 
@@ -107,6 +117,13 @@ int sio_k_borrow(u32 dev, u32 node);
 int sio_k_return(u32 dev, u32 node);
 int sio_k_reclaim(u32 dev, u32 asker);
 struct sio_kdev *sio_kdev_of(u32 dev);
+/*
+ * Config cycles to the real function (sio_vcfg.c): 1 when the aligned
+ * access of n bytes at off was emulated, 0 when it goes to the device.
+ * Caller holds sio_k.lock.
+ */
+int sio_vcfg_access(struct sio_kdev *kd, u32 off, u32 n, u32 *v, bool write);
+void sio_vcfg_reset(struct sio_kdev *kd);
 /* A user command as host0: sio_core_call under the lock. */
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	       u32 cap);

@@ -32,7 +32,7 @@ static int kplat_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
 {
 	struct sio_klut *l;
 
-	if (node >= SIO_K_NODES || adapter != 0 || slot >= SIO_K_LUTS)
+	if (node >= sio_k.nnodes || adapter != 0 || slot >= SIO_K_LUTS)
 		return -EINVAL;
 	l = &sio_k.lut[node][slot];
 	l->target_node = target_node;
@@ -46,7 +46,7 @@ static int kplat_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
 
 static void kplat_lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
 {
-	if (node < SIO_K_NODES && adapter == 0 && slot < SIO_K_LUTS)
+	if (node < sio_k.nnodes && adapter == 0 && slot < SIO_K_LUTS)
 		memset(&sio_k.lut[node][slot], 0, sizeof(struct sio_klut));
 }
 
@@ -56,7 +56,7 @@ int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr)
 	struct sio_klut *first;
 	u64 rel, slot, off, left = len, expect;
 
-	if (node >= SIO_K_NODES || !len)
+	if (node >= sio_k.nnodes || !len)
 		return -EFAULT;
 	ad = &sio_node(sio_k.reg, node)->adapter[0];
 	if (addr < ad->window_base || addr - ad->window_base >= ad->window_size ||
@@ -146,17 +146,16 @@ static int kplat_seg_map(void *plat, u32 seg, u32 node, int map)
 	return sio_ntb_fab_seg_map(seg, node, map);
 }
 
-static struct pci_dev *kdev_pci(u32 dev)
-{
-	struct sio_kdev *kd = sio_kdev_of(dev);
-
-	return kd ? kd->pdev : NULL;
-}
-
+/*
+ * Config space of the lender's real function.  BARs, ROM and the command
+ * register are emulated (sio_vcfg.c): no write from a user or a borrower
+ * moves the device's decoding.
+ */
 static int kplat_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 			    int write)
 {
-	struct pci_dev *pdev = kdev_pci(dev);
+	struct sio_kdev *kd = sio_kdev_of(dev);
+	struct pci_dev *pdev = kd ? kd->pdev : NULL;
 	u8 *p = buf;
 	int err = 0;
 
@@ -169,7 +168,9 @@ static int kplat_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 		if (write) {
 			memcpy(&v, p, n);
 			v = le32_to_cpu((__force __le32)v);
-			if (n == 4)
+			if (sio_vcfg_access(kd, off, n, &v, true))
+				err = 0;
+			else if (n == 4)
 				err = pci_write_config_dword(pdev, off, v);
 			else if (n == 2)
 				err = pci_write_config_word(pdev, off, (u16)v);
@@ -179,7 +180,9 @@ static int kplat_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 			u16 w;
 			u8 b;
 
-			if (n == 4) {
+			if (sio_vcfg_access(kd, off, n, &v, false)) {
+				err = 0;
+			} else if (n == 4) {
 				err = pci_read_config_dword(pdev, off, &v);
 			} else if (n == 2) {
 				err = pci_read_config_word(pdev, off, &w);
@@ -301,15 +304,16 @@ static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
  * The loopback link: the other node's core answers at once.  Over an NTB
  * the other machine answers (sio_ntb.c).
  */
-static int kplat_send(void *plat, u32 dst, const void *msg, u32 len,
+static int kplat_send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
 		      void *reply, u32 cap)
 {
 	if (sio_k.ntb)
 		return sio_ntb_fab_send(dst, msg, len, reply, cap);
 	lockdep_assert_held(&sio_k.lock);
-	if (dst >= SIO_K_NODES || sio_node(sio_k.reg, dst)->state != SIO_NODE_UP)
+	if (dst >= sio_k.nnodes || sio_node(sio_k.reg, dst)->state != SIO_NODE_UP)
 		return -EHOSTDOWN;
-	return sio_core_dispatch(&sio_k.core, dst, msg, len, reply, cap);
+	return sio_core_dispatch_from(&sio_k.core, dst, src, msg, len, reply,
+				      cap);
 }
 
 static void kplat_notify(void *plat)

@@ -7,13 +7,48 @@
  * it replace the default domain; the borrower's DMA window maps into that
  * domain.  Release unbinds it and lets the device's own driver probe it
  * again.
+ *
+ * A device in use on the lender is not taken from its users unless the
+ * operator says so (force_busy): unbinding pulls a mounted filesystem's
+ * disk or an interface that is up from under them.
  */
+#include <linux/blkdev.h>
 #include <linux/iommu.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 
 #include "sio_kmod.h"
 
 #define SIO_PCI_DRIVER "smartio"
+
+static bool force_busy;
+module_param(force_busy, bool, 0644);
+MODULE_PARM_DESC(force_busy,
+		 "a borrow takes a device in use on the lender (open or mounted disk, interface up) from its users");
+
+/*
+ * Whether dev or a device below it is used: a disk someone holds open (a
+ * mounted filesystem, swap, a device-mapper or md holder, any process:
+ * the whole disk's openers count its partitions' too) or a network
+ * interface that is up.  block_class and disk_type are not exported, so a
+ * disk is known by its class and type names.
+ */
+static int in_use(struct device *dev, void *unused)
+{
+	const char *cls = dev->class ? dev->class->name : "";
+
+	if (!strcmp(cls, "block") && dev->type &&
+	    !strcmp(dev->type->name, "disk") &&
+	    disk_openers(dev_to_disk(dev))) {
+		dev_info(dev, "smartio: open or mounted\n");
+		return -EBUSY;
+	}
+	if (!strcmp(cls, "net") && (to_net_dev(dev)->flags & IFF_UP)) {
+		dev_info(dev, "smartio: interface up\n");
+		return -EBUSY;
+	}
+	return device_for_each_child(dev, NULL, in_use);
+}
 
 static int lender_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
@@ -69,6 +104,13 @@ int sio_lender_claim(struct sio_kdev *kd)
 
 	if (kd->claimed)
 		return 0;
+	if (in_use(dev, NULL)) {
+		if (!force_busy) {
+			pci_info(kd->pdev, "smartio: in use here, not lent (force_busy=1 takes it)\n");
+			return -EBUSY;
+		}
+		pci_warn(kd->pdev, "smartio: in use here, taken from its users (force_busy)\n");
+	}
 	err = driver_set_override(dev, &kd->pdev->driver_override,
 				  SIO_PCI_DRIVER, strlen(SIO_PCI_DRIVER));
 	if (err)
@@ -81,6 +123,7 @@ int sio_lender_claim(struct sio_kdev *kd)
 		return err ? err : -ENODEV;
 	}
 	kd->claimed = true;
+	sio_vcfg_reset(kd);
 	return 0;
 }
 

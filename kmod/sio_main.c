@@ -3,8 +3,8 @@
  * smartio.ko: builds the registry of this machine's fabric and serves the
  * core.  fabric=loopback (default): host0 with the devices it lends, host1
  * behind the loopback adapter, both up.  fabric=ntb: this machine is node
- * node= (host0 or host1) and the other node is another machine behind an
- * NTB (sio_ntb.c), up while smartio_ntb.ko says so.
+ * node= of nodes= (host0, host1, ...) and every other node is another
+ * machine behind an NTB (sio_ntb.c), up while smartio_ntb.ko says so.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -26,7 +26,11 @@ MODULE_PARM_DESC(fabric,
 
 static uint node;
 module_param(node, uint, 0444);
-MODULE_PARM_DESC(node, "fabric=ntb: this machine's node id, 0 (host0) or 1 (host1)");
+MODULE_PARM_DESC(node, "fabric=ntb: this machine's node id, 0 (host0) .. nodes - 1");
+
+static uint nodes = SIO_K_NODES;
+module_param(nodes, uint, 0444);
+MODULE_PARM_DESC(nodes, "fabric=ntb: how many nodes the fabric has, 2 .. 4");
 
 static bool wanted(struct pci_dev *pdev)
 {
@@ -82,35 +86,36 @@ static void fill_device(struct sio_topo_device *td, struct pci_dev *pdev,
 
 static int build_registry(void)
 {
-	static struct sio_topo_node nodes[SIO_K_NODES] = {
-		{ .name = "host0", .id = 0, .ram = SIO_K_SEG_RAM },
-		{ .name = "host1", .id = 1, .ram = SIO_K_SEG_RAM },
-	};
-	static struct sio_topo_adapter adapters[SIO_K_NODES] = {
-		{ .name = "lo0", .node = 0, .peers = 1u << 1,
-		  .window = SIO_K_WINDOW, .luts = SIO_K_LUTS,
-		  .requesters = 32, .reserved = 2 },
-		{ .name = "lo0", .node = 1, .peers = 1u << 0,
-		  .window = SIO_K_WINDOW, .luts = SIO_K_LUTS,
-		  .requesters = 32, .reserved = 2 },
-	};
+	static struct sio_topo_node tnodes[SIO_K_NTB_NODES];
+	static struct sio_topo_adapter adapters[SIO_K_NTB_NODES];
 	static const struct sio_reg_limits lim = {
 		.max_borrows = 16, .max_segments = 16, .max_attach = 16,
 		.max_segdma = 16, .max_peermap = 8,
 	};
 	struct sio_topo_device *tdev;
 	struct sio_topology t = {
-		.nnodes = SIO_K_NODES, .nadapters = SIO_K_NODES,
-		.nodes = nodes, .adapters = adapters,
+		.nnodes = sio_k.nnodes, .nadapters = sio_k.nnodes,
+		.nodes = tnodes, .adapters = adapters,
 	};
 	struct pci_dev *pdev = NULL;
 	u32 i, nvme = 0;
 	u64 size;
 	int err, b;
 
-	for (i = 0; i < SIO_K_NODES; i++)
+	/* Every node reaches every other one through its adapter. */
+	for (i = 0; i < sio_k.nnodes; i++) {
+		snprintf(tnodes[i].name, sizeof(tnodes[i].name), "host%u", i);
+		tnodes[i].id = i;
+		tnodes[i].ram = SIO_K_SEG_RAM;
 		strscpy(adapters[i].name, sio_k.ntb ? "ntb0" : "lo0",
 			sizeof(adapters[i].name));
+		adapters[i].node = i;
+		adapters[i].peers = GENMASK_ULL(sio_k.nnodes - 1, 0) & ~BIT_ULL(i);
+		adapters[i].window = SIO_K_WINDOW;
+		adapters[i].luts = SIO_K_LUTS;
+		adapters[i].requesters = 32;
+		adapters[i].reserved = 2;
+	}
 	tdev = kcalloc(SIO_K_MAX_DEVS, sizeof(*tdev), GFP_KERNEL);
 	if (!tdev)
 		return -ENOMEM;
@@ -200,11 +205,13 @@ static int __init sio_init(void)
 	int err;
 
 	mutex_init(&sio_k.lock);
+	sio_k.nnodes = SIO_K_NODES;
 	if (!strcmp(fabric, "ntb")) {
-		if (node >= SIO_K_NODES)
+		if (nodes < 2 || nodes > SIO_K_NTB_NODES || node >= nodes)
 			return -EINVAL;
 		sio_k.ntb = true;
 		sio_k.self = node;
+		sio_k.nnodes = nodes;
 	} else if (strcmp(fabric, "loopback")) {
 		return -EINVAL;
 	}
@@ -214,6 +221,7 @@ static int __init sio_init(void)
 	sio_k.core.reg = sio_k.reg;
 	sio_k.core.ops = &sio_kplat_ops;
 	sio_k.core.plat = &sio_k;
+	sio_k.core.flags = sio_k.ntb ? SIO_CORE_SEPARATE : 0;
 	mutex_lock(&sio_k.lock);
 	sio_core_node_up(&sio_k.core, sio_k.self);
 	if (!sio_k.ntb)
@@ -243,8 +251,8 @@ static int __init sio_init(void)
 	if (err)
 		goto fail_ntb;
 	if (sio_k.ntb)
-		pr_info("smartio: this machine is host%u, the other node is behind an NTB\n",
-			sio_k.self);
+		pr_info("smartio: this machine is host%u of %u, the others are behind an NTB\n",
+			sio_k.self, sio_k.nnodes);
 	else
 		pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
 			sio_k.ndevs);
@@ -285,7 +293,7 @@ static void __exit sio_exit(void)
 	sio_lender_exit();
 	mutex_lock(&sio_k.lock);
 	/* Every borrow ends before the registry goes. */
-	for (i = 0; i < SIO_K_NODES; i++)
+	for (i = 0; i < sio_k.nnodes; i++)
 		sio_core_node_down(&sio_k.core, i);
 	/* Segments left behind go with the registry. */
 	for (i = 0; i < SIO_K_MAX_SEGS; i++) {

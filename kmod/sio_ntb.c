@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fabric=ntb: this machine is one node (host<node>) and the other node is
- * another machine behind an NTB, reached through smartio_ntb.ko
+ * fabric=ntb: this machine is one node (host<node>) and every other node
+ * is another machine behind an NTB (one peer of a two-port NTB, or one of
+ * the peers of a multi-port switch), reached through smartio_ntb.ko
  * (kmod/ntb/smartio_ntb.h).  smartio.ko finds that module's functions with
  * symbol_get() when it loads with fabric=ntb, so that it loads and runs
  * without it (and without ntb.ko) in the default loopback mode.
  *
- * Each machine has a registry of its own with both nodes in it.  A node
- * owns the records of its own segments; the other node's are copies: after
- * every change (the core's notify) and when the peer comes up, a work item
- * sends the table of this node's segments as SEG_TABLE, which replaces the
- * peer's copies (lib/core/segment.c); a node that had the other create,
+ * Each machine has a registry of its own with every node in it.  A node
+ * owns the records of its own segments; the others' are copies: after
+ * every change (the core's notify) and when a peer comes up, a work item
+ * sends the table of this node's segments as SEG_TABLE to every peer that
+ * is up, which replaces its copies (lib/core/segment.c); a node that had
+ * another one create,
  * size, destroy or export a segment for its user asks for the table at
  * once (SEG_TABLE_GET).  A segment's memory is in its owner's
- * inbound NTB window (sio_ntb_seg_alloc); the record carries its offset
- * there (backing), and a node that attaches it maps that range of its
- * outbound window (sio_ntb_peer_seg) behind a character device of the
- * same name the owner has, sio-<owner>-seg-<name>.  The peer going down
- * ends the attachments on both sides (mappings are zapped) and drops the
- * copies of its segments.
+ * segment heap (sio_ntb_seg_alloc), which every peer reaches at the same
+ * offsets; the record carries its offset there (backing), and a node that
+ * attaches it maps that range of its outbound window to the owner
+ * (sio_ntb_peer_seg) behind a character device of the same name the owner
+ * has, sio-<owner>-seg-<name>.  A peer going down ends the attachments on
+ * both sides (mappings are zapped) and drops the copies of its segments.
  *
  * Locking.  The core runs under sio_k.lock and sends with it held.  Two
  * machines that send to each other at once would each wait for the
@@ -26,9 +28,10 @@
  * waits for the reply: a request from the peer that finds the lock taken
  * by a parked sender runs in its place (the sender touches nothing until
  * it returns, and it returns only after that request is done, under
- * park_lock).  A request never sends itself (-ELOOP): there are two nodes,
- * and the only one it could send to is waiting for its reply.  The core
- * checks again what it looked at before a send (seg_attach.c).
+ * park_lock).  A request never sends itself (-ELOOP): the core answers a
+ * peer's request from this node's own records, and a sender it ran in
+ * place of may be waiting for any node.  The core checks again what it
+ * looked at before a send (seg_attach.c).
  */
 #include <linux/debugfs.h>
 #include <linux/module.h>
@@ -55,28 +58,35 @@ static struct {
 				  phys_addr_t *phys);
 } ntb;
 
-/* This node's segments: their memory in the inbound window. */
+/* This node's segments: their memory in the segment heap. */
 struct sio_fab_seg {
 	struct sio_ntb_peer *p;
 	void *va;
 	size_t len;
 };
 
+/* What this node sent a peer last, to send only changes. */
+struct sio_fab_sent {
+	u8 *buf;
+	int len;
+};
+
 static struct {
-	struct sio_ntb_peer *p;	/* the NTB to the other node, once up */
-	u32 peer;		/* its registry index */
+	/* The NTB peer of each node, once it came up (kept while down). */
+	struct sio_ntb_peer *p[SIO_K_NTB_NODES];
+	struct sio_ntb_peer *heap;	/* any peer: its device has our heap */
 	struct sio_fab_seg own[SIO_K_MAX_SEGS];
 	/* Parked senders (see above). */
 	struct mutex park_lock;
 	u32 parked;
 	wait_queue_head_t park_wq;
-	struct task_struct *serving;	/* runs a request of the peer now */
+	struct task_struct *serving;	/* runs a request of a peer now */
 	u32 in_place;		/* requests that ran for a parked sender */
 	struct dentry *dbgfs;
-	/* The table last sent, to send only changes. */
+	/* Segment tables to push: the one built, the one each peer has. */
 	struct delayed_work push;
-	u8 *out, *sent, *reply;
-	int sent_len;
+	u8 *out, *reply;
+	struct sio_fab_sent sent[SIO_K_NTB_NODES];
 	bool pushing;		/* notify queues the push */
 } fab;
 
@@ -117,12 +127,24 @@ static int fab_get_symbols(void)
 
 /* --- messages ------------------------------------------------------------ */
 
-static bool peer_up(void)
+static bool peer_up(u32 n)
 {
-	return fab.p && sio_node(sio_k.reg, fab.peer)->state == SIO_NODE_UP;
+	return n < sio_k.nnodes && n != sio_k.self && fab.p[n] &&
+	       sio_node(sio_k.reg, n)->state == SIO_NODE_UP;
 }
 
-/* A user's command the core forwarded to the peer's segments. */
+/* The node whose NTB peer p is, or -1. */
+static int node_of(struct sio_ntb_peer *p)
+{
+	u32 n;
+
+	for (n = 0; n < sio_k.nnodes; n++)
+		if (n != sio_k.self && READ_ONCE(fab.p[n]) == p)
+			return n;
+	return -1;
+}
+
+/* A user's command the core forwarded to a peer's segments. */
 static bool changes_peer_table(const void *msg, u32 len)
 {
 	u8 cmd = len > SIO_NLMSG_HDRLEN ? ((const u8 *)msg)[SIO_NLMSG_HDRLEN] : 0;
@@ -132,21 +154,19 @@ static bool changes_peer_table(const void *msg, u32 len)
 }
 
 /*
- * After the peer carried out such a command for our user (reply holds its
- * answer): its new segment table, asked for with SEG_TABLE_GET and applied
- * as its SEG_TABLE would be, so that what the user does next (mkdir, then
- * a lookup of the new directory) finds the segment.  The table the peer
- * pushes after every change arrives later and changes nothing then.
+ * After peer dst carried out such a command for our user (reply holds its
+ * answer): its new segment table, asked for with SEG_TABLE_GET, into rep
+ * (SIO_MSG_MAX bytes); its length, or 0 when there is nothing to apply.
+ * Applied by apply_table() once no request runs in our place.
  */
-static void pull_table(const void *reply, int n)
+static int pull_table(u32 dst, const void *reply, int n, u8 *rep)
 {
 	struct sio_parsed *p = kmalloc(sizeof(*p), GFP_KERNEL);
 	u8 *req = kmalloc(SIO_PEER_MSG_K, GFP_KERNEL);
-	u8 *rep = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
 	struct sio_msg m;
-	int len;
+	int len = 0;
 
-	if (!p || !req || !rep || sio_msg_parse(reply, n, p) ||
+	if (!p || !req || sio_msg_parse(reply, n, p) ||
 	    !p->present[SIO_A_ERRNO] || sio_nla_s32(&p->tb[SIO_A_ERRNO]))
 		goto out;
 	sio_msg_init(&m, req, SIO_PEER_MSG_K, SIO_CMD_SEG_TABLE_GET,
@@ -154,46 +174,80 @@ static void pull_table(const void *reply, int n)
 	sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
 	len = sio_msg_finish(&m);
 	if (len > 0)
-		len = ntb.call(fab.p, req, len, rep, SIO_MSG_MAX,
+		len = ntb.call(fab.p[dst], req, len, rep, SIO_MSG_MAX,
 			       SIO_FAB_TIMEOUT_MS);
-	if (len > 0 && !sio_msg_parse(rep, len, p) &&
-	    p->present[SIO_A_ERRNO] && !sio_nla_s32(&p->tb[SIO_A_ERRNO]))
-		sio_h_seg_table(&sio_k.core, sio_k.self, p, NULL);
 out:
 	kfree(p);
 	kfree(req);
-	kfree(rep);
+	return max(len, 0);
+}
+
+/*
+ * The peer's answer to SEG_TABLE_GET is its own table, or nothing
+ * applies; applied as its SEG_TABLE would be, so that what the user does
+ * next (mkdir, then a lookup of the new directory) finds the segment.
+ * The table the peer pushes after every change arrives later and changes
+ * nothing then.
+ */
+static void apply_table(u32 dst, const u8 *rep, int len)
+{
+	struct sio_parsed *p = kmalloc(sizeof(*p), GFP_KERNEL);
+
+	if (p && !sio_msg_parse(rep, len, p) &&
+	    p->flags & SIO_F_REPLY && p->present[SIO_A_ERRNO] &&
+	    !sio_nla_s32(&p->tb[SIO_A_ERRNO]) && p->present[SIO_A_NODE] &&
+	    sio_nla_u32(&p->tb[SIO_A_NODE]) == dst) {
+		p->from = dst;
+		sio_h_seg_table(&sio_k.core, sio_k.self, p, NULL);
+	}
+	kfree(p);
 }
 
 int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
 {
-	int n;
+	u8 *rep = NULL;
+	int n, tlen = 0;
 
 	if (fab.serving == current)
 		return -ELOOP;
 	lockdep_assert_held(&sio_k.lock);
-	if (dst != fab.peer || !peer_up())
+	if (!peer_up(dst))
 		return -EHOSTDOWN;
 	mutex_lock(&fab.park_lock);
 	fab.parked++;
 	mutex_unlock(&fab.park_lock);
 	wake_up_all(&fab.park_wq);
-	n = ntb.call(fab.p, msg, len, reply, cap, SIO_FAB_TIMEOUT_MS);
-	if (n > 0 && changes_peer_table(msg, len))
-		pull_table(reply, n);
-	/* Back only when no request runs in our place. */
+	n = ntb.call(fab.p[dst], msg, len, reply, cap, SIO_FAB_TIMEOUT_MS);
+	if (n > 0 && changes_peer_table(msg, len)) {
+		rep = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
+		if (rep)
+			tlen = pull_table(dst, reply, n, rep);
+	}
+	/*
+	 * Back only when no request runs in our place; the core is ours
+	 * again from here on.
+	 */
 	mutex_lock(&fab.park_lock);
 	fab.parked--;
 	mutex_unlock(&fab.park_lock);
+	if (tlen > 0)
+		apply_table(dst, rep, tlen);
+	kfree(rep);
 	return n;
 }
 
-static int serve(const void *msg, u32 len, void *reply, u32 cap)
+/*
+ * A request of a peer: the core hears it as coming from the node at the
+ * other end of that NTB peer (the node id it announced when it came up),
+ * whatever the message says (lib/core/origin.c).
+ */
+static int serve(u32 from, const void *msg, u32 len, void *reply, u32 cap)
 {
 	int n;
 
 	fab.serving = current;
-	n = sio_core_dispatch(&sio_k.core, sio_k.self, msg, len, reply, cap);
+	n = sio_core_dispatch_from(&sio_k.core, sio_k.self, from, msg, len,
+				   reply, cap);
 	fab.serving = NULL;
 	return n;
 }
@@ -206,18 +260,23 @@ static bool may_serve(void)
 static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 		       u32 len, void *reply, u32 cap)
 {
-	int n;
+	int n, from;
 
 	for (;;) {
 		if (mutex_trylock(&sio_k.lock)) {
-			n = serve(msg, len, reply, cap);
+			/* Only a peer that came up speaks for a node. */
+			from = node_of(p);
+			n = from < 0 ? -EPERM : serve(from, msg, len, reply,
+						      cap);
 			mutex_unlock(&sio_k.lock);
 			return n;
 		}
 		mutex_lock(&fab.park_lock);
 		if (fab.parked) {
-			/* The holder waits for the peer: run in its place. */
-			n = serve(msg, len, reply, cap);
+			/* The holder waits for a peer: run in its place. */
+			from = node_of(p);
+			n = from < 0 ? -EPERM : serve(from, msg, len, reply,
+						      cap);
 			fab.in_place++;
 			mutex_unlock(&fab.park_lock);
 			return n;
@@ -228,32 +287,40 @@ static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 	}
 }
 
-/* Sends this node's segment table when it changed since the last one. */
+/* Sends this node's segment table to every peer it changed for. */
 static void fab_push(struct work_struct *work)
 {
+	struct sio_fab_sent *st;
 	struct sio_ntb_peer *p;
+	bool retry = false;
 	int n, rc;
+	u32 dst;
 
-	mutex_lock(&sio_k.lock);
-	if (!peer_up()) {
+	for (dst = 0; dst < sio_k.nnodes; dst++) {
+		mutex_lock(&sio_k.lock);
+		if (!peer_up(dst)) {
+			mutex_unlock(&sio_k.lock);
+			continue;
+		}
+		n = sio_core_seg_table(&sio_k.core, sio_k.self, dst, fab.out,
+				       SIO_MSG_MAX);
+		p = fab.p[dst];
 		mutex_unlock(&sio_k.lock);
-		return;
+		st = &fab.sent[dst];
+		if (n < 0 || (n == st->len && !memcmp(fab.out, st->buf, n)))
+			continue;
+		rc = ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
+			      SIO_FAB_TIMEOUT_MS);
+		if (rc >= 0) {
+			memcpy(st->buf, fab.out, n);
+			st->len = n;
+		} else if (rc != -EHOSTDOWN) {
+			retry = true;
+		}
 	}
-	n = sio_core_seg_table(&sio_k.core, sio_k.self, fab.peer, fab.out,
-			       SIO_MSG_MAX);
-	p = fab.p;
-	mutex_unlock(&sio_k.lock);
-	if (n < 0 || (n == fab.sent_len && !memcmp(fab.out, fab.sent, n)))
-		return;
-	rc = ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
-		      SIO_FAB_TIMEOUT_MS);
-	if (rc >= 0) {
-		memcpy(fab.sent, fab.out, n);
-		fab.sent_len = n;
-	} else if (rc != -EHOSTDOWN) {
+	if (retry)
 		schedule_delayed_work(&fab.push,
 				      msecs_to_jiffies(SIO_FAB_RETRY_MS));
-	}
 }
 
 void sio_ntb_fab_notify(void)
@@ -262,12 +329,17 @@ void sio_ntb_fab_notify(void)
 		schedule_delayed_work(&fab.push, 0);
 }
 
-/* --- the peer up and down ------------------------------------------------ */
+/* --- the peers up and down ----------------------------------------------- */
 
-static void link_state(bool up)
+/* Adapter ntb0's link: up while any peer is. */
+static void link_state(void)
 {
 	struct sio_adapter *ad = &sio_node(sio_k.reg, sio_k.self)->adapter[0];
+	bool up = false;
+	u32 n;
 
+	for (n = 0; n < sio_k.nnodes; n++)
+		up |= peer_up(n);
 	if (ad->link_up == up)
 		return;
 	ad->link_up = up;
@@ -278,21 +350,27 @@ static void link_state(bool up)
 
 static void fab_peer_up(void *ctx, struct sio_ntb_peer *p, u32 id, u32 gen)
 {
-	int n;
+	int n, m;
 
 	mutex_lock(&sio_k.lock);
 	n = sio_node_lookup_id(sio_k.reg, id);
-	if (n < 0 || n == sio_k.self || (fab.p && fab.p != p)) {
+	/* A node id another peer that is up holds already is refused. */
+	if (n < 0 || n == sio_k.self || (peer_up(n) && fab.p[n] != p)) {
 		mutex_unlock(&sio_k.lock);
 		pr_warn("smartio: NTB peer with node id %u ignored (this is host%u)\n",
 			id, sio_k.self);
 		return;
 	}
-	fab.p = p;
-	fab.peer = n;
-	link_state(true);
+	/* This peer spoke for another node before (it went down since). */
+	m = node_of(p);
+	if (m >= 0 && m != n)
+		WRITE_ONCE(fab.p[m], NULL);
+	WRITE_ONCE(fab.p[n], p);
+	if (!fab.heap)
+		fab.heap = p;
 	sio_core_node_up(&sio_k.core, n);
-	fab.sent_len = 0;	/* it knows nothing of ours */
+	link_state();
+	fab.sent[n].len = 0;	/* it knows nothing of ours */
 	mutex_unlock(&sio_k.lock);
 	pr_info("smartio: %s up (generation %#x)\n",
 		sio_node(sio_k.reg, n)->name, gen);
@@ -301,17 +379,20 @@ static void fab_peer_up(void *ctx, struct sio_ntb_peer *p, u32 id, u32 gen)
 
 static void fab_peer_down(void *ctx, struct sio_ntb_peer *p, u32 id)
 {
+	int n;
+
 	mutex_lock(&sio_k.lock);
-	if (p != fab.p || sio_node(sio_k.reg, fab.peer)->state != SIO_NODE_UP) {
+	n = node_of(p);
+	if (n < 0 || sio_node(sio_k.reg, n)->state != SIO_NODE_UP) {
 		mutex_unlock(&sio_k.lock);
 		return;
 	}
 	/* Attachments on both sides end, mappings are zapped. */
-	sio_core_node_down(&sio_k.core, fab.peer);
-	sio_core_seg_forget(&sio_k.core, sio_k.self, fab.peer);
-	link_state(false);
+	sio_core_node_down(&sio_k.core, n);
+	sio_core_seg_forget(&sio_k.core, sio_k.self, n);
+	link_state();
 	mutex_unlock(&sio_k.lock);
-	pr_info("smartio: %s down\n", sio_node(sio_k.reg, fab.peer)->name);
+	pr_info("smartio: %s down\n", sio_node(sio_k.reg, n)->name);
 }
 
 static const struct sio_ntb_ops fab_ops = {
@@ -322,7 +403,7 @@ static const struct sio_ntb_ops fab_ops = {
 
 /* --- segments ------------------------------------------------------------- */
 
-/* This node's segment seg gets memory in the inbound window, or loses it. */
+/* This node's segment seg gets memory in the segment heap, or loses it. */
 int sio_ntb_fab_seg_backing(u32 seg, int create)
 {
 	struct sio_segment *s = sio_seg(sio_k.reg, seg);
@@ -335,22 +416,22 @@ int sio_ntb_fab_seg_backing(u32 seg, int create)
 		sio_seg_dev_remove(sio_k.seg[seg]);
 		sio_k.seg[seg] = NULL;
 		if (fs->va)
-			ntb.seg_free(fs->p, fs->va, fs->len);
+			ntb.seg_free(fs->p, fs->va, fs->len);	/* scrubs */
 		memset(fs, 0, sizeof(*fs));
 		return 0;
 	}
-	if (!fab.p)
-		return -EHOSTDOWN;	/* no NTB yet */
-	va = ntb.seg_alloc(fab.p, s->size, &off);
+	if (!fab.heap)
+		return -EHOSTDOWN;	/* no peer up yet: no heap */
+	va = ntb.seg_alloc(fab.heap, s->size, &off);
 	if (!va)
 		return -ENOSPC;
 	bc = sio_seg_dev_add_ext(sio_node(sio_k.reg, s->owner)->name, s->name,
-				 s->size, va, ntb.seg_phys(fab.p, va));
+				 s->size, va, ntb.seg_phys(fab.heap, va));
 	if (IS_ERR(bc)) {
-		ntb.seg_free(fab.p, va, s->size);
+		ntb.seg_free(fab.heap, va, s->size);
 		return PTR_ERR(bc);
 	}
-	fs->p = fab.p;
+	fs->p = fab.heap;
 	fs->va = va;
 	fs->len = s->size;
 	s->backing = off;
@@ -358,7 +439,7 @@ int sio_ntb_fab_seg_backing(u32 seg, int create)
 	return 0;
 }
 
-/* This node maps the peer's segment seg through its outbound window. */
+/* This node maps a peer's segment seg through its window to the owner. */
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map)
 {
 	struct sio_segment *s = sio_seg(sio_k.reg, seg);
@@ -372,12 +453,14 @@ int sio_ntb_fab_seg_map(u32 seg, u32 node, int map)
 		sio_k.seg[seg] = NULL;
 		return 0;
 	}
-	if (!peer_up() || s->owner != fab.peer)
+	if (s->owner == sio_k.self || !peer_up(s->owner))
 		return -EHOSTDOWN;
+	if (!s->size || !PAGE_ALIGNED(s->size) || !PAGE_ALIGNED(s->backing))
+		return -EPROTO;	/* the peer's table says so: not mapped */
 	if (sio_k.seg[seg])
 		return -EBUSY;
-	if (!ntb.peer_seg(fab.p, s->backing, s->size, &phys))
-		return -ENXIO;	/* not inside the peer's window */
+	if (!ntb.peer_seg(fab.p[s->owner], s->backing, s->size, &phys))
+		return -ENXIO;	/* not inside the owner's heap */
 	bc = sio_seg_dev_add_ext(sio_node(sio_k.reg, s->owner)->name, s->name,
 				 s->size, NULL, phys);
 	if (IS_ERR(bc))
@@ -388,22 +471,38 @@ int sio_ntb_fab_seg_map(u32 seg, u32 node, int map)
 
 /* --- load and unload ------------------------------------------------------- */
 
+static void fab_free_bufs(void)
+{
+	u32 n;
+
+	kfree(fab.out);
+	kfree(fab.reply);
+	for (n = 0; n < SIO_K_NTB_NODES; n++)
+		kfree(fab.sent[n].buf);
+	fab.out = NULL;
+	fab.reply = NULL;
+	memset(fab.sent, 0, sizeof(fab.sent));
+}
+
 int sio_ntb_fab_init(void)
 {
-	int err;
+	int err = -ENOMEM;
+	u32 n;
 
 	mutex_init(&fab.park_lock);
 	init_waitqueue_head(&fab.park_wq);
 	INIT_DELAYED_WORK(&fab.push, fab_push);
-	fab.peer = sio_k.self ^ 1;
 	fab.pushing = true;
 	sio_node(sio_k.reg, sio_k.self)->adapter[0].link_up = 0;
 	fab.out = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
-	fab.sent = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
 	fab.reply = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
-	err = -ENOMEM;
-	if (!fab.out || !fab.sent || !fab.reply)
+	if (!fab.out || !fab.reply)
 		goto fail;
+	for (n = 0; n < sio_k.nnodes; n++) {
+		fab.sent[n].buf = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
+		if (!fab.sent[n].buf)
+			goto fail;
+	}
 	err = fab_get_symbols();
 	if (err) {
 		pr_err("smartio: fabric=ntb needs smartio_ntb.ko loaded\n");
@@ -420,9 +519,7 @@ int sio_ntb_fab_init(void)
 	return 0;
 fail:
 	fab.pushing = false;
-	kfree(fab.out);
-	kfree(fab.sent);
-	kfree(fab.reply);
+	fab_free_bufs();
 	return err;
 }
 
@@ -434,29 +531,36 @@ void sio_ntb_fab_exit(void)
 	int n;
 
 	debugfs_remove_recursive(fab.dbgfs);
-	/* The peer forgets this node's segments: an empty table. */
+	/* The peers forget this node's segments: an empty table. */
 	mutex_lock(&sio_k.lock);
 	fab.pushing = false;
 	mutex_unlock(&sio_k.lock);
 	cancel_delayed_work_sync(&fab.push);
-	mutex_lock(&sio_k.lock);
-	p = peer_up() ? fab.p : NULL;
-	sio_msg_init(&m, fab.out, SIO_MSG_MAX, SIO_CMD_SEG_TABLE,
-		     SIO_F_REQUEST, 0);
-	sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
-	sio_msg_put_u32(&m, SIO_A_SRC, sio_node(sio_k.reg, sio_k.self)->id);
-	n = sio_msg_finish(&m);
-	mutex_unlock(&sio_k.lock);
-	if (p && n > 0)
-		ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
-			 SIO_FAB_TIMEOUT_MS);
+	for (i = 0; i < sio_k.nnodes; i++) {
+		mutex_lock(&sio_k.lock);
+		p = peer_up(i) ? fab.p[i] : NULL;
+		sio_msg_init(&m, fab.out, SIO_MSG_MAX, SIO_CMD_SEG_TABLE,
+			     SIO_F_REQUEST, 0);
+		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
+		sio_msg_put_u32(&m, SIO_A_SRC,
+				sio_node(sio_k.reg, sio_k.self)->id);
+		n = sio_msg_finish(&m);
+		mutex_unlock(&sio_k.lock);
+		if (p && n > 0)
+			ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
+				 SIO_FAB_TIMEOUT_MS);
+	}
 	ntb.detach();
 	cancel_delayed_work_sync(&fab.push);
 
 	mutex_lock(&sio_k.lock);
-	if (sio_node(sio_k.reg, fab.peer)->state == SIO_NODE_UP)
-		sio_core_node_down(&sio_k.core, fab.peer);
-	sio_core_seg_forget(&sio_k.core, sio_k.self, fab.peer);
+	for (i = 0; i < sio_k.nnodes; i++) {
+		if (i == sio_k.self)
+			continue;
+		if (sio_node(sio_k.reg, i)->state == SIO_NODE_UP)
+			sio_core_node_down(&sio_k.core, i);
+		sio_core_seg_forget(&sio_k.core, sio_k.self, i);
+	}
 	for (i = 0; i < SIO_K_MAX_SEGS; i++) {
 		if (!fab.own[i].va)
 			continue;
@@ -465,9 +569,9 @@ void sio_ntb_fab_exit(void)
 		ntb.seg_free(fab.own[i].p, fab.own[i].va, fab.own[i].len);
 		memset(&fab.own[i], 0, sizeof(fab.own[i]));
 	}
+	memset(fab.p, 0, sizeof(fab.p));
+	fab.heap = NULL;
 	mutex_unlock(&sio_k.lock);
 	fab_put_symbols();
-	kfree(fab.out);
-	kfree(fab.sent);
-	kfree(fab.reply);
+	fab_free_bufs();
 }

@@ -453,50 +453,37 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 	sh->busn.flags = IORESOURCE_BUS;
 	pci_add_resource(&res, &sh->busn);
 	err = shadow_prepare(sh, &res);
-	if (err) {
-		pci_free_resource_list(&res);
-		shadow_free_struct(sh);
-		return err;
-	}
+	if (err)
+		goto free_resources;
 	kd->shadow = sh;
 	pci_lock_rescan_remove();
 	sh->bus = pci_scan_root_bus(parent, sh->busn.start, &shadow_ops, &sh->sd, &res);
 	if (!sh->bus) {
-		pci_unlock_rescan_remove();
-		pci_free_resource_list(&res);
-		kd->shadow = NULL;
-		shadow_free_struct(sh);
-		return -ENODEV;
+		err = -ENODEV;
+		goto unlock;
 	}
 	pdev = pci_get_slot(sh->bus, kd->pdev->devfn);
-	err = pdev ? 0 : -ENODEV;
-	if (pdev) {
-		sh->pdev = pdev;
-		for (i = 0; i < PCI_STD_NUM_BARS; i++)
-			if (pci_resource_len(pdev, i) &&
-			    (pci_resource_flags(pdev, i) & IORESOURCE_MEM) &&
-			    pci_claim_resource(pdev, i))
-				err = -EBUSY;
-		/* Before any driver sees it: smartio's DMA API. */
-		set_dma_ops(&pdev->dev, &shadow_dma_ops);
-		/*
-		 * And the real function's MSI domain: with interrupt
-		 * remapping that is its IOMMU's, which no other device of
-		 * this virtual segment would get, and whose source-id check
-		 * the shadow's messages pass since the device sends them.
-		 */
-		dev_set_msi_domain(&pdev->dev,
-				   dev_get_msi_domain(&kd->pdev->dev));
+	if (!pdev) {
+		err = -ENODEV;
+		goto remove_bus;
 	}
-	if (err) {
-		pci_stop_root_bus(sh->bus);
-		pci_remove_root_bus(sh->bus);
-		pci_unlock_rescan_remove();
-		pci_dev_put(pdev);
-		kd->shadow = NULL;
-		shadow_free_struct(sh);
-		return err;
-	}
+	sh->pdev = pdev;
+	for (i = 0; i < PCI_STD_NUM_BARS; i++)
+		if (pci_resource_len(pdev, i) &&
+		    (pci_resource_flags(pdev, i) & IORESOURCE_MEM) &&
+		    pci_claim_resource(pdev, i))
+			err = -EBUSY;
+	/* Before any driver sees it: smartio's DMA API. */
+	set_dma_ops(&pdev->dev, &shadow_dma_ops);
+	/*
+	 * And the real function's MSI domain: with interrupt remapping that
+	 * is its IOMMU's, which no other device of this virtual segment
+	 * would get, and whose source-id check the shadow's messages pass
+	 * since the device sends them.
+	 */
+	dev_set_msi_domain(&pdev->dev, dev_get_msi_domain(&kd->pdev->dev));
+	if (err)
+		goto put_pdev;
 	pci_bus_add_devices(sh->bus);
 	pci_unlock_rescan_remove();
 	/* The shadow's DMA API is this module's code: no unloading under it. */
@@ -504,6 +491,20 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 	pci_info(pdev, "smartio: shadow of %s lent by host0\n",
 		 pci_name(kd->pdev));
 	return 0;
+
+put_pdev:
+	pci_dev_put(pdev);
+remove_bus:
+	pci_stop_root_bus(sh->bus);
+	pci_remove_root_bus(sh->bus);
+unlock:
+	pci_unlock_rescan_remove();
+	kd->shadow = NULL;
+free_resources:
+	/* Empty once pci_scan_root_bus has taken the list for its bridge. */
+	pci_free_resource_list(&res);
+	shadow_free_struct(sh);
+	return err;
 }
 
 void sio_shadow_remove(struct sio_kdev *kd)
@@ -568,6 +569,16 @@ int sio_k_borrow(u32 dev, u32 node)
 		return core_cmd(SIO_CMD_BORROW, dev, node);
 	if (kd->shadow)
 		return -EBUSY;
+	/*
+	 * Every refusal of the core (policy, mode, room on the path) comes
+	 * before the device leaves its driver; the claim refuses a device in
+	 * use.  Anything failing after the claim gives the device back.
+	 */
+	mutex_lock(&sio_k.lock);
+	err = sio_core_borrow_check(&sio_k.core, node, dev);
+	mutex_unlock(&sio_k.lock);
+	if (err)
+		return err;
 	err = sio_lender_claim(kd);
 	if (err)
 		return err;

@@ -3,7 +3,9 @@
  * libsmartio over the embedded transport: commands are encoded as protocol
  * messages and handed to the core of the simulated fabric, exactly as the
  * kernel transport will hand them to smartio.ko over generic netlink.
- * Queries read the shared registry under the fabric lock.
+ * Queries read the shared registry under the fabric lock, and only under it:
+ * over the kernel transport the registry is a copy that the next lock may
+ * replace and free, and smartiofs calls in from many threads at once.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,7 +26,19 @@
 #include "kudev.h"
 
 struct smartio {
-	struct sim_fabric f;	/* embedded fabric; with k, only f.reg is set */
+	struct sim_fabric f;	/* embedded fabric, unused with k */
+	/*
+	 * The registry queries read, valid only between sio_lib_lock() and
+	 * sio_lib_unlock(): the fabric's shared one, or with k (and with the
+	 * test hook sio_lib_copy_registry()) a copy that the next lock of any
+	 * thread may free.
+	 */
+	struct sio_registry *reg;
+	/* The test hook: two copies, the one not current kept unreadable. */
+	int copy;
+	u32 copy_change;	/* the fabric's change count it was taken at */
+	unsigned copy_cur;
+	void *copies[2];
 	unsigned self;
 	struct sio_ktrans *k;	/* kernel transport: smartio.ko */
 	/* With k: one user of the socket and of the registry copy at a time. */
@@ -39,7 +54,51 @@ struct smartio {
 	uint64_t kgen_asked_ms;
 };
 
-#define REG(h) ((h)->f.reg)
+#define REG(h) ((h)->reg)
+
+/*
+ * The kernel transport's way with its copy, over the simulated fabric: a
+ * lock that finds the registry changed since the last copy copies it into
+ * the other of two buffers and makes that one current (the kernel
+ * transport swaps its two buffers likewise, and reallocates one when the
+ * size changes).  The buffer no longer current is PROT_NONE until it is
+ * used again, so that a read of the registry outside the lock faults at
+ * once (tests/test_registry_race.c), with or without AddressSanitizer.
+ */
+static void copy_registry(struct smartio *h)
+{
+	size_t size = h->f.sh->reg_size;
+	u32 change = __atomic_load_n(&h->f.sh->change, __ATOMIC_ACQUIRE);
+	unsigned next = h->copy_cur ^ 1;
+
+	if (h->reg != h->f.reg && change == h->copy_change)
+		return;
+	if (!h->copies[next]) {
+		void *c = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (c == MAP_FAILED)
+			return;	/* the last copy stays */
+		h->copies[next] = c;
+	} else if (mprotect(h->copies[next], size, PROT_READ | PROT_WRITE)) {
+		return;
+	}
+	memcpy(h->copies[next], h->f.reg, size);
+	if (h->reg == h->copies[h->copy_cur])
+		mprotect(h->reg, size, PROT_NONE);
+	h->copy_cur = next;
+	h->copy_change = change;
+	h->reg = h->copies[next];
+}
+
+static void copies_free(struct smartio *h)
+{
+	unsigned i;
+
+	for (i = 0; i < 2; i++)
+		if (h->copies[i])
+			munmap(h->copies[i], h->f.sh->reg_size);
+}
 
 /*
  * Queries read the registry under the fabric lock; over the kernel
@@ -52,11 +111,24 @@ void sio_lib_lock(struct smartio *h)
 
 	if (!h->k) {
 		sim_lock(&h->f);
+		if (h->copy)
+			copy_registry(h);
 		return;
 	}
 	pthread_mutex_lock(&h->klock);
 	if (!sio_ktrans_registry(h->k, &reg))
-		h->f.reg = reg;
+		h->reg = reg;
+}
+
+struct sio_registry *sio_lib_reg(struct smartio *h)
+{
+	return REG(h);
+}
+
+void sio_lib_copy_registry(struct smartio *h)
+{
+	if (!h->k)
+		h->copy = 1;
 }
 
 void sio_lib_unlock(struct smartio *h)
@@ -85,7 +157,7 @@ static int open_kernel(struct smartio *h, const struct smartio_open_opts *o)
 		h->u = NULL;	/* no libudev or no monitor: poll */
 	rc = sio_ktrans_registry(h->k, &reg);
 	if (!rc) {
-		h->f.reg = reg;
+		h->reg = reg;
 		node = o->node ? sio_node_lookup(REG(h), o->node) : 0;
 		rc = node < 0 ? -ENOENT : 0;
 		h->self = node < 0 ? 0 : (unsigned)node;
@@ -147,6 +219,9 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 	}
 	so.name = o->fabric ? o->fabric : "default";
 	so.shm_dir = o->shm_dir;
+	so.group = o->group;
+	so.err = o->errbuf;
+	so.errlen = o->errlen;
 	so.topo = o->create != 0 ? &topo : NULL;
 	so.create = o->node ? (o->create == 1 ? 1 : o->create) : o->create;
 	rc = sim_fabric_open(&h->f, &so);
@@ -155,6 +230,7 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 		free(h);
 		return rc;
 	}
+	h->reg = h->f.reg;
 	if (o->node) {
 		sio_lib_lock(h);
 		node = sio_node_lookup(REG(h), o->node);
@@ -167,7 +243,7 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 		mask = 1ull << node;
 		h->self = (unsigned)node;
 	} else {
-		mask = REG(h)->nnodes == 64 ? ~0ull : (1ull << REG(h)->nnodes) - 1;
+		mask = sio_all_nodes((u32)smartio_node_count(h));
 		h->self = 0;
 	}
 	rc = sim_fabric_serve(&h->f, mask);
@@ -188,8 +264,10 @@ void smartio_close(struct smartio *h)
 		sio_kudev_close(h->u);
 		sio_ktrans_close(h->k);
 		pthread_mutex_destroy(&h->klock);
-	} else
+	} else {
+		copies_free(h);
 		sim_fabric_close(&h->f);
+	}
 	free(h);
 }
 
@@ -205,12 +283,22 @@ const char *smartio_fabric_dir(const struct smartio *h)
 
 unsigned smartio_node_count(struct smartio *h)
 {
-	return REG(h)->nnodes;
+	unsigned n;
+
+	sio_lib_lock(h);
+	n = REG(h)->nnodes;
+	sio_lib_unlock(h);
+	return n;
 }
 
 unsigned smartio_device_count(struct smartio *h)
 {
-	return REG(h)->ndevices;
+	unsigned n;
+
+	sio_lib_lock(h);
+	n = REG(h)->ndevices;
+	sio_lib_unlock(h);
+	return n;
 }
 
 unsigned smartio_self(struct smartio *h)
@@ -243,9 +331,11 @@ int smartio_node_info(struct smartio *h, unsigned node,
 {
 	struct sio_node *n;
 
-	if (node >= REG(h)->nnodes)
-		return -ENOENT;
 	sio_lib_lock(h);
+	if (node >= REG(h)->nnodes) {
+		sio_lib_unlock(h);
+		return -ENOENT;
+	}
 	n = sio_node(REG(h), node);
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", n->name);
@@ -262,10 +352,9 @@ int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
 {
 	struct sio_adapter *a;
 
-	if (node >= REG(h)->nnodes)
-		return -ENOENT;
 	sio_lib_lock(h);
-	if (adapter >= sio_node(REG(h), node)->nadapters) {
+	if (node >= REG(h)->nnodes ||
+	    adapter >= sio_node(REG(h), node)->nadapters) {
 		sio_lib_unlock(h);
 		return -ENOENT;
 	}
@@ -276,11 +365,91 @@ int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
 	out->peers = a->peers;
 	out->luts_used = a->luts.used;
 	out->luts_total = a->luts.total;
-	out->req_used = a->reqs.used + a->reqs.reserved;
-	out->req_total = a->reqs.total;
+	out->req_used = a->reqs_out.used + a->reqs_out.reserved;
+	out->req_total = a->reqs_out.total;
+	out->req_in_used = a->reqs_in.used + a->reqs_in.reserved;
+	out->req_in_total = a->reqs_in.total;
+	out->req_reserved = a->reqs_in.reserved;
+	out->sw = a->sw ? (int)a->sw - 1 : -1;
+	out->port = a->port;
 	out->window = a->window_size;
 	sio_lib_unlock(h);
 	return 0;
+}
+
+unsigned smartio_switch_count(struct smartio *h)
+{
+	unsigned n;
+
+	sio_lib_lock(h);
+	n = REG(h)->nswitches;
+	sio_lib_unlock(h);
+	return n;
+}
+
+int smartio_switch_info(struct smartio *h, unsigned sw,
+			struct smartio_switch_info *out)
+{
+	struct sio_switch *s;
+	unsigned p;
+
+	sio_lib_lock(h);
+	if (sw >= REG(h)->nswitches) {
+		sio_lib_unlock(h);
+		return -ENOENT;
+	}
+	s = sio_switch_at(REG(h), sw);
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", s->name);
+	out->nports = s->nports;
+	for (p = 0; p < s->nports && p < SMARTIO_MAX_SWITCH_PORTS; p++) {
+		const struct sio_swport *sp = &s->port[p];
+		struct smartio_port_info *o = &out->port[p];
+
+		o->kind = sp->kind;
+		o->node = sp->node;
+		o->adapter = sp->adapter;
+		o->peer_switch = sp->peer_sw;
+		o->peer_port = sp->peer_port;
+		o->req_used = sp->out_used + sp->out_reserved;
+		o->req_total = sp->out_total;
+		o->req_in_used = sp->in_used + sp->in_reserved;
+		o->req_in_total = sp->in_total;
+	}
+	sio_lib_unlock(h);
+	return 0;
+}
+
+int smartio_path_hops(struct smartio *h, unsigned node, unsigned adapter,
+		      unsigned to)
+{
+	int rc;
+
+	sio_lib_lock(h);
+	if (node >= REG(h)->nnodes || to >= REG(h)->nnodes ||
+	    adapter >= sio_node(REG(h), node)->nadapters)
+		rc = -ENOENT;
+	else
+		rc = sio_path_hops(REG(h), node, adapter, to);
+	sio_lib_unlock(h);
+	return rc;
+}
+
+int smartio_link_set(struct smartio *h, unsigned node, unsigned adapter,
+		     int up)
+{
+	int rc;
+
+	if (h->k)
+		return -EOPNOTSUPP;	/* a real link is the cable's */
+	if (up != 0 && up != 1)
+		return -EINVAL;
+	sim_lock(&h->f);
+	rc = sio_core_link_set(&h->f.core, node, adapter, up);
+	sim_unlock(&h->f);
+	/* A borrow that ended is over only when its mappings are. */
+	sim_revoke_settle(&h->f);
+	return rc;
 }
 
 int smartio_device_info(struct smartio *h, unsigned dev,
@@ -289,9 +458,11 @@ int smartio_device_info(struct smartio *h, unsigned dev,
 	struct sio_device *d;
 	unsigned b;
 
-	if (dev >= REG(h)->ndevices)
-		return -ENXIO;
 	sio_lib_lock(h);
+	if (dev >= REG(h)->ndevices) {
+		sio_lib_unlock(h);
+		return -ENXIO;
+	}
 	d = sio_dev(REG(h), dev);
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", d->name);
@@ -318,6 +489,8 @@ int smartio_device_info(struct smartio *h, unsigned dev,
 		out->bar[b].size = d->bar[b].size;
 		out->bar[b].flags = d->bar[b].flags;
 	}
+	_Static_assert(sizeof(out->stats) == sizeof(d->stats),
+		       "smartio_dev_stats mirrors sio_dev_stats");
 	memcpy(&out->stats, &d->stats, sizeof(out->stats));
 	sio_lib_unlock(h);
 	return 0;
@@ -326,10 +499,15 @@ int smartio_device_info(struct smartio *h, unsigned dev,
 int smartio_dma_windows(struct smartio *h, unsigned dev,
 			struct smartio_dma_window *out, unsigned max)
 {
-	struct sio_registry *r = REG(h);
+	struct sio_registry *r;
 	unsigned i, n = 0;
 
 	sio_lib_lock(h);
+	r = REG(h);
+	if (dev >= r->ndevices) {
+		sio_lib_unlock(h);
+		return -ENXIO;
+	}
 	for (i = 0; i < r->max_borrows; i++) {
 		struct sio_borrow *b = sio_borrow_at(r, i);
 
@@ -350,7 +528,12 @@ int smartio_dma_windows(struct smartio *h, unsigned dev,
 
 unsigned smartio_segment_slots(struct smartio *h)
 {
-	return REG(h)->max_segments;
+	unsigned n;
+
+	sio_lib_lock(h);
+	n = REG(h)->max_segments;
+	sio_lib_unlock(h);
+	return n;
 }
 
 int smartio_segment_at(struct smartio *h, unsigned i,
@@ -359,9 +542,11 @@ int smartio_segment_at(struct smartio *h, unsigned i,
 	struct sio_segment *s;
 	int used;
 
-	if (i >= REG(h)->max_segments)
-		return 0;
 	sio_lib_lock(h);
+	if (i >= REG(h)->max_segments) {
+		sio_lib_unlock(h);
+		return 0;
+	}
 	s = sio_seg(REG(h), i);
 	used = s->used;
 	if (used) {
@@ -390,11 +575,12 @@ int smartio_segment_find(struct smartio *h, unsigned owner, const char *name)
 int smartio_segment_dma_addr(struct smartio *h, unsigned owner,
 			     const char *name, unsigned dev, uint64_t *ioaddr)
 {
-	struct sio_registry *r = REG(h);
+	struct sio_registry *r;
 	int seg, rc = -ENOENT;
 	unsigned i;
 
 	sio_lib_lock(h);
+	r = REG(h);
 	seg = sio_seg_lookup(r, owner, name);
 	for (i = 0; seg >= 0 && i < r->max_segdma; i++) {
 		struct sio_segdma *m = sio_segdma_at(r, i);
@@ -430,6 +616,8 @@ static int command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out,
 		n = sio_core_dispatch(&h->f.core, h->self, m->buf, (u32)len,
 				      repbuf, sizeof(repbuf));
 		sio_lib_unlock(h);
+		/* A borrow that ended is over only when its mappings are. */
+		sim_revoke_settle(&h->f);
 	}
 	if (n < 0)
 		return n;
@@ -469,15 +657,30 @@ static struct sio_msg *cmd_start(struct cmdbuf *cb, u8 cmd)
 	return &cb->m;
 }
 
+/* The fabric-wide id of device dev, read under the lock: 0 or -ENXIO. */
+static int dev_fdid(struct smartio *h, unsigned dev, u32 *fdid)
+{
+	int rc = -ENXIO;
+
+	sio_lib_lock(h);
+	if (dev < REG(h)->ndevices) {
+		*fdid = sio_dev(REG(h), dev)->fdid;
+		rc = 0;
+	}
+	sio_lib_unlock(h);
+	return rc;
+}
+
 static int dev_cmd(struct smartio *h, u8 cmd, unsigned dev, int node_attr,
 		   unsigned node)
 {
 	struct cmdbuf cb;
 	struct sio_msg *m = cmd_start(&cb, cmd);
+	u32 fdid;
 
-	if (dev >= REG(h)->ndevices)
+	if (dev_fdid(h, dev, &fdid))
 		return -ENXIO;
-	sio_msg_put_u32(m, SIO_A_DEV, sio_dev(REG(h), dev)->fdid);
+	sio_msg_put_u32(m, SIO_A_DEV, fdid);
 	if (node_attr)
 		sio_msg_put_u32(m, (u16)node_attr, node);
 	return command(h, m, NULL, NULL, 0);
@@ -485,19 +688,20 @@ static int dev_cmd(struct smartio *h, u8 cmd, unsigned dev, int node_attr,
 
 static int check_node(struct smartio *h, unsigned node)
 {
-	return node < REG(h)->nnodes ? 0 : -ENOENT;
+	return node < smartio_node_count(h) ? 0 : -ENOENT;
 }
 
 int smartio_lend(struct smartio *h, unsigned dev, int policy, uint64_t mask)
 {
 	struct cmdbuf cb;
 	struct sio_msg *m = cmd_start(&cb, SIO_CMD_LEND);
+	u32 fdid;
 
-	if (dev >= REG(h)->ndevices)
+	if (dev_fdid(h, dev, &fdid))
 		return -ENXIO;
 	if (policy < 0)
 		return -EINVAL;
-	sio_msg_put_u32(m, SIO_A_DEV, sio_dev(REG(h), dev)->fdid);
+	sio_msg_put_u32(m, SIO_A_DEV, fdid);
 	sio_msg_put_u32(m, SIO_A_FLAGS, (u32)policy);
 	sio_msg_put_u64(m, SIO_A_MASK, mask);
 	return command(h, m, NULL, NULL, 0);
@@ -505,9 +709,26 @@ int smartio_lend(struct smartio *h, unsigned dev, int policy, uint64_t mask)
 
 int smartio_borrow(struct smartio *h, unsigned dev, unsigned node)
 {
-	int rc = check_node(h, node);
+	return smartio_borrow_window(h, dev, node, 0);
+}
 
-	return rc ? rc : dev_cmd(h, SIO_CMD_BORROW, dev, SIO_A_NODE, node);
+int smartio_borrow_window(struct smartio *h, unsigned dev, unsigned node,
+			  uint64_t window)
+{
+	struct cmdbuf cb;
+	struct sio_msg *m;
+	u32 fdid;
+
+	if (check_node(h, node))
+		return -ENOENT;
+	m = cmd_start(&cb, SIO_CMD_BORROW);
+	if (dev_fdid(h, dev, &fdid))
+		return -ENXIO;
+	sio_msg_put_u32(m, SIO_A_DEV, fdid);
+	sio_msg_put_u32(m, SIO_A_NODE, node);
+	if (window)
+		sio_msg_put_u64(m, SIO_A_SIZE, window);
+	return command(h, m, NULL, NULL, 0);
 }
 
 int smartio_return(struct smartio *h, unsigned dev, unsigned node)
@@ -536,14 +757,15 @@ static int cfg_cmd(struct smartio *h, u8 cmd, unsigned dev, unsigned who,
 {
 	struct cmdbuf cb;
 	struct sio_msg *m = cmd_start(&cb, cmd);
+	u32 fdid;
 
-	if (dev >= REG(h)->ndevices)
+	if (dev_fdid(h, dev, &fdid))
 		return -ENXIO;
 	if (check_node(h, who))
 		return -ENOENT;
 	if (len > SIO_DATA_MAX)
 		return -EINVAL;
-	sio_msg_put_u32(m, SIO_A_DEV, sio_dev(REG(h), dev)->fdid);
+	sio_msg_put_u32(m, SIO_A_DEV, fdid);
 	sio_msg_put_u32(m, SIO_A_NODE, who);
 	sio_msg_put_u64(m, SIO_A_OFFSET, off);
 	if (cmd == SIO_CMD_CFG_WRITE)
@@ -572,6 +794,7 @@ static int seg_cmd(struct smartio *h, u8 cmd, unsigned owner, const char *name,
 {
 	struct cmdbuf cb;
 	struct sio_msg *m = cmd_start(&cb, cmd);
+	u32 fdid;
 
 	if (check_node(h, owner))
 		return -ENOENT;
@@ -581,8 +804,9 @@ static int seg_cmd(struct smartio *h, u8 cmd, unsigned owner, const char *name,
 	sio_msg_put_str(m, SIO_A_NAME, name);
 	if (attr == SIO_A_SIZE)
 		sio_msg_put_u64(m, SIO_A_SIZE, val);
-	else if (attr == SIO_A_DEV && val < REG(h)->ndevices)
-		sio_msg_put_u32(m, SIO_A_DEV, sio_dev(REG(h), (u32)val)->fdid);
+	else if (attr == SIO_A_DEV && val <= UINT32_MAX &&
+		 !dev_fdid(h, (unsigned)val, &fdid))
+		sio_msg_put_u32(m, SIO_A_DEV, fdid);
 	else if (attr == SIO_A_DEV)
 		return -ENXIO;
 	else if (attr)
@@ -705,18 +929,21 @@ int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
 			unsigned bar, char *path, size_t pathlen,
 			uint64_t *size)
 {
-	struct sio_registry *r = REG(h);
+	struct sio_registry *r;
 	struct sio_device *d;
 	u64 addr;
 	int rc;
 
-	if (dev >= r->ndevices)
-		return -ENXIO;
-	if (viewer >= r->nnodes)
-		return -ENOENT;
 	if (bar >= SMARTIO_MAX_BARS)
 		return -EINVAL;
 	sio_lib_lock(h);
+	r = REG(h);
+	if (dev >= r->ndevices || viewer >= r->nnodes) {
+		/* decided under the lock: r may be retired once it is dropped */
+		rc = dev >= r->ndevices ? -ENXIO : -ENOENT;
+		sio_lib_unlock(h);
+		return rc;
+	}
 	d = sio_dev(r, dev);
 	if (!d->bar[bar].size) {
 		rc = -ENOENT;
@@ -751,15 +978,18 @@ int smartio_resolve_segment(struct smartio *h, unsigned viewer,
 			    unsigned owner, const char *name, char *path,
 			    size_t pathlen, uint64_t *size)
 {
-	struct sio_registry *r = REG(h);
+	struct sio_registry *r;
 	struct sio_segment *s;
 	u64 addr = 0;
 	int seg, rc = -EACCES;
 	unsigned i;
 
-	if (viewer >= r->nnodes || owner >= r->nnodes)
-		return -ENOENT;
 	sio_lib_lock(h);
+	r = REG(h);
+	if (viewer >= r->nnodes || owner >= r->nnodes) {
+		sio_lib_unlock(h);
+		return -ENOENT;
+	}
 	seg = sio_seg_lookup(r, owner, name);
 	if (seg < 0) {
 		sio_lib_unlock(h);
@@ -803,34 +1033,37 @@ int smartio_dma(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
 
 uint64_t smartio_blocked(struct smartio *h, unsigned node)
 {
-	uint64_t n;
+	uint64_t n = 0;
 
-	if (node >= REG(h)->nnodes || h->k)
+	if (h->k)
 		return 0;	/* smartio.ko does not count them: see the kernel log */
 	sio_lib_lock(h);
-	n = sim_node_hw(&h->f, node)->blocked;
+	if (node < REG(h)->nnodes)
+		n = sim_node_hw(&h->f, node)->blocked;
 	sio_lib_unlock(h);
 	return n;
 }
 
 uint64_t smartio_event_cursor(struct smartio *h)
 {
-	if (h->k) {
-		sio_lib_lock(h);
-		sio_lib_unlock(h);
-	}
-	return __atomic_load_n(&REG(h)->event_seq, __ATOMIC_ACQUIRE);
+	uint64_t seq;
+
+	sio_lib_lock(h);
+	seq = __atomic_load_n(&REG(h)->event_seq, __ATOMIC_ACQUIRE);
+	sio_lib_unlock(h);
+	return seq;
 }
 
 int smartio_event_read(struct smartio *h, uint64_t *cursor, char *buf,
 		       size_t len)
 {
-	struct sio_registry *r = REG(h);
+	struct sio_registry *r;
 	struct sio_event ev;
 	u64 head, next = *cursor + 1;
 	int n;
 
 	sio_lib_lock(h);
+	r = REG(h);
 	head = r->event_seq;
 	if (next > head) {
 		sio_lib_unlock(h);

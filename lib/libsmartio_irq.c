@@ -2,7 +2,7 @@
 /*
  * libsmartio: the interrupt routing of devices (smartio(7), msi and irq/).
  * Reads the registry and the simulated nodes' interrupt counters under the
- * fabric lock.
+ * fabric lock, and only under it (sio_lib_reg()).
  */
 #include <errno.h>
 #include <string.h>
@@ -12,14 +12,17 @@
 int smartio_msi_vectors(struct smartio *h, unsigned dev,
 			struct smartio_msi_vector *out, unsigned max)
 {
-	struct sim_fabric *f = sio_lib_fabric(h);
+	struct sio_registry *r;
 	struct sio_device *d;
 	unsigned i, n;
 
-	if (dev >= f->reg->ndevices)
-		return -ENXIO;
 	sio_lib_lock(h);
-	d = sio_dev(f->reg, dev);
+	r = sio_lib_reg(h);
+	if (dev >= r->ndevices) {
+		sio_lib_unlock(h);
+		return -ENXIO;
+	}
+	d = sio_dev(r, dev);
 	n = d->irq_mode == SIO_IRQ_NONE ? 0 : d->irq_count;
 	for (i = 0; i < n && i < max; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
@@ -40,12 +43,14 @@ int smartio_irq_count(struct smartio *h, unsigned dev, unsigned vec,
 	struct sio_device *d;
 	int rc = -ENOENT;
 
-	if (dev >= f->reg->ndevices)
-		return -ENXIO;
 	if (sio_lib_is_kernel(h))
 		return -EOPNOTSUPP;	/* real vectors count in /proc/interrupts */
 	sio_lib_lock(h);
-	d = sio_dev(f->reg, dev);
+	if (dev >= sio_lib_reg(h)->ndevices) {
+		sio_lib_unlock(h);
+		return -ENXIO;
+	}
+	d = sio_dev(sio_lib_reg(h), dev);
 	if (d->irq_mode != SIO_IRQ_NONE && vec < d->irq_count) {
 		*count = sim_node_hw(f, d->irq_node)->msi_count[d->irq_base + vec];
 		rc = 0;

@@ -2,7 +2,8 @@
 /*
  * libsmartio: peer-to-peer mappings between devices (smartio(7),
  * dev/<dev>/peers/).  Commands go to the core like every other; the
- * addresses are read from the registry under the fabric lock.
+ * addresses are read from the registry under the fabric lock, and only
+ * under it (sio_lib_reg()).
  */
 #include <errno.h>
 
@@ -11,18 +12,29 @@
 static int peer_cmd(struct smartio *h, u8 cmd, unsigned dev, unsigned peer,
 		    unsigned asker)
 {
-	struct sim_fabric *f = sio_lib_fabric(h);
+	struct sio_registry *r;
 	u8 buf[256];
 	struct sio_msg m;
+	u32 dev_id, peer_id;
+	int rc = 0;
 
-	if (dev >= f->reg->ndevices || peer >= f->reg->ndevices)
-		return -ENXIO;
-	if (asker >= f->reg->nnodes)
-		return -ENOENT;
+	sio_lib_lock(h);
+	r = sio_lib_reg(h);
+	if (dev >= r->ndevices || peer >= r->ndevices)
+		rc = -ENXIO;
+	else if (asker >= r->nnodes)
+		rc = -ENOENT;
+	else {
+		dev_id = sio_dev(r, dev)->fdid;
+		peer_id = sio_dev(r, peer)->fdid;
+	}
+	sio_lib_unlock(h);
+	if (rc)
+		return rc;
 	sio_msg_init(&m, buf, sizeof(buf), cmd, SIO_F_REQUEST, 0);
-	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(f->reg, dev)->fdid);
+	sio_msg_put_u32(&m, SIO_A_DEV, dev_id);
 	sio_msg_put_u32(&m, SIO_A_NODE, asker);
-	sio_msg_put_u32(&m, SIO_A_INDEX, sio_dev(f->reg, peer)->fdid);
+	sio_msg_put_u32(&m, SIO_A_INDEX, peer_id);
 	return sio_lib_command(h, &m, NULL);
 }
 
@@ -41,15 +53,18 @@ int smartio_peer_unmap(struct smartio *h, unsigned dev, unsigned peer,
 int smartio_peer_addr(struct smartio *h, unsigned dev, unsigned peer,
 		      unsigned bar, uint64_t *addr)
 {
-	struct sim_fabric *f = sio_lib_fabric(h);
+	struct sio_registry *r;
 	int rc = -ENOENT;
 	u32 i;
 
-	if (dev >= f->reg->ndevices || peer >= f->reg->ndevices)
-		return -ENXIO;
 	sio_lib_lock(h);
-	for (i = 0; i < f->reg->max_peermap; i++) {
-		struct sio_peermap *m = sio_peermap_at(f->reg, i);
+	r = sio_lib_reg(h);
+	if (dev >= r->ndevices || peer >= r->ndevices) {
+		sio_lib_unlock(h);
+		return -ENXIO;
+	}
+	for (i = 0; i < r->max_peermap; i++) {
+		struct sio_peermap *m = sio_peermap_at(r, i);
 
 		if (m->used && m->dev == dev && m->peer == peer &&
 		    m->bar == bar) {
@@ -65,21 +80,24 @@ int smartio_peer_addr(struct smartio *h, unsigned dev, unsigned peer,
 int smartio_peers(struct smartio *h, unsigned dev, unsigned *peers,
 		  unsigned max)
 {
-	struct sim_fabric *f = sio_lib_fabric(h);
+	struct sio_registry *r;
 	unsigned n = 0, last = 0;
 	int any = 0;
 	u32 i;
 
-	if (dev >= f->reg->ndevices)
-		return -ENXIO;
 	sio_lib_lock(h);
+	r = sio_lib_reg(h);
+	if (dev >= r->ndevices) {
+		sio_lib_unlock(h);
+		return -ENXIO;
+	}
 	/* Ascending by device index: repeated passes for the next larger. */
 	for (;;) {
 		unsigned next = 0;
 		int found = 0;
 
-		for (i = 0; i < f->reg->max_peermap; i++) {
-			struct sio_peermap *m = sio_peermap_at(f->reg, i);
+		for (i = 0; i < r->max_peermap; i++) {
+			struct sio_peermap *m = sio_peermap_at(r, i);
 
 			if (!m->used || m->dev != dev || (any && m->peer <= last))
 				continue;

@@ -38,6 +38,8 @@ struct smartio_open_opts {
 	char *errbuf;		/* if set, receives a one-line reason on failure
 				 * (e.g. "topo.conf:3: unknown key 'foo'") */
 	size_t errlen;
+	const char *group;	/* simulated fabric shared with this group (name
+				 * or number); NULL = its owner's alone */
 };
 
 int smartio_open(struct smartio **h, const struct smartio_open_opts *opts);
@@ -66,8 +68,34 @@ struct smartio_adapter_info {
 	int link_up;
 	uint64_t peers;		/* node index mask */
 	unsigned luts_used, luts_total;
-	unsigned req_used, req_total;	/* reserved entries count as used */
+	/* Requester tables, reserved entries counted as used: outgoing
+	 * (this node's CPUs and lent devices), incoming (other nodes' CPUs
+	 * and the devices this node borrows). */
+	unsigned req_used, req_total;
 	uint64_t window;
+	unsigned req_in_used, req_in_total;
+	unsigned req_reserved;	/* of each table, for the CPUs */
+	int sw;			/* switch index it is cabled to, -1 none */
+	unsigned port;		/* that switch's port */
+};
+
+/* A cluster switch: its ports and their requester tables. */
+#define SMARTIO_MAX_SWITCH_PORTS 24
+enum smartio_port_kind { SMARTIO_PORT_FREE, SMARTIO_PORT_ADAPTER,
+			 SMARTIO_PORT_CASCADE };
+
+struct smartio_port_info {
+	int kind;		/* enum smartio_port_kind */
+	unsigned node, adapter;	/* ADAPTER: what the cable reaches */
+	unsigned peer_switch, peer_port;	/* CASCADE */
+	/* Requester tables, reserved entries counted as used. */
+	unsigned req_used, req_total, req_in_used, req_in_total;
+};
+
+struct smartio_switch_info {
+	char name[SMARTIO_NAME_MAX];
+	unsigned nports;
+	struct smartio_port_info port[SMARTIO_MAX_SWITCH_PORTS];
 };
 
 struct smartio_bar_info {
@@ -79,6 +107,7 @@ struct smartio_bar_info {
 struct smartio_dev_stats {
 	uint64_t borrows, returns, reclaims, denied;
 	uint64_t cfg_reads, cfg_writes, dma_ops, dma_faults, msi;
+	uint64_t driver_errors;	/* rule breaches a device model saw */
 };
 
 struct smartio_device_info {
@@ -124,8 +153,23 @@ int smartio_node_find(struct smartio *h, const char *name);
 int smartio_device_find(struct smartio *h, const char *name);
 int smartio_node_info(struct smartio *h, unsigned node,
 		      struct smartio_node_info *out);
+unsigned smartio_switch_count(struct smartio *h);
+int smartio_switch_info(struct smartio *h, unsigned sw,
+			struct smartio_switch_info *out);
+/* Switches on the path from node over its adapter to node `to` (0 for a
+ * direct cable), or -EHOSTUNREACH. */
+int smartio_path_hops(struct smartio *h, unsigned node, unsigned adapter,
+		      unsigned to);
 int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
 			 struct smartio_adapter_info *out);
+/*
+ * Simulator only (fault injection, SmartIO section 6.3): takes the link of
+ * node's adapter down (up 0) or up (1).  Borrows that used it move to
+ * another path or, with none left, end.  -ENOENT no such node, -ENODEV no
+ * such adapter, -EINVAL up not 0 or 1, -EOPNOTSUPP over smartio.ko.
+ */
+int smartio_link_set(struct smartio *h, unsigned node, unsigned adapter,
+		     int up);
 int smartio_device_info(struct smartio *h, unsigned dev,
 			struct smartio_device_info *out);
 /* Fills up to max windows; returns how many exist. */
@@ -143,6 +187,11 @@ int smartio_segment_dma_addr(struct smartio *h, unsigned owner,
 /* --- lending ----------------------------------------------------------- */
 int smartio_lend(struct smartio *h, unsigned dev, int policy, uint64_t mask);
 int smartio_borrow(struct smartio *h, unsigned dev, unsigned node);
+/* The same with a DMA window of window bytes (a power of two, at least
+ * 4096) or SMARTIO_DMA_WINDOW_RAM (all of node's RAM); 0 = the default. */
+#define SMARTIO_DMA_WINDOW_RAM UINT64_MAX
+int smartio_borrow_window(struct smartio *h, unsigned dev, unsigned node,
+			  uint64_t window);
 int smartio_return(struct smartio *h, unsigned dev, unsigned node);
 /* `asker` must be the lender, else -EACCES. */
 int smartio_reclaim(struct smartio *h, unsigned dev, unsigned asker);

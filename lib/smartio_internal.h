@@ -15,6 +15,12 @@ struct sim_fabric *sio_lib_fabric(struct smartio *h);
 /* The registry lock of the handle's transport (a fresh copy for kernel). */
 void sio_lib_lock(struct smartio *h);
 void sio_lib_unlock(struct smartio *h);
+/* The registry queries read: between sio_lib_lock() and sio_lib_unlock()
+ * only, since the next lock of any thread may free it. */
+struct sio_registry *sio_lib_reg(struct smartio *h);
+/* Test hook: every lock of this (simulated) handle reads a fresh copy of the
+ * registry and frees the one before, as the kernel transport may. */
+void sio_lib_copy_registry(struct smartio *h);
 /* 1 over smartio.ko: no simulated hardware behind the registry. */
 int sio_lib_is_kernel(const struct smartio *h);
 int sio_lib_command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out);

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <time.h>
+#include <sys/mman.h>
 
 #include "harness.h"
 
@@ -86,7 +89,9 @@ static unsigned sum_adapters(struct smartio *h, unsigned node, int reqs)
 	assert_int_equal(smartio_node_info(h, node, &ni), 0);
 	for (a = 0; a < ni.nadapters; a++) {
 		assert_int_equal(smartio_adapter_info(h, node, a, &ai), 0);
-		total += reqs ? ai.req_used : ai.luts_used;
+		/* Both requester tables, the CPUs' entries counted once. */
+		total += reqs ? ai.req_used + ai.req_in_used - ai.req_reserved
+			      : ai.luts_used;
 	}
 	return total;
 }
@@ -111,4 +116,23 @@ int th_saw_event(struct smartio *h, uint64_t *cursor, const char *kind,
 		if (strstr(line, want))
 			return 1;
 	return 0;
+}
+
+void *th_map_file(const char *path, uint64_t size)
+{
+	int fd = open(path, O_RDWR);
+	void *p;
+
+	assert_true(fd >= 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(p != MAP_FAILED);
+	return p;
+}
+
+void th_nap(void)
+{
+	struct timespec ts = { 0, 200000 };
+
+	nanosleep(&ts, NULL);
 }

@@ -72,18 +72,6 @@ static void wr64(struct drv *d, unsigned off, uint64_t v)
 	wr32(d, off + 4, (uint32_t)(v >> 32));
 }
 
-static void *map_file(const char *path, uint64_t size)
-{
-	int fd = open(path, O_RDWR);
-	void *p;
-
-	assert_true(fd >= 0);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	assert_true(p != MAP_FAILED);
-	return p;
-}
-
 static void pause_a_little(void)
 {
 	struct timespec ts = { 0, 200000 };
@@ -194,14 +182,14 @@ static int setup(void **state)
 	assert_int_equal(smartio_borrow(d.h, d.nvme0, d.host3), 0);
 	assert_int_equal(smartio_resolve_bar(d.h, d.host3, d.nvme0, 0, path,
 					     sizeof(path), &d.bar_size), 0);
-	d.bar = map_file(path, d.bar_size);
+	d.bar = th_map_file(path, d.bar_size);
 	assert_int_equal(smartio_segment_create(d.h, d.host3, "q"), 0);
 	assert_int_equal(smartio_segment_set_size(d.h, d.host3, "q", SEG_SIZE), 0);
 	assert_int_equal(smartio_segment_dma_map(d.h, d.host3, "q", d.nvme0,
 						 &d.io), 0);
 	assert_int_equal(smartio_resolve_segment(d.h, d.host3, d.host3, "q",
 						 path, sizeof(path), &size), 0);
-	d.mem = map_file(path, size);
+	d.mem = th_map_file(path, size);
 	*state = &d;
 	return 0;
 }
@@ -318,7 +306,7 @@ static void test_small_bar0_packs_the_doorbells(void **state)
 	assert_int_equal(smartio_resolve_bar(h, host1, dev, 0, path,
 					     sizeof(path), &size), 0);
 	assert_int_equal(size, 16 << 10);
-	bar = map_file(path, size);
+	bar = th_map_file(path, size);
 	assert_int_equal(bar[1] & 0xf, 0);		/* CAP.DSTRD */
 	assert_int_equal(smartio_config_read(h, dev, host1, 0x70 + 4, &table,
 					     4), 4);
@@ -328,7 +316,7 @@ static void test_small_bar0_packs_the_doorbells(void **state)
 	assert_int_equal(smartio_segment_dma_map(h, host1, "q", dev, &io), 0);
 	assert_int_equal(smartio_resolve_segment(h, host1, host1, "q", path,
 						 sizeof(path), &size), 0);
-	mem = map_file(path, size);
+	mem = th_map_file(path, size);
 	bar[0x24 / 4] = 1u << 16 | 1;			/* AQA: 2 + 2 entries */
 	bar[0x28 / 4] = (uint32_t)io;
 	bar[0x2c / 4] = (uint32_t)(io >> 32);
@@ -481,6 +469,95 @@ static void test_queue_commands_checked(void **state)
 	cmd_init(c, 0x04, 0, 0);
 	cmd_put32(c, 10, 1);
 	assert_int_equal(submit(d, 0, c, NULL), 0);
+}
+
+static uint64_t driver_errors(struct drv *d)
+{
+	struct smartio_device_info di;
+
+	assert_int_equal(smartio_device_info(d->h, d->nvme0, &di), 0);
+	return di.stats.driver_errors;
+}
+
+static uint64_t g_errors_want;
+
+static int errors_counted(struct drv *d)
+{
+	return driver_errors(d) >= g_errors_want;
+}
+
+/* Lines of the file at fd (rewound) that contain s. */
+static int lines_with(int fd, const char *s)
+{
+	char buf[8192], *line, *save;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	int found = 0;
+
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		found += strstr(line, s) != NULL;
+	return found;
+}
+
+/*
+ * A driver that breaks the controller's rules (a tail beyond its queue, the
+ * doorbell of a queue never created, a misaligned PRP list) is counted in
+ * the device's driver_errors, each time, and logged on stderr once per
+ * kind, like QEMU's guest-error log; the controller acts as before (the
+ * doorbell is not acted on, the command fails with Invalid Field) and goes
+ * on serving a driver that puts things right.
+ */
+static void test_driver_errors_logged_once_and_counted(void **state)
+{
+	struct drv *d = *state;
+	char path[] = "/tmp/nvme-model-log.XXXXXX";
+	int log = mkstemp(path), saved = dup(2);
+	uint64_t base;
+	uint8_t c[64];
+
+	assert_true(log >= 0 && saved >= 0);
+	unlink(path);
+	enable_controller(d);
+	create_io_queues(d);
+	base = driver_errors(d);
+	fflush(stderr);
+	assert_true(dup2(log, 2) == 2);
+
+	wr32(d, doorbell(d, 1, 0), QDEPTH + 3);	/* beyond SQ 1's entries */
+	g_errors_want = base + 1;
+	assert_true(wait_for(d, errors_counted));
+	wr32(d, doorbell(d, 1, 0), QDEPTH + 4);	/* again: counted, not logged */
+	g_errors_want = base + 2;
+	assert_true(wait_for(d, errors_counted));
+	wr32(d, doorbell(d, 1, 0), d->sq_tail[1]);	/* put right */
+	assert_int_equal(rw(d, 0x02, 0, 8, BACK_OFF), 0);
+
+	wr32(d, doorbell(d, 3, 0), 1);		/* SQ 3 was never created */
+	g_errors_want = base + 3;
+	assert_true(wait_for(d, errors_counted));
+	wr32(d, doorbell(d, 3, 0), 0);
+
+	cmd_init(c, 0x02, 0, 1);		/* 3 pages, PRP list at +4 */
+	cmd_put64(c, 6, d->io + BACK_OFF);
+	cmd_put64(c, 8, d->io + PRPL_OFF + 4);
+	cmd_put64(c, 10, 0);
+	cmd_put32(c, 12, 23);
+	assert_int_equal(submit(d, 1, c, NULL), 0x02);
+	assert_int_equal(driver_errors(d), base + 4);
+
+	fflush(stderr);
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	assert_int_equal(lines_with(log, "nvme0: driver error"), 3);
+	assert_int_equal(lines_with(log, "SQ tail doorbell of queue 1 set to"), 1);
+	assert_int_equal(lines_with(log, "queue 3, which does not exist"), 1);
+	assert_int_equal(lines_with(log, "not 8-byte aligned"), 1);
+	close(log);
+	/* Still serving. */
+	assert_int_equal(rw(d, 0x02, 0, 8, BACK_OFF), 0);
+	assert_int_equal(driver_errors(d), base + 4);
 }
 
 /* Offset of capability id in d's configuration space, read as host3. */
@@ -677,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_data_survives_a_controller_reset),
 		cmocka_unit_test(test_dma_outside_the_window_fails_the_command),
 		cmocka_unit_test(test_queue_commands_checked),
+		cmocka_unit_test(test_driver_errors_logged_once_and_counted),
 		cmocka_unit_test(test_msix_enabled_by_the_borrower_reaches_it),
 		cmocka_unit_test(test_msi_capability_rewritten_by_the_core),
 		cmocka_unit_test(test_legacy_interrupts_masked_for_borrowers),

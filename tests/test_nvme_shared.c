@@ -59,18 +59,6 @@ struct fx {
 	struct host a, b;	/* host1 (manager), host3 */
 };
 
-static void *map_file(const char *path, uint64_t size)
-{
-	int fd = open(path, O_RDWR);
-	void *p;
-
-	assert_true(fd >= 0);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	assert_true(p != MAP_FAILED);
-	return p;
-}
-
 static void nap(void)
 {
 	struct timespec ts = { 0, 100000 };
@@ -99,7 +87,7 @@ static void attach(struct fx *f, struct host *x, const char *node)
 	assert_int_equal(smartio_borrow(f->h, f->nvme0, x->node), 0);
 	assert_int_equal(smartio_resolve_bar(f->h, x->node, f->nvme0, 0, path,
 					     sizeof(path), &x->bar_size), 0);
-	x->bar = map_file(path, x->bar_size);
+	x->bar = th_map_file(path, x->bar_size);
 	strcpy(x->bar_path, path);
 	assert_int_equal(smartio_segment_create(f->h, x->node, "q"), 0);
 	assert_int_equal(smartio_segment_set_size(f->h, x->node, "q", SEG), 0);
@@ -107,7 +95,7 @@ static void attach(struct fx *f, struct host *x, const char *node)
 						 &x->io), 0);
 	assert_int_equal(smartio_resolve_segment(f->h, x->node, x->node, "q",
 						 path, sizeof(path), &size), 0);
-	x->mem = map_file(path, SEG);
+	x->mem = th_map_file(path, SEG);
 	x->sq = x->mem;
 	x->sq_io = x->io;
 }
@@ -131,7 +119,7 @@ static void sq_near_device(struct fx *f, struct host *x)
 	assert_int_equal(si.attached, 1ull << x->node);
 	assert_int_equal(smartio_resolve_segment(f->h, x->node, lender, "sq3",
 						 path, sizeof(path), &size), 0);
-	x->sq = map_file(path, 65536);
+	x->sq = th_map_file(path, 65536);
 	memset(x->sq, 0, 65536);
 }
 

@@ -212,8 +212,9 @@ static void test_segment_connect_is_decided_by_the_owner(void **state)
 	assert_int_equal(smartio_segment_set_available(h, host0, "s", 1), 0);
 	assert_int_equal(seg_msg(h, host1, SIO_CMD_SEG_CONNECT, host0, "nope",
 				 host1, NULL), -ENOENT);
+	/* host1 claiming that the owner itself connects: not its to claim. */
 	assert_int_equal(seg_msg(h, host1, SIO_CMD_SEG_CONNECT, host0, "s",
-				 host0, NULL), -EINVAL);	/* owner itself */
+				 host0, NULL), -EPERM);
 	assert_int_equal(seg_msg(h, host1, SIO_CMD_SEG_CONNECT, host0, "s",
 				 42, NULL), -ENOENT);
 	assert_int_equal(attached(h, host0, "s"), 0);

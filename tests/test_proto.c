@@ -19,24 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "proto.h"
 
 #define CANARY 0xa5
 #define GUARD 64
 
 /* ---- helpers ----------------------------------------------------------- */
-
-static void put16(u8 *p, u16 v)
-{
-	p[0] = (u8)v;
-	p[1] = (u8)(v >> 8);
-}
-
-static void put32(u8 *p, u32 v)
-{
-	put16(p, (u16)v);
-	put16(p + 2, (u16)(v >> 16));
-}
 
 /* Parses a copy of buf in a heap block of exactly len bytes. */
 static int parse_exact(const u8 *buf, u32 len)
@@ -83,8 +72,8 @@ static void raw_hdr(struct raw *r, u16 alen, u16 type)
 {
 	u8 h[4];
 
-	put16(h, alen);
-	put16(h + 2, type);
+	sio_put_le16(h, alen);
+	sio_put_le16(h + 2, type);
 	raw_bytes(r, h, 4);
 }
 
@@ -106,7 +95,7 @@ static void raw_u32(struct raw *r, u16 type, u32 v)
 {
 	u8 b[4];
 
-	put32(b, v);
+	sio_put_le32(b, v);
 	raw_attr(r, type, b, 4);
 }
 
@@ -114,8 +103,8 @@ static void raw_u64(struct raw *r, u16 type, u64 v)
 {
 	u8 b[8];
 
-	put32(b, (u32)v);
-	put32(b + 4, (u32)(v >> 32));
+	sio_put_le32(b, (u32)v);
+	sio_put_le32(b + 4, (u32)(v >> 32));
 	raw_attr(r, type, b, 8);
 }
 
@@ -129,13 +118,13 @@ static u32 raw_nest_start(struct raw *r, u16 type)
 
 static void raw_nest_end(struct raw *r, u32 off)
 {
-	put16(r->b + off, (u16)(r->len - off));
+	sio_put_le16(r->b + off, (u16)(r->len - off));
 }
 
 /* Sets the header length to the bytes written so far; returns it. */
 static u32 raw_finish(struct raw *r)
 {
-	put32(r->b, r->len);
+	sio_put_le32(r->b, r->len);
 	return r->len;
 }
 
@@ -894,7 +883,7 @@ static void test_parse_rejects_empty_and_shorter_than_header(void **state)
 	raw_init(&r, SIO_CMD_LEND);
 	assert_int_equal(parse_exact(r.b, 0), -EBADMSG);
 	for (len = 1; len < SIO_MSG_HDRLEN; len++) {
-		put32(r.b, len);	/* even when the header agrees */
+		sio_put_le32(r.b, len);	/* even when the header agrees */
 		assert_int_equal(parse_exact(r.b, len), -EBADMSG);
 	}
 	/* a bare header is a valid message without attributes */
@@ -912,15 +901,15 @@ static void test_parse_rejects_header_length_mismatch(void **state)
 	raw_u32(&r, SIO_A_NODE, 2);
 	len = raw_finish(&r);
 	assert_int_equal(parse_exact(r.b, len), 0);
-	put32(r.b, len + 4);		/* header claims more */
+	sio_put_le32(r.b, len + 4);		/* header claims more */
 	assert_int_equal(parse_exact(r.b, len), -EBADMSG);
-	put32(r.b, len + 1);
+	sio_put_le32(r.b, len + 1);
 	assert_int_equal(parse_exact(r.b, len), -EBADMSG);
-	put32(r.b, len - 8);		/* header claims less */
+	sio_put_le32(r.b, len - 8);		/* header claims less */
 	assert_int_equal(parse_exact(r.b, len), -EBADMSG);
-	put32(r.b, 0);
+	sio_put_le32(r.b, 0);
 	assert_int_equal(parse_exact(r.b, len), -EBADMSG);
-	put32(r.b, 0xffffffffu);
+	sio_put_le32(r.b, 0xffffffffu);
 	assert_int_equal(parse_exact(r.b, len), -EBADMSG);
 }
 
@@ -1454,7 +1443,7 @@ static void truncate_all_prefixes(u8 cmd, u32 *accepted)
 		/* the header patched to the cut: accepted on whole attributes */
 		memcpy(cut_buf, buf, cut);
 		if (cut >= 4)
-			put32(cut_buf, cut);
+			sio_put_le32(cut_buf, cut);
 		if (cut < SIO_MSG_HDRLEN) {
 			assert_int_equal(parse_and_check(cut_buf, cut), -EBADMSG);
 		} else if (cut_is_boundary(buf, len, cut)) {
@@ -1516,7 +1505,7 @@ static u32 mutate(u8 *m, u32 len)
 			at = len >= 4 && rnd(2) ? rnd(len / 4) * 4 + rnd(2) * 2
 					       : rnd(len);
 			if (at + 2 <= len)
-				put16(m + at, nasty16[rnd(sizeof(nasty16) /
+				sio_put_le16(m + at, nasty16[rnd(sizeof(nasty16) /
 							  sizeof(nasty16[0]))]);
 			break;
 		case 3:
@@ -1533,7 +1522,7 @@ static u32 mutate(u8 *m, u32 len)
 	}
 	/* half of the time keep the header consistent to get deeper */
 	if (len >= 4 && rnd(2))
-		put32(m, len);
+		sio_put_le32(m, len);
 	return len;
 }
 

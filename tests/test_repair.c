@@ -57,7 +57,8 @@ static void take_without_record(struct sim_fabric *f, void *arg)
 	struct sio_adapter *ad = &sio_node(f->reg, s->node)->adapter[0];
 
 	assert_true(sio_bitmap_alloc(&ad->luts, s->count) >= 0);
-	assert_true(sio_bitmap_alloc(&ad->reqs, 1) >= 0);
+	assert_true(sio_bitmap_alloc(&ad->reqs_out, 1) >= 0);
+	assert_true(sio_bitmap_alloc(&ad->reqs_in, 1) >= 0);
 }
 
 static void test_taken_without_record_come_back(void **state)
@@ -91,7 +92,7 @@ static void half_return(struct sim_fabric *f, void *arg)
 			sio_lut_unmap(&f->core, b->borrower, b->b_adapter,
 				      (s32)((b->bar_local[i] - ad->window_base) /
 					    ad->slot_size), 1);
-	sio_bitmap_free(&ad->reqs, (u32)b->b_req, 1);
+	sio_bitmap_free(&ad->reqs_in, (u32)b->b_req, 1);
 }
 
 static void test_half_returned_borrow_is_whole_again(void **state)

@@ -614,6 +614,33 @@ static const struct bad bad_cases[] = {
 	{ L5 " bar6=16K\n", -EINVAL, 5, "unknown device option: 'bar6=16K'" },
 	{ L5 " bar01=16K\n", -EINVAL, 5, "unknown device option: 'bar01=16K'" },
 	{ L5 " irq=5\n", -EINVAL, 5, "unknown device option: 'irq=5'" },
+	/* Issue 17: switches, cascades and adapters cabled to them. */
+	{ "switch s ports=1\n", -EINVAL, 1, "ports must be from 2 to 24: 'ports=1'" },
+	{ "switch s ports=25\n", -EINVAL, 1, "ports must be from 2 to 24: 'ports=25'" },
+	{ "switch s ports=x\n", -EINVAL, 1, "bad number: 'ports=x'" },
+	{ "switch s\nswitch s\n", -EINVAL, 2, "duplicate switch 's'" },
+	{ "switch S\n", -EINVAL, 1, "bad switch name (a-z 0-9 _ -, at most 31): 'S'" },
+	{ "switch\n", -EINVAL, 1, "switch needs a name: 'switch'" },
+	{ "switch s requesters=4 reserved=4\n", -EINVAL, 1, "reserved must be below requesters (4): 'reserved=4'" },
+	{ "switch s requesters=65\n", -EINVAL, 1, "requesters must be from 1 to 64: 'requesters=65'" },
+	{ "switch s luts=4\n", -EINVAL, 1, "unknown switch option: 'luts=4'" },
+	{ "switch s ports=4\ncascade s:0 s:1\n", -EINVAL, 2, "cascade joins a switch to itself: 's:1'" },
+	{ "switch s ports=4\nswitch t ports=4\ncascade s:0 t:4\n", -EINVAL, 3, "value out of range (at most 3): 't:4'" },
+	{ "switch s ports=4\nswitch t ports=4\ncascade s:0 t:0\ncascade s:0 t:1\n", -EINVAL, 4, "switch port already cabled: 's:0'" },
+	{ "cascade s:0 t:0\n", -EINVAL, 1, "unknown switch (define it first): 's:0'" },
+	{ "switch s ports=4\ncascade s:0\n", -EINVAL, 2, "cascade needs two SWITCH:PORT ends: 's:0'" },
+	{ "switch s ports=4\nswitch t\ncascade s:-1 t:0\n", -EINVAL, 3, "bad number: 's:-1'" },
+	{ "switch s ports=4\nnode a id=0\nadapter a n switch=s\n", -EINVAL, 3, "expected SWITCH:PORT: 'switch=s'" },
+	{ "switch s ports=4\nnode a id=0\nnode b id=1\nadapter a n switch=s:0\nadapter b n switch=s:0\n", -EINVAL, 5, "switch port already cabled: 'switch=s:0'" },
+	{ "switch s ports=4\nnode a id=0\nnode b id=1\nadapter a n switch=s:0 peers=b\n", -EINVAL, 4, "adapter takes peers= or switch=, not both: 'switch=s:0'" },
+	{ "switch s ports=4\nnode a id=0\nnode b id=1\nadapter a n switch=s:0\nadapter b n peers=a\n", -EINVAL, 4, "adapter 'n' reaches no other node through its switch" },
+	{ "switch s0\nswitch s1\nswitch s2\nswitch s3\nswitch s4\nswitch s5\nswitch s6\nswitch s7\nswitch s8\n"
+	  "cascade s0:0 s1:0\ncascade s1:1 s2:0\ncascade s2:1 s3:0\ncascade s3:1 s4:0\ncascade s4:1 s5:0\n"
+	  "cascade s5:1 s6:0\ncascade s6:1 s7:0\ncascade s7:1 s8:0\nnode a id=0\n", -EINVAL, 9,
+	  "switch 's8' is 9 switches away from 's0' (at most 8 on a path): 's8'" },
+	{ "switch s0\nswitch s1\nswitch s2\nswitch s3\nswitch s4\nswitch s5\nswitch s6\nswitch s7\nswitch s8\n"
+	  "switch s9\nswitch s10\nswitch s11\nswitch s12\nswitch s13\nswitch s14\nswitch s15\nswitch s16\n", -E2BIG, 17,
+	  "more than 16 switches: 's16'" },
 };
 
 static void test_each_rule_rejects_with_line_and_token(void **state)

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """A small userspace NVMe driver in Python that works only through /smartio
-files (smartio(7)): it borrows the controller, maps its BAR 0, keeps queues
-and data in a segment of this node's memory mapped for the device, and
-waits for completions on irq/0 (--irq) or by polling the completion queue.
+(smartio(7)), by way of the smartio package (python/): it borrows the
+controller, maps its BAR 0, keeps queues and data in a segment of this
+node's memory mapped for the device, and waits for completions on irq/0
+(--irq) or by polling the completion queue.
 It writes blocks with the pattern of contrib/nvme/smartio-nvme.c and reads
 them back (--verify: only reads and checks them).
 
@@ -13,12 +14,16 @@ them back (--verify: only reads and checks them).
 Exit status 0 when every block read back holds the pattern.
 """
 import argparse
-import mmap
 import os
 import select
 import struct
 import sys
 import time
+
+# The package of this source tree when it is not installed.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "..", "python"))
+import smartio  # noqa: E402
 
 SEG_SIZE = 1 << 20
 ASQ, ACQ, IOSQ, IOCQ, IDENT, PRPL = 0x0000, 0x1000, 0x2000, 0x3000, 0x4000, 0x5000
@@ -37,69 +42,38 @@ def pattern(lba, n):
 
 class Controller:
     def __init__(self, root, dev, use_irq):
-        self.root, self.dev = root, dev
-        self.self = os.path.basename(os.readlink(self.p("self")))
-        self.lender = self.read("dev", dev, "node") == self.self
-        self.borrowed = False
-        self.seg = "nvmepy%d" % os.getpid()
+        self.cluster = smartio.Cluster(root)
+        self.dev = self.cluster.device(dev)
+        self.self = self.cluster.self_name
         self.irq = None
         self.msix = 0
         self.cid = 0
         self.tail = [0, 0]
         self.head = [0, 0]
         self.phase = [1, 1]
-        if not self.lender and self.self not in self.read("dev", dev, "borrow").split():
-            self.write(self.p("dev", dev, "borrow"), self.self)
-            self.borrowed = True
-        sp = self.p("self", "segments", self.seg)
-        os.mkdir(sp)
-        self.write(os.path.join(sp, "size"), "1M")
-        os.mkdir(os.path.join(sp, "dma", dev))
-        self.io = int(self.read("self", "segments", self.seg, "dma", dev, "ioaddr"), 16)
-        self.mem = self.map(os.path.join(sp, "mem"), SEG_SIZE)
-        self.bar = self.map(self.p("dev", dev, "bar0"), os.stat(self.p("dev", dev, "bar0")).st_size)
+        # Borrowed here unless this node lends it or already borrows it.
+        self.borrowed = self.dev.node != self.self and self.self not in self.dev.borrowers
+        if self.borrowed:
+            self.dev.borrow()
+        self.seg = self.cluster.self.create_segment("nvmepy%d" % os.getpid(), SEG_SIZE)
+        self.io = self.seg.dma_map(self.dev)
+        self.mem = self.seg.map()
+        self.bar = self.dev.map_bar(0)
         self.db_stride = 4 << (self.r32(0x04) & 0xf)     # CAP.DSTRD
         if use_irq:
             self.enable_msix()
 
-    def p(self, *parts):
-        return os.path.join(self.root, *parts)
-
-    def read(self, *parts):
-        with open(self.p(*parts)) as f:
-            return f.read().strip()
-
-    @staticmethod
-    def write(path, value):
-        fd = os.open(path, os.O_WRONLY)
-        try:
-            os.write(fd, value.encode())
-        finally:
-            os.close(fd)
-
-    @staticmethod
-    def map(path, size):
-        fd = os.open(path, os.O_RDWR)
-        try:
-            return mmap.mmap(fd, size)
-        finally:
-            os.close(fd)
-
     def enable_msix(self):
-        fd = os.open(self.p("dev", self.dev, "config"), os.O_RDWR)
-        try:
-            cfg = os.pread(fd, 256, 0)
-            pos, hops = cfg[0x34], 0
-            while pos and cfg[pos] != 0x11 and hops < 48:
-                pos, hops = cfg[pos + 1], hops + 1
-            if not pos or cfg[pos] != 0x11:
-                raise SystemExit("%s has no MSI-X" % self.dev)
-            ctl = struct.unpack_from("<H", cfg, pos + 2)[0]
-            os.pwrite(fd, struct.pack("<H", ctl | 0x8000), pos + 2)
-            self.msix = pos
-        finally:
-            os.close(fd)
-        self.irq = os.open(self.p("dev", self.dev, "irq", "0"), os.O_RDONLY)
+        cfg = self.dev.read_config(0, 256)
+        pos, hops = cfg[0x34], 0
+        while pos and cfg[pos] != 0x11 and hops < 48:
+            pos, hops = cfg[pos + 1], hops + 1
+        if not pos or cfg[pos] != 0x11:
+            raise SystemExit("%s has no MSI-X" % self.dev.name)
+        ctl = struct.unpack_from("<H", cfg, pos + 2)[0]
+        self.dev.write_config(pos + 2, struct.pack("<H", ctl | 0x8000))
+        self.msix = pos
+        self.irq = self.dev.open_irq(0)
 
     def r32(self, off):
         return struct.unpack_from("<I", self.bar, off)[0]
@@ -205,15 +179,12 @@ class Controller:
         if self.irq is not None:
             os.close(self.irq)
         if self.msix:
-            fd = os.open(self.p("dev", self.dev, "config"), os.O_RDWR)
-            ctl = struct.unpack("<H", os.pread(fd, 2, self.msix + 2))[0]
-            os.pwrite(fd, struct.pack("<H", ctl & ~0x8000), self.msix + 2)
-            os.close(fd)
-        sp = self.p("self", "segments", self.seg)
-        os.rmdir(os.path.join(sp, "dma", self.dev))
-        os.rmdir(sp)
+            ctl = struct.unpack("<H", self.dev.read_config(self.msix + 2, 2))[0]
+            self.dev.write_config(self.msix + 2, struct.pack("<H", ctl & ~0x8000))
+        self.seg.dma_unmap(self.dev)
+        self.seg.destroy()
         if self.borrowed:
-            self.write(self.p("dev", self.dev, "return"), self.self)
+            self.dev.return_()
 
 
 def main():
@@ -225,7 +196,11 @@ def main():
     ap.add_argument("--irq", action="store_true")
     ap.add_argument("--verify", action="store_true", help="only read and check")
     a = ap.parse_args()
-    c = Controller(a.mount, a.dev, a.irq)
+    try:
+        c = Controller(a.mount, a.dev, a.irq)
+    except smartio.SmartioError as e:
+        print("smartio_nvme: %s" % e, file=sys.stderr)
+        return 1
     bad = None
     try:
         model = c.start()

@@ -1,29 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smartio_ntb: node discovery and request/reply messages between two
- * smartio nodes joined by an NTB, on the mainline NTB framework only, so
- * that it runs on ntb_ivshmem between QEMU guests and on NTB hardware.
+ * smartio_ntb: node discovery and request/reply messages between smartio
+ * nodes joined by an NTB, on the mainline NTB framework only, so that it
+ * runs on ntb_ivshmem and ntb_sioswitch between QEMU guests and on NTB
+ * hardware.  One NTB device reaches ntb_peer_port_count() peers (a
+ * multi-port switch: several); each peer is a struct sio_ntb_peer.
  *
- * On link up each side sets up inbound memory window SIO_MW, then writes
- * its node id, a generation (random per load) and a token (random per
- * publication) into the peer's scratchpads, magic last, and rings the
- * peer's CTRL doorbell.  A side whose scratchpads show the magic and a
+ * On link up with a peer each side sets up its inbound message window
+ * (SIO_MW_MSG of that peer) and the segment heap (SIO_MW_SEG: one buffer
+ * per device, translated for every peer), then writes its node id, a
+ * generation (random per load) and a token (random per publication) into
+ * the peer's scratchpads, magic last, and rings the peer's doorbell.  With
+ * several peers each writer has a block of SIO_SPADS scratchpads of its
+ * own, at its port number times SIO_SPADS, since the peers share the
+ * receiver's scratchpads.  A side whose scratchpads show the magic and a
  * token it has not seen before a link down knows its peer is up: the
- * peer's window is translated before the peer publishes.  A side that is
- * not up publishes "hellos", which the other side answers once each, so
- * both come up whatever the order of their link events.
+ * peer's windows are translated before the peer publishes.  A side that
+ * is not up publishes "hellos", which the other side answers once each,
+ * so both come up whatever the order of their link events.
  *
- * The inbound window holds two slots that only the peer writes: req (the
+ * The message window holds two slots that only that peer writes: req (the
  * peer's request to us) and rsp (the peer's reply to our request).  A
  * message is written data first, then length, then its sequence number,
- * and announced by the REQ or RSP doorbell; only posted writes cross the
- * NTB.  Sequence numbers start at random values per load, so a stale slot
- * of a previous peer is never taken for a new message.
+ * and announced by a doorbell; only posted writes cross the NTB.  Sequence
+ * numbers start at random values per load, so a stale slot of a previous
+ * peer is never taken for a new message.  With one peer the doorbell bits
+ * say what changed (CTRL, REQ, RSP); with several, a doorbell cannot name
+ * its sender (bit p rings port p, as ntb_pingpong and ntb_perf use them),
+ * so any doorbell makes every peer's slots and scratchpads be looked at.
  *
  * Without a user (sio_ntb_attach) the transport answers requests itself
- * with "node N got: <request>", and debugfs smartio_ntb/<dev>/ has "peer"
- * (up/down, node, generation) and "call" (write a request, read the
- * reply) to drive it.
+ * with "node N got: <request>", and debugfs smartio_ntb/<dev>/ (one peer)
+ * or smartio_ntb/<dev>/port<P>/ (several) has "peer" (up/down, node,
+ * generation) and "call" (write a request, read the reply) to drive it.
  */
 
 #include <linux/debugfs.h>
@@ -42,12 +51,13 @@
 
 #include "smartio_ntb.h"
 
-#define SIO_MW			0
+#define SIO_MW_MSG		0	/* per peer: its request and reply slots */
+#define SIO_MW_SEG		1	/* the segment heap, shared by the peers */
 #define SIO_SPAD_MAGIC		0
 #define SIO_SPAD_NODE		1
 #define SIO_SPAD_GEN		2
 #define SIO_SPAD_TOKEN		3
-#define SIO_SPAD_WSIZE		4	/* our inbound window's size */
+#define SIO_SPAD_WSIZE		4	/* our segment heap's size */
 #define SIO_SPADS		5
 #define SIO_OUT_MAX		SZ_64M	/* most of the outbound window we map */
 #define SIO_MAGIC		0x53494f31	/* "SIO1" */
@@ -69,27 +79,35 @@ struct sio_window {
 	struct sio_slot rsp;
 };
 
+struct sio_ntb_dev;
+
 struct sio_ntb_peer {
-	struct ntb_dev *ntb;
-	struct list_head node;
+	struct sio_ntb_dev *d;
+	int pidx;
+	int port;			/* the peer's port number */
+	u32 spad_in;			/* its scratchpad block here */
+	u32 spad_out;			/* ours there */
 	struct sio_window *in;		/* ours: the peer writes into it */
 	dma_addr_t in_dma;
 	resource_size_t in_size;
-	unsigned long *heap;		/* pages of the window after the slots */
-	unsigned long heap_pages;
-	struct mutex heap_lock;		/* heap */
+	bool seg_trans;			/* the heap is translated for it */
 	struct sio_window __iomem *out;	/* the peer's, through our window */
 	resource_size_t out_size;	/* how much of it is mapped */
-	u32 peer_wsize;			/* the peer's inbound window size */
+	void __iomem *seg_out;		/* the peer's heap, through our window */
+	phys_addr_t seg_out_phys;
+	resource_size_t seg_out_size;	/* how much of it is mapped */
+	u32 peer_wsize;			/* the peer's heap size */
 	struct work_struct link_work;
 	struct work_struct req_work;
 	struct mutex call_lock;		/* one call at a time */
-	struct mutex state_lock;	/* up, peer_*, stale_token */
+	struct mutex state_lock;	/* up, peer_*, stale_token, seen */
 	wait_queue_head_t wq;
 	bool up;
+	bool relink;			/* a link event: publish again */
 	u32 peer_node;
 	u32 peer_gen;
 	u32 stale_token;		/* the token seen at the last link down */
+	u32 seen_token;			/* the token last looked at */
 	u32 answered;			/* the last hello we answered */
 	u32 call_seq;
 	u32 req_seen;
@@ -104,6 +122,22 @@ struct sio_ntb_peer {
 	size_t dbg_peer_size;
 };
 
+/* One NTB device: its peers and the segment heap they all reach. */
+struct sio_ntb_dev {
+	struct ntb_dev *ntb;
+	struct list_head node;
+	int pcnt;
+	u64 db_in;			/* doorbell bits that are ours to read */
+	struct mutex heap_lock;		/* heap, heap_* */
+	void *heap_va;
+	dma_addr_t heap_dma;
+	resource_size_t heap_size;
+	unsigned long *heap;		/* its pages in use */
+	unsigned long heap_pages;
+	struct dentry *dbgfs;
+	struct sio_ntb_peer peer[];
+};
+
 static unsigned int node;
 module_param(node, uint, 0444);
 MODULE_PARM_DESC(node, "This node's id until a user attaches");
@@ -116,14 +150,14 @@ static char *dev;
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "Bind only this NTB device (its name, e.g. 0000:00:04.0)");
 
-static DEFINE_MUTEX(sio_lock);		/* sio_peers */
+static DEFINE_MUTEX(sio_lock);		/* sio_devs */
 /*
  * The user (ops, ctx, self): callbacks run under the read side, so that
  * a request() may call sio_ntb_call() to another peer whose handler calls
  * back here; attach and detach take the write side.
  */
 static DECLARE_RWSEM(sio_user_sem);
-static LIST_HEAD(sio_peers);
+static LIST_HEAD(sio_devs);
 static const struct sio_ntb_ops *sio_ops;
 static void *sio_ctx;
 static u32 sio_self;
@@ -151,7 +185,8 @@ static void sio_peer_down(struct sio_ntb_peer *p)
 	void *ctx;
 
 	mutex_lock(&p->state_lock);
-	p->stale_token = ntb_spad_read(p->ntb, SIO_SPAD_TOKEN);
+	p->stale_token = ntb_spad_read(p->d->ntb,
+				       p->spad_in + SIO_SPAD_TOKEN);
 	if (!p->up) {
 		mutex_unlock(&p->state_lock);
 		return;
@@ -159,7 +194,8 @@ static void sio_peer_down(struct sio_ntb_peer *p)
 	p->up = false;
 	mutex_unlock(&p->state_lock);
 	wake_up_all(&p->wq);
-	dev_info(&p->ntb->dev, "smartio peer node %u down\n", p->peer_node);
+	dev_info(&p->d->ntb->dev, "smartio peer node %u (port %d) down\n",
+		 p->peer_node, p->port);
 
 	down_read(&sio_user_sem);
 	ops = sio_ops;
@@ -169,83 +205,139 @@ static void sio_peer_down(struct sio_ntb_peer *p)
 	up_read(&sio_user_sem);
 }
 
-static int sio_setup_inbound(struct sio_ntb_peer *p)
+/*
+ * A buffer for inbound window widx of peer pidx, at least want bytes (at
+ * most what the window takes), translated; 0 or -errno.
+ */
+static int sio_inbound(struct sio_ntb_peer *p, int widx, resource_size_t want,
+		       void **va, dma_addr_t *dma, resource_size_t *size)
 {
-	resource_size_t addr_align, size_align, size_max, size;
-	struct ntb_dev *ntb = p->ntb;
+	resource_size_t addr_align, size_align, size_max, sz;
+	struct ntb_dev *ntb = p->d->ntb;
 	int rc;
 
-	if (p->in)
-		return 0;
-	rc = ntb_mw_get_align(ntb, 0, SIO_MW, &addr_align, &size_align,
+	/* Asked right before the allocation (ntb_ivshmem picks the slot). */
+	rc = ntb_mw_get_align(ntb, p->pidx, widx, &addr_align, &size_align,
 			      &size_max);
 	if (rc)
 		return rc;
-	size = max_t(resource_size_t, (resource_size_t)window_kb << 10,
-		     round_up(sizeof(struct sio_window), PAGE_SIZE));
-	size = round_up(min(size, size_max), size_align);
-	if (size > size_max || size < sizeof(struct sio_window)) {
-		dev_err(&ntb->dev, "window %d: %pa bytes, %zu needed\n",
-			SIO_MW, &size_max, sizeof(struct sio_window));
+	sz = round_up(min(round_up(want, PAGE_SIZE), size_max), size_align);
+	if (sz > size_max || sz < want) {
+		dev_err(&ntb->dev, "window %d: %pa bytes, %pa needed\n", widx,
+			&size_max, &want);
 		return -ENOSPC;
 	}
-	p->in = dma_alloc_coherent(&ntb->pdev->dev, size, &p->in_dma,
-				   GFP_KERNEL);
-	if (!p->in)
+	*va = dma_alloc_coherent(&ntb->pdev->dev, sz, dma, GFP_KERNEL);
+	if (!*va)
 		return -ENOMEM;
-	p->in_size = size;
-	p->heap_pages = (size - round_up(sizeof(struct sio_window), PAGE_SIZE)) >>
-			PAGE_SHIFT;
-	p->heap = bitmap_zalloc(max(p->heap_pages, 1UL), GFP_KERNEL);
-	if (!p->heap) {
-		rc = -ENOMEM;
-		goto err;
+	rc = IS_ALIGNED(*dma, addr_align) ? 0 : -EINVAL;
+	if (!rc)
+		rc = ntb_mw_set_trans(ntb, p->pidx, widx, *dma, sz);
+	if (rc) {
+		dma_free_coherent(&ntb->pdev->dev, sz, *va, *dma);
+		*va = NULL;
+		return rc;
 	}
-	if (!IS_ALIGNED(p->in_dma, addr_align)) {
-		rc = -EINVAL;
-		goto err;
-	}
-	rc = ntb_mw_set_trans(ntb, 0, SIO_MW, p->in_dma, size);
-	if (rc)
-		goto err;
-	p->req_seen = le32_to_cpu(READ_ONCE(p->in->req.seq));
+	*size = sz;
 	return 0;
-err:
-	dev_err(&ntb->dev, "inbound window %d: %d\n", SIO_MW, rc);
-	bitmap_free(p->heap);
-	p->heap = NULL;
-	dma_free_coherent(&ntb->pdev->dev, size, p->in, p->in_dma);
-	p->in = NULL;
+}
+
+/* The heap: one buffer, the same offsets for every peer. */
+static int sio_setup_heap(struct sio_ntb_peer *p)
+{
+	struct sio_ntb_dev *d = p->d;
+	resource_size_t size;
+	int rc = 0;
+
+	mutex_lock(&d->heap_lock);
+	if (p->seg_trans)
+		goto out;
+	if (!d->heap_va) {
+		rc = sio_inbound(p, SIO_MW_SEG, (resource_size_t)window_kb << 10,
+				 &d->heap_va, &d->heap_dma, &d->heap_size);
+		if (rc)
+			goto out;
+		d->heap_pages = d->heap_size >> PAGE_SHIFT;
+		d->heap = bitmap_zalloc(d->heap_pages, GFP_KERNEL);
+		if (!d->heap) {
+			ntb_mw_clear_trans(d->ntb, p->pidx, SIO_MW_SEG);
+			dma_free_coherent(&d->ntb->pdev->dev, d->heap_size,
+					  d->heap_va, d->heap_dma);
+			d->heap_va = NULL;
+			rc = -ENOMEM;
+			goto out;
+		}
+	} else {
+		size = d->heap_size;
+		rc = ntb_mw_set_trans(d->ntb, p->pidx, SIO_MW_SEG, d->heap_dma,
+				      size);
+		if (rc)
+			goto out;
+	}
+	p->seg_trans = true;
+out:
+	mutex_unlock(&d->heap_lock);
+	if (rc)
+		dev_err(&d->ntb->dev, "segment window for port %d: %d\n",
+			p->port, rc);
 	return rc;
+}
+
+static int sio_setup_inbound(struct sio_ntb_peer *p)
+{
+	void *va;
+	int rc;
+
+	if (!p->in) {
+		rc = sio_inbound(p, SIO_MW_MSG, sizeof(struct sio_window), &va,
+				 &p->in_dma, &p->in_size);
+		if (rc) {
+			dev_err(&p->d->ntb->dev,
+				"message window for port %d: %d\n", p->port,
+				rc);
+			return rc;
+		}
+		p->in = va;
+		p->req_seen = le32_to_cpu(READ_ONCE(p->in->req.seq));
+	}
+	return sio_setup_heap(p);
+}
+
+/* The doorbell bits that tell the peer what: with several, any of them. */
+static u64 sio_db_bits(struct sio_ntb_peer *p, u64 what)
+{
+	return p->d->pcnt == 1 ? what : BIT_ULL(p->port);
 }
 
 /* A hello (token bit 0 set) asks for an answer; an answer does not. */
 static void sio_publish(struct sio_ntb_peer *p, bool hello)
 {
-	struct ntb_dev *ntb = p->ntb;
+	struct ntb_dev *ntb = p->d->ntb;
 	u32 token = get_random_u32();
+	u32 o = p->spad_out;
 
-	ntb_peer_spad_write(ntb, 0, SIO_SPAD_MAGIC, 0);
-	ntb_peer_spad_write(ntb, 0, SIO_SPAD_NODE, sio_self);
-	ntb_peer_spad_write(ntb, 0, SIO_SPAD_GEN, sio_gen);
-	ntb_peer_spad_write(ntb, 0, SIO_SPAD_WSIZE, p->in_size);
-	ntb_peer_spad_write(ntb, 0, SIO_SPAD_TOKEN,
+	ntb_peer_spad_write(ntb, p->pidx, o + SIO_SPAD_MAGIC, 0);
+	ntb_peer_spad_write(ntb, p->pidx, o + SIO_SPAD_NODE, sio_self);
+	ntb_peer_spad_write(ntb, p->pidx, o + SIO_SPAD_GEN, sio_gen);
+	ntb_peer_spad_write(ntb, p->pidx, o + SIO_SPAD_WSIZE,
+			    p->d->heap_size);
+	ntb_peer_spad_write(ntb, p->pidx, o + SIO_SPAD_TOKEN,
 			    hello ? token | 1 : token & ~1u);
-	ntb_peer_spad_write(ntb, 0, SIO_SPAD_MAGIC, SIO_MAGIC);
-	ntb_peer_db_set(ntb, SIO_DB_CTRL);
+	ntb_peer_spad_write(ntb, p->pidx, o + SIO_SPAD_MAGIC, SIO_MAGIC);
+	ntb_peer_db_set(ntb, sio_db_bits(p, SIO_DB_CTRL));
 }
 
 static void sio_link_work(struct work_struct *work)
 {
 	struct sio_ntb_peer *p = container_of(work, struct sio_ntb_peer,
 					      link_work);
-	struct ntb_dev *ntb = p->ntb;
+	struct ntb_dev *ntb = p->d->ntb;
 	const struct sio_ntb_ops *ops;
 	u32 magic, token, gen, peer;
 	bool newly_up = false;
 	void *ctx;
 
-	if (!(ntb_link_is_up(ntb, NULL, NULL) & BIT_ULL(0))) {
+	if (!(ntb_link_is_up(ntb, NULL, NULL) & BIT_ULL(p->pidx))) {
 		sio_peer_down(p);
 		return;
 	}
@@ -253,12 +345,20 @@ static void sio_link_work(struct work_struct *work)
 		return;
 
 	mutex_lock(&p->state_lock);
-	magic = ntb_spad_read(ntb, SIO_SPAD_MAGIC);
-	token = ntb_spad_read(ntb, SIO_SPAD_TOKEN);
-	gen = ntb_spad_read(ntb, SIO_SPAD_GEN);
-	peer = ntb_spad_read(ntb, SIO_SPAD_NODE);
+	magic = ntb_spad_read(ntb, p->spad_in + SIO_SPAD_MAGIC);
+	token = ntb_spad_read(ntb, p->spad_in + SIO_SPAD_TOKEN);
+	gen = ntb_spad_read(ntb, p->spad_in + SIO_SPAD_GEN);
+	peer = ntb_spad_read(ntb, p->spad_in + SIO_SPAD_NODE);
+	/* Another peer's doorbell, nothing new from this one. */
+	if (!p->relink && token == p->seen_token) {
+		mutex_unlock(&p->state_lock);
+		return;
+	}
+	p->relink = false;
+	p->seen_token = token;
 	if (p->up && magic == SIO_MAGIC && gen != p->peer_gen) {
 		/* Rebooted behind our back: a down, then an up. */
+		p->relink = true;
 		mutex_unlock(&p->state_lock);
 		sio_peer_down(p);
 		schedule_work(&p->link_work);
@@ -272,7 +372,8 @@ static void sio_link_work(struct work_struct *work)
 			p->up = true;
 			p->peer_node = peer;
 			p->peer_gen = gen;
-			p->peer_wsize = ntb_spad_read(ntb, SIO_SPAD_WSIZE);
+			p->peer_wsize = ntb_spad_read(ntb, p->spad_in +
+						      SIO_SPAD_WSIZE);
 			p->req_seen = le32_to_cpu(READ_ONCE(p->in->req.seq));
 			newly_up = true;
 		}
@@ -290,8 +391,8 @@ static void sio_link_work(struct work_struct *work)
 	if (!newly_up)
 		return;
 
-	dev_info(&ntb->dev, "smartio peer node %u up (generation %#x)\n",
-		 peer, gen);
+	dev_info(&ntb->dev, "smartio peer node %u (port %d) up (generation %#x)\n",
+		 peer, p->port, gen);
 	down_read(&sio_user_sem);
 	ops = sio_ops;
 	ctx = sio_ctx;
@@ -354,7 +455,7 @@ again:
 	else
 		sio_write_slot(&p->out->rsp, seq, 0, p->rsp_buf,
 			       min_t(u32, rc, SIO_NTB_MSG_MAX));
-	ntb_peer_db_set(p->ntb, SIO_DB_RSP);
+	ntb_peer_db_set(p->d->ntb, sio_db_bits(p, SIO_DB_RSP));
 }
 
 static bool sio_reply_arrived(struct sio_ntb_peer *p, u32 seq)
@@ -381,7 +482,7 @@ int sio_ntb_call(struct sio_ntb_peer *p, const void *msg, u32 len,
 	if (!seq)
 		seq = ++p->call_seq;
 	sio_write_slot(&p->out->req, seq, 0, msg, len);
-	ntb_peer_db_set(p->ntb, SIO_DB_REQ);
+	ntb_peer_db_set(p->d->ntb, sio_db_bits(p, SIO_DB_REQ));
 
 	left = wait_event_timeout(p->wq, sio_reply_arrived(p, seq),
 				  msecs_to_jiffies(timeout_ms));
@@ -414,27 +515,31 @@ u32 sio_ntb_peer_node(struct sio_ntb_peer *p)
 }
 EXPORT_SYMBOL_GPL(sio_ntb_peer_node);
 
-/* --- segments: memory of ours the peer reaches through its window -------- */
+/* --- segments: memory of ours the peers reach through their windows ---- */
 
 void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off)
 {
 	unsigned long npages = DIV_ROUND_UP(size, PAGE_SIZE), first;
-	u64 base = round_up(sizeof(struct sio_window), PAGE_SIZE);
+	struct sio_ntb_dev *d = p->d;
 	void *va;
 
-	if (!p->heap || !size)
+	if (!size)
 		return NULL;
-	mutex_lock(&p->heap_lock);
-	first = bitmap_find_next_zero_area(p->heap, p->heap_pages, 0, npages,
-					   0);
-	if (first >= p->heap_pages) {
-		mutex_unlock(&p->heap_lock);
+	mutex_lock(&d->heap_lock);
+	if (!d->heap) {
+		mutex_unlock(&d->heap_lock);
 		return NULL;
 	}
-	bitmap_set(p->heap, first, npages);
-	mutex_unlock(&p->heap_lock);
-	*off = base + ((u64)first << PAGE_SHIFT);
-	va = (void *)p->in + *off;
+	first = bitmap_find_next_zero_area(d->heap, d->heap_pages, 0, npages,
+					   0);
+	if (first >= d->heap_pages) {
+		mutex_unlock(&d->heap_lock);
+		return NULL;
+	}
+	bitmap_set(d->heap, first, npages);
+	mutex_unlock(&d->heap_lock);
+	*off = (u64)first << PAGE_SHIFT;
+	va = d->heap_va + *off;
 	memset(va, 0, npages << PAGE_SHIFT);
 	return va;
 }
@@ -442,20 +547,25 @@ EXPORT_SYMBOL_GPL(sio_ntb_seg_alloc);
 
 void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size)
 {
-	u64 base = round_up(sizeof(struct sio_window), PAGE_SIZE);
+	struct sio_ntb_dev *d = p->d;
 	unsigned long first;
 
-	if (!va || !p->heap)
+	if (!va || !d->heap)
 		return;
-	first = (va - (void *)p->in - base) >> PAGE_SHIFT;
-	mutex_lock(&p->heap_lock);
-	bitmap_clear(p->heap, first, DIV_ROUND_UP(size, PAGE_SIZE));
-	mutex_unlock(&p->heap_lock);
+	first = (va - d->heap_va) >> PAGE_SHIFT;
+	/*
+	 * Scrubbed now, not at the next allocation: the peers reach the
+	 * whole heap, free pages included.
+	 */
+	memset(va, 0, DIV_ROUND_UP(size, PAGE_SIZE) << PAGE_SHIFT);
+	mutex_lock(&d->heap_lock);
+	bitmap_clear(d->heap, first, DIV_ROUND_UP(size, PAGE_SIZE));
+	mutex_unlock(&d->heap_lock);
 }
 EXPORT_SYMBOL_GPL(sio_ntb_seg_free);
 
 /*
- * The window's memory is dma_alloc_coherent()'s: RAM in the linear map on
+ * The heap's memory is dma_alloc_coherent()'s: RAM in the linear map on
  * most hardware, a remapped range otherwise (ntb_ivshmem hands out the
  * shared region, memremap()ed).
  */
@@ -470,19 +580,12 @@ EXPORT_SYMBOL_GPL(sio_ntb_seg_phys);
 void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 			       phys_addr_t *phys)
 {
-	phys_addr_t base;
-	resource_size_t wsize;
-
-	if (!READ_ONCE(p->up) || off < sizeof(struct sio_window) ||
-	    size > p->out_size || off > p->out_size - size ||
-	    off + size > p->peer_wsize)
+	if (!READ_ONCE(p->up) || size > p->seg_out_size ||
+	    off > p->seg_out_size - size || off + size > p->peer_wsize)
 		return NULL;
-	if (phys) {
-		if (ntb_peer_mw_get_addr(p->ntb, SIO_MW, &base, &wsize))
-			return NULL;
-		*phys = base + off;
-	}
-	return (void __iomem *)p->out + off;
+	if (phys)
+		*phys = p->seg_out_phys + off;
+	return p->seg_out + off;
 }
 EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
 
@@ -493,21 +596,25 @@ EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
  */
 static void sio_republish(void)
 {
+	struct sio_ntb_dev *d;
 	struct sio_ntb_peer *p;
 
 	sio_gen = get_random_u32() | 1;
 	mutex_lock(&sio_lock);
-	list_for_each_entry(p, &sio_peers, node) {
-		mutex_lock(&p->state_lock);
-		if (p->in)
-			sio_publish(p, true);
-		mutex_unlock(&p->state_lock);
+	list_for_each_entry(d, &sio_devs, node) {
+		for (p = d->peer; p < d->peer + d->pcnt; p++) {
+			mutex_lock(&p->state_lock);
+			if (p->in)
+				sio_publish(p, true);
+			mutex_unlock(&p->state_lock);
+		}
 	}
 	mutex_unlock(&sio_lock);
 }
 
 int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx)
 {
+	struct sio_ntb_dev *d;
 	struct sio_ntb_peer *p;
 
 	if (!ops || !ops->request)
@@ -522,9 +629,11 @@ int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx)
 	sio_self = self_node;
 	downgrade_write(&sio_user_sem);
 	mutex_lock(&sio_lock);
-	list_for_each_entry(p, &sio_peers, node) {
-		if (READ_ONCE(p->up) && ops->peer_up)
-			ops->peer_up(ctx, p, p->peer_node, p->peer_gen);
+	list_for_each_entry(d, &sio_devs, node) {
+		for (p = d->peer; p < d->peer + d->pcnt; p++)
+			if (READ_ONCE(p->up) && ops->peer_up)
+				ops->peer_up(ctx, p, p->peer_node,
+					     p->peer_gen);
 	}
 	mutex_unlock(&sio_lock);
 	up_read(&sio_user_sem);
@@ -548,23 +657,31 @@ EXPORT_SYMBOL_GPL(sio_ntb_detach);
 
 static void sio_link_event(void *ctx)
 {
-	struct sio_ntb_peer *p = ctx;
+	struct sio_ntb_dev *d = ctx;
+	struct sio_ntb_peer *p;
 
-	schedule_work(&p->link_work);
+	for (p = d->peer; p < d->peer + d->pcnt; p++) {
+		WRITE_ONCE(p->relink, true);
+		schedule_work(&p->link_work);
+	}
 }
 
 static void sio_db_event(void *ctx, int vector)
 {
-	struct sio_ntb_peer *p = ctx;
-	u64 db = ntb_db_read(p->ntb) & SIO_DB_ALL;
+	struct sio_ntb_dev *d = ctx;
+	u64 db = ntb_db_read(d->ntb) & d->db_in;
+	struct sio_ntb_peer *p;
+	bool any = d->pcnt > 1 && db;
 
-	ntb_db_clear(p->ntb, db);
-	if (db & SIO_DB_CTRL)
-		schedule_work(&p->link_work);
-	if (db & SIO_DB_REQ)
-		schedule_work(&p->req_work);
-	if (db & SIO_DB_RSP)
-		wake_up_all(&p->wq);
+	ntb_db_clear(d->ntb, db);
+	for (p = d->peer; p < d->peer + d->pcnt; p++) {
+		if (any || (db & SIO_DB_CTRL))
+			schedule_work(&p->link_work);
+		if (any || (db & SIO_DB_REQ))
+			schedule_work(&p->req_work);
+		if (any || (db & SIO_DB_RSP))
+			wake_up_all(&p->wq);
+	}
 }
 
 static const struct ntb_ctx_ops sio_ctx_ops = {
@@ -586,6 +703,20 @@ static int sio_peer_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sio_peer);
+
+/*
+ * The test files below share one shape (ntb_tool's TOOL_FOPS_RDWR): the
+ * peer in private_data by simple_open, a read and/or a write, and seek
+ * only where the file is a window into a segment (llseek NULL: -ESPIPE).
+ */
+#define SIO_DBG_FOPS(__name, __read, __write, __llseek)	\
+	static const struct file_operations __name = {	\
+		.owner = THIS_MODULE,			\
+		.open = simple_open,			\
+		.llseek = __llseek,			\
+		.read = __read,				\
+		.write = __write,			\
+	}
 
 static ssize_t sio_call_write(struct file *file, const char __user *ubuf,
 			      size_t size, loff_t *ppos)
@@ -622,12 +753,7 @@ static ssize_t sio_call_read(struct file *file, char __user *ubuf,
 				       strlen(p->last));
 }
 
-static const struct file_operations sio_call_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = sio_call_read,
-	.write = sio_call_write,
-};
+SIO_DBG_FOPS(sio_call_fops, sio_call_read, sio_call_write, NULL);
 
 /* seg: "SIZE" creates the local test segment; reads "OFF SIZE". */
 static ssize_t sio_seg_write(struct file *file, const char __user *ubuf,
@@ -661,12 +787,7 @@ static ssize_t sio_seg_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, size, ppos, buf, n);
 }
 
-static const struct file_operations sio_seg_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = sio_seg_read,
-	.write = sio_seg_write,
-};
+SIO_DBG_FOPS(sio_seg_fops, sio_seg_read, sio_seg_write, NULL);
 
 static ssize_t sio_seg_data_read(struct file *file, char __user *ubuf,
 				 size_t size, loff_t *ppos)
@@ -690,13 +811,7 @@ static ssize_t sio_seg_data_write(struct file *file, const char __user *ubuf,
 				      size);
 }
 
-static const struct file_operations sio_seg_data_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.llseek = default_llseek,
-	.read = sio_seg_data_read,
-	.write = sio_seg_data_write,
-};
+SIO_DBG_FOPS(sio_seg_data_fops, sio_seg_data_read, sio_seg_data_write, default_llseek);
 
 /* peer_seg: "OFF SIZE" of a segment of the peer's to reach in peer_seg_data. */
 static ssize_t sio_peer_seg_write(struct file *file, const char __user *ubuf,
@@ -721,11 +836,7 @@ static ssize_t sio_peer_seg_write(struct file *file, const char __user *ubuf,
 	return size;
 }
 
-static const struct file_operations sio_peer_seg_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = sio_peer_seg_write,
-};
+SIO_DBG_FOPS(sio_peer_seg_fops, NULL, sio_peer_seg_write, NULL);
 
 static ssize_t sio_peer_seg_data_read(struct file *file, char __user *ubuf,
 				      size_t size, loff_t *ppos)
@@ -776,34 +887,60 @@ static ssize_t sio_peer_seg_data_write(struct file *file,
 	return size;
 }
 
-static const struct file_operations sio_peer_seg_data_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.llseek = default_llseek,
-	.read = sio_peer_seg_data_read,
-	.write = sio_peer_seg_data_write,
-};
+SIO_DBG_FOPS(sio_peer_seg_data_fops, sio_peer_seg_data_read,
+	     sio_peer_seg_data_write, default_llseek);
 
-static int sio_probe(struct ntb_client *client, struct ntb_dev *ntb)
+static void sio_peer_debugfs(struct sio_ntb_peer *p)
 {
-	struct sio_ntb_peer *p;
-	phys_addr_t base;
-	resource_size_t size;
-	int rc;
+	struct sio_ntb_dev *d = p->d;
+	char name[16];
 
-	if (dev && strcmp(dev, dev_name(&ntb->dev)))
-		return -ENODEV;
-	if (ntb_peer_port_count(ntb) != 1 || ntb_spad_count(ntb) < SIO_SPADS ||
-	    (ntb_db_valid_mask(ntb) & SIO_DB_ALL) != SIO_DB_ALL ||
-	    ntb_mw_count(ntb, 0) <= SIO_MW || ntb_peer_mw_count(ntb) <= SIO_MW) {
-		dev_info(&ntb->dev, "smartio needs one peer, %d scratchpads, 3 doorbells, a window\n",
-			 SIO_SPADS);
-		return -ENODEV;
+	if (!d->dbgfs)
+		return;
+	if (d->pcnt == 1) {
+		p->dbgfs = d->dbgfs;
+	} else {
+		snprintf(name, sizeof(name), "port%d", p->port);
+		p->dbgfs = debugfs_create_dir(name, d->dbgfs);
 	}
-	p = devm_kzalloc(&ntb->dev, sizeof(*p), GFP_KERNEL);
-	if (!p)
-		return -ENOMEM;
-	p->ntb = ntb;
+	debugfs_create_file("peer", 0400, p->dbgfs, p, &sio_peer_fops);
+	debugfs_create_file("call", 0600, p->dbgfs, p, &sio_call_fops);
+	debugfs_create_file("seg", 0600, p->dbgfs, p, &sio_seg_fops);
+	debugfs_create_file("seg_data", 0600, p->dbgfs, p, &sio_seg_data_fops);
+	debugfs_create_file("peer_seg", 0200, p->dbgfs, p, &sio_peer_seg_fops);
+	debugfs_create_file("peer_seg_data", 0600, p->dbgfs, p,
+			    &sio_peer_seg_data_fops);
+}
+
+/* Our outbound window widx, mapped: at most SIO_OUT_MAX of it. */
+static void __iomem *sio_map_out(struct ntb_dev *ntb, int widx,
+				 resource_size_t need, phys_addr_t *phys,
+				 resource_size_t *mapped)
+{
+	resource_size_t size;
+	phys_addr_t base;
+
+	if (ntb_peer_mw_get_addr(ntb, widx, &base, &size) || size < need)
+		return NULL;
+	*phys = base;
+	*mapped = min_t(resource_size_t, size, SIO_OUT_MAX);
+	return devm_ioremap_wc(&ntb->dev, base, *mapped);
+}
+
+static int sio_peer_init(struct sio_ntb_dev *d, int pidx, int own_port)
+{
+	struct sio_ntb_peer *p = &d->peer[pidx];
+	struct ntb_dev *ntb = d->ntb;
+	int per_peer = ntb_peer_mw_count(ntb) / d->pcnt;
+	phys_addr_t phys;
+
+	p->d = d;
+	p->pidx = pidx;
+	p->port = ntb_peer_port_number(ntb, pidx);
+	if (d->pcnt > 1) {
+		p->spad_in = p->port * SIO_SPADS;
+		p->spad_out = own_port * SIO_SPADS;
+	}
 	p->req_buf = devm_kzalloc(&ntb->dev, SIO_NTB_MSG_MAX, GFP_KERNEL);
 	p->rsp_buf = devm_kzalloc(&ntb->dev, SIO_NTB_MSG_MAX, GFP_KERNEL);
 	if (!p->req_buf || !p->rsp_buf)
@@ -811,73 +948,110 @@ static int sio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	INIT_WORK(&p->link_work, sio_link_work);
 	INIT_WORK(&p->req_work, sio_req_work);
 	mutex_init(&p->call_lock);
-	mutex_init(&p->heap_lock);
 	mutex_init(&p->state_lock);
 	init_waitqueue_head(&p->wq);
 	p->call_seq = get_random_u32();
+	p->relink = true;
 	/* Whatever the scratchpads hold now is a previous peer's. */
-	p->stale_token = ntb_spad_read(ntb, SIO_SPAD_TOKEN);
+	p->stale_token = ntb_spad_read(ntb, p->spad_in + SIO_SPAD_TOKEN);
 
-	rc = ntb_peer_mw_get_addr(ntb, SIO_MW, &base, &size);
-	if (rc)
-		return rc;
-	if (size < sizeof(struct sio_window))
-		return -ENOSPC;
-	p->out_size = min_t(resource_size_t, size, SIO_OUT_MAX);
-	p->out = devm_ioremap_wc(&ntb->dev, base, p->out_size);
-	if (!p->out)
+	/* Outbound windows: per_peer of them for each peer, in peer order. */
+	p->out = sio_map_out(ntb, pidx * per_peer + SIO_MW_MSG,
+			     sizeof(struct sio_window), &phys, &p->out_size);
+	p->seg_out = sio_map_out(ntb, pidx * per_peer + SIO_MW_SEG, PAGE_SIZE,
+				 &p->seg_out_phys, &p->seg_out_size);
+	if (!p->out || !p->seg_out)
 		return -ENOMEM;
+	return 0;
+}
+
+static int sio_probe(struct ntb_client *client, struct ntb_dev *ntb)
+{
+	int pcnt = ntb_peer_port_count(ntb), own = ntb_port_number(ntb);
+	int pidx, rc, top = own;
+	struct sio_ntb_dev *d;
+
+	if (dev && strcmp(dev, dev_name(&ntb->dev)))
+		return -ENODEV;
+	for (pidx = 0; pidx < pcnt; pidx++)
+		top = max(top, ntb_peer_port_number(ntb, pidx));
+	/* Several peers: a block of scratchpads and a doorbell bit each. */
+	if (pcnt < 1 || own < 0 || top >= 64 ||
+	    ntb_spad_count(ntb) < (pcnt == 1 ? 1 : top + 1) * SIO_SPADS ||
+	    (pcnt == 1 && (ntb_db_valid_mask(ntb) & SIO_DB_ALL) != SIO_DB_ALL) ||
+	    (pcnt > 1 && ~ntb_db_valid_mask(ntb) & GENMASK_ULL(top, 0)) ||
+	    ntb_mw_count(ntb, 0) <= SIO_MW_SEG ||
+	    ntb_peer_mw_count(ntb) < pcnt * (SIO_MW_SEG + 1)) {
+		dev_info(&ntb->dev, "smartio needs %d scratchpads and a doorbell per port, two windows per peer\n",
+			 SIO_SPADS);
+		return -ENODEV;
+	}
+	d = devm_kzalloc(&ntb->dev, struct_size(d, peer, pcnt), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->ntb = ntb;
+	d->pcnt = pcnt;
+	d->db_in = pcnt == 1 ? SIO_DB_ALL : ntb_db_valid_mask(ntb);
+	mutex_init(&d->heap_lock);
+	for (pidx = 0; pidx < pcnt; pidx++) {
+		rc = sio_peer_init(d, pidx, own);
+		if (rc)
+			return rc;
+	}
 
 	ntb_db_set_mask(ntb, ntb_db_valid_mask(ntb));
-	rc = ntb_set_ctx(ntb, p, &sio_ctx_ops);
+	rc = ntb_set_ctx(ntb, d, &sio_ctx_ops);
 	if (rc)
 		return rc;
-	ntb_db_clear(ntb, SIO_DB_ALL);
-	ntb_db_clear_mask(ntb, SIO_DB_ALL);
+	ntb_db_clear(ntb, d->db_in);
+	ntb_db_clear_mask(ntb, d->db_in);
 
 	mutex_lock(&sio_lock);
-	list_add_tail(&p->node, &sio_peers);
+	list_add_tail(&d->node, &sio_devs);
 	mutex_unlock(&sio_lock);
 
-	if (sio_dbgfs) {
-		p->dbgfs = debugfs_create_dir(dev_name(&ntb->dev), sio_dbgfs);
-		debugfs_create_file("peer", 0400, p->dbgfs, p, &sio_peer_fops);
-		debugfs_create_file("call", 0600, p->dbgfs, p, &sio_call_fops);
-		debugfs_create_file("seg", 0600, p->dbgfs, p, &sio_seg_fops);
-		debugfs_create_file("seg_data", 0600, p->dbgfs, p,
-				    &sio_seg_data_fops);
-		debugfs_create_file("peer_seg", 0200, p->dbgfs, p,
-				    &sio_peer_seg_fops);
-		debugfs_create_file("peer_seg_data", 0600, p->dbgfs, p,
-				    &sio_peer_seg_data_fops);
-	}
+	if (sio_dbgfs)
+		d->dbgfs = debugfs_create_dir(dev_name(&ntb->dev), sio_dbgfs);
+	for (pidx = 0; pidx < pcnt; pidx++)
+		sio_peer_debugfs(&d->peer[pidx]);
 	ntb_link_enable(ntb, NTB_SPEED_AUTO, NTB_WIDTH_AUTO);
-	schedule_work(&p->link_work);
+	for (pidx = 0; pidx < pcnt; pidx++)
+		schedule_work(&d->peer[pidx].link_work);
 	return 0;
 }
 
 static void sio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 {
-	struct sio_ntb_peer *p = ntb->ctx;
+	struct sio_ntb_dev *d = ntb->ctx;
+	struct sio_ntb_peer *p;
 
-	debugfs_remove_recursive(p->dbgfs);
+	debugfs_remove_recursive(d->dbgfs);
 	ntb_link_disable(ntb);
 	ntb_db_set_mask(ntb, ntb_db_valid_mask(ntb));
 	ntb_clear_ctx(ntb);
-	cancel_work_sync(&p->link_work);
-	cancel_work_sync(&p->req_work);
-	sio_peer_down(p);
-	mutex_lock(&sio_lock);
-	list_del(&p->node);
-	mutex_unlock(&sio_lock);
-	if (p->dbg_seg)
-		sio_ntb_seg_free(p, p->dbg_seg, p->dbg_seg_size);
-	bitmap_free(p->heap);
-	if (p->in) {
-		ntb_mw_clear_trans(ntb, 0, SIO_MW);
-		dma_free_coherent(&ntb->pdev->dev, p->in_size, p->in,
-				  p->in_dma);
+	for (p = d->peer; p < d->peer + d->pcnt; p++) {
+		cancel_work_sync(&p->link_work);
+		cancel_work_sync(&p->req_work);
+		sio_peer_down(p);
 	}
+	mutex_lock(&sio_lock);
+	list_del(&d->node);
+	mutex_unlock(&sio_lock);
+	for (p = d->peer; p < d->peer + d->pcnt; p++) {
+		if (p->dbg_seg)
+			sio_ntb_seg_free(p, p->dbg_seg, p->dbg_seg_size);
+		if (p->seg_trans)
+			ntb_mw_clear_trans(ntb, p->pidx, SIO_MW_SEG);
+		if (p->in) {
+			ntb_mw_clear_trans(ntb, p->pidx, SIO_MW_MSG);
+			dma_free_coherent(&ntb->pdev->dev, p->in_size, p->in,
+					  p->in_dma);
+		}
+	}
+	bitmap_free(d->heap);
+	if (d->heap_va)
+		dma_free_coherent(&ntb->pdev->dev, d->heap_size, d->heap_va,
+				  d->heap_dma);
 }
 
 static struct ntb_client sio_client = {

@@ -126,6 +126,9 @@ int sio_range_free(struct sio_range *r, u64 addr)
 	for (; i + 1 < r->count; i++)
 		r->ext[i] = r->ext[i + 1];
 	r->count--;
+	/* No trace of it: an allocation undone leaves the bytes as they were. */
+	r->ext[r->count].start = 0;
+	r->ext[r->count].len = 0;
 	return 0;
 }
 

@@ -48,11 +48,14 @@ struct sio_platform_ops {
 	int (*cfg_access)(void *plat, u32 dev, u32 off, void *buf, u32 len,
 			  int write);
 	/*
-	 * Delivers a message to node dst's core and waits for its reply.
-	 * Returns the reply length or -EHOSTDOWN / transport errors.
+	 * Delivers a message from node src to node dst's core and waits for
+	 * its reply.  The receiving side hands it to sio_core_dispatch_from
+	 * with src as the link's far end (the transport knows it, the
+	 * message only claims it).  Returns the reply length or -EHOSTDOWN /
+	 * transport errors.
 	 */
-	int (*send)(void *plat, u32 dst, const void *msg, u32 len, void *reply,
-		    u32 cap);
+	int (*send)(void *plat, u32 src, u32 dst, const void *msg, u32 len,
+		    void *reply, u32 cap);
 	/*
 	 * Device memory on the lender (BAR `bar` of dev, from its start):
 	 * the core writes MSI-X table entries with it.  Optional; without it
@@ -64,10 +67,20 @@ struct sio_platform_ops {
 	void (*notify)(void *plat);
 };
 
+/*
+ * sio_core.flags.  SEPARATE: the nodes are separate machines (smartio.ko
+ * over an NTB), so a user's command another node forwards here comes from
+ * a user of that machine, who acts only for that node (origin.c).  Without
+ * it (the simulator: one machine, one registry) who may act for which
+ * node is decided where the user's command enters (smartiofs).
+ */
+#define SIO_CORE_SEPARATE 0x1u
+
 struct sio_core {
 	struct sio_registry *reg;
 	const struct sio_platform_ops *ops;
 	void *plat;
+	u32 flags;
 };
 
 /*
@@ -78,6 +91,19 @@ struct sio_core {
  */
 int sio_core_dispatch(struct sio_core *c, u32 self, const void *req, u32 len,
 		      void *reply, u32 cap);
+
+/*
+ * The same for a message that arrived from node `from` (the other end of
+ * the link it came on, as the transport knows it; from == self is a local
+ * command).  Everything the message says about who sends it (SRC, and
+ * the node a command acts for: the borrower of BORROW_REQ, the lender of a
+ * RECLAIM_REQ's device, the owner of a SEG_TABLE...) must be `from`, and a
+ * peer acts only within its share of this node (origin.c): otherwise the
+ * answer is -EPERM, nothing changes, the refusal is counted in from's
+ * node record (refused) and reported as a peer-refused event.
+ */
+int sio_core_dispatch_from(struct sio_core *c, u32 self, u32 from,
+			   const void *req, u32 len, void *reply, u32 cap);
 
 /*
  * After a process died holding the simulated fabric's lock (repair.c):
@@ -99,6 +125,30 @@ int sio_core_seg_table(struct sio_core *c, u32 self, u32 dst, void *buf,
 		       u32 cap);
 void sio_core_seg_forget(struct sio_core *c, u32 self, u32 owner);
 
+/*
+ * Every refusal a borrow of device dev (registry index) by node self would
+ * meet, checked without changing state: the device and both nodes up, not
+ * the lender's own, not borrowed by self yet, a path both ways, the lend
+ * policy and mode, and room for every allocation on the path (requester
+ * entries, IOVA range, window slots for the BARs, the DMA and MSI
+ * windows).  Returns 0 or the errno the borrow would answer; a refusal by
+ * policy, mode or space counts as denied.  A platform that prepares the
+ * device before the borrow (smartio.ko unbinds it from its driver) calls
+ * this first, under the same lock, so a refused borrow never touches the
+ * device; the borrow itself still checks everything.
+ */
+int sio_core_borrow_check(struct sio_core *c, u32 self, u32 dev);
+
+/*
+ * A link goes down or up (failover.c, SmartIO section 6.3): adapter
+ * `adapter` of node.  On a loss every borrow whose path used it is moved
+ * onto another path (a failover event per borrow), or, with no path left,
+ * released as if its lender were lost (a reclaim event): borrowers then see
+ * EHOSTDOWN.  Returns 0, -ENOENT / -ENODEV for a node / adapter that does
+ * not exist; a link already in that state changes nothing.
+ */
+int sio_core_link_set(struct sio_core *c, u32 node, u32 adapter, int up);
+
 /* Liveness transitions, decided by the platform's failure detector. */
 void sio_core_node_up(struct sio_core *c, u32 node);
 void sio_core_node_down(struct sio_core *c, u32 node);
@@ -115,8 +165,29 @@ u32 sio_core_check_heartbeats(struct sio_core *c, u32 self, u64 timeout_ns);
 void sio_core_dma_fault(struct sio_core *c, u32 node, u16 rid, u64 addr,
 			const char *why);
 
-/* Path resolution: the best adapter of `from` that reaches `to`. */
+/*
+ * Path resolution (path.c): the best adapter of `from` that reaches `to`
+ * (fewest switches, then most free LUT entries), -EHOSTUNREACH when the
+ * topology does not connect them, -EHOSTDOWN when every path's link is down.
+ */
 int sio_path_find(struct sio_registry *r, u32 from, u32 to);
+
+/* A path through switches: each switch and the port it is entered by. */
+struct sio_route {
+	u32 hops;		/* switches on the path, 0 for a direct cable */
+	u8 sw[SIO_MAX_HOPS];
+	u8 in_port[SIO_MAX_HOPS];
+};
+
+/* The shortest path from `from` over its adapter to `to`. */
+int sio_path_route(struct sio_registry *r, u32 from, u32 adapter, u32 to,
+		   struct sio_route *rt);
+/* Its hop count (switches), or -EHOSTUNREACH. */
+int sio_path_hops(struct sio_registry *r, u32 from, u32 adapter, u32 to);
+/* Whether a requester's entries on the route's switches fit (-ENOSPC). */
+int sio_route_fits(struct sio_registry *r, const struct sio_route *rt);
+void sio_route_account(struct sio_registry *r, const struct sio_route *rt,
+		       int take);
 
 /* Appends an event to the ring; args is "key=value ..." or "". */
 void sio_event_emit(struct sio_core *c, u32 kind, const char *object,

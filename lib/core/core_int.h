@@ -42,6 +42,18 @@ void sio_lut_unmap(struct sio_core *c, u32 node, u32 adapter, s32 first,
 int sio_msg_dev(struct sio_registry *r, const struct sio_parsed *p);
 int sio_msg_node(struct sio_registry *r, const struct sio_parsed *p, int attr);
 
+/*
+ * Messages from another node (origin.c): 0 when everything p claims about
+ * its origin is `from`, else -EPERM; a refusal is counted and reported
+ * with sio_peer_refused.  sio_peer_seg_room: 0 when peer may take one more
+ * of this node's segment records (own == SIO_NONE), or hold own records of
+ * its own segments (its table), else -EDQUOT.
+ */
+int sio_origin_check(struct sio_core *c, u32 self, u32 from,
+		     const struct sio_parsed *p);
+void sio_peer_refused(struct sio_core *c, u32 from, u8 cmd);
+int sio_peer_seg_room(struct sio_registry *r, u32 self, u32 peer, u32 own);
+
 /* Handlers, by file. */
 int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	       struct sio_msg *rep);
@@ -79,6 +91,8 @@ int sio_seg_dma_map(struct sio_core *c, u32 self, u32 seg, u32 dev,
 		    struct sio_msg *rep);
 int sio_seg_dma_unmap(struct sio_core *c, u32 self, u32 seg, u32 dev);
 void sio_attach_node_down(struct sio_core *c, u32 node);
+/* Attachments cut off by a link going down move or end (failover.c). */
+void sio_attach_link_lost(struct sio_core *c);
 void sio_segdma_node_down(struct sio_core *c, u32 node);
 int sio_h_seg_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		    struct sio_msg *rep);

@@ -78,6 +78,12 @@ static int reply_errno(void *reply, u32 cap, u8 cmd, u32 seq, int err)
 int sio_core_dispatch(struct sio_core *c, u32 self, const void *req, u32 len,
 		      void *reply, u32 cap)
 {
+	return sio_core_dispatch_from(c, self, self, req, len, reply, cap);
+}
+
+int sio_core_dispatch_from(struct sio_core *c, u32 self, u32 from,
+			   const void *req, u32 len, void *reply, u32 cap)
+{
 	struct sio_parsed p;
 	struct sio_msg m;
 	const struct cmd_entry *e;
@@ -90,14 +96,24 @@ int sio_core_dispatch(struct sio_core *c, u32 self, const void *req, u32 len,
 	e = &cmds[p.cmd];
 	if (!e->handler || self >= c->reg->nnodes)
 		return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq, -EPROTO);
-	owner = owner_of(c->reg, &p, e->route, self);
+	p.from = from;
+	err = sio_origin_check(c, self, from, &p);
+	owner = err ? err : owner_of(c->reg, &p, e->route, self);
+	/* A peer's message is for this node: never relayed. */
+	if (!err && owner >= 0 && (u32)owner != self && from != self)
+		err = -EPERM;
+	if (err == -EPERM) {
+		sio_peer_refused(c, from, p.cmd);
+		return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq, err);
+	}
 	if (owner < 0)
 		return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq, owner);
 	if ((u32)owner != self) {
 		if (!sio_node_up(c->reg, (u32)owner))
 			return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq,
 					   -EHOSTDOWN);
-		n = c->ops->send(c->plat, (u32)owner, req, len, reply, cap);
+		n = c->ops->send(c->plat, self, (u32)owner, req, len, reply,
+				 cap);
 		return n < 0 ? reply_errno(reply, cap, SIO_CMD_REPLY, p.seq, n)
 			     : n;
 	}
@@ -119,8 +135,16 @@ int sio_core_call(struct sio_core *c, u32 self, u32 dst, struct sio_msg *m,
 {
 	int len, n, err;
 
-	sio_msg_put_u32(m, SIO_A_SRC, sio_node(c->reg, self)->id);
-	sio_msg_put_u32(m, SIO_A_DST, sio_node(c->reg, dst)->id);
+	/*
+	 * A call to ourselves is a local user's request: it names no ends,
+	 * since the core may forward it as it is to the node that acts on it
+	 * (smartio.ko's borrow, or a shadow's config cycle, for the other
+	 * node), where a DST naming us would be refused (origin.c).
+	 */
+	if (dst != self) {
+		sio_msg_put_u32(m, SIO_A_SRC, sio_node(c->reg, self)->id);
+		sio_msg_put_u32(m, SIO_A_DST, sio_node(c->reg, dst)->id);
+	}
 	len = sio_msg_finish(m);
 	if (len < 0)
 		return len;
@@ -129,14 +153,19 @@ int sio_core_call(struct sio_core *c, u32 self, u32 dst, struct sio_msg *m,
 	else if (!sio_node_up(c->reg, dst))
 		return -EHOSTDOWN;
 	else
-		n = c->ops->send(c->plat, dst, m->buf, (u32)len, repbuf,
+		n = c->ops->send(c->plat, self, dst, m->buf, (u32)len, repbuf,
 				 repcap);
 	if (n < 0)
 		return n;
 	err = sio_msg_parse(repbuf, (u32)n, rep);
 	if (err)
 		return err;
-	if (!rep->present[SIO_A_ERRNO])
+	/* A reply, to this request (a grant or a denial to a borrow). */
+	if (!(rep->flags & SIO_F_REPLY) || !rep->present[SIO_A_ERRNO] ||
+	    (rep->cmd != SIO_CMD_REPLY &&
+	     (m->buf[SIO_NLMSG_HDRLEN] != SIO_CMD_BORROW_REQ ||
+	      (rep->cmd != SIO_CMD_BORROW_GRANT &&
+	       rep->cmd != SIO_CMD_BORROW_DENY))))
 		return -EPROTO;
 	return sio_nla_s32(&rep->tb[SIO_A_ERRNO]);
 }

@@ -20,6 +20,8 @@ static const char *const kind_names[SIO_EV_COUNT] = {
 	[SIO_EV_SEGMENT_DMA_MAP] = "segment-dma-map",
 	[SIO_EV_SEGMENT_DMA_UNMAP] = "segment-dma-unmap",
 	[SIO_EV_MSI] = "msi",
+	[SIO_EV_PEER_REFUSED] = "peer-refused",
+	[SIO_EV_FAILOVER] = "failover",
 };
 
 const char *sio_event_kind_name(u32 kind)

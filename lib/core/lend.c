@@ -94,13 +94,26 @@ static int policy_allows(const struct sio_device *d, u32 node)
 	}
 }
 
+/*
+ * The lender's refusals that depend on the device alone: its lend policy
+ * and its mode (BORROW_REQ, and sio_core_borrow_check before a borrow).
+ */
+static int lend_allows(const struct sio_device *d, u32 node)
+{
+	if (!policy_allows(d, node))
+		return -EACCES;
+	if (d->mode == SIO_MODE_EXCLUSIVE && d->borrowers)
+		return -EBUSY;
+	return 0;
+}
+
 int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	       struct sio_msg *rep)
 {
 	struct sio_registry *r = c->reg;
 	struct sio_device *d;
 	u32 policy, n;
-	u64 mask, all = r->nnodes == 64 ? ~0ull : (1ull << r->nnodes) - 1;
+	u64 mask, all = sio_all_nodes(r->nnodes);
 	int dev = sio_msg_dev(r, p);
 	char val[8];
 
@@ -154,7 +167,12 @@ int sio_h_set_mode(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	d = sio_dev(r, (u32)dev);
 	if (d->mode == mode)
 		return 0;
-	if (d->borrowers)
+	/*
+	 * SmartIO section 6.1: a device goes from exclusive to shared while
+	 * its one borrower keeps it (mode only gates further borrows); back
+	 * to exclusive only when nobody borrows it.
+	 */
+	if (mode == SIO_MODE_EXCLUSIVE && d->borrowers)
 		return -EBUSY;
 	d->mode = (u8)mode;
 	sio_event_dev(c, SIO_EV_MODE, (u32)dev, "mode",
@@ -162,7 +180,28 @@ int sio_h_set_mode(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	return 0;
 }
 
-/* Lender's half: requester entry, DMA and MSI window slots. */
+/* The switches' requester entries a borrow's lender half holds. */
+static void borrow_route(const struct sio_borrow *b, struct sio_route *rt)
+{
+	u32 i;
+
+	rt->hops = b->l_hops;
+	for (i = 0; i < SIO_MAX_HOPS; i++) {
+		rt->sw[i] = b->route_sw[i];
+		rt->in_port[i] = b->route_port[i];
+	}
+}
+
+static void give_route(struct sio_registry *r, struct sio_borrow *b)
+{
+	struct sio_route rt;
+
+	borrow_route(b, &rt);
+	sio_route_account(r, &rt, 0);
+	b->l_hops = 0;
+}
+
+/* Lender's half: requester entries, DMA and MSI window slots. */
 static void release_lender_part(struct sio_core *c, struct sio_borrow *b)
 {
 	struct sio_adapter *ad;
@@ -172,7 +211,8 @@ static void release_lender_part(struct sio_core *c, struct sio_borrow *b)
 	ad = &sio_node(c->reg, b->lender)->adapter[b->l_adapter];
 	sio_lut_unmap(c, b->lender, b->l_adapter, b->l_lut, b->l_lut_count);
 	sio_lut_unmap(c, b->lender, b->l_adapter, b->msi_lut, 1);
-	sio_bitmap_free(&ad->reqs, (u32)b->l_req, 1);
+	sio_bitmap_free(&ad->reqs_out, (u32)b->l_req, 1);
+	give_route(c->reg, b);
 	b->l_lut = b->msi_lut = b->l_req = -1;
 	b->l_lut_count = 0;
 }
@@ -200,7 +240,7 @@ static void release_borrower_part(struct sio_core *c, struct sio_borrow *b)
 		b->iova_size = 0;
 	}
 	if (b->b_req >= 0) {
-		sio_bitmap_free(&ad->reqs, (u32)b->b_req, 1);
+		sio_bitmap_free(&ad->reqs_in, (u32)b->b_req, 1);
 		b->b_req = -1;
 	}
 }
@@ -254,6 +294,76 @@ static void return_to_lender(struct sio_core *c, u32 self, u32 bidx)
 		release_lender_part(c, b);
 }
 
+/*
+ * The lender's grant, checked before anything is mapped against what the
+ * registry holds of the device: a grant, the device's requester id, each
+ * BAR the device has exactly once at its address and size, no other.  A
+ * BAR of another size or granted twice would unbalance the LUT slots
+ * mapped here and freed on return (release_borrower_part frees by the
+ * registry's size).
+ */
+static int grant_ok(struct sio_registry *r, const struct sio_borrow *b,
+		    const struct sio_parsed *grant)
+{
+	const struct sio_device *d = sio_dev(r, b->dev);
+	struct sio_nla bar, f;
+	u32 pos = 0, seen = 0, want = 0, idx, i;
+
+	if (grant->cmd != SIO_CMD_BORROW_GRANT ||
+	    (grant->present[SIO_A_RID] &&
+	     sio_nla_u32(&grant->tb[SIO_A_RID]) != d->rid))
+		return -EPROTO;
+	while (sio_nla_next(grant->attrs, grant->attrs_len, &pos, &bar)) {
+		if (bar.type != SIO_A_BAR)
+			continue;
+		if (sio_nla_find(&bar, SIO_A_INDEX, &f))
+			return -EPROTO;
+		idx = sio_nla_u32(&f);
+		if (idx >= SIO_MAX_BARS || (seen >> idx & 1) ||
+		    !d->bar[idx].size)
+			return -EPROTO;
+		seen |= 1u << idx;
+		if (sio_nla_find(&bar, SIO_A_ADDR, &f) ||
+		    sio_nla_u64(&f) != d->bar[idx].addr ||
+		    sio_nla_find(&bar, SIO_A_SIZE, &f) ||
+		    sio_nla_u64(&f) != d->bar[idx].size)
+			return -EPROTO;
+		if (!sio_nla_find(&bar, SIO_A_FLAGS, &f) &&
+		    sio_nla_u32(&f) != d->bar[idx].flags)
+			return -EPROTO;
+	}
+	for (i = 0; i < SIO_MAX_BARS; i++)
+		if (d->bar[i].size)
+			want |= 1u << i;
+	return seen == want ? 0 : -EPROTO;
+}
+
+/*
+ * A window address the lender answered: inside the window of one of its
+ * adapters that reach us (the one it chose may no longer be the one
+ * sio_path_find prefers, once its slots are taken), on a slot boundary,
+ * room for size.
+ */
+static int lender_addr_ok(struct sio_registry *r, const struct sio_borrow *b,
+			  u64 addr, u64 size)
+{
+	const struct sio_node *n = sio_node(r, b->lender);
+	u32 a;
+
+	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++) {
+		const struct sio_adapter *ad = &n->adapter[a];
+
+		if (sio_path_hops(r, b->lender, a, b->borrower) < 0 ||
+		    !ad->slot_size || addr < ad->window_base ||
+		    (addr - ad->window_base) % ad->slot_size ||
+		    size > ad->window_size ||
+		    addr - ad->window_base > ad->window_size - size)
+			continue;
+		return 0;
+	}
+	return -EPROTO;
+}
+
 static int map_bars(struct sio_core *c, struct sio_borrow *b,
 		    const struct sio_parsed *grant)
 {
@@ -263,6 +373,9 @@ static int map_bars(struct sio_core *c, struct sio_borrow *b,
 	u32 pos = 0, count;
 	int first;
 
+	first = grant_ok(c->reg, b, grant);
+	if (first)
+		return first;
 	while (sio_nla_next(grant->attrs, grant->attrs_len, &pos, &bar)) {
 		u32 idx;
 		u64 addr, size;
@@ -308,7 +421,9 @@ static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
 			sizeof(repbuf));
 	if (err)
 		return err;
-	if (!rep.present[SIO_A_ADDR])
+	if (!rep.present[SIO_A_ADDR] ||
+	    lender_addr_ok(c->reg, b, sio_nla_u64(&rep.tb[SIO_A_ADDR]),
+			   b->iova_size))
 		return -EPROTO;
 	b->dma_addr = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
 	err = peer_call(c, self, b->lender, SIO_CMD_MAP_MSI_WINDOW, b->dev,
@@ -316,9 +431,32 @@ static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
 			sizeof(repbuf));
 	if (err)
 		return err;
-	if (!rep.present[SIO_A_ADDR])
+	if (!rep.present[SIO_A_ADDR] ||
+	    lender_addr_ok(c->reg, b, sio_nla_u64(&rep.tb[SIO_A_ADDR]),
+			   SIO_MSI_SIZE))
 		return -EPROTO;
 	b->msi_addr = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
+	return 0;
+}
+
+/* The DMA window a BORROW asks for, checked (see SIO_DMA_WINDOW_RAM). */
+static int dma_window_size(struct sio_registry *r, u32 self,
+			   const struct sio_parsed *p, u64 *size)
+{
+	u64 want = p->present[SIO_A_SIZE] ? sio_nla_u64(&p->tb[SIO_A_SIZE]) : 0;
+	u64 ram = sio_node(r, self)->ram_size;
+
+	if (!want) {
+		*size = SIO_DMA_WINDOW_SIZE;
+		return 0;
+	}
+	if (want == SIO_DMA_WINDOW_RAM) {
+		for (want = SIO_PAGE; want < ram && want < SIO_IOVA_SIZE;)
+			want <<= 1;
+	}
+	if (want < SIO_PAGE || (want & (want - 1)) || want > SIO_IOVA_SIZE)
+		return -EINVAL;
+	*size = want;
 	return 0;
 }
 
@@ -330,10 +468,14 @@ int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	struct sio_device *d;
 	struct sio_borrow *b;
 	struct sio_node *n = sio_node(r, self);
+	u64 window;
 
 	(void)rep;
 	if (dev < 0)
 		return dev;
+	err = dma_window_size(r, self, p, &window);
+	if (err)
+		return err;
 	d = sio_dev(r, (u32)dev);
 	if (d->gone || !sio_node_up(r, d->node) || !sio_node_up(r, self))
 		return -EHOSTDOWN;
@@ -347,7 +489,8 @@ int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	slot = SIO_FREE_ENTRY(r, sio_borrow_at, max_borrows);
 	if (slot < 0)
 		return slot;
-	req = sio_bitmap_alloc(&n->adapter[ad].reqs, 1);
+	/* The device's requests will arrive through our adapter. */
+	req = sio_bitmap_alloc(&n->adapter[ad].reqs_in, 1);
 	if (req < 0)
 		return req;
 	b = sio_borrow_at(r, (u32)slot);
@@ -359,10 +502,9 @@ int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	b->b_adapter = (u8)ad;
 	b->b_req = req;
 	b->l_req = b->l_lut = b->msi_lut = -1;
-	err = sio_range_alloc(&n->iova, SIO_DMA_WINDOW_SIZE,
-			      SIO_DMA_WINDOW_SIZE, &b->iova);
+	err = sio_range_alloc(&n->iova, window, window, &b->iova);
 	if (!err) {
-		b->iova_size = SIO_DMA_WINDOW_SIZE;
+		b->iova_size = window;
 		sio_range_init(&b->window, b->iova, b->iova_size);
 		err = borrow_conversation(c, self, (u32)slot);
 	}
@@ -384,9 +526,11 @@ int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		     struct sio_msg *rep)
 {
 	struct sio_registry *r = c->reg;
-	int dev = sio_msg_dev(r, p), node, ad, bidx, req;
+	int dev = sio_msg_dev(r, p), node, ad, bidx, req, err;
 	struct sio_device *d;
 	struct sio_borrow *b;
+	struct sio_route rt;
+	u64 window;
 	u32 i;
 
 	if (dev < 0)
@@ -399,22 +543,44 @@ int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -ENXIO;
 	if (!sio_node_up(r, (u32)node))
 		return -EHOSTDOWN;
-	if (!policy_allows(d, (u32)node))
-		return -EACCES;
-	if (d->mode == SIO_MODE_EXCLUSIVE && d->borrowers)
-		return -EBUSY;
+	err = lend_allows(d, (u32)node);
+	if (err)
+		return err;
 	bidx = sio_borrow_find(r, (u32)dev, (u32)node);
 	if (bidx < 0)
 		return -EPROTO;
 	b = sio_borrow_at(r, (u32)bidx);
+	/* The DMA window the borrower will ask for, and nothing else. */
+	window = p->present[SIO_A_SIZE] ? sio_nla_u64(&p->tb[SIO_A_SIZE]) : 0;
+	if (window < SIO_PAGE || (window & (window - 1)) ||
+	    window > SIO_IOVA_SIZE)
+		return -EINVAL;
 	ad = sio_path_find(r, self, (u32)node);
 	if (ad < 0)
 		return ad;
-	req = sio_bitmap_alloc(&sio_node(r, self)->adapter[ad].reqs, 1);
+	/*
+	 * The device's requests leave through our adapter and enter every
+	 * switch on the way to the borrower.
+	 */
+	err = sio_path_route(r, self, (u32)ad, (u32)node, &rt);
+	if (!err)
+		err = sio_route_fits(r, &rt);
+	if (err)
+		return err;
+	req = sio_bitmap_alloc(&sio_node(r, self)->adapter[ad].reqs_out, 1);
 	if (req < 0)
 		return req;
+	sio_route_account(r, &rt, 1);
 	b->l_adapter = (u8)ad;
 	b->l_req = req;
+	b->l_window_shift = 0;
+	while (window >> b->l_window_shift > 1)
+		b->l_window_shift++;
+	b->l_hops = (u8)rt.hops;
+	for (i = 0; i < rt.hops; i++) {
+		b->route_sw[i] = rt.sw[i];
+		b->route_port[i] = rt.in_port[i];
+	}
 	sio_msg_put_u32(rep, SIO_A_RID, d->rid);
 	for (i = 0; i < SIO_MAX_BARS; i++) {
 		int nest;
@@ -429,6 +595,112 @@ int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		sio_msg_nest_end(rep, nest);
 	}
 	return rep->err;
+}
+
+/* Entries a dry run took, to be given back. */
+struct sio_dry {
+	struct sio_bitmap *map[SIO_MAX_BARS + 4];
+	u32 first[SIO_MAX_BARS + 4];
+	u32 n[SIO_MAX_BARS + 4];
+	u32 count;
+};
+
+static int dry_take(struct sio_dry *t, struct sio_bitmap *map, u32 n)
+{
+	int first = sio_bitmap_alloc(map, n);
+
+	if (first < 0)
+		return first;
+	t->map[t->count] = map;
+	t->first[t->count] = (u32)first;
+	t->n[t->count++] = n;
+	return 0;
+}
+
+/* The slots sio_lut_map would take for len bytes of ad's window. */
+static int dry_luts(struct sio_dry *t, struct sio_adapter *ad, u64 len)
+{
+	if (len == 0 || len > ad->window_size)
+		return len ? -ENOSPC : -EINVAL;
+	return dry_take(t, &ad->luts, (u32)SIO_DIV_ROUND_UP(len, ad->slot_size));
+}
+
+/*
+ * Whether what a borrow allocates fits, in the order the borrow takes it:
+ * a requester entry on each side, the borrower's IOVA range, its window
+ * slots for every BAR, the lender's for the DMA window and the one MSI
+ * slot.  Everything is taken and given back under the caller's lock.
+ */
+static int borrow_fits(struct sio_core *c, u32 self, u32 dev, u32 b_ad,
+		       u32 l_ad)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_device *d = sio_dev(r, dev);
+	struct sio_node *bn = sio_node(r, self);
+	struct sio_adapter *ba = &bn->adapter[b_ad];
+	struct sio_adapter *la = &sio_node(r, d->node)->adapter[l_ad];
+	struct sio_dry t;
+	struct sio_route rt;
+	u64 iova;
+	u32 i;
+	int err;
+
+	t.count = 0;
+	err = dry_take(&t, &ba->reqs_in, 1);
+	if (!err)
+		err = dry_take(&t, &la->reqs_out, 1);
+	if (!err)
+		err = sio_path_route(r, d->node, l_ad, self, &rt);
+	if (!err)
+		err = sio_route_fits(r, &rt);
+	if (!err)
+		err = sio_range_alloc(&bn->iova, SIO_DMA_WINDOW_SIZE,
+				      SIO_DMA_WINDOW_SIZE, &iova);
+	if (!err)
+		sio_range_free(&bn->iova, iova);
+	for (i = 0; !err && i < SIO_MAX_BARS; i++)
+		if (d->bar[i].size)
+			err = dry_luts(&t, ba, d->bar[i].size);
+	if (!err)
+		err = dry_luts(&t, la, SIO_DMA_WINDOW_SIZE);
+	if (!err)
+		err = SIO_DIV_ROUND_UP(SIO_MSI_SIZE, la->slot_size) == 1 ?
+		      dry_luts(&t, la, SIO_MSI_SIZE) : -EINVAL;
+	while (t.count--)
+		sio_bitmap_free(t.map[t.count], t.first[t.count], t.n[t.count]);
+	return err;
+}
+
+int sio_core_borrow_check(struct sio_core *c, u32 self, u32 dev)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_device *d;
+	int b_ad, l_ad, err;
+
+	if (dev >= r->ndevices || self >= r->nnodes)
+		return -EINVAL;
+	d = sio_dev(r, dev);
+	if (d->gone || !sio_node_up(r, d->node) || !sio_node_up(r, self))
+		return -EHOSTDOWN;
+	if (d->node == self)
+		return -EINVAL;
+	if (d->borrowers >> self & 1)
+		return -EBUSY;
+	b_ad = sio_path_find(r, self, d->node);
+	if (b_ad < 0)
+		return b_ad;
+	l_ad = sio_path_find(r, d->node, self);
+	if (l_ad < 0)
+		return l_ad;
+	err = SIO_FREE_ENTRY(r, sio_borrow_at, max_borrows);
+	if (err < 0)
+		return err;
+	err = lend_allows(d, self);
+	if (!err)
+		err = borrow_fits(c, self, dev, (u32)b_ad, (u32)l_ad);
+	if (err)
+		d->stats.denied++;	/* as the conversation counts it */
+	return err;
 }
 
 /* Lender side of MAP_DMA_WINDOW / MAP_MSI_WINDOW for a borrow. */
@@ -452,6 +724,16 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -EINVAL;
 	iova = sio_nla_u64(&p->tb[SIO_A_IOVA]);
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
+	/*
+	 * What a borrower may ask for: the DMA window it announced in
+	 * BORROW_REQ (as large as our window and free LUT slots allow:
+	 * sio_lut_map answers ENOSPC beyond), exactly the MSI range for the
+	 * MSI window.
+	 */
+	if (!size || size % SIO_PAGE || iova % SIO_PAGE || iova + size < iova ||
+	    (p->cmd != SIO_CMD_MAP_DMA_WINDOW &&
+	     (iova != SIO_MSI_BASE || size != SIO_MSI_SIZE)))
+		return -EINVAL;
 	bidx = sio_borrow_find(r, (u32)dev, (u32)node);
 	if (bidx < 0 || sio_dev(r, (u32)dev)->node != self)
 		return -ENXIO;
@@ -460,6 +742,9 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -EPROTO;
 	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW ? b->l_lut >= 0 : b->msi_lut >= 0)
 		return -EBUSY;
+	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW &&
+	    size != 1ull << b->l_window_shift)
+		return -EINVAL;	/* not the window BORROW_REQ announced */
 	first = sio_lut_map(c, self, b->l_adapter, size, (u32)node, iova, self,
 			    sio_dev(r, (u32)dev)->rid, &count);
 	if (first < 0)

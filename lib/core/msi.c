@@ -154,7 +154,7 @@ static int route(struct sio_core *c, u32 dev, u32 node, u32 mode, u32 count)
 	if (base < 0)
 		return base;
 	d->irq_mode = (u8)mode;
-	d->irq_count = (u8)count;
+	d->irq_count = (u16)count;
 	d->irq_node = (u16)node;
 	d->irq_base = (u16)base;
 	d->irq_addr = addr;

@@ -1,31 +1,203 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Path resolution.  Every adapter lists the nodes it reaches (a direct
- * cable or a cluster switch).  Among the adapters of `from` whose link is up
- * and that reach `to`, the one with the most free LUT entries is chosen, so
- * mappings spread over parallel adapters.
+ * Path resolution.  An adapter reaches nodes over a direct cable (peers)
+ * or through cluster switches, possibly cascaded (SmartIO section 3).
+ * Among the adapters of `from` whose link is up and that reach `to`, the
+ * path through the fewest switches is chosen, then the adapter with the
+ * most free LUT entries, so mappings spread over parallel adapters.
+ * When the topology cables `from` to `to` but no such path has its links
+ * up, the answer is -EHOSTDOWN, as for a node that is down.
+ *
+ * A path's switches hold requester entries (SmartIO section 8.6): a
+ * requester whose requests enter a switch at one port takes an outgoing
+ * entry on that port and an incoming entry on every other cabled port.
  */
 #include "core.h"
+
+static int adapter_up(struct sio_registry *r, u32 node, u32 a)
+{
+	const struct sio_adapter *ad = &sio_node(r, node)->adapter[a];
+
+	return a < sio_node(r, node)->nadapters && ad->present && ad->link_up;
+}
+
+/*
+ * The far end of a direct cable from `from` to `to`: when `to` has
+ * adapters cabled back to `from`, one of them must be up (a cable whose
+ * other end is down carries nothing).  A topology that describes only one
+ * end of the cable is taken at its word.
+ */
+static int far_end_up(struct sio_registry *r, u32 to, u32 from)
+{
+	const struct sio_node *n = sio_node(r, to);
+	u32 a, cabled = 0;
+
+	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++) {
+		if (n->adapter[a].sw || !(n->adapter[a].peers >> from & 1))
+			continue;
+		if (adapter_up(r, to, a))
+			return 1;
+		cabled++;
+	}
+	return !cabled;
+}
+
+/* The port of switch s cabled to an adapter of `to` whose link is up. */
+static int port_to(struct sio_registry *r, u32 s, u32 to)
+{
+	const struct sio_switch *sw = sio_switch_at(r, s);
+	u32 p;
+
+	for (p = 0; p < sw->nports && p < SIO_MAX_SWITCH_PORTS; p++)
+		if (sw->port[p].kind == SIO_PORT_ADAPTER &&
+		    sw->port[p].node == to &&
+		    adapter_up(r, to, sw->port[p].adapter))
+			return (int)p;
+	return -1;
+}
+
+int sio_path_route(struct sio_registry *r, u32 from, u32 adapter, u32 to,
+		   struct sio_route *rt)
+{
+	u8 prev[SIO_MAX_SWITCHES], in_port[SIO_MAX_SWITCHES];
+	u8 depth[SIO_MAX_SWITCHES], queue[SIO_MAX_SWITCHES];
+	const struct sio_adapter *ad;
+	u32 head = 0, tail = 0, s, p, i;
+
+	if (from >= r->nnodes || to >= r->nnodes || from == to ||
+	    adapter >= SIO_MAX_ADAPTERS || !adapter_up(r, from, adapter))
+		return -EHOSTUNREACH;
+	ad = &sio_node(r, from)->adapter[adapter];
+	rt->hops = 0;
+	if (!ad->sw)
+		return ad->peers >> to & 1 && far_end_up(r, to, from) ?
+		       0 : -EHOSTUNREACH;
+	if (ad->sw > r->nswitches)
+		return -EHOSTUNREACH;
+	sio_memset(depth, 0, sizeof(depth));	/* 0: not reached yet */
+	s = ad->sw - 1u;
+	depth[s] = 1;
+	prev[s] = (u8)s;
+	in_port[s] = (u8)ad->port;
+	queue[tail++] = (u8)s;
+	while (head < tail) {
+		const struct sio_switch *sw;
+
+		s = queue[head++];
+		if (port_to(r, s, to) >= 0)
+			break;
+		if (depth[s] == SIO_MAX_HOPS)
+			continue;
+		sw = sio_switch_at(r, s);
+		for (p = 0; p < sw->nports && p < SIO_MAX_SWITCH_PORTS; p++) {
+			u32 far = sw->port[p].peer_sw;
+
+			if (sw->port[p].kind != SIO_PORT_CASCADE ||
+			    far >= r->nswitches || depth[far])
+				continue;
+			depth[far] = (u8)(depth[s] + 1);
+			prev[far] = (u8)s;
+			in_port[far] = (u8)sw->port[p].peer_port;
+			queue[tail++] = (u8)far;
+		}
+	}
+	if (head == tail && port_to(r, s, to) < 0)
+		return -EHOSTUNREACH;
+	rt->hops = depth[s];
+	for (i = rt->hops; i-- > 0; s = prev[s]) {
+		rt->sw[i] = (u8)s;
+		rt->in_port[i] = in_port[s];
+	}
+	return 0;
+}
+
+int sio_path_hops(struct sio_registry *r, u32 from, u32 adapter, u32 to)
+{
+	struct sio_route rt;
+	int err = sio_path_route(r, from, adapter, to, &rt);
+
+	return err ? err : (int)rt.hops;
+}
 
 int sio_path_find(struct sio_registry *r, u32 from, u32 to)
 {
 	struct sio_node *n;
-	int best = -EHOSTUNREACH;
-	u32 best_free = 0, a;
+	int best = -EHOSTUNREACH, hops;
+	u32 best_free = 0, best_hops = 0, a, cabled = 0;
 
 	if (from >= r->nnodes || to >= r->nnodes || from == to)
 		return -EINVAL;
 	n = sio_node(r, from);
-	for (a = 0; a < n->nadapters; a++) {
+	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++) {
 		struct sio_adapter *ad = &n->adapter[a];
 		u32 free_luts = ad->luts.total - ad->luts.used;
 
-		if (!ad->present || !ad->link_up || !(ad->peers >> to & 1))
+		if (ad->present && ad->peers >> to & 1)
+			cabled++;
+		hops = sio_path_hops(r, from, a, to);
+		if (hops < 0)
 			continue;
-		if (best < 0 || free_luts > best_free) {
+		if (best < 0 || (u32)hops < best_hops ||
+		    ((u32)hops == best_hops && free_luts > best_free)) {
 			best = (int)a;
+			best_hops = (u32)hops;
 			best_free = free_luts;
 		}
 	}
-	return best;
+	/* Cabled to it, but every path is down (SmartIO section 6.3). */
+	return best < 0 && cabled ? -EHOSTDOWN : best;
+}
+
+/* Every other cabled port of the switch than `in`. */
+static int other_port(const struct sio_switch *sw, u32 p, u32 in)
+{
+	return p != in && sw->port[p].kind != SIO_PORT_FREE;
+}
+
+int sio_route_fits(struct sio_registry *r, const struct sio_route *rt)
+{
+	u32 h, p;
+
+	for (h = 0; h < rt->hops; h++) {
+		const struct sio_switch *sw = sio_switch_at(r, rt->sw[h]);
+		const struct sio_swport *in = &sw->port[rt->in_port[h]];
+
+		if (in->out_used + in->out_reserved >= in->out_total)
+			return -ENOSPC;
+		for (p = 0; p < sw->nports && p < SIO_MAX_SWITCH_PORTS; p++) {
+			const struct sio_swport *o = &sw->port[p];
+
+			if (other_port(sw, p, rt->in_port[h]) &&
+			    o->in_used + o->in_reserved >= o->in_total)
+				return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
+/* Takes (take 1) or gives back (take 0) a route's requester entries. */
+void sio_route_account(struct sio_registry *r, const struct sio_route *rt,
+		       int take)
+{
+	u32 h, p;
+
+	for (h = 0; h < rt->hops && h < SIO_MAX_HOPS; h++) {
+		struct sio_switch *sw = sio_switch_at(r, rt->sw[h]);
+		struct sio_swport *in = &sw->port[rt->in_port[h]];
+
+		if (take)
+			in->out_used++;
+		else if (in->out_used)
+			in->out_used--;
+		for (p = 0; p < sw->nports && p < SIO_MAX_SWITCH_PORTS; p++) {
+			struct sio_swport *o = &sw->port[p];
+
+			if (!other_port(sw, p, rt->in_port[h]))
+				continue;
+			if (take)
+				o->in_used++;
+			else if (o->in_used)
+				o->in_used--;
+		}
+	}
 }

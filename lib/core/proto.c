@@ -37,6 +37,7 @@
  *  buffer escapes); the header fields are filled whenever len covers them,
  *  so that an error reply can still echo the sequence number.
  */
+#include "le.h"
 #include "proto.h"
 
 /* Payload classes of the attribute policy. */
@@ -87,36 +88,6 @@ static const struct sio_policy sio_policy[__SIO_A_MAX] = {
 /* The bitmask in sio_check_nest must be wide enough for every inner type. */
 _Static_assert(__SIO_A_MAX <= 32, "a nest's duplicate mask is a u32");
 
-/* ---- little-endian access, byte-wise so any alignment works ---------- */
-
-static void sio_put_le(u8 *p, u64 v, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (u8)(v >> (8 * i));
-}
-
-static u64 sio_get_le(const u8 *p, u32 n)
-{
-	u64 v = 0;
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		v |= (u64)p[i] << (8 * i);
-	return v;
-}
-
-static u16 sio_get_le16(const u8 *p)
-{
-	return (u16)sio_get_le(p, 2);
-}
-
-static u32 sio_get_le32(const u8 *p)
-{
-	return (u32)sio_get_le(p, 4);
-}
-
 /* ---- builder --------------------------------------------------------- */
 
 static int sio_msg_fail(struct sio_msg *m, int err)
@@ -136,9 +107,9 @@ int sio_msg_init(struct sio_msg *m, void *buf, u32 cap, u8 cmd, u16 flags,
 		return sio_msg_fail(m, -EMSGSIZE);
 	sio_memset(m->buf, 0, SIO_MSG_HDRLEN);
 	/* len is patched by sio_msg_finish; pid 0 means "the kernel/core" */
-	sio_put_le(m->buf + 4, 0x10, 2);	/* placeholder family id */
-	sio_put_le(m->buf + 6, flags, 2);
-	sio_put_le(m->buf + 8, seq, 4);
+	sio_put_le16(m->buf + 4, 0x10);	/* placeholder family id */
+	sio_put_le16(m->buf + 6, flags);
+	sio_put_le32(m->buf + 8, seq);
 	m->buf[SIO_NLMSG_HDRLEN] = cmd;
 	m->buf[SIO_NLMSG_HDRLEN + 1] = SIO_GENL_VERSION;
 	m->len = SIO_MSG_HDRLEN;
@@ -162,8 +133,8 @@ static int sio_put_attr(struct sio_msg *m, u16 type, const void *p, u32 plen)
 	if (plen > SIO_MSG_MAX || padded > m->cap - m->len)
 		return sio_msg_fail(m, -EMSGSIZE);
 	a = m->buf + m->len;
-	sio_put_le(a, total, 2);
-	sio_put_le(a + 2, type, 2);
+	sio_put_le16(a, (u16)total);
+	sio_put_le16(a + 2, type);
 	if (plen && p)
 		sio_memcpy(a + SIO_NLA_HDRLEN, p, plen);
 	sio_memset(a + total, 0, padded - total);
@@ -175,7 +146,7 @@ int sio_msg_put_u32(struct sio_msg *m, u16 type, u32 v)
 {
 	u8 b[4];
 
-	sio_put_le(b, v, 4);
+	sio_put_le32(b, v);
 	return sio_put_attr(m, type, b, sizeof(b));
 }
 
@@ -189,7 +160,7 @@ int sio_msg_put_u64(struct sio_msg *m, u16 type, u64 v)
 {
 	u8 b[8];
 
-	sio_put_le(b, v, 8);
+	sio_put_le64(b, v);
 	return sio_put_attr(m, type, b, sizeof(b));
 }
 
@@ -243,7 +214,7 @@ int sio_msg_nest_end(struct sio_msg *m, int nest_off)
 	if (nest_off < SIO_MSG_HDRLEN || off > m->len - SIO_NLA_HDRLEN)
 		return sio_msg_fail(m, -EINVAL);
 	/* at most SIO_MSG_MAX bytes: always fits the u16 length field */
-	sio_put_le(m->buf + off, m->len - off, 2);
+	sio_put_le16(m->buf + off, (u16)(m->len - off));
 	return 0;
 }
 
@@ -251,7 +222,7 @@ int sio_msg_finish(struct sio_msg *m)
 {
 	if (m->err)
 		return m->err;
-	sio_put_le(m->buf, m->len, 4);
+	sio_put_le32(m->buf, m->len);
 	return (int)m->len;
 }
 
@@ -424,7 +395,7 @@ s32 sio_nla_s32(const struct sio_nla *a)
 
 u64 sio_nla_u64(const struct sio_nla *a)
 {
-	return a->data && a->len == 8 ? sio_get_le(a->data, 8) : 0;
+	return a->data && a->len == 8 ? sio_get_le64(a->data) : 0;
 }
 
 const char *sio_nla_str(const struct sio_nla *a)

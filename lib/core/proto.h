@@ -39,7 +39,7 @@ enum sio_cmd {
 	SIO_CMD_UNSPEC,
 	/* user -> core: namespace writes */
 	SIO_CMD_LEND,		/* DEV, MASK (0 = none, ~0 = all) */
-	SIO_CMD_BORROW,		/* DEV, NODE (the borrower) */
+	SIO_CMD_BORROW,		/* DEV, NODE (the borrower), [SIZE] */
 	SIO_CMD_RETURN,		/* DEV, NODE */
 	SIO_CMD_RECLAIM,	/* DEV, NODE (who asks; must be lender) */
 	SIO_CMD_SET_MODE,	/* DEV, MODE */
@@ -142,6 +142,11 @@ struct sio_parsed {
 	u8 present[SIO_A_MAX + 1];
 	const u8 *attrs;	/* start of the attribute stream */
 	u32 attrs_len;
+	/*
+	 * Set by the core's dispatch, not by the parser: the node the message
+	 * came from (the handling node itself for a local command).
+	 */
+	u32 from;
 };
 
 /* Builder: all return 0 or the sticky negative errno (-EMSGSIZE). */

@@ -6,37 +6,52 @@ static u64 table_bytes(u64 count, u64 elem)
 	return SIO_ALIGN_UP(count * elem, 64);
 }
 
-static int layout(struct sio_registry *r, const struct sio_topology *t,
-		  const struct sio_reg_limits *lim, u64 *total)
+/*
+ * Table offsets from the counts in r (header up to max_peermap): the one
+ * layout both the builder and sio_registry_check use.  Counts are at most
+ * 2^32 and records smaller than 2^16 bytes, so no sum overflows.
+ */
+static u64 layout_tables(struct sio_registry *r)
 {
 	u64 off = SIO_ALIGN_UP(sizeof(*r), 64);
 
-	if (t->nnodes == 0 || t->nnodes > SIO_MAX_NODES || t->ndevices > 0xfffffu)
+	r->nodes_off = off;
+	off += table_bytes(r->nnodes, sizeof(struct sio_node));
+	r->devices_off = off;
+	off += table_bytes(r->ndevices, sizeof(struct sio_device));
+	r->borrows_off = off;
+	off += table_bytes(r->max_borrows, sizeof(struct sio_borrow));
+	r->segments_off = off;
+	off += table_bytes(r->max_segments, sizeof(struct sio_segment));
+	r->attach_off = off;
+	off += table_bytes(r->max_attach, sizeof(struct sio_attach));
+	r->segdma_off = off;
+	off += table_bytes(r->max_segdma, sizeof(struct sio_segdma));
+	r->events_off = off;
+	off += table_bytes(SIO_EVENT_RING, sizeof(struct sio_event));
+	r->peermap_off = off;
+	off += table_bytes(r->max_peermap, sizeof(struct sio_peermap));
+	r->switches_off = off;
+	off += table_bytes(r->nswitches, sizeof(struct sio_switch));
+	return off;
+}
+
+static int layout(struct sio_registry *r, const struct sio_topology *t,
+		  const struct sio_reg_limits *lim, u64 *total)
+{
+	if (t->nnodes == 0 || t->nnodes > SIO_MAX_NODES ||
+	    t->ndevices > 0xfffffu || t->nswitches > SIO_MAX_SWITCHES ||
+	    (t->nswitches && !t->switches))
 		return -E2BIG;
 	r->nnodes = t->nnodes;
+	r->nswitches = t->nswitches;
 	r->ndevices = t->ndevices;
 	r->max_borrows = lim->max_borrows;
 	r->max_segments = lim->max_segments;
 	r->max_attach = lim->max_attach;
 	r->max_segdma = lim->max_segdma;
-	r->nodes_off = off;
-	off += table_bytes(t->nnodes, sizeof(struct sio_node));
-	r->devices_off = off;
-	off += table_bytes(t->ndevices, sizeof(struct sio_device));
-	r->borrows_off = off;
-	off += table_bytes(lim->max_borrows, sizeof(struct sio_borrow));
-	r->segments_off = off;
-	off += table_bytes(lim->max_segments, sizeof(struct sio_segment));
-	r->attach_off = off;
-	off += table_bytes(lim->max_attach, sizeof(struct sio_attach));
-	r->segdma_off = off;
-	off += table_bytes(lim->max_segdma, sizeof(struct sio_segdma));
-	r->events_off = off;
-	off += table_bytes(SIO_EVENT_RING, sizeof(struct sio_event));
 	r->max_peermap = lim->max_peermap;
-	r->peermap_off = off;
-	off += table_bytes(lim->max_peermap, sizeof(struct sio_peermap));
-	*total = off;
+	*total = layout_tables(r);
 	return 0;
 }
 
@@ -90,13 +105,24 @@ static int init_node(struct sio_registry *r, u32 i,
 		/* NTB functions sit on bus 0xfe of their host, one per slot. */
 		ad->rid = (u16)(0xfe00u | (n->nadapters << 3));
 		ad->peers = ta->peers;
+		if (ta->sw) {
+			/* The port is claimed in init_switches. */
+			if (ta->sw > t->nswitches ||
+			    ta->port >= t->switches[ta->sw - 1].ports)
+				return -EINVAL;
+			ad->sw = (u16)ta->sw;
+			ad->port = (u16)ta->port;
+		}
 		ad->window_base = SIO_WINDOW_BASE +
 				  n->nadapters * SIO_WINDOW_STRIDE;
 		ad->window_size = ta->window;
 		ad->slot_size = ta->window / ta->luts;
 		err = sio_bitmap_init(&ad->luts, ta->luts, 0);
 		if (!err)
-			err = sio_bitmap_init(&ad->reqs, ta->requesters,
+			err = sio_bitmap_init(&ad->reqs_out, ta->requesters,
+					      ta->reserved);
+		if (!err)
+			err = sio_bitmap_init(&ad->reqs_in, ta->requesters,
 					      ta->reserved);
 		if (err)
 			return err;
@@ -152,6 +178,67 @@ static int init_device(struct sio_registry *r, u32 i,
 	return 0;
 }
 
+static void port_tables(struct sio_swport *p, const struct sio_topo_switch *ts)
+{
+	p->out_total = ts->requesters;
+	p->in_total = ts->requesters;
+	p->out_reserved = ts->reserved;
+	p->in_reserved = ts->reserved;
+}
+
+/* Switches, their cascades and the adapters cabled to them. */
+static int init_switches(struct sio_registry *r, const struct sio_topology *t)
+{
+	u32 i, p, n, a;
+
+	for (i = 0; i < t->nswitches; i++) {
+		const struct sio_topo_switch *ts = &t->switches[i];
+		struct sio_switch *sw = sio_switch_at(r, i);
+
+		if (ts->ports < 2 || ts->ports > SIO_MAX_SWITCH_PORTS ||
+		    !ts->requesters || ts->requesters > 64 ||
+		    ts->reserved >= ts->requesters)
+			return -EINVAL;
+		sio_strlcpy(sw->name, ts->name, sizeof(sw->name));
+		sw->nports = ts->ports;
+		for (p = 0; p < ts->ports; p++) {
+			struct sio_swport *port = &sw->port[p];
+			u32 far = ts->peer_sw[p], fp = ts->peer_port[p];
+
+			port_tables(port, ts);
+			if (!far)
+				continue;
+			/* Both ends name each other. */
+			if (far > t->nswitches || far - 1 == i ||
+			    fp >= t->switches[far - 1].ports ||
+			    t->switches[far - 1].peer_sw[fp] != i + 1 ||
+			    t->switches[far - 1].peer_port[fp] != p)
+				return -EINVAL;
+			port->kind = SIO_PORT_CASCADE;
+			port->peer_sw = (u16)(far - 1);
+			port->peer_port = (u16)fp;
+		}
+	}
+	for (n = 0; n < r->nnodes; n++) {
+		struct sio_node *node = sio_node(r, n);
+
+		for (a = 0; a < node->nadapters; a++) {
+			struct sio_adapter *ad = &node->adapter[a];
+			struct sio_swport *port;
+
+			if (!ad->sw)
+				continue;
+			port = &sio_switch_at(r, ad->sw - 1u)->port[ad->port];
+			if (port->kind != SIO_PORT_FREE)
+				return -EINVAL;	/* one cable per port */
+			port->kind = SIO_PORT_ADAPTER;
+			port->node = (u16)n;
+			port->adapter = (u8)a;
+		}
+	}
+	return 0;
+}
+
 int sio_registry_init(void *mem, u64 size, const struct sio_topology *t,
 		      const struct sio_reg_limits *lim)
 {
@@ -175,6 +262,9 @@ int sio_registry_init(void *mem, u64 size, const struct sio_topology *t,
 			return err;
 		bar_next[i] = SIO_BAR_BASE;
 	}
+	err = init_switches(r, t);
+	if (err)
+		return err;
 	for (i = 0; i < t->ndevices; i++) {
 		err = init_device(r, i, t, bar_next);
 		if (err)
@@ -183,14 +273,174 @@ int sio_registry_init(void *mem, u64 size, const struct sio_topology *t,
 	return 0;
 }
 
+static int terminated(const char *s, u64 size)
+{
+	return sio_strnlen(s, size) < size;
+}
+
+static int node_ok(const struct sio_node *n, u32 nswitches)
+{
+	u32 a;
+
+	if (!terminated(n->name, sizeof(n->name)) ||
+	    n->nadapters > SIO_MAX_ADAPTERS ||
+	    n->ram.count > SIO_RANGE_EXTENTS ||
+	    n->iova.count > SIO_RANGE_EXTENTS ||
+	    n->vectors.total > SIO_BITMAP_WORDS * 64)
+		return 0;
+	for (a = 0; a < SIO_MAX_ADAPTERS; a++) {
+		const struct sio_adapter *ad = &n->adapter[a];
+
+		if (ad->sw > nswitches || ad->port >= SIO_MAX_SWITCH_PORTS)
+			return 0;
+		if (!terminated(ad->name, sizeof(ad->name)) ||
+		    ad->luts.total > SIO_BITMAP_WORDS * 64 ||
+		    ad->reqs_out.total > SIO_BITMAP_WORDS * 64 ||
+		    ad->reqs_in.total > SIO_BITMAP_WORDS * 64)
+			return 0;
+	}
+	return 1;
+}
+
+static int route_ok(struct sio_registry *r, const struct sio_borrow *b)
+{
+	u32 i;
+
+	/* l_window_shift is shifted by (sio_h_map_window). */
+	if (b->l_hops > SIO_MAX_HOPS || b->l_window_shift > 63)
+		return 0;
+	for (i = 0; i < b->l_hops; i++)
+		if (b->route_sw[i] >= r->nswitches ||
+		    b->route_port[i] >= SIO_MAX_SWITCH_PORTS)
+			return 0;
+	return 1;
+}
+
+static int switch_ok(struct sio_registry *r, const struct sio_switch *sw)
+{
+	u32 p;
+
+	if (!terminated(sw->name, sizeof(sw->name)) ||
+	    sw->nports > SIO_MAX_SWITCH_PORTS)
+		return 0;
+	for (p = 0; p < SIO_MAX_SWITCH_PORTS; p++) {
+		const struct sio_swport *port = &sw->port[p];
+
+		if ((port->kind == SIO_PORT_ADAPTER &&
+		     (port->node >= r->nnodes ||
+		      port->adapter >= SIO_MAX_ADAPTERS)) ||
+		    (port->kind == SIO_PORT_CASCADE &&
+		     (port->peer_sw >= r->nswitches ||
+		      port->peer_port >= SIO_MAX_SWITCH_PORTS)) ||
+		    port->kind > SIO_PORT_CASCADE)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Every index a record holds names an entry of its table, so code that
+ * follows it (libsmartio's queries, the core) stays inside the registry.
+ */
+static int records_ok(struct sio_registry *r)
+{
+	u32 i, nn = r->nnodes, nd = r->ndevices, ns = r->max_segments;
+
+	for (i = 0; i < nn; i++)
+		if (!node_ok(sio_node(r, i), r->nswitches))
+			return 0;
+	for (i = 0; i < nd; i++) {
+		const struct sio_device *d = sio_dev(r, i);
+
+		if (!terminated(d->name, sizeof(d->name)) ||
+		    !terminated(d->bdf, sizeof(d->bdf)) || d->node >= nn ||
+		    (d->irq_mode != SIO_IRQ_NONE && d->irq_node >= nn))
+			return 0;
+	}
+	for (i = 0; i < r->max_borrows; i++) {
+		const struct sio_borrow *b = sio_borrow_at(r, i);
+
+		if (b->used && (b->dev >= nd || b->borrower >= nn ||
+				b->lender >= nn ||
+				b->b_adapter >= SIO_MAX_ADAPTERS ||
+				b->l_adapter >= SIO_MAX_ADAPTERS ||
+				!route_ok(r, b)))
+			return 0;
+	}
+	for (i = 0; i < r->nswitches; i++)
+		if (!switch_ok(r, sio_switch_at(r, i)))
+			return 0;
+	for (i = 0; i < ns; i++) {
+		const struct sio_segment *s = sio_seg(r, i);
+
+		if (!terminated(s->name, sizeof(s->name)) ||
+		    (s->used && s->owner >= nn))
+			return 0;
+	}
+	for (i = 0; i < r->max_attach; i++) {
+		const struct sio_attach *a = sio_attach_at(r, i);
+
+		if (a->used && (a->node >= nn || a->seg >= ns ||
+				a->adapter >= SIO_MAX_ADAPTERS))
+			return 0;
+	}
+	for (i = 0; i < r->max_segdma; i++) {
+		const struct sio_segdma *m = sio_segdma_at(r, i);
+
+		if (m->used && (m->seg >= ns || m->dev >= nd ||
+				m->adapter >= SIO_MAX_ADAPTERS))
+			return 0;
+	}
+	for (i = 0; i < r->max_peermap; i++) {
+		const struct sio_peermap *m = sio_peermap_at(r, i);
+
+		if (m->used && (m->dev >= nd || m->peer >= nd ||
+				m->node >= nn || m->bar >= SIO_MAX_BARS ||
+				m->adapter >= SIO_MAX_ADAPTERS))
+			return 0;
+	}
+	for (i = 0; i < SIO_EVENT_RING; i++) {
+		const struct sio_event *e = sio_event_at(r, i);
+
+		if (!terminated(e->object, sizeof(e->object)) ||
+		    !terminated(e->args, sizeof(e->args)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * A registry that did not come from this process (smartio.ko's copy,
+ * another process's shared memory) is used only once this holds: the
+ * header is ours, the counts within the core's limits, every table where
+ * layout_tables puts it and inside the size given, every record's indexes
+ * inside their tables and its strings terminated.
+ */
 int sio_registry_check(const void *mem, u64 size)
 {
 	const struct sio_registry *r = mem;
+	struct sio_registry want;
 
 	if (size < sizeof(*r) || r->magic != SIO_REG_MAGIC ||
 	    r->version != SIO_REG_VERSION || r->total_size > size)
 		return -EPROTO;
-	return 0;
+	if (r->nnodes == 0 || r->nnodes > SIO_MAX_NODES ||
+	    r->ndevices > 0xfffffu || r->nswitches > SIO_MAX_SWITCHES)
+		return -EPROTO;
+	sio_memcpy(&want, r, sizeof(want));
+	if (layout_tables(&want) != r->total_size ||
+	    want.nodes_off != r->nodes_off ||
+	    want.devices_off != r->devices_off ||
+	    want.borrows_off != r->borrows_off ||
+	    want.segments_off != r->segments_off ||
+	    want.attach_off != r->attach_off ||
+	    want.segdma_off != r->segdma_off ||
+	    want.events_off != r->events_off ||
+	    want.peermap_off != r->peermap_off ||
+	    want.switches_off != r->switches_off)
+		return -EPROTO;
+	/* Only reads follow; the const goes because the accessors take none. */
+	return records_ok((struct sio_registry *)mem) ? 0 : -EPROTO;
 }
 
 int sio_node_lookup(struct sio_registry *r, const char *name)

@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 4
+#define SIO_REG_VERSION 6
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -26,22 +26,29 @@
 #define SIO_RAM_MAX (SIO_BAR_BASE - SIO_RAM_BASE)
 #define SIO_MSI_BASE 0xfee00000ull		/* interrupt doorbells */
 #define SIO_MSI_SIZE 0x100000ull
-#define SIO_MSI_VECTORS 256			/* per node */
+#define SIO_MSI_VECTORS 4096			/* per node */
 #define SIO_BAR_BASE 0x4000000000ull		/* device BARs, 256 GiB up */
 #define SIO_WINDOW_BASE 0x100000000000ull	/* NTB windows, 16 TiB up */
 #define SIO_WINDOW_STRIDE 0x10000000000ull	/* 1 TiB per adapter */
 #define SIO_IOVA_BASE 0x100000000ull		/* IOVA space, 4 GiB .. 512 GiB */
 #define SIO_IOVA_SIZE 0x7f00000000ull
 
-/* Default sizes the lend path reserves. */
-#define SIO_DMA_WINDOW_SIZE (64ull << 20)	/* per borrow */
+/*
+ * The DMA window of a borrow (SmartIO sections 7.1, 7.3): what the borrow
+ * asks for (SIO_A_SIZE of BORROW: a power of two from one page up, or
+ * SIO_DMA_WINDOW_RAM for all of the borrower's RAM, rounded up to a power
+ * of two), SIO_DMA_WINDOW_SIZE when it asks for nothing.  Only the
+ * borrower's IOVA space and the lender's window and LUT space limit it.
+ */
+#define SIO_DMA_WINDOW_SIZE (64ull << 20)
+#define SIO_DMA_WINDOW_RAM (~0ull)
 
 /* Requester id of a node's CPUs (host bridge 00:00.0). */
 #define SIO_RID_CPU 0x0000u
 
 enum sio_node_state { SIO_NODE_DOWN, SIO_NODE_UP };
 enum sio_irq_mode { SIO_IRQ_NONE, SIO_IRQ_MSI, SIO_IRQ_MSIX };
-#define SIO_DEV_IRQ_MAX 32	/* MSI-X vectors routed per device */
+#define SIO_DEV_IRQ_MAX 2048	/* MSI-X vectors per device (PCIe max) */
 enum sio_mode { SIO_MODE_EXCLUSIVE, SIO_MODE_SHARED };
 enum sio_policy { SIO_LEND_NONE, SIO_LEND_ALL, SIO_LEND_LIST };
 
@@ -50,13 +57,48 @@ struct sio_adapter {
 	u8 present;
 	u8 link_up;
 	u16 rid;		/* the adapter's own requester id */
-	u32 pad;
+	u16 sw;			/* 1 + switch index it is cabled to, 0 none */
+	u16 port;		/* that switch's port */
 	u64 peers;		/* node mask reachable through it */
 	u64 window_base;	/* in the node's physical address map */
 	u64 window_size;
 	u64 slot_size;		/* window_size / luts */
 	struct sio_bitmap luts;	/* LUT slots = window space */
-	struct sio_bitmap reqs;	/* requester-id entries */
+	/*
+	 * Requester-id entries (SmartIO section 8.6): a table for requesters
+	 * of this node whose requests leave through the adapter (its CPUs,
+	 * the devices it lends) and one for requesters of other nodes whose
+	 * requests arrive (their CPUs, the devices it borrows), each of the
+	 * topology's size with its reserved entries taken by the CPUs.
+	 */
+	struct sio_bitmap reqs_out;
+	struct sio_bitmap reqs_in;
+};
+
+enum sio_port_kind { SIO_PORT_FREE, SIO_PORT_ADAPTER, SIO_PORT_CASCADE };
+
+/*
+ * A switch port.  Its requester tables are counted, not addressed: the
+ * core decides whether a mapping fits, the switch's firmware programs it.
+ * A requester whose requests enter the switch at this port takes one
+ * outgoing entry here and one incoming entry on every other cabled port
+ * of the switch (SmartIO section 8.6).
+ */
+struct sio_swport {
+	u8 kind;		/* enum sio_port_kind */
+	u8 adapter;		/* ADAPTER: the adapter's index in its node */
+	u16 node;		/* ADAPTER: its node */
+	u16 peer_sw;		/* CASCADE: the switch (index) at the far end */
+	u16 peer_port;		/* CASCADE: and its port */
+	u32 out_total, out_reserved, out_used;
+	u32 in_total, in_reserved, in_used;
+};
+
+struct sio_switch {
+	char name[SIO_TOPO_NAME];
+	u32 nports;
+	u32 pad;
+	struct sio_swport port[SIO_MAX_SWITCH_PORTS];
 };
 
 struct sio_node {
@@ -66,7 +108,7 @@ struct sio_node {
 	u8 state;		/* enum sio_node_state */
 	u16 nadapters;
 	u32 generation;		/* bumps at every node-up */
-	u32 pad;
+	u32 refused;		/* its messages refused here (origin.c) */
 	u64 heard_ns;		/* last HEARTBEAT from it (monotonic), 0 = never */
 	u64 beat_seq;		/* its last heartbeat's sequence number */
 	u64 ram_size;
@@ -86,6 +128,7 @@ struct sio_bar {
 struct sio_dev_stats {
 	u64 borrows, returns, reclaims, denied;
 	u64 cfg_reads, cfg_writes, dma_ops, dma_faults, msi;
+	u64 driver_errors;	/* rules a driver broke, seen by the model */
 };
 
 struct sio_device {
@@ -111,10 +154,10 @@ struct sio_device {
 	/* Interrupt routing the core set up (msi.c): vectors irq_base ..
 	 * irq_base + irq_count - 1 of node irq_node, reached at irq_addr. */
 	u8 irq_mode;		/* enum sio_irq_mode */
-	u8 irq_count;
+	u8 pad3;
 	u16 irq_node;
 	u16 irq_base;
-	u16 pad2;
+	u16 irq_count;		/* up to SIO_DEV_IRQ_MAX */
 	u64 irq_addr;		/* the interrupt range as the device sees it */
 };
 
@@ -123,13 +166,13 @@ struct sio_borrow {
 	u8 used;
 	u8 b_adapter;		/* borrower's adapter reaching the lender */
 	u8 l_adapter;		/* lender's adapter reaching the borrower */
-	u8 pad;
+	u8 l_hops;		/* switches from lender to borrower */
 	u32 dev;		/* device index */
 	u16 borrower;
 	u16 lender;
-	s32 b_req, l_req;	/* requester entries */
+	s32 b_req, l_req;	/* reqs_in of b_adapter, reqs_out of l_adapter */
 	u32 b_lut_count;	/* borrower's LUT slots for the BARs, total */
-	u32 pad1;
+	u32 l_window_shift;	/* log2 of the DMA window BORROW_REQ announced */
 	u64 bar_local[SIO_MAX_BARS];	/* BARs in the borrower's map, 0 = none */
 	u64 iova, iova_size;	/* DMA window target in borrower IOVA */
 	s32 l_lut;		/* lender's LUT slots for the DMA window */
@@ -140,6 +183,12 @@ struct sio_borrow {
 	u32 pad2;
 	u64 msi_addr;		/* MSI window as the device sees it */
 	struct sio_range window;	/* IOVA inside the DMA window, for segments */
+	/*
+	 * The switches (index) and the ports the device's requests enter
+	 * them by, lender to borrower: their requester entries it holds.
+	 */
+	u8 route_sw[SIO_MAX_HOPS];
+	u8 route_port[SIO_MAX_HOPS];
 };
 
 struct sio_segment {
@@ -149,7 +198,7 @@ struct sio_segment {
 	u8 available;
 	u8 pad;
 	u16 owner;
-	u16 pad2;
+	u16 creator;		/* the node whose user created it (origin.c) */
 	u32 gen;		/* unique per creation: names the backing */
 	u64 size;
 	u64 phys;		/* in the owner's RAM */
@@ -230,6 +279,7 @@ enum sio_event_kind {
 	SIO_EV_SEGMENT_DESTROY, SIO_EV_SEGMENT_ATTACH, SIO_EV_SEGMENT_DETACH,
 	SIO_EV_DMA_FAULT, SIO_EV_LINK_UP, SIO_EV_LINK_DOWN, SIO_EV_MODE,
 	SIO_EV_SEGMENT_DMA_MAP, SIO_EV_SEGMENT_DMA_UNMAP, SIO_EV_MSI,
+	SIO_EV_PEER_REFUSED, SIO_EV_FAILOVER,
 	SIO_EV_COUNT
 };
 
@@ -248,7 +298,36 @@ struct sio_registry {
 	u32 max_peermap;	/* peer-to-peer mappings (peer.c) */
 	u32 pad2;
 	u64 peermap_off;
+	u32 nswitches;
+	u32 pad3;
+	u64 switches_off;
 };
+
+/*
+ * The registry crosses from smartio.ko to libsmartio as bytes (REG_READ)
+ * and is shared between simulator processes: its layout is an interface.
+ * A change here must bump SIO_REG_VERSION (sio_registry_check refuses a
+ * copy of another version) and update these sizes.
+ */
+#define SIO_REG_PIN(type, size)						\
+	_Static_assert(sizeof(struct type) == (size),			\
+		       #type " changed: bump SIO_REG_VERSION")
+SIO_REG_PIN(sio_registry, 144);
+SIO_REG_PIN(sio_node, 11384);
+SIO_REG_PIN(sio_adapter, 1656);
+SIO_REG_PIN(sio_device, 344);
+SIO_REG_PIN(sio_borrow, 2232);
+SIO_REG_PIN(sio_switch, 808);
+SIO_REG_PIN(sio_segment, 80);
+SIO_REG_PIN(sio_attach, 24);
+SIO_REG_PIN(sio_segdma, 40);
+SIO_REG_PIN(sio_peermap, 40);
+SIO_REG_PIN(sio_event, 184);
+_Static_assert(__builtin_offsetof(struct sio_registry, total_size) == 8 &&
+	       __builtin_offsetof(struct sio_registry, nodes_off) == 56 &&
+	       __builtin_offsetof(struct sio_registry, peermap_off) == 120 &&
+	       __builtin_offsetof(struct sio_registry, switches_off) == 136,
+	       "sio_registry header moved: bump SIO_REG_VERSION");
 
 struct sio_reg_limits {
 	u32 max_borrows, max_segments, max_attach, max_segdma;
@@ -301,6 +380,11 @@ static inline struct sio_segdma *sio_segdma_at(struct sio_registry *r, u32 i)
 static inline struct sio_peermap *sio_peermap_at(struct sio_registry *r, u32 i)
 {
 	return (struct sio_peermap *)SIO_REG_TABLE(r, peermap_off) + i;
+}
+
+static inline struct sio_switch *sio_switch_at(struct sio_registry *r, u32 i)
+{
+	return (struct sio_switch *)SIO_REG_TABLE(r, switches_off) + i;
 }
 
 static inline struct sio_event *sio_event_at(struct sio_registry *r, u64 seq)

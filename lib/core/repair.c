@@ -15,11 +15,15 @@
  */
 #include "core_int.h"
 
+/* The tables of an adapter a record can name entries of. */
+enum sio_tab { SIO_TAB_LUTS, SIO_TAB_REQ_IN, SIO_TAB_REQ_OUT };
+
 /* One run of LUT slots or requester entries named by a record. */
 struct sio_ref {
 	u32 node, adapter;
 	s32 first;
 	u32 count;
+	u32 tab;	/* enum sio_tab */
 };
 
 typedef int (*sio_ref_fn)(struct sio_core *c, const struct sio_ref *ref,
@@ -28,7 +32,7 @@ typedef int (*sio_ref_fn)(struct sio_core *c, const struct sio_ref *ref,
 static int visit(struct sio_core *c, sio_ref_fn fn, void *arg, u32 node,
 		 u32 adapter, s32 first, u32 count)
 {
-	struct sio_ref ref = { node, adapter, first, count };
+	struct sio_ref ref = { node, adapter, first, count, SIO_TAB_LUTS };
 
 	if (first < 0 || !count)
 		return 0;
@@ -99,42 +103,60 @@ static int each_lut_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
 	return hit;
 }
 
+/*
+ * A borrow holds one entry of the borrower adapter's incoming table (the
+ * device's requests arrive there) and one of the lender adapter's
+ * outgoing table (they leave there).
+ */
 static int each_req_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
 {
 	struct sio_registry *r = c->reg;
+	struct sio_ref in = { 0, 0, 0, 1, SIO_TAB_REQ_IN };
+	struct sio_ref out = { 0, 0, 0, 1, SIO_TAB_REQ_OUT };
 	u32 i;
 	int hit = 0;
 
 	for (i = 0; i < r->max_borrows && !hit; i++) {
 		const struct sio_borrow *b = sio_borrow_at(r, i);
 
-		if (b->used)
-			hit = visit(c, fn, arg, b->borrower, b->b_adapter,
-				    b->b_req, 1) ||
-			      visit(c, fn, arg, b->lender, b->l_adapter,
-				    b->l_req, 1);
+		if (!b->used)
+			continue;
+		in.node = b->borrower;
+		in.adapter = b->b_adapter;
+		in.first = b->b_req;
+		out.node = b->lender;
+		out.adapter = b->l_adapter;
+		out.first = b->l_req;
+		hit = (in.first >= 0 && fn(c, &in, arg)) ||
+		      (out.first >= 0 && fn(c, &out, arg));
 	}
 	return hit;
 }
 
-static struct sio_bitmap *ref_map(struct sio_core *c,
-				  const struct sio_ref *ref, int luts)
+static struct sio_bitmap *tab_map(struct sio_adapter *ad, u32 tab)
 {
-	struct sio_adapter *ad;
+	if (tab == SIO_TAB_LUTS)
+		return &ad->luts;
+	return tab == SIO_TAB_REQ_IN ? &ad->reqs_in : &ad->reqs_out;
+}
 
+static struct sio_bitmap *ref_map(struct sio_core *c,
+				  const struct sio_ref *ref)
+{
 	if (ref->node >= c->reg->nnodes || ref->adapter >= SIO_MAX_ADAPTERS)
 		return NULL;
-	ad = &sio_node(c->reg, ref->node)->adapter[ref->adapter];
-	return luts ? &ad->luts : &ad->reqs;
+	return tab_map(&sio_node(c->reg, ref->node)->adapter[ref->adapter],
+		       ref->tab);
 }
 
 /* Pass 1: what a record names is taken. */
 static int mark_taken(struct sio_core *c, const struct sio_ref *ref,
 		      void *arg)
 {
-	struct sio_bitmap *b = ref_map(c, ref, arg != NULL);
+	struct sio_bitmap *b = ref_map(c, ref);
 	u32 i, slot;
 
+	(void)arg;
 	if (!b)
 		return 0;
 	for (i = 0; i < ref->count; i++) {
@@ -149,7 +171,7 @@ static int mark_taken(struct sio_core *c, const struct sio_ref *ref,
 }
 
 struct sio_probe {
-	u32 node, adapter, slot;
+	u32 node, adapter, slot, tab;
 };
 
 static int names_slot(struct sio_core *c, const struct sio_ref *ref,
@@ -158,26 +180,28 @@ static int names_slot(struct sio_core *c, const struct sio_ref *ref,
 	const struct sio_probe *p = arg;
 
 	(void)c;
-	return ref->node == p->node && ref->adapter == p->adapter &&
-	       p->slot >= (u32)ref->first && p->slot - (u32)ref->first <
-	       ref->count;
+	return ref->tab == p->tab && ref->node == p->node &&
+	       ref->adapter == p->adapter && p->slot >= (u32)ref->first &&
+	       p->slot - (u32)ref->first < ref->count;
 }
 
 /* Pass 2: a taken entry no record names goes back (and its LUT is cleared). */
-static u32 free_unnamed(struct sio_core *c, int luts)
+static u32 free_unnamed(struct sio_core *c, u32 tab)
 {
+	int luts = tab == SIO_TAB_LUTS;
 	struct sio_registry *r = c->reg;
 	struct sio_probe p;
 	struct sio_bitmap *b;
 	u32 freed = 0;
 
+	p.tab = tab;
 	for (p.node = 0; p.node < r->nnodes; p.node++) {
 		for (p.adapter = 0; p.adapter < SIO_MAX_ADAPTERS;
 		     p.adapter++) {
 			if (!sio_node(r, p.node)->adapter[p.adapter].present)
 				continue;
-			b = luts ? &sio_node(r, p.node)->adapter[p.adapter].luts
-				 : &sio_node(r, p.node)->adapter[p.adapter].reqs;
+			b = tab_map(&sio_node(r, p.node)->adapter[p.adapter],
+				    tab);
 			for (p.slot = b->reserved; p.slot < b->total;
 			     p.slot++) {
 				if (!sio_bitmap_test(b, p.slot))
@@ -220,13 +244,61 @@ static u32 rebuild_attach_masks(struct sio_core *c)
 	return fixed;
 }
 
+/* Adds switch s's hop of every borrow's route to its port counts. */
+static void count_switch(struct sio_registry *r, u32 s)
+{
+	struct sio_route one;
+	u32 i, h;
+
+	one.hops = 1;
+	for (i = 0; i < r->max_borrows; i++) {
+		const struct sio_borrow *b = sio_borrow_at(r, i);
+
+		if (!b->used || b->l_req < 0)
+			continue;
+		for (h = 0; h < b->l_hops && h < SIO_MAX_HOPS; h++) {
+			if (b->route_sw[h] != s)
+				continue;
+			one.sw[0] = (u8)s;
+			one.in_port[0] = b->route_port[h];
+			sio_route_account(r, &one, 1);
+		}
+	}
+}
+
+/* Switch ports' requester counts: exactly what the borrows' routes hold. */
+static u32 recount_switches(struct sio_core *c)
+{
+	struct sio_registry *r = c->reg;
+	u32 out[SIO_MAX_SWITCH_PORTS], in[SIO_MAX_SWITCH_PORTS];
+	u32 s, p, fixed = 0;
+
+	for (s = 0; s < r->nswitches; s++) {
+		struct sio_switch *sw = sio_switch_at(r, s);
+
+		for (p = 0; p < SIO_MAX_SWITCH_PORTS; p++) {
+			out[p] = sw->port[p].out_used;
+			in[p] = sw->port[p].in_used;
+			sw->port[p].out_used = 0;
+			sw->port[p].in_used = 0;
+		}
+		count_switch(r, s);
+		for (p = 0; p < SIO_MAX_SWITCH_PORTS; p++)
+			fixed += (out[p] != sw->port[p].out_used) +
+				 (in[p] != sw->port[p].in_used);
+	}
+	return fixed;
+}
+
 u32 sio_core_repair(struct sio_core *c)
 {
 	u32 fixed;
 
-	each_lut_ref(c, mark_taken, c);
+	each_lut_ref(c, mark_taken, NULL);
 	each_req_ref(c, mark_taken, NULL);
-	fixed = free_unnamed(c, 1);
-	fixed += free_unnamed(c, 0);
+	fixed = free_unnamed(c, SIO_TAB_LUTS);
+	fixed += free_unnamed(c, SIO_TAB_REQ_IN);
+	fixed += free_unnamed(c, SIO_TAB_REQ_OUT);
+	fixed += recount_switches(c);
 	return fixed + rebuild_attach_masks(c);
 }

@@ -114,6 +114,12 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	}
 	phys = sio_nla_u64(&orep.tb[SIO_A_ADDR]);
 	size = sio_nla_u64(&orep.tb[SIO_A_SIZE]);
+	/* The owner's answer is what its record says, or nothing maps. */
+	if (!s->sized || phys != s->phys || size != s->size ||
+	    size % SIO_PAGE) {
+		err = -EPROTO;
+		goto disconnect;
+	}
 	first = sio_lut_map(c, self, (u32)path, size, owner, phys, self,
 			    SIO_RID_CPU, &count);
 	if (first < 0) {
@@ -234,4 +240,53 @@ void sio_attach_node_down(struct sio_core *c, u32 node)
 	for (i = 0; i < r->max_segments; i++)
 		if (sio_seg(r, i)->used && (sio_seg(r, i)->attached >> node & 1))
 			owner_forget(c, i, node);
+}
+
+/*
+ * After a link went down (failover.c): an attachment whose adapter no
+ * longer reaches the owner maps the segment again over the path chosen
+ * now, before its old slots are cleared (a failover event), or with no
+ * path left ends as if the owner were lost.
+ */
+void sio_attach_link_lost(struct sio_core *c)
+{
+	struct sio_registry *r = c->reg;
+	char val[SIO_EVENT_ARGS];
+	struct sio_strbuf sb;
+	u32 i, count;
+	int to, first;
+
+	for (i = 0; i < r->max_attach; i++) {
+		struct sio_attach *a = sio_attach_at(r, i);
+		u32 seg = a->seg, peer = a->node, owner;
+		struct sio_adapter *ad;
+
+		if (!a->used || seg >= r->max_segments)
+			continue;
+		owner = sio_seg(r, seg)->owner;
+		if (sio_path_hops(r, peer, a->adapter, owner) >= 0)
+			continue;
+		to = sio_path_find(r, peer, owner);
+		first = to < 0 ? to :
+			sio_lut_map(c, peer, (u32)to, sio_seg(r, seg)->size,
+				    owner, sio_seg(r, seg)->phys, peer,
+				    SIO_RID_CPU, &count);
+		if (first < 0) {
+			sio_attach_release(c, i);
+			owner_forget(c, seg, peer);
+			continue;
+		}
+		sio_lut_unmap(c, peer, a->adapter, a->lut, a->lut_count);
+		ad = &sio_node(r, peer)->adapter[to];
+		a->adapter = (u8)to;
+		a->lut = first;
+		a->lut_count = count;
+		a->local_addr = ad->window_base + (u64)first * ad->slot_size;
+		/* "node=<peer> adapter=<ad>", as a borrow's failover says */
+		sio_sb_init(&sb, val, sizeof(val));
+		sio_sb_str(&sb, sio_node(r, peer)->name);
+		sio_sb_str(&sb, " adapter=");
+		sio_sb_str(&sb, ad->name);
+		sio_seg_event(c, SIO_EV_FAILOVER, seg, "node", val);
+	}
 }

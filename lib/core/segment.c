@@ -55,7 +55,8 @@ void sio_segments_node_down(struct sio_core *c, u32 node)
  * A free record for owner's segment name of generation gen, announced:
  * its index, or -ENOSPC.  Created here, or copied from its owner's table.
  */
-static int seg_new(struct sio_core *c, u32 owner, const char *name, u32 gen)
+static int seg_new(struct sio_core *c, u32 owner, u32 creator,
+		   const char *name, u32 gen)
 {
 	struct sio_registry *r = c->reg;
 	struct sio_segment *s;
@@ -67,13 +68,15 @@ static int seg_new(struct sio_core *c, u32 owner, const char *name, u32 gen)
 	sio_memset(s, 0, sizeof(*s));
 	s->used = 1;
 	s->owner = (u16)owner;
+	s->creator = (u16)creator;
 	s->gen = gen;
 	sio_strlcpy(s->name, name, sizeof(s->name));
 	sio_seg_event(c, SIO_EV_SEGMENT_CREATE, (u32)i, NULL, NULL);
 	return i;
 }
 
-static int seg_create(struct sio_core *c, u32 owner, const char *name)
+static int seg_create(struct sio_core *c, u32 owner, u32 creator,
+		      const char *name)
 {
 	struct sio_registry *r = c->reg;
 	int i;
@@ -82,7 +85,13 @@ static int seg_create(struct sio_core *c, u32 owner, const char *name)
 		return -EINVAL;
 	if (sio_seg_lookup(r, owner, name) >= 0)
 		return -EEXIST;
-	i = seg_new(c, owner, name, r->seg_gen + 1);
+	/* A peer's user creates here within the peer's share (origin.c). */
+	if (creator != owner && (c->flags & SIO_CORE_SEPARATE)) {
+		i = sio_peer_seg_room(r, owner, creator, SIO_NONE);
+		if (i < 0)
+			return i;
+	}
+	i = seg_new(c, owner, creator, name, r->seg_gen + 1);
 	if (i < 0)
 		return i;
 	r->seg_gen++;
@@ -153,6 +162,25 @@ static int seg_available(struct sio_core *c, u32 seg,
 	return 0;
 }
 
+/*
+ * A peer's user may size, export and destroy only the segments it created
+ * here, and map for a device those or exported ones (origin.c).
+ */
+static int peer_may(struct sio_core *c, const struct sio_parsed *p, u32 self,
+		    u32 seg)
+{
+	struct sio_segment *s = sio_seg(c->reg, seg);
+
+	if (!(c->flags & SIO_CORE_SEPARATE) || p->from == self ||
+	    s->creator == p->from)
+		return 0;
+	if ((p->cmd == SIO_CMD_SEG_DMA_MAP || p->cmd == SIO_CMD_SEG_DMA_UNMAP) &&
+	    s->available)
+		return 0;
+	sio_peer_refused(c, p->from, p->cmd);
+	return -EPERM;
+}
+
 int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	      struct sio_msg *rep)
 {
@@ -168,10 +196,12 @@ int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	if (!sio_node_up(r, (u32)owner))
 		return -EHOSTDOWN;
 	if (p->cmd == SIO_CMD_SEG_CREATE)
-		return seg_create(c, (u32)owner, name);
+		return seg_create(c, (u32)owner, p->from, name);
 	seg = sio_seg_lookup(r, (u32)owner, name);
 	if (seg < 0)
 		return seg;
+	if ((u32)owner == self && peer_may(c, p, self, (u32)seg))
+		return -EPERM;
 	switch (p->cmd) {
 	case SIO_CMD_SEG_SIZE:
 		if (!p->present[SIO_A_SIZE])
@@ -342,7 +372,7 @@ static int table_apply(struct sio_core *c, u32 self, u32 owner,
 		return -EINVAL;
 	i = sio_seg_lookup(r, owner, name);
 	if (i < 0)
-		i = seg_new(c, owner, name, sio_nla_u32(&f));
+		i = seg_new(c, owner, owner, name, sio_nla_u32(&f));
 	if (i < 0)
 		return i;
 	s = sio_seg(r, (u32)i);
@@ -366,6 +396,41 @@ static int table_apply(struct sio_core *c, u32 self, u32 owner,
 }
 
 /*
+ * One record of an owner's table as it arrives: a valid name, a
+ * generation, sizes and offsets in whole pages (the backing is mapped by
+ * page: a ragged size would expose what follows it), an export flag.
+ */
+static int table_record_ok(const struct sio_nla *nest)
+{
+	struct sio_nla f;
+
+	if (sio_nla_find(nest, SIO_A_NAME, &f) || !seg_name_ok(sio_nla_str(&f)) ||
+	    sio_nla_find(nest, SIO_A_INDEX, &f))
+		return 0;
+	return field_u64(nest, SIO_A_SIZE) % SIO_PAGE == 0 &&
+	       field_u64(nest, SIO_A_ADDR) % SIO_PAGE == 0 &&
+	       field_u64(nest, SIO_A_OFFSET) % SIO_PAGE == 0 &&
+	       field_u32(nest, SIO_A_FLAGS) <= 1;
+}
+
+/* The whole table is checked before anything changes. */
+static int table_ok(struct sio_registry *r, u32 self, u32 owner,
+		    const struct sio_parsed *p)
+{
+	struct sio_nla a;
+	u32 pos = 0, n = 0;
+
+	while (sio_nla_next(p->attrs, p->attrs_len, &pos, &a)) {
+		if (a.type != SIO_A_SEG)
+			continue;
+		if (!table_record_ok(&a))
+			return -EINVAL;
+		n++;
+	}
+	return sio_peer_seg_room(r, self, owner, n);
+}
+
+/*
  * SEG_TABLE from the owner: records it no longer lists (or lists with
  * another generation: destroyed and created again) go, the others are
  * created or updated.
@@ -386,6 +451,9 @@ int sio_h_seg_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	if (p->present[SIO_A_SRC] &&
 	    sio_nla_u32(&p->tb[SIO_A_SRC]) != sio_node(r, (u32)owner)->id)
 		return -EPERM;	/* only the owner speaks for its segments */
+	err = table_ok(r, self, (u32)owner, p);
+	if (err)
+		return err;
 	for (i = 0; i < r->max_segments; i++) {
 		struct sio_segment *s = sio_seg(r, i);
 

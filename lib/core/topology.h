@@ -15,6 +15,9 @@
 #define SIO_MAX_ADAPTERS 4	/* per node */
 #define SIO_MAX_BARS 6
 #define SIO_TOPO_NAME 32
+#define SIO_MAX_SWITCHES 16	/* cluster switches */
+#define SIO_MAX_SWITCH_PORTS 24	/* per switch (Dolphin MXS824) */
+#define SIO_MAX_HOPS 8		/* switches on one path */
 
 enum sio_dev_model {
 	SIO_MODEL_GENERIC,	/* config space and BARs, DMA on request */
@@ -44,6 +47,24 @@ struct sio_topo_adapter {
 	u32 luts;	/* look-up table entries; window / luts is one slot */
 	u32 requesters;	/* requester-id entries, at most 64 */
 	u32 reserved;	/* of which reserved for CPUs */
+	/*
+	 * Cabled to a switch port: 1 + index into switches[], 0 = none
+	 * (peers then lists what a direct cable reaches).
+	 */
+	u32 sw;
+	u32 port;
+};
+
+/*
+ * A cluster switch (SmartIO section 3): ports, each with its own requester
+ * tables, cabled to an adapter or (a cascade) to a port of another switch.
+ */
+struct sio_topo_switch {
+	char name[SIO_TOPO_NAME];
+	u32 ports;
+	u32 requesters, reserved;	/* per port and table, as adapters */
+	u8 peer_sw[SIO_MAX_SWITCH_PORTS];	/* cascade: 1 + index, 0 none */
+	u8 peer_port[SIO_MAX_SWITCH_PORTS];
 };
 
 struct sio_topo_device {
@@ -59,10 +80,18 @@ struct sio_topo_device {
 };
 
 struct sio_topology {
-	u32 nnodes, nadapters, ndevices;
+	u32 nnodes, nadapters, ndevices, nswitches;
 	struct sio_topo_node *nodes;
 	struct sio_topo_adapter *adapters;
 	struct sio_topo_device *devices;
+	struct sio_topo_switch *switches;	/* NULL when nswitches is 0 */
 };
+
+/* The mask of nodes 0..n-1; n may be SIO_MAX_NODES, where 1ull << n is
+ * undefined behaviour, so that case is spelled out once here. */
+static inline u64 sio_all_nodes(u32 n)
+{
+	return n >= SIO_MAX_NODES ? ~0ull : (1ull << n) - 1;
+}
 
 #endif /* SIO_TOPOLOGY_H */

@@ -135,8 +135,11 @@ static void finish(struct sim_devmodel *m, u32 e, struct engine *g, u32 st)
 	g->busy = 0;
 	sim_wr64(cnt, sim_rd64(cnt) + 1);
 	sim_wr32(ereg(m, e, E_STATUS), st);
-	if (g->irq)
-		sim_model_irq(m, g->vector);
+	/* The transfer stands; only the interrupt is lost, as before. */
+	if (g->irq && sim_model_irq(m, g->vector) == -EINVAL)
+		sim_model_driver_error(m, SIM_DRV_BAD_VECTOR,
+				       "engine %u asked for MSI-X vector %u of %u",
+				       e, g->vector, m->ops->msix_vectors);
 }
 
 static int dma_poll(struct sim_devmodel *m)

@@ -53,10 +53,117 @@ enum {
 #define NVME_PAGED_BAR0 0x20000u	/* from here, a page per queue pair */
 #define NVME_PAGED_DSTRD 9u
 
+/* Controller register fields (NVMe 1.4 section 3.1). */
+#define CAP_MQES(n) ((u64)(n))
+#define CAP_CQR (1ull << 16)
+#define CAP_TO(halfsec) ((u64)(halfsec) << 24)
+#define CAP_DSTRD(n) ((u64)(n) << 32)
+#define CAP_CSS_NVM (1ull << 37)
+#define NVME_VS_1_4 0x00010400u
 #define CC_EN 0x1u
+#define CC_CSS(cc) (((cc) >> 4) & 0x7)
+#define CC_MPS(cc) (((cc) >> 7) & 0xf)
+#define CC_SHN(cc) (((cc) >> 14) & 0x3)
+#define CC_IOSQES(cc) (((cc) >> 16) & 0xf)
+#define CC_IOCQES(cc) (((cc) >> 20) & 0xf)
 #define CSTS_RDY 0x1u
 #define CSTS_CFS 0x2u
 #define CSTS_SHST_DONE (2u << 2)
+#define AQA_ASQS(aqa) ((aqa) & 0xfff)		/* zero's based */
+#define AQA_ACQS(aqa) (((aqa) >> 16) & 0xfff)
+
+/* Queue entry sizes as powers of two: 64-byte SQ, 16-byte CQ entries. */
+#define NVME_SQES 6
+#define NVME_CQES 4
+
+/* Opcodes (NVMe 1.4 figures 139 and 346). */
+enum nvme_admin_opcode {
+	NVME_ADM_DELETE_SQ = 0x00,
+	NVME_ADM_CREATE_SQ = 0x01,
+	NVME_ADM_DELETE_CQ = 0x04,
+	NVME_ADM_CREATE_CQ = 0x05,
+	NVME_ADM_IDENTIFY = 0x06,
+	NVME_ADM_ABORT = 0x08,
+	NVME_ADM_SET_FEATURES = 0x09,
+	NVME_ADM_GET_FEATURES = 0x0a,
+	NVME_ADM_ASYNC_EVENT = 0x0c,
+};
+
+enum nvme_io_opcode {
+	NVME_CMD_FLUSH = 0x00,
+	NVME_CMD_WRITE = 0x01,
+	NVME_CMD_READ = 0x02,
+};
+
+/* Identify's Controller or Namespace Structure (CNS, CDW10 bits 7:0). */
+enum nvme_cns {
+	NVME_CNS_NS = 0x00,
+	NVME_CNS_CTRL = 0x01,
+	NVME_CNS_NS_LIST = 0x02,
+};
+
+/* Feature identifiers (FID, CDW10 bits 7:0 of Get / Set Features). */
+enum nvme_fid {
+	NVME_FEAT_NUM_QUEUES = 0x07,
+	NVME_FEAT_IRQ_COALESCE = 0x08,
+};
+
+/*
+ * A submission queue entry (NVMe 1.4 figure 105), decoded once from the
+ * 64 little-endian bytes the controller fetched; the command-specific
+ * dwords keep their spec names and the field macros below take them apart.
+ */
+struct nvme_cmd {
+	u8 opcode;
+	u16 cid;
+	u32 nsid;
+	u64 prp1, prp2;
+	u32 cdw10, cdw11, cdw12;
+};
+
+#define SQE_OPCODE 0
+#define SQE_CID 2
+#define SQE_NSID 4
+#define SQE_PRP1 24
+#define SQE_PRP2 32
+#define SQE_CDW10 40
+#define SQE_CDW11 44
+#define SQE_CDW12 48
+
+/* Create I/O Completion / Submission Queue (figures 149-153). */
+#define CREATE_QID(cdw10) ((cdw10) & 0xffff)
+#define CREATE_QSIZE(cdw10) (((cdw10) >> 16) + 1)	/* zero's based */
+#define CREATE_PC(cdw11) ((cdw11) & 0x1)		/* contiguous */
+#define CREATE_CQ_IEN(cdw11) (((cdw11) >> 1) & 0x1)
+#define CREATE_CQ_IV(cdw11) ((cdw11) >> 16)
+#define CREATE_SQ_CQID(cdw11) ((cdw11) >> 16)
+/* Delete I/O Completion / Submission Queue (figures 155, 157). */
+#define DELETE_QID(cdw10) ((cdw10) & 0xffff)
+/* Identify (figure 241), Get / Set Features (figures 267, 284). */
+#define IDENTIFY_CNS(cdw10) ((cdw10) & 0xff)
+#define FEATURES_FID(cdw10) ((cdw10) & 0xff)
+/* Read / Write (figures 368, 383): SLBA in CDW10-11, NLB in CDW12. */
+#define RW_SLBA(c) ((c)->cdw10 | (u64)(c)->cdw11 << 32)
+#define RW_NLB(cdw12) (((cdw12) & 0xffff) + 1)		/* zero's based */
+
+/* A completion queue entry (figure 121): DW2 SQ head and id, DW3 the
+ * command id and the status field, whose bit 0 is the phase tag. */
+#define CQE_RESULT 0
+#define CQE_DW1 4
+#define CQE_DW2 8
+#define CQE_DW3 12
+
+/* Identify Controller (figure 247) and Namespace (figure 245) fields. */
+enum {
+	ID_CTRL_VID = 0, ID_CTRL_SSVID = 2, ID_CTRL_SN = 4, ID_CTRL_MN = 24,
+	ID_CTRL_FR = 64, ID_CTRL_MDTS = 77, ID_CTRL_CNTLID = 78,
+	ID_CTRL_VER = 80, ID_CTRL_CNTRLTYPE = 111, ID_CTRL_ACL = 257,
+	ID_CTRL_AERL = 258, ID_CTRL_SQES = 512, ID_CTRL_CQES = 513,
+	ID_CTRL_NN = 516, ID_CTRL_VWC = 525,
+	ID_NS_NSZE = 0, ID_NS_NCAP = 8, ID_NS_NUSE = 16, ID_NS_LBAF0 = 128,
+};
+#define CNTRLTYPE_IO 1
+#define LBAF_LBADS(shift) ((u32)(shift) << 16)
 
 /* Status: SC in bits 7:0, SCT in 10:8 (generic 0, command specific 1). */
 enum {
@@ -73,6 +180,7 @@ struct nvme_sq {
 	u64 base;
 	u32 size, head;
 	u16 cqid;
+	u32 bad_db;	/* the bad tail doorbell last counted, 0 = none */
 };
 
 struct nvme_cq {
@@ -82,6 +190,7 @@ struct nvme_cq {
 	u32 phase;
 	int ien, irq_due;
 	u16 iv;
+	u32 bad_db;	/* the bad head doorbell last counted, 0 = none */
 };
 
 struct nvme {
@@ -94,34 +203,6 @@ struct nvme {
 	u8 page[NVME_PAGE];
 };
 
-static u32 le32(const u8 *p)
-{
-	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
-}
-
-static u64 le64(const u8 *p)
-{
-	return le32(p) | (u64)le32(p + 4) << 32;
-}
-
-static void put_le16(u8 *p, u16 v)
-{
-	p[0] = (u8)v;
-	p[1] = (u8)(v >> 8);
-}
-
-static void put_le32(u8 *p, u32 v)
-{
-	put_le16(p, (u16)v);
-	put_le16(p + 2, (u16)(v >> 16));
-}
-
-static void put_le64(u8 *p, u64 v)
-{
-	put_le32(p, (u32)v);
-	put_le32(p + 4, (u32)(v >> 32));
-}
-
 /* Space-padded ASCII field of an Identify structure. */
 static void put_str(u8 *p, size_t len, const char *s)
 {
@@ -129,6 +210,18 @@ static void put_str(u8 *p, size_t len, const char *s)
 
 	memset(p, ' ', len);
 	memcpy(p, s, n < len ? n : len);
+}
+
+static void nvme_cmd_decode(const u8 *sqe, struct nvme_cmd *c)
+{
+	c->opcode = sqe[SQE_OPCODE];
+	c->cid = sio_get_le16(sqe + SQE_CID);
+	c->nsid = sio_get_le32(sqe + SQE_NSID);
+	c->prp1 = sio_get_le64(sqe + SQE_PRP1);
+	c->prp2 = sio_get_le64(sqe + SQE_PRP2);
+	c->cdw10 = sio_get_le32(sqe + SQE_CDW10);
+	c->cdw11 = sio_get_le32(sqe + SQE_CDW11);
+	c->cdw12 = sio_get_le32(sqe + SQE_CDW12);
 }
 
 static u8 *reg(struct sim_devmodel *m, u32 off)
@@ -193,7 +286,9 @@ static int nvme_init(struct sim_devmodel *m)
 	if (!n)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/nvme-%s.img", m->f->dir, d->name);
-	n->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	n->fd = sim_file_open(m->f, path, O_RDWR | O_CREAT);
+	if (n->fd < 0)
+		errno = -n->fd;
 	if (n->fd < 0 || fstat(n->fd, &st) < 0 ||
 	    ((u64)st.st_size < NVME_NS_BYTES &&
 	     ftruncate(n->fd, (off_t)NVME_NS_BYTES) < 0)) {
@@ -206,10 +301,10 @@ static int nvme_init(struct sim_devmodel *m)
 	}
 	n->nsze = NVME_NS_BYTES >> NVME_LBA_SHIFT;
 	m->priv = n;
-	cap = NVME_MQES | 1ull << 16 /* CQR */ | 20ull << 24 /* TO 10 s */ |
-	      (u64)dstrd_of(m->bar_size[0]) << 32 | 1ull << 37 /* CSS: NVM */;
+	cap = CAP_MQES(NVME_MQES) | CAP_CQR | CAP_TO(20) /* 10 s */ |
+	      CAP_DSTRD(dstrd_of(m->bar_size[0])) | CAP_CSS_NVM;
 	sim_wr64(reg(m, REG_CAP), cap);
-	sim_wr32(reg(m, REG_VS), 0x00010400);
+	sim_wr32(reg(m, REG_VS), NVME_VS_1_4);
 	sim_wr32(reg(m, REG_CC), 0);
 	sim_wr32(reg(m, REG_CSTS), 0);
 	controller_reset(m);
@@ -255,17 +350,27 @@ static int prp_xfer(struct sim_devmodel *m, u64 prp1, u64 prp2, u8 *buf,
 		int chain = left > room;
 
 		take = chain ? room - 1 : left;
-		if ((list & 7) || (chain && room < 2))
+		if (list & 7) {
+			sim_model_driver_error(m, SIM_DRV_MISALIGNED,
+					       "PRP list at %#llx is not 8-byte aligned",
+					       (unsigned long long)list);
+			return -EINVAL;
+		}
+		if (chain && room < 2)
 			return -EINVAL;
 		err = sim_model_dma(m, list, ents, 8 * (take + (u32)chain), 0);
 		if (err)
 			return err;
 		for (i = 0; i < take; i++) {
-			u64 page = le64(ents + 8 * i);
+			u64 page = sio_get_le64(ents + 8 * i);
 			u32 piece = len - done < NVME_PAGE ? len - done : NVME_PAGE;
 
-			if (page % NVME_PAGE)
+			if (page % NVME_PAGE) {
+				sim_model_driver_error(m, SIM_DRV_MISALIGNED,
+						       "PRP entry %#llx is not page aligned",
+						       (unsigned long long)page);
 				return -EINVAL;
+			}
 			err = sim_model_dma(m, page, buf + done, piece, to_host);
 			if (err)
 				return err;
@@ -273,7 +378,7 @@ static int prp_xfer(struct sim_devmodel *m, u64 prp1, u64 prp2, u8 *buf,
 		}
 		left -= take;
 		if (chain)
-			list = le64(ents + 8 * take);
+			list = sio_get_le64(ents + 8 * take);
 	}
 	return 0;
 }
@@ -288,68 +393,67 @@ static void identify_controller(struct sim_devmodel *m, u8 *p)
 	struct sio_device *d = sio_dev(m->f->reg, m->dev);
 	char sn[24];
 
-	put_le16(p + 0, d->vendor);
-	put_le16(p + 2, d->subsys_vendor);
+	sio_put_le16(p + ID_CTRL_VID, d->vendor);
+	sio_put_le16(p + ID_CTRL_SSVID, d->subsys_vendor);
 	snprintf(sn, sizeof(sn), "SIO%08x", d->fdid);
-	put_str(p + 4, 20, sn);
-	put_str(p + 24, 40, "smartio simulated NVMe");
-	put_str(p + 64, 8, "0.1");
-	p[77] = NVME_MDTS;
-	put_le16(p + 78, 1);			/* CNTLID */
-	put_le32(p + 80, 0x00010400);		/* VER */
-	p[111] = 1;				/* I/O controller */
-	p[257] = 3;				/* ACL */
-	p[258] = 3;				/* AERL */
-	p[512] = 0x66;				/* SQES: 64 bytes */
-	p[513] = 0x44;				/* CQES: 16 bytes */
-	put_le32(p + 516, 1);			/* NN */
-	p[525] = 1;				/* VWC: Flush matters */
+	put_str(p + ID_CTRL_SN, 20, sn);
+	put_str(p + ID_CTRL_MN, 40, "smartio simulated NVMe");
+	put_str(p + ID_CTRL_FR, 8, "0.1");
+	p[ID_CTRL_MDTS] = NVME_MDTS;
+	sio_put_le16(p + ID_CTRL_CNTLID, 1);
+	sio_put_le32(p + ID_CTRL_VER, NVME_VS_1_4);
+	p[ID_CTRL_CNTRLTYPE] = CNTRLTYPE_IO;
+	p[ID_CTRL_ACL] = 3;
+	p[ID_CTRL_AERL] = 3;
+	/* required and maximum entry sizes, both the one we take */
+	p[ID_CTRL_SQES] = NVME_SQES << 4 | NVME_SQES;
+	p[ID_CTRL_CQES] = NVME_CQES << 4 | NVME_CQES;
+	sio_put_le32(p + ID_CTRL_NN, 1);
+	p[ID_CTRL_VWC] = 1;			/* Flush matters */
 }
 
-static int identify(struct sim_devmodel *m, const u8 *cmd)
+static int identify(struct sim_devmodel *m, const struct nvme_cmd *cmd)
 {
 	struct nvme *n = m->priv;
-	u32 nsid = le32(cmd + 4), cns = le32(cmd + 40) & 0xff;
 	u8 *p = n->page;
 
 	memset(p, 0, NVME_PAGE);
-	switch (cns) {
-	case 0x00:	/* namespace */
-		if (nsid != 1)
+	switch (IDENTIFY_CNS(cmd->cdw10)) {
+	case NVME_CNS_NS:
+		if (cmd->nsid != 1)
 			return SC_BAD_NS;
-		put_le64(p + 0, n->nsze);	/* NSZE */
-		put_le64(p + 8, n->nsze);	/* NCAP */
-		put_le64(p + 16, n->nsze);	/* NUSE */
-		put_le32(p + 128, NVME_LBA_SHIFT << 16);	/* LBAF0 */
+		sio_put_le64(p + ID_NS_NSZE, n->nsze);
+		sio_put_le64(p + ID_NS_NCAP, n->nsze);
+		sio_put_le64(p + ID_NS_NUSE, n->nsze);
+		sio_put_le32(p + ID_NS_LBAF0, LBAF_LBADS(NVME_LBA_SHIFT));
 		break;
-	case 0x01:
+	case NVME_CNS_CTRL:
 		identify_controller(m, p);
 		break;
-	case 0x02:	/* active namespaces above nsid */
-		if (nsid < 1)
-			put_le32(p, 1);
+	case NVME_CNS_NS_LIST:	/* active namespaces above nsid */
+		if (cmd->nsid < 1)
+			sio_put_le32(p, 1);
 		break;
 	default:
 		return SC_BAD_FIELD;
 	}
-	return xfer_status(prp_xfer(m, le64(cmd + 24), le64(cmd + 32), p,
-				    NVME_PAGE, 1));
+	return xfer_status(prp_xfer(m, cmd->prp1, cmd->prp2, p, NVME_PAGE, 1));
 }
 
-static int create_cq(struct nvme *n, const u8 *cmd, u32 vectors)
+static int create_cq(struct nvme *n, const struct nvme_cmd *cmd, u32 vectors)
 {
-	u32 c10 = le32(cmd + 40), c11 = le32(cmd + 44);
-	u32 qid = c10 & 0xffff, size = (c10 >> 16) + 1;
-	u64 base = le64(cmd + 24);
+	u32 qid = CREATE_QID(cmd->cdw10), size = CREATE_QSIZE(cmd->cdw10);
+	u32 c11 = cmd->cdw11;
+	u64 base = cmd->prp1;
 	struct nvme_cq *cq;
 
 	if (qid == 0 || qid >= NVME_QUEUES || n->cq[qid].used)
 		return SC_BAD_QID;
 	if (size < 2 || size > NVME_MQES + 1)
 		return SC_BAD_QSIZE;
-	if (!(c11 & 1) || base % NVME_PAGE)
+	if (!CREATE_PC(c11) || base % NVME_PAGE)
 		return SC_BAD_FIELD;
-	if ((c11 & 2) && (c11 >> 16) >= vectors)
+	if (CREATE_CQ_IEN(c11) && CREATE_CQ_IV(c11) >= vectors)
 		return SC_BAD_VECTOR;
 	cq = &n->cq[qid];
 	memset(cq, 0, sizeof(*cq));
@@ -357,22 +461,22 @@ static int create_cq(struct nvme *n, const u8 *cmd, u32 vectors)
 	cq->base = base;
 	cq->size = size;
 	cq->phase = 1;
-	cq->ien = (c11 >> 1) & 1;
-	cq->iv = (u16)(c11 >> 16);
+	cq->ien = CREATE_CQ_IEN(c11);
+	cq->iv = (u16)CREATE_CQ_IV(c11);
 	return SC_OK;
 }
 
-static int create_sq(struct nvme *n, const u8 *cmd)
+static int create_sq(struct nvme *n, const struct nvme_cmd *cmd)
 {
-	u32 c10 = le32(cmd + 40), c11 = le32(cmd + 44);
-	u32 qid = c10 & 0xffff, size = (c10 >> 16) + 1, cqid = c11 >> 16;
-	u64 base = le64(cmd + 24);
+	u32 qid = CREATE_QID(cmd->cdw10), size = CREATE_QSIZE(cmd->cdw10);
+	u32 cqid = CREATE_SQ_CQID(cmd->cdw11);
+	u64 base = cmd->prp1;
 
 	if (qid == 0 || qid >= NVME_QUEUES || n->sq[qid].used)
 		return SC_BAD_QID;
 	if (size < 2 || size > NVME_MQES + 1)
 		return SC_BAD_QSIZE;
-	if (!(c11 & 1) || base % NVME_PAGE)
+	if (!CREATE_PC(cmd->cdw11) || base % NVME_PAGE)
 		return SC_BAD_FIELD;
 	if (cqid == 0 || cqid >= NVME_QUEUES || !n->cq[cqid].used)
 		return SC_CQ_INVALID;
@@ -384,10 +488,11 @@ static int create_sq(struct nvme *n, const u8 *cmd)
 	return SC_OK;
 }
 
-static int delete_queue(struct sim_devmodel *m, const u8 *cmd, int is_cq)
+static int delete_queue(struct sim_devmodel *m, const struct nvme_cmd *cmd,
+			int is_cq)
 {
 	struct nvme *n = m->priv;
-	u32 qid = le32(cmd + 40) & 0xffff, i;
+	u32 qid = DELETE_QID(cmd->cdw10), i;
 
 	if (qid == 0 || qid >= NVME_QUEUES ||
 	    !(is_cq ? n->cq[qid].used : n->sq[qid].used))
@@ -405,15 +510,13 @@ static int delete_queue(struct sim_devmodel *m, const u8 *cmd, int is_cq)
 	return SC_OK;
 }
 
-static int features(const u8 *cmd, u32 *result)
+static int features(const struct nvme_cmd *cmd, u32 *result)
 {
-	u32 fid = le32(cmd + 40) & 0xff;
-
-	switch (fid) {
-	case 0x07:	/* Number of Queues: what we have, whatever was asked */
+	switch (FEATURES_FID(cmd->cdw10)) {
+	case NVME_FEAT_NUM_QUEUES:	/* what we have, whatever was asked */
 		*result = (NVME_QUEUES - 2) | (u32)(NVME_QUEUES - 2) << 16;
 		return SC_OK;
-	case 0x08:	/* Interrupt Coalescing: accepted, not applied */
+	case NVME_FEAT_IRQ_COALESCE:	/* accepted, not applied */
 		*result = 0;
 		return SC_OK;
 	default:
@@ -421,28 +524,30 @@ static int features(const u8 *cmd, u32 *result)
 	}
 }
 
-static int admin(struct sim_devmodel *m, const u8 *cmd, u32 *result)
+static int admin(struct sim_devmodel *m, const struct nvme_cmd *cmd,
+		 u32 *result)
 {
 	struct nvme *n = m->priv;
 
-	switch (cmd[0]) {
-	case 0x00: return delete_queue(m, cmd, 0);
-	case 0x01: return create_sq(n, cmd);
-	case 0x04: return delete_queue(m, cmd, 1);
-	case 0x05: return create_cq(n, cmd, m->ops->msix_vectors);
-	case 0x06: return identify(m, cmd);
-	case 0x08: *result = 1; return SC_OK;	/* Abort: not aborted */
-	case 0x09: case 0x0a: return features(cmd, result);
-	case 0x0c: return SC_NO_COMPLETION;
+	switch (cmd->opcode) {
+	case NVME_ADM_DELETE_SQ: return delete_queue(m, cmd, 0);
+	case NVME_ADM_CREATE_SQ: return create_sq(n, cmd);
+	case NVME_ADM_DELETE_CQ: return delete_queue(m, cmd, 1);
+	case NVME_ADM_CREATE_CQ: return create_cq(n, cmd, m->ops->msix_vectors);
+	case NVME_ADM_IDENTIFY: return identify(m, cmd);
+	case NVME_ADM_ABORT: *result = 1; return SC_OK;	/* not aborted */
+	case NVME_ADM_SET_FEATURES:
+	case NVME_ADM_GET_FEATURES: return features(cmd, result);
+	case NVME_ADM_ASYNC_EVENT: return SC_NO_COMPLETION;
 	default: return SC_BAD_OPCODE;
 	}
 }
 
-static int rw(struct sim_devmodel *m, const u8 *cmd, int write)
+static int rw(struct sim_devmodel *m, const struct nvme_cmd *cmd, int write)
 {
 	struct nvme *n = m->priv;
-	u64 slba = le64(cmd + 40);
-	u32 nlb = (le32(cmd + 48) & 0xffff) + 1;
+	u64 slba = RW_SLBA(cmd);
+	u32 nlb = RW_NLB(cmd->cdw12);
 	u32 len = nlb << NVME_LBA_SHIFT;
 	off_t off = (off_t)(slba << NVME_LBA_SHIFT);
 	ssize_t done;
@@ -453,8 +558,7 @@ static int rw(struct sim_devmodel *m, const u8 *cmd, int write)
 	if (len > NVME_MAX_XFER)
 		return SC_BAD_FIELD;
 	if (write) {
-		err = prp_xfer(m, le64(cmd + 24), le64(cmd + 32), n->data, len,
-			       0);
+		err = prp_xfer(m, cmd->prp1, cmd->prp2, n->data, len, 0);
 		if (err)
 			return xfer_status(err);
 		done = pwrite(n->fd, n->data, len, off);
@@ -463,20 +567,19 @@ static int rw(struct sim_devmodel *m, const u8 *cmd, int write)
 	done = pread(n->fd, n->data, len, off);
 	if (done != (ssize_t)len)
 		return SC_INTERNAL;
-	return xfer_status(prp_xfer(m, le64(cmd + 24), le64(cmd + 32),
-				    n->data, len, 1));
+	return xfer_status(prp_xfer(m, cmd->prp1, cmd->prp2, n->data, len, 1));
 }
 
-static int io(struct sim_devmodel *m, const u8 *cmd)
+static int io(struct sim_devmodel *m, const struct nvme_cmd *cmd)
 {
 	struct nvme *n = m->priv;
 
-	if (le32(cmd + 4) != 1)
+	if (cmd->nsid != 1)
 		return SC_BAD_NS;
-	switch (cmd[0]) {
-	case 0x00: return fdatasync(n->fd) ? SC_INTERNAL : SC_OK;
-	case 0x01: return rw(m, cmd, 1);
-	case 0x02: return rw(m, cmd, 0);
+	switch (cmd->opcode) {
+	case NVME_CMD_FLUSH: return fdatasync(n->fd) ? SC_INTERNAL : SC_OK;
+	case NVME_CMD_WRITE: return rw(m, cmd, 1);
+	case NVME_CMD_READ: return rw(m, cmd, 0);
 	default: return SC_BAD_OPCODE;
 	}
 }
@@ -493,15 +596,15 @@ static int complete(struct sim_devmodel *m, u32 sqid, u16 cid, int status,
 	struct nvme *n = m->priv;
 	struct nvme_sq *sq = &n->sq[sqid];
 	struct nvme_cq *cq = &n->cq[sq->cqid];
-	u8 e[16];
-	u64 at = cq->base + 16ull * cq->tail;
+	u8 e[1u << NVME_CQES];
+	u64 at = cq->base + ((u64)cq->tail << NVME_CQES);
 
-	put_le32(e, result);
-	put_le32(e + 4, 0);
-	put_le32(e + 8, sq->head | sqid << 16);
-	put_le32(e + 12, cid | (cq->phase | (u32)status << 1) << 16);
-	if (sim_model_dma(m, at, e, 12, 1) ||
-	    sim_model_dma(m, at + 12, e + 12, 4, 1)) {
+	sio_put_le32(e + CQE_RESULT, result);
+	sio_put_le32(e + CQE_DW1, 0);
+	sio_put_le32(e + CQE_DW2, sq->head | sqid << 16);
+	sio_put_le32(e + CQE_DW3, cid | (cq->phase | (u32)status << 1) << 16);
+	if (sim_model_dma(m, at, e, CQE_DW3, 1) ||
+	    sim_model_dma(m, at + CQE_DW3, e + CQE_DW3, 4, 1)) {
 		fatal(m);
 		return -EFAULT;
 	}
@@ -531,21 +634,23 @@ static int run_sq(struct sim_devmodel *m, u32 qid)
 	while (done < NVME_BATCH && n->enabled && sq->used) {
 		u32 tail = sim_rd32(doorbell(m, qid, 0));
 		u32 result = 0;
-		u8 cmd[64];
+		u8 sqe[1u << NVME_SQES];
+		struct nvme_cmd cmd;
 		int status;
 
 		if (tail >= sq->size || tail == sq->head || cq_full(m, sq->cqid))
 			break;
-		if (sim_model_dma(m, sq->base + 64ull * sq->head, cmd, 64, 0)) {
+		if (sim_model_dma(m, sq->base + sizeof(sqe) * sq->head, sqe,
+				  sizeof(sqe), 0)) {
 			fatal(m);	/* cannot even fetch: controller fatal */
 			n->enabled = 0;
 			break;
 		}
 		sq->head = (sq->head + 1) % sq->size;
-		status = qid ? io(m, cmd) : admin(m, cmd, &result);
+		nvme_cmd_decode(sqe, &cmd);
+		status = qid ? io(m, &cmd) : admin(m, &cmd, &result);
 		if (status != SC_NO_COMPLETION &&
-		    complete(m, qid, (u16)(cmd[2] | cmd[3] << 8), status,
-			     result)) {
+		    complete(m, qid, cmd.cid, status, result)) {
 			n->enabled = 0;
 			break;
 		}
@@ -559,11 +664,11 @@ static int enable(struct sim_devmodel *m, u32 cc)
 	struct nvme *n = m->priv;
 	u32 aqa = sim_rd32(reg(m, REG_AQA));
 	u64 asq = sim_rd64(reg(m, REG_ASQ)), acq = sim_rd64(reg(m, REG_ACQ));
-	u32 sqs = (aqa & 0xfff) + 1, cqs = ((aqa >> 16) & 0xfff) + 1;
+	u32 sqs = AQA_ASQS(aqa) + 1, cqs = AQA_ACQS(aqa) + 1;
 
 	/* 4K pages, 64-byte SQ and 16-byte CQ entries, NVM command set. */
-	if (((cc >> 7) & 0xf) != 0 || ((cc >> 16) & 0xf) != 6 ||
-	    ((cc >> 20) & 0xf) != 4 || ((cc >> 4) & 7) != 0 || sqs < 2 ||
+	if (CC_MPS(cc) != 0 || CC_IOSQES(cc) != NVME_SQES ||
+	    CC_IOCQES(cc) != NVME_CQES || CC_CSS(cc) != 0 || sqs < 2 ||
 	    cqs < 2 || asq % NVME_PAGE || acq % NVME_PAGE) {
 		fatal(m);
 		return 1;
@@ -575,6 +680,47 @@ static int enable(struct sim_devmodel *m, u32 cc)
 	n->enabled = 1;
 	sim_wr32(reg(m, REG_CSTS), CSTS_RDY);
 	return 1;
+}
+
+/*
+ * A doorbell the driver rang wrong (NVMe 1.4 section 4.1: a value beyond
+ * the queue, or the doorbell of a queue that was never created) is not
+ * acted on, as before, but counted once per value written and logged.
+ * *seen remembers the value counted until a good one replaces it.
+ */
+static void check_doorbell(struct sim_devmodel *m, u32 qid, int cq, int used,
+			   u32 size, u32 *seen)
+{
+	u32 v = sim_rd32(doorbell(m, qid, cq));
+	int bad = used ? v >= size : v != 0;
+
+	if (!bad || v == *seen) {
+		if (!bad)
+			*seen = 0;
+		return;
+	}
+	*seen = v;
+	if (used)
+		sim_model_driver_error(m, SIM_DRV_BAD_DOORBELL,
+				       "%s doorbell of queue %u set to %u, the queue has %u entries",
+				       cq ? "CQ head" : "SQ tail", qid, v, size);
+	else
+		sim_model_driver_error(m, SIM_DRV_BAD_QUEUE,
+				       "%s doorbell of queue %u, which does not exist, set to %u",
+				       cq ? "CQ head" : "SQ tail", qid, v);
+}
+
+static void check_doorbells(struct sim_devmodel *m)
+{
+	struct nvme *n = m->priv;
+	u32 q;
+
+	for (q = 0; q < NVME_QUEUES; q++) {
+		check_doorbell(m, q, 0, n->sq[q].used, n->sq[q].size,
+			       &n->sq[q].bad_db);
+		check_doorbell(m, q, 1, n->cq[q].used, n->cq[q].size,
+			       &n->cq[q].bad_db);
+	}
 }
 
 static int nvme_poll(struct sim_devmodel *m)
@@ -596,11 +742,12 @@ static int nvme_poll(struct sim_devmodel *m)
 		return 0;	/* halted until the driver resets us */
 	if (!(csts & CSTS_RDY))
 		return enable(m, cc);
-	if (((cc >> 14) & 3) && !(csts & CSTS_SHST_DONE)) {
+	if (CC_SHN(cc) && !(csts & CSTS_SHST_DONE)) {
 		fdatasync(n->fd);	/* shutdown notification */
 		sim_wr32(reg(m, REG_CSTS), csts | CSTS_SHST_DONE);
 		work++;
 	}
+	check_doorbells(m);
 	for (q = 0; q < NVME_QUEUES; q++)
 		if (n->sq[q].used)
 			work += run_sq(m, q);

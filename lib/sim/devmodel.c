@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +16,8 @@
 
 #include <sched.h>
 #include <sys/prctl.h>
+
+#include <linux/pci_regs.h>
 
 #include "devmodel.h"
 
@@ -59,28 +63,6 @@ const struct sim_model_ops *sim_model_ops_of(u32 model)
 	}
 }
 
-static void put16(u8 *p, u16 v)
-{
-	p[0] = (u8)v;
-	p[1] = (u8)(v >> 8);
-}
-
-static void put32(u8 *p, u32 v)
-{
-	put16(p, (u16)v);
-	put16(p + 2, (u16)(v >> 16));
-}
-
-static u16 get16(const u8 *p)
-{
-	return (u16)(p[0] | p[1] << 8);
-}
-
-static u32 get32(const u8 *p)
-{
-	return (u32)get16(p) | (u32)get16(p + 2) << 16;
-}
-
 static void msix_layout(const struct sim_model_ops *ops, u64 bar0_size,
 			u32 *table, u32 *pba)
 {
@@ -98,12 +80,34 @@ void sim_model_cfg_init(u32 model, u64 bar0_size, u8 *c)
 	if (!ops || !ops->msix_vectors)
 		return;
 	msix_layout(ops, bar0_size, &table, &pba);
-	c[SIM_CAP_MSI + 1] = SIM_CAP_MSIX;	/* chain MSI -> MSI-X */
-	c[SIM_CAP_MSIX] = 0x11;
-	c[SIM_CAP_MSIX + 1] = 0x00;
-	put16(c + SIM_CAP_MSIX + 2, (u16)(ops->msix_vectors - 1));
-	put32(c + SIM_CAP_MSIX + 4, table);	/* BIR 0 */
-	put32(c + SIM_CAP_MSIX + 8, pba);
+	c[SIM_CAP_MSI + PCI_CAP_LIST_NEXT] = SIM_CAP_MSIX;	/* MSI -> MSI-X */
+	c[SIM_CAP_MSIX + PCI_CAP_LIST_ID] = PCI_CAP_ID_MSIX;
+	c[SIM_CAP_MSIX + PCI_CAP_LIST_NEXT] = 0;
+	/* Table Size is N - 1; both structures in BAR 0 (BIR 0) */
+	sio_put_le16(c + SIM_CAP_MSIX + PCI_MSIX_FLAGS,
+		     (u16)(ops->msix_vectors - 1));
+	sio_put_le32(c + SIM_CAP_MSIX + PCI_MSIX_TABLE, table);
+	sio_put_le32(c + SIM_CAP_MSIX + PCI_MSIX_PBA, pba);
+}
+
+void sim_model_driver_error(struct sim_devmodel *m, enum sim_drv_err kind,
+			    const char *fmt, ...)
+{
+	struct sio_device *d = sio_dev(m->f->reg, m->dev);
+	va_list ap;
+
+	sim_lock(m->f);
+	d->stats.driver_errors++;
+	sim_unlock(m->f);
+	/* Once per kind: a looping driver must not flood the log. */
+	if (m->logged & 1u << kind)
+		return;
+	m->logged |= 1u << kind;
+	fprintf(stderr, "smartio: %s: driver error: ", d->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (more of this kind are only counted in stats)\n", stderr);
 }
 
 int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
@@ -112,12 +116,24 @@ int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
 	return sim_dma(m->f, m->dev, addr, buf, len, write);
 }
 
+static u8 *msix_entry(struct sim_devmodel *m, u32 vec)
+{
+	return m->bar[0] + m->msix_table + PCI_MSIX_ENTRY_SIZE * vec;
+}
+
+static int msix_masked(struct sim_devmodel *m, u32 vec)
+{
+	return sim_rd32(msix_entry(m, vec) + PCI_MSIX_ENTRY_VECTOR_CTRL) &
+	       PCI_MSIX_ENTRY_CTRL_MASKBIT;
+}
+
 static int msix_deliver(struct sim_devmodel *m, u32 vec)
 {
-	u8 *e = m->bar[0] + m->msix_table + 16 * vec;
-	u32 data = sim_rd32(e + 8);
+	u8 *e = msix_entry(m, vec);
+	u32 data = sim_rd32(e + PCI_MSIX_ENTRY_DATA);
 
-	return sim_model_dma(m, sim_rd64(e), &data, 4, 1);
+	return sim_model_dma(m, sim_rd64(e + PCI_MSIX_ENTRY_LOWER_ADDR), &data,
+			     4, 1);
 }
 
 static void pba_set(struct sim_devmodel *m, u32 vec, int on)
@@ -133,32 +149,34 @@ static void pba_set(struct sim_devmodel *m, u32 vec, int on)
 
 int sim_model_irq(struct sim_devmodel *m, u32 vec)
 {
-	u8 cap[20];
+	u8 msix[4], msi[16];
 	u16 ctl;
 	u32 data;
 	u64 addr;
 
 	/* A snapshot of the capabilities: the core rewrites them under lock. */
 	sim_lock(m->f);
-	memcpy(cap, sim_cfg(m->f, m->dev) + SIM_CAP_MSIX, 4);
-	memcpy(cap + 4, sim_cfg(m->f, m->dev) + SIM_CAP_MSI, 16);
+	memcpy(msix, sim_cfg(m->f, m->dev) + SIM_CAP_MSIX, sizeof(msix));
+	memcpy(msi, sim_cfg(m->f, m->dev) + SIM_CAP_MSI, sizeof(msi));
 	sim_unlock(m->f);
-	ctl = get16(cap + 2);
-	if (m->ops->msix_vectors && cap[0] == 0x11 && (ctl & 0x8000)) {
+	ctl = sio_get_le16(msix + PCI_MSIX_FLAGS);
+	if (m->ops->msix_vectors && msix[PCI_CAP_LIST_ID] == PCI_CAP_ID_MSIX &&
+	    (ctl & PCI_MSIX_FLAGS_ENABLE)) {
 		if (vec >= m->ops->msix_vectors)
 			return -EINVAL;
-		if ((ctl & 0x4000) ||
-		    (sim_rd32(m->bar[0] + m->msix_table + 16 * vec + 12) & 1)) {
+		if ((ctl & PCI_MSIX_FLAGS_MASKALL) || msix_masked(m, vec)) {
 			pba_set(m, vec, 1);	/* masked: delivered on unmask */
 			return 0;
 		}
 		return msix_deliver(m, vec);
 	}
-	ctl = get16(cap + 6);
-	if (cap[4] == 0x05 && (ctl & 1)) {
+	ctl = sio_get_le16(msi + PCI_MSI_FLAGS);
+	if (msi[PCI_CAP_LIST_ID] == PCI_CAP_ID_MSI &&
+	    (ctl & PCI_MSI_FLAGS_ENABLE)) {
 		/* One message (MMC 0): every vector raises it. */
-		addr = get32(cap + 8) | (u64)get32(cap + 12) << 32;
-		data = get16(cap + 16);
+		addr = sio_get_le32(msi + PCI_MSI_ADDRESS_LO) |
+		       (u64)sio_get_le32(msi + PCI_MSI_ADDRESS_HI) << 32;
+		data = sio_get_le16(msi + PCI_MSI_DATA_64);
 		return sim_model_dma(m, addr, &data, 4, 1);
 	}
 	return -ENODEV;
@@ -178,15 +196,13 @@ int sim_model_irq_pending(struct sim_devmodel *m)
 	if (v >= m->ops->msix_vectors)
 		return 0;
 	sim_lock(m->f);
-	ctl = get16(sim_cfg(m->f, m->dev) + SIM_CAP_MSIX + 2);
+	ctl = sio_get_le16(sim_cfg(m->f, m->dev) + SIM_CAP_MSIX + PCI_MSIX_FLAGS);
 	sim_unlock(m->f);
-	if (!(ctl & 0x8000) || (ctl & 0x4000))
+	if (!(ctl & PCI_MSIX_FLAGS_ENABLE) || (ctl & PCI_MSIX_FLAGS_MASKALL))
 		return 0;
 	for (v = 0; v < m->ops->msix_vectors; v++) {
-		u8 *e = m->bar[0] + m->msix_table + 16 * v;
-
 		if (!(sim_rd32(m->bar[0] + m->msix_pba + 4 * (v / 32)) &
-		      (1u << (v % 32))) || (sim_rd32(e + 12) & 1))
+		      (1u << (v % 32))) || msix_masked(m, v))
 			continue;
 		pba_set(m, v, 0);
 		msix_deliver(m, v);
@@ -216,9 +232,9 @@ static int map_bars(struct sim_devmodel *m)
 		err = sim_backing_path(m->f, &loc, path, sizeof(path));
 		if (err)
 			return err;
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = sim_file_open(m->f, path, O_RDWR);
 		if (fd < 0)
-			return -errno;
+			return fd;
 		p = mmap(NULL, d->bar[b].size, PROT_READ | PROT_WRITE,
 			 MAP_SHARED, fd, 0);
 		err = p == MAP_FAILED ? -errno : 0;
@@ -264,6 +280,7 @@ static void *runner(void *arg)
 		u32 i;
 
 		for (i = 0; i < ms->n; i++) {
+			work += sim_model_follow(&ms->m[i]) > 0;
 			work += ms->m[i].ops->poll(&ms->m[i]) > 0;
 			work += sim_model_irq_pending(&ms->m[i]) > 0;
 		}
@@ -301,6 +318,25 @@ static void free_models(struct sim_models *ms)
 	free(ms);
 }
 
+/* Marks every model's device as run (or no longer run) by this process. */
+static void set_runners(struct sim_fabric *f, const struct sim_models *ms,
+			int on)
+{
+	u32 i;
+
+	sim_lock(f);
+	for (i = 0; i < ms->n; i++)
+		sim_runner_set(f, ms->m[i].dev, on);
+	sim_unlock(f);
+}
+
+static void drop_models(struct sim_fabric *f, struct sim_models *ms)
+{
+	set_runners(f, ms, 0);
+	f->models = NULL;
+	free_models(ms);
+}
+
 int sim_models_start(struct sim_fabric *f)
 {
 	struct sim_models *ms;
@@ -328,24 +364,36 @@ int sim_models_start(struct sim_fabric *f)
 		m->dev = i;
 		m->ops = ops;
 		msix_layout(ops, d->bar[0].size, &m->msix_table, &m->msix_pba);
+		/*
+		 * Claim the device as its runner and map its BARs in one hold
+		 * of the lock: a borrower's return in between would otherwise
+		 * see no runner, move the BARs itself and truncate the files
+		 * just mapped, and init() would die of SIGBUS.
+		 */
+		sim_lock(f);
+		sim_runner_set(f, i, 1);
 		err = map_bars(m);
+		sim_unlock(f);
 		if (!err)
 			err = ops->init(m);
-		if (err)
+		if (err) {
 			unmap_bars(m);
-		else
+			sim_lock(f);
+			sim_runner_set(f, i, 0);
+			sim_unlock(f);
+		} else {
 			ms->n++;
+		}
 	}
 	if (!err && ms->n) {
+		set_runners(f, ms, 1);
 		f->models = ms;
 		err = -pthread_create(&ms->thread, NULL, runner, f);
 		if (!err)
 			pthread_setname_np(ms->thread, "sim-models");
 	}
-	if (err || !ms->n) {
-		f->models = NULL;
-		free_models(ms);
-	}
+	if (err || !ms->n)
+		drop_models(f, ms);
 	return err;
 }
 
@@ -357,6 +405,5 @@ void sim_models_stop(struct sim_fabric *f)
 		return;
 	__atomic_store_n(&ms->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(ms->thread, NULL);
-	f->models = NULL;
-	free_models(ms);
+	drop_models(f, ms);
 }

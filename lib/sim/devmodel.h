@@ -15,6 +15,7 @@
 #define SIO_SIM_DEVMODEL_H
 
 #include "fabric.h"
+#include "le.h"
 
 /* Where the models put their MSI-X capability in configuration space. */
 #define SIM_CAP_MSI 0x50
@@ -43,7 +44,20 @@ struct sim_devmodel {
 	u64 bar_size[SIO_MAX_BARS];
 	u64 bar_addr[SIO_MAX_BARS];	/* lender-local bus address */
 	u32 msix_table, msix_pba;	/* BAR 0 offsets */
+	u32 logged;			/* bit k: enum sim_drv_err k logged */
 	void *priv;
+};
+
+/*
+ * What a driver can do wrong that a model notices: QEMU's guest errors.
+ * A model cannot trap BAR accesses, so it sees them where it reads them:
+ * a doorbell value when it polls, an address when it uses it.
+ */
+enum sim_drv_err {
+	SIM_DRV_BAD_DOORBELL,	/* a doorbell value beyond its queue */
+	SIM_DRV_BAD_QUEUE,	/* a doorbell of a queue that does not exist */
+	SIM_DRV_MISALIGNED,	/* an address the device requires aligned */
+	SIM_DRV_BAD_VECTOR,	/* an interrupt vector beyond the MSI-X table */
 };
 
 /* The ops of a topology model (enum sio_dev_model), NULL for generic. */
@@ -55,7 +69,16 @@ void sim_model_cfg_init(u32 model, u64 bar0_size, u8 *cfg);
 int sim_models_start(struct sim_fabric *f);
 void sim_models_stop(struct sim_fabric *f);
 
+/* Moves the model onto fresh BAR files when asked (revoke.c): >0 if it
+ * did, 0 if not asked, or -errno. */
+int sim_model_follow(struct sim_devmodel *m);
+
 /* Helpers for the models. */
+/* Counts a breach in the device's stats (driver_errors) and logs the first
+ * of each kind on stderr; the model then goes on as the hardware would. */
+void sim_model_driver_error(struct sim_devmodel *m, enum sim_drv_err kind,
+			    const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
 		  int write);
 /* Raises vector vec by MSI-X or MSI, as configured; 0 if delivered or

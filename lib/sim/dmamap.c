@@ -32,9 +32,10 @@ void sim_dmamap_fini(struct sim_fabric *f)
 }
 
 /* The mapping of path covering `end` bytes, mapped now if need be. */
-static struct sim_dmamap *lookup(struct sim_dmamaps *c, const char *path,
+static struct sim_dmamap *lookup(struct sim_fabric *f, const char *path,
 				 u64 end, int *err)
 {
+	struct sim_dmamaps *c = &f->dmamaps;
 	struct sim_dmamap *m = NULL;
 	struct stat st;
 	unsigned i;
@@ -50,9 +51,9 @@ static struct sim_dmamap *lookup(struct sim_dmamaps *c, const char *path,
 		*err = -ENAMETOOLONG;
 		return NULL;
 	}
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = sim_file_open(f, path, O_RDWR);
 	if (fd < 0) {
-		*err = -errno;
+		*err = fd;
 		return NULL;
 	}
 	if (fstat(fd, &st))
@@ -92,7 +93,7 @@ int sim_dmamap_copy(struct sim_fabric *f, const char *path, u64 off,
 	if (off + len < off)
 		return -EINVAL;
 	pthread_mutex_lock(&c->lock);
-	m = lookup(c, path, off + len, &err);
+	m = lookup(f, path, off + len, &err);
 	if (m) {
 		if (write)
 			memcpy(m->base + off, buf, len);

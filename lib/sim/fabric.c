@@ -7,9 +7,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +146,21 @@ static int is_self(s32 pid, u64 start)
 	return pid == getpid() && (!start || start == self_start());
 }
 
+int sim_runner_alive(struct sim_fabric *f, u32 dev)
+{
+	struct sim_dev_hw *hw = sim_dev_hw(f, dev);
+
+	return hw->runner_pid && pid_alive(hw->runner_pid, hw->runner_start);
+}
+
+void sim_runner_set(struct sim_fabric *f, u32 dev, int running)
+{
+	struct sim_dev_hw *hw = sim_dev_hw(f, dev);
+
+	hw->runner_pid = running ? getpid() : 0;
+	hw->runner_start = running ? self_start() : 0;
+}
+
 static u32 first_served(struct sim_fabric *f)
 {
 	u32 i;
@@ -221,6 +239,193 @@ static void *beat_thread(void *arg)
 	return NULL;
 }
 
+/* A one-line reason for refusing the fabric directory, in o->err. */
+static int refuse(const struct sim_open *o, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int refuse(const struct sim_open *o, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->err && o->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(o->err, o->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
+		snprintf(buf, len, "%s (uid %u)", pw.pw_name, (unsigned)uid);
+	else
+		snprintf(buf, len, "uid %u", (unsigned)uid);
+	return buf;
+}
+
+/* The group a shared fabric belongs to, by name or number. */
+static int group_gid(const struct sim_open *o, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	char tmp[4096], *end;
+	unsigned long v;
+
+	if (!getgrnam_r(o->group, &gr, tmp, sizeof(tmp), &res) && res) {
+		*gid = gr.gr_gid;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(o->group, &end, 10);
+	if (*o->group && !*end && !errno && v < (gid_t)-1) {
+		*gid = (gid_t)v;
+		return 0;
+	}
+	return refuse(o, -EINVAL, "fabric group '%s': no such group", o->group);
+}
+
+/* Whether user uid belongs to group gid (primary or supplementary). */
+static int user_in_group(uid_t uid, gid_t gid)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+	gid_t groups[256];
+	int n = 256, i;
+
+	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) || !res)
+		return 0;
+	if (pw.pw_gid == gid)
+		return 1;
+	if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (groups[i] == gid)
+			return 1;
+	return 0;
+}
+
+/*
+ * The fabric directory or its state file (fd) may be trusted: owned by
+ * this user with no access for anyone else, or for a group's fabric owned
+ * by this user, root or a member of the group, with access for the group
+ * alone.  Anyone else who made it could rewrite the memory this process
+ * dereferences (registry offsets, the robust mutex).
+ */
+static int check_owner(const struct sim_fabric *f, const struct sim_open *o,
+		       int fd, const char *path)
+{
+	char who[160], me[160];
+	struct stat st;
+	mode_t perm;
+	int dir;
+
+	if (fstat(fd, &st))
+		return -errno;
+	dir = S_ISDIR(st.st_mode);
+	if (!dir && !S_ISREG(st.st_mode))
+		return refuse(o, -EPERM, "%s: not a regular file: refusing it",
+			      path);
+	perm = st.st_mode & 0777;
+	if (!f->grouped && st.st_uid != geteuid())
+		return refuse(o, -EPERM, "%s is owned by %s, not by %s: "
+			      "refusing a fabric someone else made (remove "
+			      "it, or share it with a group: --fabric-group)",
+			      path, user_name(st.st_uid, who, sizeof(who)),
+			      user_name(geteuid(), me, sizeof(me)));
+	if (!f->grouped && perm != (dir ? 0700u : 0600u))
+		return refuse(o, -EPERM, "%s has mode %04o, not %04o: others "
+			      "could change the fabric: refusing it", path,
+			      (unsigned)(st.st_mode & 07777), dir ? 0700u : 0600u);
+	if (!f->grouped)
+		return 0;
+	if (st.st_gid != f->gid || perm != (dir ? 0770u : 0660u))
+		return refuse(o, -EPERM, "%s has group %u and mode %04o, not "
+			      "group %u and mode %s: refusing it", path,
+			      (unsigned)st.st_gid,
+			      (unsigned)(st.st_mode & 07777), (unsigned)f->gid,
+			      dir ? "02770" : "0660");
+	if (st.st_uid != geteuid() && st.st_uid != 0 &&
+	    !user_in_group(st.st_uid, f->gid))
+		return refuse(o, -EPERM, "%s is owned by %s, who is not in "
+			      "the fabric's group %u: refusing it", path,
+			      user_name(st.st_uid, who, sizeof(who)),
+			      (unsigned)f->gid);
+	return 0;
+}
+
+static void close_dir(struct sim_fabric *f)
+{
+	if (f->dirfd >= 0)
+		close(f->dirfd);
+	f->dirfd = -1;
+}
+
+/*
+ * Creates the fabric directory in base (the fd of the shared memory
+ * directory) with the fabric's mode, or opens the one there, never through
+ * a symbolic link, and checks who made it.
+ */
+static int open_dir(struct sim_fabric *f, const struct sim_open *o, int base,
+		    const char *leaf)
+{
+	int created, fd, err = 0;
+
+	created = mkdirat(base, leaf, f->grouped ? 0770 : 0700) == 0;
+	if (!created && errno != EEXIST)
+		return -errno;
+	fd = openat(base, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ELOOP || err == -ENOTDIR)
+			return refuse(o, -EPERM, "%s is not a directory (a "
+				      "symbolic link or a file): refusing it",
+				      f->dir);
+		return err;
+	}
+	/* Exactly the fabric's mode, whatever the umask. */
+	if (created && f->grouped && fchown(fd, (uid_t)-1, f->gid) < 0)
+		err = -errno;
+	if (created && !err && fchmod(fd, f->grouped ? 02770 : 0700) < 0)
+		err = -errno;
+	if (!err)
+		err = check_owner(f, o, fd, f->dir);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	f->dirfd = fd;
+	return 0;
+}
+
+int sim_file_open(struct sim_fabric *f, const char *path, int flags)
+{
+	size_t n = strlen(f->dir);
+	struct stat st;
+	int fd;
+
+	if (f->dirfd < 0 || strncmp(path, f->dir, n) || path[n] != '/' ||
+	    !path[n + 1] || strchr(path + n + 1, '/'))
+		return -EINVAL;
+	fd = openat(f->dirfd, path + n + 1, flags | O_NOFOLLOW | O_CLOEXEC,
+		    f->file_mode);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	/* A file made here has the fabric's mode, whatever the umask. */
+	if ((flags & O_CREAT) && st.st_uid == geteuid() &&
+	    (st.st_mode & 0777) != f->file_mode && fchmod(fd, f->file_mode)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 static u64 layout(struct sim_shared *sh, const struct sio_topology *t)
 {
 	u64 off = SIO_ALIGN_UP(sizeof(*sh), 4096);
@@ -249,6 +454,8 @@ static u64 layout(struct sim_shared *sh, const struct sio_topology *t)
 	sh->cfg_off = off;
 	sh->cfg_stride = cfg;
 	off += SIO_ALIGN_UP((u64)t->ndevices * cfg, 4096);
+	sh->devs_hw_off = off;
+	off += SIO_ALIGN_UP((u64)t->ndevices * sizeof(struct sim_dev_hw), 4096);
 	return off;
 }
 
@@ -286,9 +493,9 @@ static int create_state(struct sim_fabric *f, const char *path,
 	size = layout(&tmp, t);
 	if (!size)
 		return -E2BIG;
-	f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	f->fd = sim_file_open(f, path, O_RDWR | O_CREAT | O_EXCL);
 	if (f->fd < 0)
-		return -errno;
+		return f->fd;
 	if (ftruncate(f->fd, (off_t)size) < 0)
 		goto fail_errno;
 	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
@@ -308,7 +515,7 @@ static int create_state(struct sim_fabric *f, const char *path,
 		munmap(mem, size);
 		f->sh = NULL;
 		close(f->fd);
-		unlink(path);
+		unlinkat(f->dirfd, "state", 0);
 		return err;
 	}
 	bind_pointers(f);
@@ -320,19 +527,26 @@ static int create_state(struct sim_fabric *f, const char *path,
 fail_errno:
 	err = -errno;
 	close(f->fd);
-	unlink(path);
+	unlinkat(f->dirfd, "state", 0);
 	return err;
 }
 
-static int join_state(struct sim_fabric *f, const char *path)
+static int join_state(struct sim_fabric *f, const struct sim_open *o,
+		      const char *path)
 {
 	struct stat st;
 	void *mem;
-	int tries;
+	int tries, err;
 
-	f->fd = open(path, O_RDWR | O_CLOEXEC);
+	f->fd = sim_file_open(f, path, O_RDWR);
 	if (f->fd < 0)
-		return -errno;
+		return f->fd;
+	err = check_owner(f, o, f->fd, path);
+	if (err) {
+		close(f->fd);
+		f->fd = -1;
+		return err;
+	}
 	/* The creator sizes the file, then publishes the magic last. */
 	for (tries = 0; tries < 250; tries++) {
 		if (fstat(f->fd, &st) == 0 && st.st_size >= (off_t)sizeof(*f->sh))
@@ -382,20 +596,26 @@ static int any_owner_alive(struct sim_fabric *f)
 	return 0;
 }
 
-static void remove_dir(const char *dir)
+/* Empties and removes the fabric directory; closes its fd. */
+static void remove_dir(struct sim_fabric *f)
 {
-	DIR *d = opendir(dir);
+	int fd = f->dirfd >= 0 ? dup(f->dirfd) : -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		unlinkat(dirfd(d), e->d_name, 0);
+	if (d) {
+		rewinddir(d);
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			unlinkat(dirfd(d), e->d_name, 0);
+		}
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
 	}
-	closedir(d);
-	rmdir(dir);
+	rmdir(f->dir);
+	close_dir(f);
 }
 
 static void unmap_state(struct sim_fabric *f)
@@ -409,7 +629,8 @@ static void unmap_state(struct sim_fabric *f)
 	f->fd = -1;
 }
 
-static int open_locked(struct sim_fabric *f, const struct sim_open *o);
+static int open_locked(struct sim_fabric *f, const struct sim_open *o,
+		       int base);
 
 /*
  * Deciding between create, join and rebuild must not interleave with
@@ -430,28 +651,41 @@ int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o)
 		close(lock);
 		return err;
 	}
-	err = open_locked(f, o);
+	err = open_locked(f, o, lock);
 	close(lock);
+	if (err)
+		close_dir(f);
 	return err;
 }
 
-static int open_locked(struct sim_fabric *f, const struct sim_open *o)
+static int open_locked(struct sim_fabric *f, const struct sim_open *o,
+		       int base)
 {
-	char path[300];
-	const char *base = o->shm_dir ? o->shm_dir : "/dev/shm";
+	const char *basename = o->shm_dir ? o->shm_dir : "/dev/shm";
+	char path[300], leaf[80];
 	int err, n;
 
 	memset(f, 0, sizeof(*f));
 	sim_dmamap_init(f);
 	f->fd = -1;
+	f->dirfd = -1;
+	if (o->err && o->errlen)
+		o->err[0] = '\0';
 	if (!o->name || !*o->name || strchr(o->name, '/') ||
 	    strlen(o->name) > 64)
 		return -EINVAL;
-	n = snprintf(f->dir, sizeof(f->dir), "%s/smartio-%s", base, o->name);
+	snprintf(leaf, sizeof(leaf), "smartio-%s", o->name);
+	n = snprintf(f->dir, sizeof(f->dir), "%s/%s", basename, leaf);
 	if (n < 0 || (size_t)n >= sizeof(f->dir))
 		return -ENAMETOOLONG;
-	if (mkdir(f->dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
+	err = o->group ? group_gid(o, &f->gid) : 0;
+	if (err)
+		return err;
+	f->grouped = o->group != NULL;
+	f->file_mode = f->grouped ? 0660 : 0600;
+	err = open_dir(f, o, base, leaf);
+	if (err)
+		return err;
 	snprintf(path, sizeof(path), "%s/state", f->dir);
 	if (o->create != 0 && o->topo) {
 		err = create_state(f, path, o->topo);
@@ -461,13 +695,12 @@ static int open_locked(struct sim_fabric *f, const struct sim_open *o)
 		 * A fabric whose every process is gone is stale: rebuild it,
 		 * rather than inherit its lends and borrows.
 		 */
-		err = join_state(f, path);
+		err = join_state(f, o, path);
 		if (err == 0 && !any_owner_alive(f)) {
 			unmap_state(f);
-			remove_dir(f->dir);
-			if (mkdir(f->dir, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			return create_state(f, path, o->topo);
+			remove_dir(f);
+			err = open_dir(f, o, base, leaf);
+			return err ? err : create_state(f, path, o->topo);
 		}
 		if (err == 0 && o->create == 1) {
 			unmap_state(f);
@@ -475,7 +708,7 @@ static int open_locked(struct sim_fabric *f, const struct sim_open *o)
 		}
 		return err;
 	}
-	return join_state(f, path);
+	return join_state(f, o, path);
 }
 
 int sim_fabric_serve(struct sim_fabric *f, u64 mask)
@@ -546,5 +779,6 @@ void sim_fabric_close(struct sim_fabric *f)
 	sim_unlock(f);
 	unmap_state(f);
 	if (last)
-		remove_dir(f->dir);
+		remove_dir(f);
+	close_dir(f);
 }

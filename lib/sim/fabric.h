@@ -6,10 +6,16 @@
  *   state            the shared state: lock, liveness, the core's registry
  *                    and the hardware model (LUTs, IOMMU tables, config
  *                    spaces, counters), mapped by every process of the fabric
- *   bar-<dev>-<n>    the memory behind device BAR n
+ *   bar-<dev>-<n>.<e> the memory behind device BAR n, generation e (revoke.c)
  *   ram-<node>-<gen> the memory behind a segment of node
  * so that a resolved mapping is an mmap of a plain file: no software in
  * the data path.
+ *
+ * The directory is its owner's alone (0700), or with a group named when
+ * opening, that group's (02770, files 0660): a process that finds it owned
+ * by someone else, open to others, or not a directory at all refuses it,
+ * and every file in it is opened relative to the directory it checked,
+ * never through a symbolic link (issue 12, defect 1).
  */
 #ifndef SIO_SIM_FABRIC_H
 #define SIO_SIM_FABRIC_H
@@ -19,7 +25,7 @@
 #include "core.h"
 
 #define SIM_MAGIC 0x53494d46u	/* "SIMF" */
-#define SIM_VERSION 2
+#define SIM_VERSION 3
 #define SIM_IOMMU_ENTRIES 1024	/* per node */
 #define SIM_HEARTBEAT_MS 200
 #define SIM_DEAD_MS 2000	/* heartbeat age that declares a node down */
@@ -53,6 +59,15 @@ struct sim_node_hw {
 	u64 msi_count[SIO_MSI_VECTORS];
 };
 
+/* Per device: its BAR memory's generation (revoke.c). */
+struct sim_dev_hw {
+	u32 epoch;		/* the BARs live in bar-<dev>-<n>.<epoch> */
+	u32 want;		/* != epoch: a model is asked to move them */
+	s32 runner_pid;		/* process whose model maps them, 0 = none */
+	u32 pad;
+	u64 runner_start;
+};
+
 struct sim_shared {
 	u32 magic;		/* written last by the creator */
 	u32 version;
@@ -71,6 +86,9 @@ struct sim_shared {
 	u64 iommu_off;		/* struct sim_iommu[nnodes][SIM_IOMMU_ENTRIES] */
 	u64 cfg_off;		/* config spaces, 4096 bytes per device slot */
 	u64 cfg_stride;
+	u64 devs_hw_off;	/* struct sim_dev_hw[ndevices] */
+	u32 revoking;		/* revocations a model has yet to carry out */
+	u32 pad_r;
 };
 
 struct sim_models;	/* devmodel.c: the device-model runner */
@@ -99,7 +117,11 @@ struct sim_fabric {
 	struct sio_registry *reg;
 	struct sio_core core;
 	char dir[256];
+	int dirfd;		/* dir, checked; files are opened relative to it */
 	int fd;
+	mode_t file_mode;	/* 0600, or 0660 for a group's fabric */
+	int grouped;		/* shared with the group gid */
+	gid_t gid;
 	u64 served;		/* node mask this process serves */
 	int created;
 	pthread_t beat;
@@ -114,12 +136,22 @@ struct sim_open {
 	const char *shm_dir;
 	const struct sio_topology *topo;	/* for creating */
 	int create;		/* 1 create, 0 join, -1 either */
+	/* The fabric is shared with this group (NULL: its owner's alone). */
+	const char *group;
+	char *err;		/* if set, a one-line reason for a refusal */
+	size_t errlen;
 };
 
 int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o);
 /* Serve nodes (mask): claims them (-EBUSY if another live process does). */
 int sim_fabric_serve(struct sim_fabric *f, u64 mask);
 void sim_fabric_close(struct sim_fabric *f);
+/*
+ * Opens path, a file of the fabric directory (f->dir/<name>), relative to
+ * the directory checked at open and never through a symbolic link; a file
+ * created here gets the fabric's file mode.  An fd, or -errno.
+ */
+int sim_file_open(struct sim_fabric *f, const char *path, int flags);
 
 /* Copies between buf and [off, off+len) of a backing file (dmamap.c). */
 int sim_dmamap_copy(struct sim_fabric *f, const char *path, u64 off,
@@ -164,5 +196,21 @@ int sim_backing_path(struct sim_fabric *f, const struct sim_loc *loc,
 		     char *path, size_t len);
 int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
 	    int write);
+
+/* Revoking BAR mappings when a borrow ends (revoke.c). */
+struct sim_dev_hw *sim_dev_hw(struct sim_fabric *f, u32 dev);
+int sim_bar_path(struct sim_fabric *f, u32 dev, u32 bar, u32 epoch,
+		 char *path, size_t len);
+/* Under the lock: every mapping of dev's BARs made so far is to fault. */
+void sim_bar_revoke(struct sim_fabric *f, u32 dev);
+/* Under the lock: moves dev's BARs to fresh files now; maps[b] (or NULL)
+ * are the caller's mappings, moved onto the new files. */
+int sim_bar_renew(struct sim_fabric *f, u32 dev, u8 *const maps[]);
+/* Without the lock: waits for the revocations models carry out. */
+void sim_revoke_settle(struct sim_fabric *f);
+/* Whether a live process runs dev's model (fabric.c). */
+int sim_runner_alive(struct sim_fabric *f, u32 dev);
+/* This process runs dev's model from now on, or (0) no longer. */
+void sim_runner_set(struct sim_fabric *f, u32 dev, int running);
 
 #endif /* SIO_SIM_FABRIC_H */

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/pci_regs.h>
+
 #include "devmodel.h"
 
 struct sim_lut *sim_lut_at(struct sim_fabric *f, u32 node, u32 adapter,
@@ -45,18 +47,6 @@ u8 *sim_cfg(struct sim_fabric *f, u32 dev)
 	return (u8 *)f->sh + f->sh->cfg_off + (u64)dev * f->sh->cfg_stride;
 }
 
-static void put16(u8 *p, u16 v)
-{
-	p[0] = (u8)v;
-	p[1] = (u8)(v >> 8);
-}
-
-static void put32(u8 *p, u32 v)
-{
-	put16(p, (u16)v);
-	put16(p + 2, (u16)(v >> 16));
-}
-
 /* A type-0 header as firmware leaves it: BARs assigned, an MSI capability. */
 void sim_cfg_init(struct sim_fabric *f, u32 dev)
 {
@@ -64,35 +54,36 @@ void sim_cfg_init(struct sim_fabric *f, u32 dev)
 	u8 *c = sim_cfg(f, dev);
 	u32 b;
 
-	put16(c + 0x00, d->vendor);
-	put16(c + 0x02, d->device);
-	put16(c + 0x04, 0x0006);	/* memory space + bus master */
-	put16(c + 0x06, 0x0010);	/* capability list */
-	c[0x08] = d->revision;
-	c[0x09] = (u8)d->class_code;
-	c[0x0a] = (u8)(d->class_code >> 8);
-	c[0x0b] = (u8)(d->class_code >> 16);
-	c[0x0e] = 0x00;
+	sio_put_le16(c + PCI_VENDOR_ID, d->vendor);
+	sio_put_le16(c + PCI_DEVICE_ID, d->device);
+	sio_put_le16(c + PCI_COMMAND, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	sio_put_le16(c + PCI_STATUS, PCI_STATUS_CAP_LIST);
+	c[PCI_REVISION_ID] = d->revision;
+	c[PCI_CLASS_PROG] = (u8)d->class_code;
+	sio_put_le16(c + PCI_CLASS_DEVICE, (u16)(d->class_code >> 8));
+	c[PCI_HEADER_TYPE] = PCI_HEADER_TYPE_NORMAL;
 	for (b = 0; b < SIO_MAX_BARS; b++) {
-		u32 flags = 0;
+		u8 *bar = c + PCI_BASE_ADDRESS_0 + 4 * b;
+		u32 flags = PCI_BASE_ADDRESS_SPACE_MEMORY;
 
 		if (!d->bar[b].size)
 			continue;
 		if (d->bar[b].flags & SIO_BAR_MEM64)
-			flags |= 0x4;
+			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
 		if (d->bar[b].flags & SIO_BAR_PREFETCH)
-			flags |= 0x8;
-		put32(c + 0x10 + 4 * b, (u32)d->bar[b].addr | flags);
+			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
+		sio_put_le32(bar, (u32)d->bar[b].addr | flags);
+		/* a 64-bit BAR takes the next register for its upper half */
 		if ((d->bar[b].flags & SIO_BAR_MEM64) && b + 1 < SIO_MAX_BARS)
-			put32(c + 0x14 + 4 * b, (u32)(d->bar[b].addr >> 32));
+			sio_put_le32(bar + 4, (u32)(d->bar[b].addr >> 32));
 	}
-	put16(c + 0x2c, d->subsys_vendor);
-	put16(c + 0x2e, d->subsys_device);
-	c[0x34] = 0x50;
-	c[0x50] = 0x05;			/* MSI */
-	c[0x51] = 0x00;
-	put16(c + 0x52, 0x0080);	/* 64-bit address capable */
-	c[0x3d] = 0x01;			/* INTA (masked for borrowers) */
+	sio_put_le16(c + PCI_SUBSYSTEM_VENDOR_ID, d->subsys_vendor);
+	sio_put_le16(c + PCI_SUBSYSTEM_ID, d->subsys_device);
+	c[PCI_CAPABILITY_LIST] = SIM_CAP_MSI;
+	c[SIM_CAP_MSI + PCI_CAP_LIST_ID] = PCI_CAP_ID_MSI;
+	c[SIM_CAP_MSI + PCI_CAP_LIST_NEXT] = 0;	/* the model may chain MSI-X */
+	sio_put_le16(c + SIM_CAP_MSI + PCI_MSI_FLAGS, PCI_MSI_FLAGS_64BIT);
+	c[PCI_INTERRUPT_PIN] = 1;		/* INTA (masked for borrowers) */
 	sim_model_cfg_init(d->model, d->bar[0].size, c);
 }
 
@@ -133,10 +124,65 @@ static int op_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
 	return 0;
 }
 
+static int resolve_local(struct sim_fabric *f, u32 node, u64 addr, u64 len,
+			 struct sim_loc *out);
+
+/*
+ * Whether another CPU slot of the same node points where l does: a borrow
+ * that moved to another adapter (failover.c) maps its BARs there before
+ * the old slots are cleared, and its users' mappings stay.
+ */
+static int mapped_elsewhere(struct sim_fabric *f, const struct sim_lut *l)
+{
+	const struct sio_node *n;
+	u32 a, s;
+
+	if (l->src_node >= f->reg->nnodes)
+		return 0;
+	n = sio_node(f->reg, l->src_node);
+	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++)
+		for (s = 0; s < f->sh->lut_max; s++) {
+			const struct sim_lut *o = sim_lut_at(f, l->src_node,
+							     a, s);
+
+			if (o != l && o->valid && o->rid == SIO_RID_CPU &&
+			    o->src_node == l->src_node &&
+			    o->target_node == l->target_node &&
+			    o->target_addr == l->target_addr)
+				return 1;
+		}
+	return 0;
+}
+
+/*
+ * A borrower's CPU window onto the start of a device's first BAR closing
+ * with no other borrower left: the borrow is over, and every mapping of
+ * the device's BARs is revoked (revoke.c).
+ */
+static void revoke_if_last(struct sim_fabric *f, const struct sim_lut *l)
+{
+	struct sim_loc loc;
+	struct sio_device *d;
+	u32 b;
+
+	if (!l->valid || l->rid != SIO_RID_CPU || l->target_node >= f->reg->nnodes ||
+	    resolve_local(f, l->target_node, l->target_addr, 1, &loc) ||
+	    loc.kind != SIM_LOC_BAR || loc.offset)
+		return;
+	d = sio_dev(f->reg, loc.index);
+	for (b = 0; b < SIO_MAX_BARS && !d->bar[b].size; b++)
+		;
+	if (b == loc.bar && !(d->borrowers & ~(1ull << l->src_node)) &&
+	    !mapped_elsewhere(f, l))
+		sim_bar_revoke(f, loc.index);
+}
+
 static void op_lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
 {
 	struct sim_fabric *f = plat;
 
+	if (slot < f->sh->lut_max)
+		revoke_if_last(f, sim_lut_at(f, node, adapter, slot));
 	if (slot < f->sh->lut_max)
 		memset(sim_lut_at(f, node, adapter, slot), 0,
 		       sizeof(struct sim_lut));
@@ -192,19 +238,28 @@ static int op_seg_backing(void *plat, u32 seg, int create)
 {
 	struct sim_fabric *f = plat;
 	char path[320];
+	const char *name;
 	int fd, err = seg_path(f, seg, path, sizeof(path));
 
 	if (err)
 		return err;
+	name = path + strlen(f->dir) + 1;
 	if (!create)
-		return unlink(path) < 0 ? -errno : 0;
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		return unlinkat(f->dirfd, name, 0) < 0 ? -errno : 0;
+	/*
+	 * A new object, never one found there: a file left by a process that
+	 * died between creating it and recording the segment is this fabric's
+	 * own (the directory is checked), so it goes first.
+	 */
+	fd = sim_file_open(f, path, O_RDWR | O_CREAT | O_EXCL);
+	if (fd == -EEXIST && !unlinkat(f->dirfd, name, 0))
+		fd = sim_file_open(f, path, O_RDWR | O_CREAT | O_EXCL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (ftruncate(fd, (off_t)sio_seg(f->reg, seg)->size) < 0) {
 		err = -errno;
 		close(fd);
-		unlink(path);
+		unlinkat(f->dirfd, name, 0);
 		return err;
 	}
 	close(fd);
@@ -244,9 +299,9 @@ static int op_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 	err = sim_backing_path(f, &loc, path, sizeof(path));
 	if (err)
 		return err;
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = sim_file_open(f, path, O_RDWR);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = write ? pwrite(fd, buf, len, (off_t)off)
 		  : pread(fd, buf, len, (off_t)off);
 	err = n < 0 ? -errno : (u32)n == len ? 0 : -EIO;
@@ -255,14 +310,26 @@ static int op_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 }
 
 /* Node-to-node transport: the destination's core runs on the shared state. */
-static int op_send(void *plat, u32 dst, const void *msg, u32 len, void *reply,
-		   u32 cap)
+static int op_send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
+		   void *reply, u32 cap)
 {
 	struct sim_fabric *f = plat;
 
 	if (dst >= f->reg->nnodes || sio_node(f->reg, dst)->state != SIO_NODE_UP)
 		return -EHOSTDOWN;
-	return sio_core_dispatch(&f->core, dst, msg, len, reply, cap);
+	/*
+	 * Messages travel the NTBs too: every path down, nothing arrives.
+	 * Heartbeats excepted: here they watch for hung processes, and one
+	 * registry cannot hold the two sides' views of a partition (each
+	 * side would declare the other down for everyone, and nothing would
+	 * beat again to bring either back).
+	 */
+	if (src < f->reg->nnodes && len > SIO_NLMSG_HDRLEN &&
+	    ((const u8 *)msg)[SIO_NLMSG_HDRLEN] != SIO_CMD_HEARTBEAT &&
+	    sio_path_find(f->reg, src, dst) == -EHOSTDOWN)
+		return -EHOSTDOWN;
+	/* The link's far end is src, whatever the message says. */
+	return sio_core_dispatch_from(&f->core, dst, src, msg, len, reply, cap);
 }
 
 static void op_notify(void *plat)
@@ -351,8 +418,8 @@ static int check_slot(struct sim_fabric *f, u32 node, struct sio_adapter *ad,
 		*why = "outside-lut-range";
 		return -EFAULT;
 	}
-	if (!ad->link_up ||
-	    sio_node(f->reg, l->target_node)->state != SIO_NODE_UP) {
+	(void)ad;
+	if (sio_node(f->reg, l->target_node)->state != SIO_NODE_UP) {
 		*why = "link-down";
 		return -EHOSTDOWN;
 	}
@@ -411,6 +478,12 @@ static int through_window(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 			slot++;
 			off = 0;
 		} while (left);
+		/* The adapter's link and the path beyond it (a cable or
+		 * switch port whose far end is down carries nothing). */
+		if (sio_path_hops(f->reg, node, a, first->target_node) < 0) {
+			*why = "link-down";
+			return -EHOSTDOWN;
+		}
 		*tnode = first->target_node;
 		*taddr = first->target_addr + rel % ad->slot_size;
 		return 1;
@@ -450,6 +523,34 @@ static int iommu_lookup(struct sim_fabric *f, u32 node, u32 src_node, u16 rid,
 	return -EFAULT;
 }
 
+/*
+ * A borrowed device's requests enter the borrower through the adapter
+ * whose incoming requester table holds its entry (SmartIO section 8.6):
+ * with that adapter's link down they are lost, whatever other path the
+ * lender's window could take, until the borrow moves (failover.c).
+ */
+static int arrives(struct sim_fabric *f, u32 node, u16 rid, u32 tnode)
+{
+	struct sio_registry *r = f->reg;
+	const struct sio_borrow *b;
+	u32 i;
+	int bidx;
+
+	for (i = 0; i < r->ndevices; i++) {
+		const struct sio_device *d = sio_dev(r, i);
+
+		if (d->node != node || d->rid != rid)
+			continue;
+		bidx = sio_borrow_find(r, i, tnode);
+		if (bidx < 0)
+			return 1;
+		b = sio_borrow_at(r, (u32)bidx);
+		return b->b_req < 0 ||
+		       sio_node(r, tnode)->adapter[b->b_adapter].link_up;
+	}
+	return 1;
+}
+
 int sim_translate_dma(struct sim_fabric *f, u32 node, u16 rid, u64 addr,
 		      u64 len, struct sim_loc *out)
 {
@@ -460,6 +561,10 @@ int sim_translate_dma(struct sim_fabric *f, u32 node, u16 rid, u64 addr,
 
 	u32 stop = node;	/* where a blocked transaction is counted */
 
+	if (r > 0 && !arrives(f, node, rid, tnode)) {
+		why = "link-down";
+		r = -EHOSTDOWN;
+	}
 	if (r >= 0) {
 		stop = tnode;
 		if (taddr >= SIO_MSI_BASE && taddr < SIO_MSI_BASE + SIO_MSI_SIZE)
@@ -489,13 +594,15 @@ int sim_backing_path(struct sim_fabric *f, const struct sim_loc *loc,
 	if (loc->kind != SIM_LOC_BAR)
 		return -ENXIO;
 	d = sio_dev(f->reg, loc->index);
-	n = snprintf(path, len, "%s/bar-%s-%u", f->dir, d->name, loc->bar);
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
+	n = sim_bar_path(f, loc->index, loc->bar,
+			 __atomic_load_n(&sim_dev_hw(f, loc->index)->epoch,
+					 __ATOMIC_ACQUIRE), path, len);
+	if (n)
+		return n;
 	/* BAR memory is created on first use: big clusters stay cheap. */
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = sim_file_open(f, path, O_RDWR | O_CREAT);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (ftruncate(fd, (off_t)d->bar[loc->bar].size) < 0) {
 		n = -errno;
 		close(fd);

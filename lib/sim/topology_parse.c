@@ -5,8 +5,10 @@
  *
  *   fabric  [window=SIZE] [luts=N] [requesters=N] [reserved=N]
  *   node    NAME id=N [ram=SIZE]
- *   adapter NODE NAME peers=NODE[,NODE...]|all [window=SIZE] [luts=N]
- *           [requesters=N] [reserved=N]
+ *   switch  NAME [ports=N] [requesters=N] [reserved=N]
+ *   cascade SWITCH:PORT SWITCH:PORT
+ *   adapter NODE NAME peers=NODE[,NODE...]|all|switch=SWITCH:PORT
+ *           [window=SIZE] [luts=N] [requesters=N] [reserved=N]
  *   device  NODE NAME bdf=dddd:bb:dd.f vendor=N device=N class=N
  *           [subsystem_vendor=N] [subsystem_device=N] [revision=N]
  *           [config=256|4096] [model=generic|nvme|dma]
@@ -45,6 +47,8 @@
 #define MIN_BAR 4096ull
 #define MAX_BAR (1ull << 40)
 #define GEN_MAX_FUNCTIONS (255u * 256u)	/* buses 01..ff, 32 slots x 8 */
+#define DEF_PORTS 24u		/* Dolphin MXS824 */
+#define MIN_PORTS 2u
 
 struct ntb_params {
 	u64 window;
@@ -76,6 +80,8 @@ struct parser {
 	struct ntb_params def;
 	unsigned node_line[SIO_MAX_NODES];
 	struct pending_peers peers[SIO_MAX_NODES * SIO_MAX_ADAPTERS];
+	u32 port_used[SIO_MAX_SWITCHES];	/* cabled ports, a bit each */
+	unsigned switch_line[SIO_MAX_SWITCHES];
 	struct hset names;	/* device names, cluster-wide */
 	struct hset bdfs;	/* (node, bdf) */
 };
@@ -377,12 +383,17 @@ static int split_opts(struct parser *p, char **tok, int n, int first,
 }
 
 /* Option indexes: the order of the key lists below. */
-enum { K_WINDOW, K_LUTS, K_REQUESTERS, K_RESERVED, K_PEERS };
+enum { K_WINDOW, K_LUTS, K_REQUESTERS, K_RESERVED, K_PEERS, K_SWITCH };
 static const char *const fabric_keys[] = {
 	"window", "luts", "requesters", "reserved", NULL
 };
 static const char *const adapter_keys[] = {
-	"window", "luts", "requesters", "reserved", "peers", NULL
+	"window", "luts", "requesters", "reserved", "peers", "switch", NULL
+};
+
+enum { K_PORTS, K_SW_REQUESTERS, K_SW_RESERVED };
+static const char *const switch_keys[] = {
+	"ports", "requesters", "reserved", NULL
 };
 
 enum { K_ID, K_RAM };
@@ -567,13 +578,152 @@ static int peers_syntax(struct parser *p, const char *tok, const char *val)
 	}
 }
 
+static int find_switch(const struct sio_topology *t, const char *s,
+		       size_t len)
+{
+	u32 i;
+
+	for (i = 0; i < t->nswitches; i++)
+		if (strlen(t->switches[i].name) == len &&
+		    !memcmp(t->switches[i].name, s, len))
+			return (int)i;
+	return -1;
+}
+
+/* SWITCH:PORT of token tok: a defined switch and a free port of it. */
+static int switch_port(struct parser *p, const char *tok, const char *val,
+		       u32 *sw, u32 *port)
+{
+	const char *colon = strchr(val, ':');
+	u64 v;
+	int i, rc;
+
+	if (!colon)
+		return fail(p, -EINVAL, "expected SWITCH:PORT: '%s'", tok);
+	i = find_switch(p->t, val, (size_t)(colon - val));
+	if (i < 0)
+		return fail(p, -EINVAL, "unknown switch (define it first): '%s'",
+			    tok);
+	rc = get_num(p, tok, colon + 1, strlen(colon + 1), 0,
+		     p->t->switches[i].ports - 1, &v);
+	if (rc)
+		return rc;
+	if (p->port_used[i] >> v & 1)
+		return fail(p, -EINVAL, "switch port already cabled: '%s'", tok);
+	*sw = (u32)i;
+	*port = (u32)v;
+	return 0;
+}
+
+static int p_switch(struct parser *p, char **tok, int n)
+{
+	struct sio_topology *t = p->t;
+	struct sio_topo_switch *sw;
+	struct opts o;
+	u64 v;
+	int rc;
+
+	if (n < 2)
+		return fail(p, -EINVAL, "switch needs a name: '%s'", tok[0]);
+	if (!name_ok(tok[1], strlen(tok[1])))
+		return fail(p, -EINVAL,
+			    "bad switch name (a-z 0-9 _ -, at most 31): '%s'",
+			    tok[1]);
+	if (find_switch(t, tok[1], strlen(tok[1])) >= 0)
+		return fail(p, -EINVAL, "duplicate switch '%s'", tok[1]);
+	if (t->nswitches == SIO_MAX_SWITCHES)
+		return fail(p, -E2BIG, "more than %d switches: '%s'",
+			    SIO_MAX_SWITCHES, tok[1]);
+	rc = split_opts(p, tok, n, 2, "switch", switch_keys, &o);
+	if (rc)
+		return rc;
+	if (!t->switches) {
+		t->switches = calloc(SIO_MAX_SWITCHES, sizeof(*t->switches));
+		if (!t->switches)
+			return nomem(p);
+	}
+	sw = &t->switches[t->nswitches];
+	memset(sw, 0, sizeof(*sw));
+	sw->ports = DEF_PORTS;
+	sw->requesters = p->def.requesters;
+	sw->reserved = p->def.reserved;
+	if (o.tok[K_PORTS]) {
+		rc = opt_num(p, &o, K_PORTS, 0, UINT64_MAX, &v);
+		if (rc)
+			return rc;
+		if (v < MIN_PORTS || v > SIO_MAX_SWITCH_PORTS)
+			return fail(p, -EINVAL, "ports must be from 2 to %d: '%s'",
+				    SIO_MAX_SWITCH_PORTS, o.tok[K_PORTS]);
+		sw->ports = (u32)v;
+	}
+	if (o.tok[K_SW_REQUESTERS]) {
+		rc = opt_num(p, &o, K_SW_REQUESTERS, 0, UINT64_MAX, &v);
+		if (rc)
+			return rc;
+		if (v < 1 || v > MAX_REQUESTERS)
+			return fail(p, -EINVAL,
+				    "requesters must be from 1 to 64: '%s'",
+				    o.tok[K_SW_REQUESTERS]);
+		sw->requesters = (u32)v;
+	}
+	if (o.tok[K_SW_RESERVED]) {
+		rc = opt_num(p, &o, K_SW_RESERVED, 0, MAX_REQUESTERS, &v);
+		if (rc)
+			return rc;
+		sw->reserved = (u32)v;
+	}
+	if (sw->reserved >= sw->requesters) {
+		const char *bad = o.tok[K_SW_RESERVED];
+
+		if (!bad)
+			bad = o.tok[K_SW_REQUESTERS] ? o.tok[K_SW_REQUESTERS]
+						     : tok[1];
+		return fail(p, -EINVAL,
+			    "reserved must be below requesters (%u): '%s'",
+			    sw->requesters, bad);
+	}
+	memcpy(sw->name, tok[1], strlen(tok[1]));
+	p->switch_line[t->nswitches] = p->line;
+	t->nswitches++;
+	return 0;
+}
+
+static int p_cascade(struct parser *p, char **tok, int n)
+{
+	struct sio_topo_switch *a, *b;
+	u32 sa, pa, sb, pb;
+	int rc;
+
+	if (n != 3)
+		return fail(p, -EINVAL,
+			    "cascade needs two SWITCH:PORT ends: '%s'",
+			    tok[n - 1]);
+	rc = switch_port(p, tok[1], tok[1], &sa, &pa);
+	if (!rc)
+		rc = switch_port(p, tok[2], tok[2], &sb, &pb);
+	if (rc)
+		return rc;
+	if (sa == sb)
+		return fail(p, -EINVAL, "cascade joins a switch to itself: '%s'",
+			    tok[2]);
+	a = &p->t->switches[sa];
+	b = &p->t->switches[sb];
+	a->peer_sw[pa] = (u8)(sb + 1);
+	a->peer_port[pa] = (u8)pb;
+	b->peer_sw[pb] = (u8)(sa + 1);
+	b->peer_port[pb] = (u8)pa;
+	p->port_used[sa] |= 1u << pa;
+	p->port_used[sb] |= 1u << pb;
+	return 0;
+}
+
 static int p_adapter(struct parser *p, char **tok, int n)
 {
 	struct sio_topology *t = p->t;
 	struct sio_topo_adapter *a;
 	struct ntb_params np = p->def;
 	struct opts o;
-	u32 i, count = 0;
+	u32 i, count = 0, sw = 0, port = 0;
 	int node, rc;
 
 	if (n < 3)
@@ -601,9 +751,15 @@ static int p_adapter(struct parser *p, char **tok, int n)
 	rc = split_opts(p, tok, n, 3, "adapter", adapter_keys, &o);
 	if (rc)
 		return rc;
-	if (!o.tok[K_PEERS])
+	if (!o.tok[K_PEERS] && !o.tok[K_SWITCH])
 		return fail(p, -EINVAL, "adapter needs peers=: '%s'", tok[2]);
-	rc = peers_syntax(p, o.tok[K_PEERS], o.val[K_PEERS]);
+	if (o.tok[K_PEERS] && o.tok[K_SWITCH])
+		return fail(p, -EINVAL, "adapter takes peers= or switch=, not both: '%s'",
+			    o.tok[K_SWITCH]);
+	if (o.tok[K_PEERS])
+		rc = peers_syntax(p, o.tok[K_PEERS], o.val[K_PEERS]);
+	else
+		rc = switch_port(p, o.tok[K_SWITCH], o.val[K_SWITCH], &sw, &port);
 	if (!rc)
 		rc = ntb_params(p, &o, &np);
 	if (rc)
@@ -620,6 +776,11 @@ static int p_adapter(struct parser *p, char **tok, int n)
 	a->luts = np.luts;
 	a->requesters = np.requesters;
 	a->reserved = np.reserved;
+	if (o.tok[K_SWITCH]) {
+		a->sw = sw + 1;
+		a->port = port;
+		p->port_used[sw] |= 1u << port;
+	}
 	p->peers[t->nadapters].tok = o.tok[K_PEERS];
 	p->peers[t->nadapters].line = p->line;
 	t->nadapters++;
@@ -800,9 +961,74 @@ static int parse_line(struct parser *p, char *s)
 		return p_node(p, tok, n);
 	if (!strcmp(tok[0], "adapter"))
 		return p_adapter(p, tok, n);
+	if (!strcmp(tok[0], "switch"))
+		return p_switch(p, tok, n);
+	if (!strcmp(tok[0], "cascade"))
+		return p_cascade(p, tok, n);
 	if (!strcmp(tok[0], "device"))
 		return p_device(p, tok, n);
 	return fail(p, -EINVAL, "unknown keyword '%s'", tok[0]);
+}
+
+/* Switches in hops from switch `from` over cascades; 0 = not reached. */
+static void switch_depths(const struct sio_topology *t, u32 from, u32 *depth)
+{
+	u32 queue[SIO_MAX_SWITCHES], head = 0, tail = 0, s, q;
+
+	memset(depth, 0, SIO_MAX_SWITCHES * sizeof(*depth));
+	depth[from] = 1;
+	queue[tail++] = from;
+	while (head < tail) {
+		s = queue[head++];
+		for (q = 0; q < t->switches[s].ports; q++) {
+			u32 far = t->switches[s].peer_sw[q];
+
+			if (far && !depth[far - 1]) {
+				depth[far - 1] = depth[s] + 1;
+				queue[tail++] = far - 1;
+			}
+		}
+	}
+}
+
+/* The nodes a switch-cabled adapter reaches: every other node cabled to
+ * a switch connected to its own. */
+static u64 switch_peers(struct parser *p, const struct sio_topo_adapter *a)
+{
+	const struct sio_topology *t = p->t;
+	u32 depth[SIO_MAX_SWITCHES], i;
+	u64 peers = 0;
+
+	switch_depths(t, a->sw - 1, depth);
+	for (i = 0; i < t->nadapters; i++) {
+		const struct sio_topo_adapter *b = &t->adapters[i];
+
+		if (b->sw && depth[b->sw - 1] && b->node != a->node)
+			peers |= 1ull << b->node;
+	}
+	return peers;
+}
+
+/* A path through more switches than the core follows would be lost. */
+static int check_hops(struct parser *p)
+{
+	const struct sio_topology *t = p->t;
+	u32 depth[SIO_MAX_SWITCHES], s, q;
+
+	for (s = 0; s < t->nswitches; s++) {
+		switch_depths(t, s, depth);
+		for (q = 0; q < t->nswitches; q++) {
+			if (depth[q] <= SIO_MAX_HOPS)
+				continue;
+			p->line = p->switch_line[q];
+			return fail(p, -EINVAL,
+				    "switch '%s' is %u switches away from '%s' (at most %d on a path): '%s'",
+				    t->switches[q].name, depth[q],
+				    t->switches[s].name, SIO_MAX_HOPS,
+				    t->switches[q].name);
+		}
+	}
+	return 0;
 }
 
 static int resolve_peers(struct parser *p)
@@ -812,12 +1038,20 @@ static int resolve_peers(struct parser *p)
 
 	for (i = 0; i < t->nadapters; i++) {
 		struct sio_topo_adapter *a = &t->adapters[i];
-		const char *tok = p->peers[i].tok, *s = strchr(tok, '=') + 1;
+		const char *tok = p->peers[i].tok, *s;
 
 		p->line = p->peers[i].line;
+		if (!tok) {
+			a->peers = switch_peers(p, a);
+			if (!a->peers)
+				return fail(p, -EINVAL,
+					    "adapter '%s' reaches no other node through its switch",
+					    a->name);
+			continue;
+		}
+		s = strchr(tok, '=') + 1;
 		if (!strcmp(s, "all")) {
-			a->peers = (t->nnodes == 64 ? ~0ull
-						    : (1ull << t->nnodes) - 1) &
+			a->peers = sio_all_nodes(t->nnodes) &
 				   ~(1ull << a->node);
 		} else {
 			for (;;) {
@@ -859,7 +1093,9 @@ static int finish(struct parser *p)
 
 	if (!t->nnodes)
 		return fail(p, -EINVAL, "no node defined");
-	rc = resolve_peers(p);
+	rc = check_hops(p);
+	if (!rc)
+		rc = resolve_peers(p);
 	if (rc)
 		return rc;
 	for (nd = 0; t->nnodes > 1 && nd < t->nnodes; nd++) {
@@ -883,6 +1119,7 @@ void sio_topo_free(struct sio_topology *t)
 	free(t->nodes);
 	free(t->adapters);
 	free(t->devices);
+	free(t->switches);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -1143,8 +1380,7 @@ int sio_topo_generate(struct sio_topology *out, unsigned nodes,
 
 			snprintf(a->name, SIO_TOPO_NAME, "ntb0");
 			a->node = n;
-			a->peers = (nodes == 64 ? ~0ull : (1ull << nodes) - 1) &
-				   ~(1ull << n);
+			a->peers = sio_all_nodes(nodes) & ~(1ull << n);
 			a->window = DEF_WINDOW;
 			a->luts = DEF_LUTS;
 			a->requesters = DEF_REQUESTERS;

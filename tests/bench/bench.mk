@@ -7,7 +7,7 @@ tests_bench_memcpy_ratio_SOURCES = tests/bench/memcpy_ratio.c
 tests_bench_memcpy_ratio_CFLAGS = $(AM_CFLAGS) -O2
 CLEANFILES += tests/bench/memcpy_ratio
 EXTRA_DIST += tests/bench/bench.py tests/bench/gentopo.py tests/bench/replica.py \
-	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh
+	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh tests/bench/ntb_switch.sh
 
 bench: fs/smartiofs tests/bench/memcpy_ratio
 	BUILDDIR='$(abs_top_builddir)' $(PYTHON3) $(srcdir)/tests/bench/bench.py

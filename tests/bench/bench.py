@@ -393,6 +393,55 @@ def bench_qemu():
                 ">= 0.9", s_ / n >= 0.9)
 
 
+def bench_ntb_switch():
+    """Two TCG guests on a 2-port smartio-ntb-switch
+    (tests/bench/ntb_switch.sh): ntb_perf's throughput to the peer against
+    memcpy of the same bytes in the same chunks inside the guest; an 8-byte
+    read of the peer's edu register through a window (forwarded to the
+    peer's QEMU) against the same read of the guest's own edu."""
+    perf = "QEMU switch: ntb_perf throughput / memcpy in one guest"
+    read = "QEMU switch: 8-byte read of a peer's device register / a local one"
+    if os.environ.get("BENCH_QEMU", "1") == "0":
+        skipped(perf, ">= 0.8", "BENCH_QEMU=0")
+        skipped(read, "report", "BENCH_QEMU=0")
+        return
+    out = subprocess.run(["sh", os.path.join(HERE, "ntb_switch.sh")],
+                         capture_output=True, text=True,
+                         env=dict(os.environ, SRCDIR=SRC, BUILDDIR=BUILD))
+    lines = out.stdout.splitlines()
+    if out.returncode:
+        why = [l.split(": ", 1)[1] for l in lines
+               if l.startswith(("SKIP: ", "FAIL: "))]
+        why = why[0] if why else "ntb_switch.sh exited %d" % out.returncode
+        skipped(perf, ">= 0.8", why)
+        skipped(read, "report", why)
+        if out.returncode != 77:
+            ERRORS.append(why)
+        return
+    v = {}
+    for l in lines:
+        w = l.split()
+        if len(w) >= 3 and w[0] == "SWBENCH":
+            try:
+                v[w[1]] = float(w[2])
+            except ValueError:
+                pass
+    if v.get("perf") and v.get("memcpy"):
+        r = v["perf"] / v["memcpy"]
+        row(perf, "%.2f (%.0f vs %.0f MB/s)" % (r, v["perf"], v["memcpy"]),
+            ">= 0.8", r >= 0.8)
+    else:
+        skipped(perf, ">= 0.8", "the guest printed no figures")
+        ERRORS.append("no ntb_perf/memcpy figures from the switch guests")
+    if v.get("read8-remote") and v.get("read8-local"):
+        r = v["read8-remote"] / v["read8-local"]
+        row(read, "%.1f (%.0f vs %.0f ns)" % (r, v["read8-remote"],
+                                            v["read8-local"]), "report", "reported")
+    else:
+        skipped(read, "report", "the guest printed no figures")
+        ERRORS.append("no read8 figures from the switch guests")
+
+
 def table():
     load = os.getloadavg()[0]
     print("smartio bench: %d CPUs, load %.1f; ratios of two things measured "
@@ -425,6 +474,7 @@ def main():
             nodes, per = (int(x) for x in scale.split("x"))
             bench_scale(tmp, nodes, per)
         bench_qemu()
+        bench_ntb_switch()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     table()

@@ -25,8 +25,12 @@ FABRIC="t$$-$TEST"
 DAEMONS=""
 
 sfs_cleanup() {
-	for m in "$TMP"/m*; do
-		[ -d "$m" ] && fusermount3 -u -z "$m" 2>/dev/null || true
+	local m
+	# Every mount below $TMP as the kernel lists it, deepest first:
+	# a path through a symlink may not be the one fusermount3 finds.
+	for m in $(awk -v t="$TMP/" 'index($2, t) == 1 { print $2 }' \
+		/proc/self/mounts | sort -r); do
+		fusermount3 -u -z "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 	done
 	for p in $DAEMONS; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$TMP" "/dev/shm/smartio-$FABRIC"

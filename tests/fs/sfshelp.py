@@ -131,7 +131,7 @@ def write(path, data, offset=None):
 def snapshot(root, skip=()):
     """Contents of every readable file and the target of every symbolic
     link under root.  The events file and `mem` links are left alone: a
-    lookup of a remote segment's mem attaches it (smartio(7)).  Uses the
+    remote segment's mem resolves only while attached (smartio(7)).  Uses the
     types from readdir, so nothing but the files read is looked up."""
     out = {}
 

@@ -40,6 +40,7 @@ expect("nodes/host0/adapters/ntb0/link", r"up\n")
 expect("nodes/host0/adapters/ntb0/peers", r"host1\nhost2\nhost3\n")
 expect("nodes/host0/adapters/ntb0/luts", r"0 256\n")
 expect("nodes/host0/adapters/ntb0/requesters", r"2 32\n")
+expect("nodes/host0/adapters/ntb0/requesters_in", r"2 32\n")
 expect("nodes/host0/adapters/ntb0/window", r"4294967296\n")
 for d in ("nvme0", "gpu0", "nic1"):
     expect("dev/%s/fdid" % d, r"0x[0-9a-f]{8}\n")
@@ -50,7 +51,7 @@ for d in ("nvme0", "gpu0", "nic1"):
     expect("dev/%s/bdf" % d, r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\n")
     expect("dev/%s/resource" % d, r"(0x[0-9a-f]{16} 0x[0-9a-f]{16} 0x[0-9a-f]{16}\n){6}")
     expect("dev/%s/stats" % d, r"(borrows|returns|reclaims|denied|cfg_reads|cfg_writes|"
-           r"dma_ops|dma_faults|msi) \d+\n(\w+ \d+\n){8}")
+           r"dma_ops|dma_faults|msi|driver_errors) \d+\n(\w+ \d+\n){9}")
 expect("dev/nvme0/vendor", r"0x1b36\n")
 expect("dev/nvme0/class", r"0x010802\n")
 expect("dev/nvme0/node", r"host0\n")

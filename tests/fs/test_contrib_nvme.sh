@@ -38,4 +38,12 @@ expect_eq "borrowers left" "$(cat "$A/dev/nvme0/borrow")" ""
 expect_eq "segments left" "$(ls "$B/self/segments")" ""
 expect_eq "vectors left" "$(cat "$A/dev/nvme0/msi")" ""
 grep -q "^msi [1-9]" "$A/dev/nvme0/stats" || fail "no interrupts counted: $(cat "$A/dev/nvme0/stats")"
+# The Python driver says why the namespace refused it (the smartio package).
+echo none > "$A/dev/nvme0/lend"
+if python3 "$PYDRIVER" --mount "$B" --dev nvme0 --blocks 8 > "$TMP/out" 2>&1; then
+	fail "Python driver ran on a device not lent"
+fi
+expect_eq "refused driver" "$(cat "$TMP/out")" \
+	"smartio_nvme: nvme0 is not lent (policy none): host1 may not borrow it (EACCES)"
+expect_eq "segments left after refusal" "$(ls "$B/self/segments")" ""
 echo "PASS: $TEST"

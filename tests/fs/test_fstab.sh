@@ -23,8 +23,8 @@ grep " $TMP/m0 " /proc/mounts | grep -q "fuse.smartiofs" || fail "type is not fu
 	fail "mount.fuse3 with fabric= failed"
 expect_eq "self of second" "$(readlink "$TMP/m1/self")" "nodes/host3"
 expect_eq "host2 seen by host3" "$(cat "$TMP/m1/nodes/host2/state")" "up"
-echo all > "$TMP/m1/dev/nvme0/lend"
-expect_eq "lend through fstab mounts" "$(cat "$TMP/m0/dev/nvme0/lend")" "all"
+echo all > "$TMP/m0/dev/nvme0/lend"	# host2's device: its mount lends
+expect_eq "lend through fstab mounts" "$(cat "$TMP/m1/dev/nvme0/lend")" "all"
 fusermount3 -u "$TMP/m1"
 fusermount3 -u "$TMP/m0"
 

@@ -36,6 +36,7 @@ must(os.path.join(M, "self/segments/local/size"), "1M")
 os.mkdir(os.path.join(M, "nodes/host1/segments/remote"))
 must(os.path.join(M, "nodes/host1/segments/remote/size"), "1M")
 must(os.path.join(M, "nodes/host1/segments/remote/available"), "1")
+must(os.path.join(M, "nodes/host1/segments/remote/attach"), "host0")
 
 targets = [("dev/nic0/bar0", 128 << 10), ("dev/gpu0/bar0", 64 << 10),
            ("self/segments/local/mem", 1 << 20),

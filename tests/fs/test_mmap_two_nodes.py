@@ -53,7 +53,7 @@ for bar, size in (("bar0", 128 << 10), ("bar2", 16 << 10)):
         fail("%s on host1: size %d, want %d" % (bar, os.stat(pb).st_size, size))
     crosscheck("nic0 " + bar, mapping(pa, size), mapping(pb, size), size)
 
-# A segment of host0, available, mapped by host1 (attached on lookup).
+# A segment of host0, available, attached and mapped by host1.
 seg = os.path.join(A, "self/segments/shm")
 os.mkdir(seg)
 must(os.path.join(seg, "size"), "1M")
@@ -64,10 +64,11 @@ must(os.path.join(seg, "available"), "1")
 if "mem" not in os.listdir(rseg):
     fail("host1 does not see mem of an available segment")
 if read(os.path.join(seg, "attached")) != "":
-    fail("attached before any lookup: %r" % read(os.path.join(seg, "attached")))
+    fail("attached before any attach: %r" % read(os.path.join(seg, "attached")))
+must(os.path.join(rseg, "attach"), "host1")
 mb = mapping(os.path.join(rseg, "mem"), 1 << 20)
 if read(os.path.join(seg, "attached")) != "host1\n":
-    fail("attached after host1's lookup: %r" % read(os.path.join(seg, "attached")))
+    fail("attached after host1's attach: %r" % read(os.path.join(seg, "attached")))
 crosscheck("segment host0.shm", mapping(os.path.join(seg, "mem"), 1 << 20), mb,
            1 << 20)
 try:
@@ -81,6 +82,7 @@ except OSError as e:
 os.mkdir(os.path.join(B, "self/segments/back"))
 must(os.path.join(B, "self/segments/back/size"), "64k")
 must(os.path.join(B, "self/segments/back/available"), "1")
+must(os.path.join(A, "seg/host1.back/attach"), "host0")
 crosscheck("segment host1.back",
            mapping(os.path.join(B, "seg/host1.back/mem"), 64 << 10),
            mapping(os.path.join(A, "seg/host1.back/mem"), 64 << 10), 64 << 10)

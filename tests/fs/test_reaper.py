@@ -16,6 +16,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import sys
 import time
 
 from sfshelp import Cluster, fail, passed, write
@@ -84,6 +85,10 @@ if write(os.path.join(seg, "size"), "64K"):
     fail("cannot size the segment")
 cached = os.path.join(V, "nodes/host0/segments/gone")
 os.stat(cached)                 # the victim now has its entry
+# The client's lookup starts in this directory, so that no entry of the
+# path above it (1 s timeouts, long past on a loaded machine) has to be
+# revalidated first: its one request is the lookup that holds the lock.
+segdir = os.open(os.path.dirname(cached), os.O_RDONLY | os.O_DIRECTORY)
 
 names = threads(victim.pid)
 if "sfs-watch" not in names.values():
@@ -107,17 +112,32 @@ for t in frozen:
 
 # A client's lookup holds nodes/host0/segments while it waits for an answer.
 client = subprocess.Popen(
-    ["python3", "-c", "import os,sys\ntry:\n os.stat(sys.argv[1])\n"
-     "except OSError as e:\n print(e.errno)\n", os.path.join(
-         V, "nodes/host0/segments/missing")], stdout=subprocess.PIPE,
-    text=True)
-time.sleep(0.3)
+    [sys.executable, "-c", "import os,sys\ntry:\n"
+     " os.stat('missing', dir_fd=int(sys.argv[1]))\n"
+     "except OSError as e:\n print(e.errno)\n", str(segdir)],
+    stdout=subprocess.PIPE, text=True, pass_fds=(segdir,))
+
+
+def wchan(pid):
+    try:
+        with open("/proc/%d/wchan" % pid) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+# The client is a new interpreter: on a loaded machine it may take
+# seconds to start and send its lookup, which must be waiting for the
+# frozen daemon (holding the directory) before host0's rmdir.
+wait_for("the client's lookup to wait for the daemon",
+         lambda: client.poll() is not None or "request_wait" in
+         wchan(client.pid) or "fuse" in wchan(client.pid), timeout=30.0)
 if client.poll() is not None:
     fail("the lookup was answered although every request thread is frozen")
 
 os.rmdir(seg)                   # the victim's watcher invalidates "gone"
 wait_for("the watcher to wait in the kernel",
-         lambda: state(victim.pid, watcher) == "D")
+         lambda: state(victim.pid, watcher) == "D", timeout=30.0)
 
 t0 = time.time()
 os.kill(victim.pid, signal.SIGKILL)

@@ -14,7 +14,9 @@ expect_eq "cat node" "$(cat "$S/dev/nvme0/node")" "host2"
 expect_eq "state before" "$(cat "$S/dev/nvme0/state")" "local"
 [ ! -e "$S/dev/nvme0/bar0" ] || fail "bar0 visible before borrowing"
 
-echo all > "$S/dev/nvme0/lend"
+# Lending is the lender's (host2's) decision; host3's mount may not.
+echo all > "$S/dev/nvme0/lend" 2>/dev/null && fail "host3 lent host2's nvme0"
+echo all > "$TMP/m2/dev/nvme0/lend"
 expect_eq "lend" "$(cat "$S/dev/nvme0/lend")" "all"
 expect_eq "state lent" "$(cat "$S/dev/nvme0/state")" "available"
 echo host3 > "$S/dev/nvme0/borrow"

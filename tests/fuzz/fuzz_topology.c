@@ -59,6 +59,23 @@ static void to_text(const struct sio_topology *t, struct text *o)
 	static const char *const model[] = { "generic", "nvme", "dma" };
 	u32 i, k, b;
 
+	for (i = 0; i < t->nswitches; i++) {
+		const struct sio_topo_switch *s = &t->switches[i];
+
+		put(o, "switch %s ports=%" PRIu32 " requesters=%" PRIu32
+		    " reserved=%" PRIu32 "\n", s->name, s->ports, s->requesters,
+		    s->reserved);
+	}
+	for (i = 0; i < t->nswitches; i++)
+		for (k = 0; k < t->switches[i].ports; k++) {
+			u32 far = t->switches[i].peer_sw[k];
+
+			if (far > i + 1)	/* each cable once */
+				put(o, "cascade %s:%" PRIu32 " %s:%u\n",
+				    t->switches[i].name, k,
+				    t->switches[far - 1].name,
+				    t->switches[i].peer_port[k]);
+		}
 	for (i = 0; i < t->nnodes; i++)
 		put(o, "node %s id=%" PRIu32 " ram=%" PRIu64 "\n", t->nodes[i].name,
 		    t->nodes[i].id, t->nodes[i].ram);
@@ -66,8 +83,13 @@ static void to_text(const struct sio_topology *t, struct text *o)
 		const struct sio_topo_adapter *a = &t->adapters[i];
 		char sep = '=';
 
-		put(o, "adapter %s %s peers", t->nodes[a->node].name, a->name);
-		for (k = 0; k < t->nnodes; k++)
+		put(o, "adapter %s %s", t->nodes[a->node].name, a->name);
+		if (a->sw)
+			put(o, " switch=%s:%" PRIu32,
+			    t->switches[a->sw - 1].name, a->port);
+		else
+			put(o, " peers");
+		for (k = 0; !a->sw && k < t->nnodes; k++)
 			if (a->peers >> k & 1) {
 				put(o, "%c%s", sep, t->nodes[k].name);
 				sep = ',';
@@ -155,6 +177,9 @@ static void same(const struct sio_topology *x, const struct sio_topology *y)
 	      !memcmp(x->adapters, y->adapters, x->nadapters * sizeof(*x->adapters)));
 	CHECK(!x->ndevices ||
 	      !memcmp(x->devices, y->devices, x->ndevices * sizeof(*x->devices)));
+	CHECK(x->nswitches == y->nswitches);
+	CHECK(!x->nswitches ||
+	      !memcmp(x->switches, y->switches, x->nswitches * sizeof(*x->switches)));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -171,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(memchr(err, '\0', sizeof(err)));
 		CHECK(!strncmp(err, "line ", 5) || rc != -EINVAL);
 		CHECK(!t.nnodes && !t.nadapters && !t.ndevices && !t.nodes &&
-		      !t.adapters && !t.devices);
+		      !t.adapters && !t.devices && !t.nswitches && !t.switches);
 		return 0;
 	}
 	check_rules(&t);

@@ -2,6 +2,10 @@
 """Writes the seed corpora of the fuzz harnesses (run once; the files are
 committed).  corpus-proto/: one well-formed message per command with the
 attributes proto.h lists for it, plus a few framing edge cases.
+corpus-peer/: messages from an NTB peer as fuzz_peer.c takes them (a
+4-byte prefix: receiving node, sending node, flags, 0): the node-to-node
+commands honest and with forged origins, forwarded user commands, a
+segment table.
 corpus-topology/: the shipped default cluster, the man page's examples and
 small variants that reach every statement and option.
 
@@ -71,6 +75,74 @@ def proto(d):
             f.write(data)
 
 
+def u32(name, v):
+    return attr(A[name][0], struct.pack("<I", v))
+
+
+def u64(name, v):
+    return attr(A[name][0], struct.pack("<Q", v))
+
+
+def name(v):
+    return attr(A["NAME"][0], v.encode() + b"\0")
+
+
+def seg_record(nm, gen, size, off):
+    inner = name(nm) + u32("INDEX", gen) + u64("SIZE", size) + \
+        u64("ADDR", 0) + u64("OFFSET", off) + u32("FLAGS", 1) + u64("MASK", 0)
+    return attr(22, inner, nested=True)
+
+
+def peer(d):
+    """Built-in cluster: host<i> has id i; nvme0 (host0) is fdid 0, lent to
+    and borrowed by host1 when the harness starts; host0 owns seg0."""
+    os.makedirs(d, exist_ok=True)
+    nvme0 = 0
+    seeds = {
+        # (self, from, separate): message
+        "heartbeat": (0, 1, 0, 23, u32("NODE", 1) + u64("SEQ", 1 << 40) +
+                      u64("TIME", 1) + u32("SRC", 1) + u32("DST", 0)),
+        "heartbeat-forged": (0, 1, 0, 23, u32("NODE", 2) + u64("SEQ", 9) +
+                             u64("TIME", 1)),
+        "borrow-req-forged": (0, 1, 0, 16, u32("DEV", nvme0) + u32("NODE", 2) +
+                              u64("IOVA", 1 << 32) + u64("SIZE", 1 << 26)),
+        "map-dma-window-huge": (0, 1, 0, 19, u32("DEV", nvme0) + u32("NODE", 1) +
+                                u64("IOVA", 1 << 32) + u64("SIZE", 1 << 31)),
+        "map-msi-window": (0, 1, 0, 20, u32("DEV", nvme0) + u32("NODE", 1) +
+                           u64("IOVA", 0xfee00000) + u64("SIZE", 0x100000)),
+        "return-req": (0, 1, 0, 21, u32("DEV", nvme0) + u32("NODE", 1)),
+        "reclaim-req-not-lender": (1, 2, 0, 22, u32("DEV", nvme0) + u32("NODE", 1)),
+        "reclaim-req": (1, 0, 0, 22, u32("DEV", nvme0) + u32("NODE", 1)),
+        "event": (0, 1, 0, 24, u64("SEQ", 1) + u64("TIME", 5) + u32("KIND", 3) +
+                  attr(20, b"dev/nvme0 node=host1") + u32("SRC", 1)),
+        "seg-connect": (0, 2, 0, 25, u32("NODE", 0) + name("seg0") + u32("PEER", 2)),
+        "seg-connect-forged": (0, 2, 0, 25, u32("NODE", 0) + name("seg0") +
+                               u32("PEER", 1)),
+        "seg-disconnect": (0, 1, 0, 26, u32("NODE", 0) + name("seg0") + u32("PEER", 1)),
+        "seg-create-remote": (0, 1, 1, 6, u32("NODE", 0) + name("theirs")),
+        "seg-size-not-theirs": (0, 1, 1, 7, u32("NODE", 0) + name("seg0") +
+                                u64("SIZE", 4096)),
+        "seg-destroy-not-theirs": (0, 1, 1, 8, u32("NODE", 0) + name("seg0")),
+        "seg-create-relayed": (0, 1, 0, 6, u32("NODE", 2) + name("relay")),
+        "lend-from-peer": (0, 1, 1, 1, u32("DEV", nvme0) + u32("FLAGS", 0) +
+                           u64("MASK", 0)),
+        "reclaim-as-lender": (0, 1, 1, 4, u32("DEV", nvme0) + u32("NODE", 0)),
+        "cfg-read": (0, 1, 1, 14, u32("DEV", nvme0) + u32("NODE", 1) +
+                     u64("OFFSET", 0) + u64("SIZE", 64)),
+        "peer-expose": (0, 1, 0, 31, u32("DEV", nvme0) + u32("PEER", 1) +
+                        u32("RID", 0x100) + u32("INDEX", 0)),
+        "seg-table": (0, 1, 0, 35, u32("NODE", 1) + seg_record("t0", 1, 8192, 0x10000) +
+                      seg_record("t1", 2, 0, 0) + u32("SRC", 1)),
+        "seg-table-ragged": (0, 1, 0, 35, u32("NODE", 1) +
+                             seg_record("t0", 1, 4097, 0x10000)),
+        "seg-table-forged": (0, 1, 0, 35, u32("NODE", 2) + seg_record("t0", 1, 8192, 0)),
+        "seg-table-get": (0, 1, 0, 36, u32("NODE", 1)),
+    }
+    for nm, (to, frm, sep, cmd, attrs) in seeds.items():
+        with open(os.path.join(d, nm), "wb") as f:
+            f.write(bytes([to, (frm - to - 1) % 4, sep, 0]) + message(cmd, attrs))
+
+
 def topology(d, top):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(top, "contrib/topology/default.conf")) as f:
@@ -105,5 +177,6 @@ device h-1 acc0 bdf=0000:00:00.0 vendor=1 device=1 class=1 model=generic
 if __name__ == "__main__":
     here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     proto(os.path.join(here, "corpus-proto"))
+    peer(os.path.join(here, "corpus-peer"))
     topology(os.path.join(here, "corpus-topology"),
              os.path.dirname(os.path.dirname(os.path.abspath(here))))

@@ -17,7 +17,7 @@ set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${KMOD_TIMEOUT:-900}
-expect_passes=79
+expect_passes=133
 
 skip() { echo "SKIP: check-kmod: $*"; exit 77; }
 . "$src/tests/kmod/guest-lib.sh"
@@ -45,6 +45,10 @@ echo "PASS: smartio.ko builds against $kdir without warnings ($(($(date +%s) - t
 ${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
 	-o "$out/sio_mmap" "$src/tests/kmod/sio_mmap.c" >"$out/cc.log" 2>&1 ||
 	{ cat "$out/cc.log"; skip "cannot link a static program (libc6-dev)"; }
+# And its generic netlink client (permissions, policies, the fuzzer).
+${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
+	-I"$src/lib/core" -o "$out/sio_genl" "$src/tests/kmod/sio_genl.c" >"$out/cc.log" 2>&1 ||
+	{ cat "$out/cc.log"; echo "FAIL: tests/kmod/sio_genl.c"; exit 1; }
 
 # Kernel style: scripts/checkpatch.pl of Debian's linux-source (extracted
 # once), no error, warning or --strict check on kmod's sources.
@@ -139,13 +143,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# The initramfs: busybox, the NVMe driver with its dependencies, smartio.ko,
-# smartiofs (tests/kmod/guest-lib.sh).
+# The initramfs: busybox, the NVMe driver with its dependencies, ext4 (a
+# filesystem mounted on the lender's disk), smartio.ko, smartiofs
+# (tests/kmod/guest-lib.sh).
 guest_root "$tmp/root" "$src/tests/kmod/guest-init.sh" "$guest_ko" "$sfs" \
-	"$KVER" || skip "modprobe cannot resolve nvme for $KVER"
+	"$KVER" ext4 || skip "modprobe cannot resolve nvme for $KVER"
 # systemd-udevd (udevadm under another name), its libraries, the rules.
 cp "$src/tests/kmod/guest-udev.sh" "$tmp/root/guest-udev.sh"
 cp "$out/sio_mmap" "$tmp/root/bin/sio_mmap"
+cp "$out/sio_genl" "$tmp/root/bin/sio_genl"
 mkdir -p "$tmp/root/udev" "$tmp/root/lib/systemd"
 cp "$src"/udev/*.rules "$tmp/root/udev/"
 cp -L "$udevadm" "$tmp/root/bin/udevadm"

@@ -65,7 +65,7 @@ bar0=$(head -n 1 /sys/bus/pci/devices/"$bdf"/resource | cut -d' ' -f1 |
 check "host0 lends nvme0 = $bdf with its real BAR 0 ($bar0)" \
 	grep -q "^dev nvme0 bdf=$bdf lender=host0 .* bar0=$bar0+" $state
 check "both nodes up" \
-	test "$(grep -c '^node host[01] id=[01] up$' $state)" = 2
+	test "$(grep -c '^node host[01] id=[01] up refused=0$' $state)" = 2
 udev_lender
 # --- control through /smartio: smartiofs over the generic netlink family -------
 ln -sf /proc/mounts /etc/mtab
@@ -93,17 +93,174 @@ sleep 3
 r2=$(cat $fabric/requests)
 check "two idle smartiofs ask smartio.ko nothing in 3 s ($((r2 - r1)) requests)" \
 	test $((r2 - r1)) -le 6
+# --- the generic netlink family: who may do what (issue 12, defect 6) ---------
+# genl WHO CMD [ATTR=VALUE...]: the rc sio_genl prints for that request sent
+# as root or as uid WHO (0, or -errno).
+genl() {
+	local who=$1
+	shift
+	if [ "$who" = root ]; then
+		sio_genl call "$@"
+	else
+		sio_genl -u "$who" call "$@"
+	fi | sed -n 's/^rc=//p'
+}
+# realcfg OFFSET WIDTH (2 or 4): the real function's register, from sysfs.
+realcfg() {
+	dd if=/sys/bus/pci/devices/"$bdf"/config bs=1 skip=$(($1)) count="$2" \
+		status=none | od -An -tx"$2" | tr -d ' \n'
+}
+# host0cfg OFFSET: what host0 reads of a dword through the core.
+host0cfg() {
+	dd if=/smartio/dev/nvme0/config bs=1 skip=$(($1)) count=4 status=none |
+		od -An -tx4 | tr -d ' \n'
+}
+# le32 HEX: the data= bytes of a 32-bit value (little endian).
+le32() {
+	printf '%02x%02x%02x%02x' $((0x$1 & 255)) $((0x$1 >> 8 & 255)) \
+		$((0x$1 >> 16 & 255)) $((0x$1 >> 24 & 255))
+}
+g0=$(cat $fabric/generation)
+check "an unprivileged user reads the registry (REG_READ)" \
+	test "$(genl 1000 reg_read off=0 size=64)" = 0
+check "and the config header's first 64 bytes" \
+	test "$(genl 1000 cfg_read dev=0 node=0 off=0 size=64)" = 0
+check "but not config space past them (EPERM)" \
+	test "$(genl 1000 cfg_read dev=0 node=0 off=0 size=256)" = -1
+check "an unprivileged user cannot lend (EPERM)" \
+	test "$(genl 1000 lend dev=0 flags=1 mask=0)" = -1
+check "an unprivileged user cannot borrow (EPERM)" \
+	test "$(genl 1000 borrow dev=0 node=1)" = -1
+check "an unprivileged user cannot write config space (EPERM)" \
+	test "$(genl 1000 cfg_write dev=0 node=0 off=0x40 data=00)" = -1
+check "an unprivileged user cannot create a segment (EPERM)" \
+	test "$(genl 1000 seg_create node=0 name=x)" = -1
+check "the refusals changed nothing (generation $g0, nvme keeps $bdf)" \
+	test "$(cat $fabric/generation)" = "$g0" -a \
+	-e /sys/bus/pci/drivers/nvme/"$bdf"
+for c in heartbeat return_req reclaim_req seg_table seg_table_get \
+	map_dma_window borrow_req borrow_grant event reply; do
+	check "node-to-node $c from user space, as root: EOPNOTSUPP" \
+		test "$(genl root $c node=0 dev=0)" = -95
+done
+check "an attribute the command does not take is refused (EINVAL)" \
+	test "$(genl root reg_read off=0 size=0 node=1)" = -22
+check "an unknown attribute type is refused (EINVAL)" \
+	test "$(genl root borrow dev=0 node=1 30=1)" = -22
+check "the refused requests changed nothing either" \
+	test "$(cat $fabric/generation)" = "$g0" -a \
+	-e /sys/bus/pci/drivers/nvme/"$bdf"
+# Config writes to BARs, ROM and command register never reach the device.
+rbar0=$(realcfg 0x10 4)
+rcmd=$(realcfg 0x04 2)
+rrom=$(realcfg 0x30 4)
+set -- $(head -n 1 /sys/bus/pci/devices/"$bdf"/resource)
+bsize=$(($2 - $1 + 1))
+check "root's config write of BAR 0 answers 0 (emulated)" \
+	test "$(genl root cfg_write dev=0 node=0 off=0x10 data=ffffffff)" = 0
+check "the real BAR 0 is unchanged ($rbar0)" test "$(realcfg 0x10 4)" = "$rbar0"
+want=$(printf '%08x' $(( (0xffffffff & ~(bsize - 1)) | (0x$rbar0 & 15) )))
+check "host0 reads BAR 0's size mask back ($(host0cfg 0x10), want $want)" \
+	test "$(host0cfg 0x10)" = "$want"
+genl root cfg_write dev=0 node=0 off=0x10 data=$(le32 "$rbar0") >/dev/null
+check "writing the address back restores host0's view of BAR 0" \
+	test "$(host0cfg 0x10)" = "$rbar0"
+check "root's config write of the ROM BAR answers 0, the ROM is unchanged" \
+	test "$(genl root cfg_write dev=0 node=0 off=0x30 data=01f0ffff)" = 0 \
+	-a "$(realcfg 0x30 4)" = "$rrom"
+# Memory decode off, SERR and parity on: none of it reaches the device.
+ncmd=$(printf '%04x' $(( (0x$rcmd & ~2) | 0x140 )))
+check "root's write of the command register ($rcmd -> $ncmd) answers 0" \
+	test "$(genl root cfg_write dev=0 node=0 off=4 \
+		data=$(printf '%02x%02x' $((0x$ncmd & 255)) $((0x$ncmd >> 8))))" = 0
+check "the real command register keeps its decode, no SERR/parity ($(realcfg 4 2))" \
+	test "$(realcfg 0x04 2)" = "$rcmd"
+genl root cfg_write dev=0 node=0 off=4 \
+	data=$(printf '%02x%02x' $((0x$rcmd & 255)) $((0x$rcmd >> 8))) >/dev/null
+check "the nvme driver still reads its drive after the config writes" \
+	dd if=/dev/nvme0n1 of=/dev/null bs=4k count=16 iflag=direct status=none
 g1=$(cat $fabric/generation)
 # A reader parked on host1's events file, woken by the borrow's uevent.
 grep -m 1 " borrow " /smartio1/events >/tmp/ev1 &
 # errno_is ERRNO-TEXT FILE VALUE: the write fails with that error.
 errno_is() { sh -c "echo $3 > $2" 2>&1 | grep -q "$1"; }
+# --- issue 12 defect 5: a refused borrow leaves the lender's device alone -----
+# untouched: nvme still drives $bdf, /dev/nvme0n1 has its dev_t, nothing
+# probed or claimed it since, and its first 4 KiB read as before.
+blkid_of() { stat -c %t:%T /dev/nvme0n1; }
+probes() { dmesg | grep -c -e "pci function $bdf" -e "claimed for lending"; }
+head4k() {
+	dd if=/dev/nvme0n1 bs=4k count=1 iflag=direct status=none | md5sum
+}
+untouched_since() { # untouched_since: compares with the last snapshot
+	test -e /sys/bus/pci/drivers/nvme/"$bdf" -a -b /dev/nvme0n1 -a \
+		"$(blkid_of)" = "$blk0" -a "$(probes)" = "$probes0" -a \
+		"$(head4k)" = "$head0"
+}
+snapshot() { blk0=$(blkid_of); probes0=$(probes); head0=$(head4k); }
+snapshot
+check "nvme0's lend policy is none at first" \
+	test "$(cat /smartio/dev/nvme0/lend)" = none
+check "a borrow under policy none is refused (EACCES)" \
+	errno_is "Permission denied" /smartio/dev/nvme0/borrow host1
+check "the refused borrow left nvme0 alone (driver, dev_t $blk0, no probe, data)" \
+	untouched_since
 check "echo all > /smartio/dev/nvme0/lend" \
 	sh -c "echo all > /smartio/dev/nvme0/lend"
 check "host0 cannot borrow its own device (EINVAL)" \
 	errno_is "Invalid argument" /smartio/dev/nvme0/borrow host0
+# In use on the lender: open, then mounted.  udev's probe of the new
+# filesystem opens the disk too: settle before each borrow.
+sleep 600 </dev/nvme0n1 &
+opener=$!
+waitfor 10 sh -c "readlink /proc/$opener/fd/0 | grep -q nvme0n1"
+settle
+check "a borrow of nvme0 while a process holds /dev/nvme0n1 open is EBUSY" \
+	errno_is "busy" /smartio/dev/nvme0/borrow host1
+kill $opener
+wait $opener 2>/dev/null
+mkdir -p /mnt
+check "an ext2 filesystem on host0's /dev/nvme0n1 mounts, a file on it" \
+	sh -c "mke2fs -F /dev/nvme0n1 >/dev/null && mount -t ext2 /dev/nvme0n1 /mnt &&
+	       echo lender-data > /mnt/f && sync"
+settle
+snapshot
+check "a borrow of nvme0 with its filesystem mounted is refused (EBUSY)" \
+	errno_is "busy" /smartio/dev/nvme0/borrow host1
+fs_untouched() {
+	untouched_since && test "$(cat /mnt/f)" = lender-data -a \
+		-z "$(cat /smartio/dev/nvme0/borrow)" &&
+		! grep -q '^borrow ' $state
+}
+check "the refused borrow left nvme0 and its mounted filesystem alone" \
+	fs_untouched
+check "force_busy=1: the operator lets the next borrow take it" \
+	sh -c "echo 1 > /sys/module/smartio/parameters/force_busy"
+check "the forced borrow takes nvme0 from under its mounted filesystem" \
+	sh -c "echo host1 > /smartio/dev/nvme0/borrow"
+echo 0 >/sys/module/smartio/parameters/force_busy
+check "the forced borrow is logged as taken from its users" \
+	sh -c "dmesg | grep -q 'in use here, taken from its users'"
+# The lender's filesystem lost its disk: unmount what is left of it.  On
+# one machine the shadow's controller joins the NVMe subsystem the stale
+# disk still holds, so its namespace stays away: return, and borrow anew.
+umount /mnt 2>/dev/null || umount -l /mnt
+forced_returned() {
+	sh -c "echo host1 > /smartio/dev/nvme0/return" &&
+		waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"
+}
+check "host1 returns the forced borrow, nvme gets the real function back" \
+	forced_returned
+waitfor 60 sh -c "test -b /dev/\$(ls /sys/bus/pci/devices/$bdf/nvme)n1"
+settle
+# A BAR an earlier config write sized is not what the next borrower sees.
+genl root cfg_write dev=0 node=0 off=0x10 data=ffffffff >/dev/null
+check "before the borrow, host0 reads BAR 0 as written ($(host0cfg 0x10))" \
+	test "$(host0cfg 0x10)" != "$rbar0"
 check "echo host1 > /smartio/dev/nvme0/borrow" \
 	sh -c "echo host1 > /smartio/dev/nvme0/borrow"
+check "the borrow starts from the real BAR 0 ($(host0cfg 0x10) = $rbar0)" \
+	test "$(host0cfg 0x10)" = "$rbar0"
 check "/smartio/dev/nvme0/borrow lists host1" \
 	test "$(cat /smartio/dev/nvme0/borrow)" = host1
 check "the borrow moved the generation ($g1 -> $(cat $fabric/generation))" \
@@ -189,6 +346,7 @@ rm -f /tmp/back
 # --- the lender's reclaim, and unloading while the device is lent ---------------
 # borrowed_again WHAT: host1 borrows nvme0 once more and nvme binds the shadow.
 borrowed_again() {
+	settle
 	sh -c "echo host1 > /smartio/dev/nvme0/borrow" &&
 		waitfor 60 test -e /sys/bus/pci/drivers/nvme/$shadow
 }
@@ -213,6 +371,26 @@ check "the shadow still works (its first 4 KiB are the pattern's)" \
 check "echo host1 > return once more" \
 	sh -c "echo host1 > /smartio/dev/nvme0/return"
 waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"
+# --- kernel lockdown: LOCKDOWN_PCI_ACCESS stops root handing devices out ------
+# (lockdown= on the command line would refuse the unsigned smartio.ko, so
+# the guest locks itself down now; it cannot be undone, hence last.)
+mkdir -p /sys/kernel/security
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+if echo integrity 2>/dev/null >/sys/kernel/security/lockdown; then
+	check "locked down, root cannot borrow (EPERM)" \
+		test "$(genl root borrow dev=0 node=1)" = -1
+	check "locked down, root cannot lend (EPERM)" \
+		test "$(genl root lend dev=0 flags=1 mask=0)" = -1
+	check "locked down, root cannot write config space (EPERM)" \
+		test "$(genl root cfg_write dev=0 node=0 off=0x40 data=00)" = -1
+	rc=$(genl root return dev=0 node=1)
+	check "locked down, a return is still allowed (rc $rc, not EPERM)" \
+		test -n "$rc" -a "$rc" != -1
+	check "locked down, queries still work" \
+		test "$(genl 1000 reg_read off=0 size=64)" = 0
+else
+	echo "SKIP: lockdown: the kernel has no /sys/kernel/security/lockdown"
+fi
 check "smartiofs unmounts" umount /smartio
 check "the second smartiofs unmounts" umount /smartio1
 check "rmmod smartio" rmmod smartio

@@ -49,9 +49,10 @@ guest_libs() {
 	done
 }
 
-# guest_root ROOT INIT KO SMARTIOFS KVER: busybox, INIT as /init, the nvme
-# and fuse modules of KVER with their dependencies (in load order, listed
-# in /modules/order), KO as /smartio.ko, smartiofs and its libraries.
+# guest_root ROOT INIT KO SMARTIOFS KVER [MODULES]: busybox, INIT as /init,
+# the nvme and fuse modules of KVER and the MODULES named (e.g. "ext4")
+# with their dependencies (in load order, listed in /modules/order), KO
+# as /smartio.ko, smartiofs and its libraries.
 # Returns 1 when modprobe cannot resolve the modules.
 guest_root() {
 	mkdir -p "$1/bin" "$1/modules"
@@ -59,7 +60,8 @@ guest_root() {
 	cp "$2" "$1/init"
 	chmod 755 "$1/init"
 	cp "${src:-.}/tests/kmod/guest-common.sh" "$1/guest-common.sh"
-	modprobe -a -S "$5" --show-depends nvme fuse 2>/dev/null |
+	# shellcheck disable=SC2086 # MODULES is a list of names
+	modprobe -a -S "$5" --show-depends nvme fuse ${6:-} 2>/dev/null |
 		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$1.mods"
 	[ -s "$1.mods" ] || return 1
 	while read -r m; do

@@ -9,11 +9,12 @@
 # image or headers.
 KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
 	kmod/sio_kplat.c kmod/sio_debugfs.c kmod/sio_fabric.c kmod/sio_lender.c kmod/sio_shadow.c \
-	kmod/sio_genl.c kmod/sio_cdev.c kmod/sio_ntb.c kmod/dkms.conf kmod/README \
+	kmod/sio_genl.c kmod/sio_vcfg.c kmod/sio_cdev.c kmod/sio_ntb.c kmod/dkms.conf kmod/README \
 	kmod/ntb/smartio_ntb.h
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/guest-lib.sh \
 	tests/kmod/guest-common.sh \
-	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c
+	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c tests/kmod/sio_genl.c \
+	tests/kmod/guest-fuzz.sh tests/kmod/check_genl_fuzz.sh
 
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
 dist_man_MANS += man/smartio.4
@@ -52,8 +53,18 @@ check-kmod: fs/smartiofs
 	if [ $$st -eq 77 ]; then echo "check-kmod: SKIPPED"; exit 0; fi; \
 	exit $$st
 
+# make fuzz-genl (in make check-stress): random generic netlink requests to
+# smartio.ko in a QEMU guest, GENL_FUZZ_SECONDS as a user and as root.
+GENL_FUZZ_SECONDS = 60
+fuzz-genl: fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		GENL_FUZZ_SECONDS='$(GENL_FUZZ_SECONDS)' \
+		$(SHELL) $(srcdir)/tests/kmod/check_genl_fuzz.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "fuzz-genl: SKIPPED"; exit 0; fi; \
+	exit $$st
+
 clean-local: clean-kmod
 clean-kmod:
-	rm -rf kmod/build tests/kmod/build tests/kmod/tools
+	rm -rf kmod/build tests/kmod/build tests/kmod/build-fuzz tests/kmod/tools
 
-.PHONY: kmod check-kmod clean-kmod dkms-source
+.PHONY: kmod check-kmod clean-kmod dkms-source fuzz-genl

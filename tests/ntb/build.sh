@@ -54,7 +54,8 @@ make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m CONFIG_NTB_TOOL=m \
 	CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m modules
 
 mkdir -p "$ivs"
-for f in ntb_ivshmem.c smartio_ntb.c smartio_ntb.h Kbuild; do
+for f in ntb_ivshmem.c ntb_sioswitch.c ntb_sioswitch_regs.h smartio_ntb.c \
+	 smartio_ntb.h Kbuild; do
 	cmp -s "$src/kmod/ntb/$f" "$ivs/$f" || cp "$src/kmod/ntb/$f" "$ivs/$f"
 done
 make -s -C "$kdir" M="$ivs" -j"$jobs" \
@@ -63,5 +64,5 @@ make -s -C "$kdir" M="$ivs" -j"$jobs" \
 for m in ntb ntb_tool ntb_pingpong ntb_perf; do
 	cp "$ntb/$m.ko" "$out/"
 done
-cp "$ivs/ntb_ivshmem.ko" "$ivs/smartio_ntb.ko" "$out/"
+cp "$ivs/ntb_ivshmem.ko" "$ivs/ntb_sioswitch.ko" "$ivs/smartio_ntb.ko" "$out/"
 echo "built for $KVER in $out: $(cd "$out" && ls ./*.ko | tr '\n' ' ')"

@@ -9,9 +9,14 @@
 # down (its segment gone, a's mapping of it revoked), then b boots again
 # and both come back, segments too.
 #
+# NTB_FABRIC=switch runs the same guests with the two NTBs as ports of two
+# 2-port smartio-ntb-switches (contrib/qemu, driver ntb_sioswitch) instead
+# of ivshmem devices: the same checks, smartio.ko's included.
+#
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_KEEP=1 keeps
-# the work directory.  Exit 77 when qemu, busybox-static, cpio, the kernel
+# the work directory, NTB_FABRIC (ivshmem or switch), NTBSW_OUT (see
+# check_switch.sh).  Exit 77 when qemu, busybox-static, cpio, the kernel
 # image, headers or source are missing.
 set -u
 src=${SRCDIR:-.}
@@ -24,13 +29,16 @@ command -v cpio >/dev/null || skip "no cpio"
 busybox=/bin/busybox
 file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
 	skip "no static busybox (apt-get install busybox-static)"
+fabric=${NTB_FABRIC:-ivshmem}
 server=$build/contrib/ivshmem/smartio-ivshmem-server
-[ -x "$server" ] || skip "$server not built"
-# smartiofs and libsmartio as built (libtool keeps the real ones in .libs).
-sfs=$build/fs/.libs/smartiofs
-[ -x "$sfs" ] || sfs=$build/fs/smartiofs
-file -L "$sfs" 2>/dev/null | grep -q ELF || skip "fs/smartiofs not built (make)"
-
+[ "$fabric" = switch ] || [ -x "$server" ] || skip "$server not built"
+if [ "$fabric" = switch ]; then
+	sw=${NTBSW_OUT:-$build/contrib/qemu/build}
+	sh "$src/contrib/qemu/build.sh" "$sw" >"$build/ntbsw-build.log" 2>&1
+	st=$?
+	[ "$st" -eq 77 ] && skip "$(grep SKIP "$build/ntbsw-build.log")"
+	[ "$st" -eq 0 ] || { tail -5 "$build/ntbsw-build.log"; echo "FAIL: contrib/qemu/build.sh"; exit 1; }
+fi
 out=$build/tests/ntb/build
 sh "$src/tests/ntb/build.sh" "$src" "$out"
 st=$?
@@ -42,17 +50,9 @@ if [ -z "${KVER:-}" ]; then
 fi
 kernel=/boot/vmlinuz-$KVER
 [ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
-# smartio.ko (fabric=ntb finds smartio_ntb.ko at load time) and the
-# guests' mmap helper (static: the guests have no C library of their own).
-if ! make -C "$src/kmod" KDIR="/usr/src/linux-headers-$KVER" \
-	O_BUILD="$out/smartio" >"$out/smartio.log" 2>&1; then
-	cat "$out/smartio.log"
-	echo "FAIL: building smartio.ko"
-	exit 1
-fi
-${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
-	-o "$out/sio_segrw" "$src/tests/ntb/sio_segrw.c" >"$out/cc.log" 2>&1 ||
-	{ cat "$out/cc.log"; skip "cannot link a static program (libc6-dev)"; }
+. "$src/tests/kmod/guest-lib.sh"
+. "$src/tests/ntb/switch-lib.sh"
+sw_smartio_build
 
 tmp=$(mktemp -d /tmp/check-ntb.XXXXXX)
 pids=
@@ -76,30 +76,24 @@ cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/guest-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
 cp "$src/tests/kmod/guest-common.sh" "$tmp/root/guest-common.sh"
-cp "$out"/ntb.ko "$out"/ntb_ivshmem.ko "$out"/ntb_tool.ko \
-	"$out"/ntb_pingpong.ko "$out"/smartio_ntb.ko \
-	"$out/smartio/smartio.ko" "$tmp/root/"
-cp "$out/sio_segrw" "$tmp/root/bin/"
-# FUSE, smartiofs and its libraries.
-mkdir -p "$tmp/root/modules" "$tmp/root/lib/smartio"
-modprobe -S "$KVER" --show-depends fuse 2>/dev/null |
-	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$tmp/mods"
-while read -r m; do
-	cp "$m" "$tmp/root/modules/"
-	echo "/modules/$(basename "$m")" >>"$tmp/root/modules/order"
-done <"$tmp/mods"
-touch "$tmp/root/modules/order"
-cp "$sfs" "$tmp/root/bin/smartiofs"
-. "$src/tests/kmod/guest-lib.sh"
-guest_libs "$tmp/root" "$sfs"
+cp "$out"/ntb.ko "$out"/ntb_ivshmem.ko "$out"/ntb_sioswitch.ko "$out"/ntb_tool.ko \
+	"$out"/ntb_pingpong.ko "$tmp/root/"
+sw_smartio_root "$tmp/root"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
-# Two software NTBs between the guests: two servers, two devices each.
+# Two software NTBs between the guests: two servers (or switches), two
+# devices each.
 for i in 1 2; do
-	"$server" -S "$tmp/ivs$i.sock" -l 4M -n 4 -p 2 -v >"$tmp/server$i.log" 2>&1 &
+	if [ "$fabric" = switch ]; then
+		"$sw/smartio-ntb-switch" -S "$tmp/ivs$i.sock" -n 2 -w 2M \
+			>"$tmp/server$i.log" 2>&1 &
+	else
+		"$server" -S "$tmp/ivs$i.sock" -l 4M -n 4 -p 2 -v \
+			>"$tmp/server$i.log" 2>&1 &
+	fi
 	pids="$pids $!"
 	n=0
-	until grep -q listening "$tmp/server$i.log" 2>/dev/null; do
+	until grep -q 'listening\|ports, ' "$tmp/server$i.log" 2>/dev/null; do
 		n=$((n + 1))
 		[ "$n" -lt 50 ] || { echo "FAIL: server $i did not start"; cat "$tmp/server$i.log"; exit 1; }
 		sleep 0.1
@@ -108,16 +102,30 @@ done
 
 # guest ROLE PHASE: boot one guest in the background; its pid in $guest_pid.
 guest() {
-	timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 \
+	if [ "$fabric" = switch ]; then
+		[ "$1" = a ] && port=0 || port=1
+		set -- "$1" "$2" "$sw/smartio-ntb-qemu" \
+			-machine q35,memory-backend=ram \
+			-object memory-backend-memfd,id=ram,size=512M,share=on \
+			-device "smartio-ntb-port,switch=$tmp/ivs1.sock,port=$port,memdev=ram" \
+			-device "smartio-ntb-port,switch=$tmp/ivs2.sock,port=$port,memdev=ram"
+		drv=ntb_sioswitch
+	else
+		set -- "$1" "$2" qemu-system-x86_64 -machine q35 \
+			-chardev "socket,path=$tmp/ivs1.sock,id=ivs1" \
+			-device ivshmem-doorbell,chardev=ivs1,vectors=4 \
+			-chardev "socket,path=$tmp/ivs2.sock,id=ivs2" \
+			-device ivshmem-doorbell,chardev=ivs2,vectors=4
+		drv=ntb_ivshmem
+	fi
+	role=$1 phase=$2
+	shift 2
+	timeout "$limit" "$@" -accel tcg -smp 1 \
 		-m 512 -display none -monitor none -no-reboot \
-		-serial "file:$tmp/$1$2.log" -pidfile "$tmp/$1$2.pid" \
+		-serial "file:$tmp/$role$phase.log" -pidfile "$tmp/$role$phase.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-		-append "console=ttyS0 panic=-1 ntbrole=$1 ntbphase=$2" \
-		-chardev "socket,path=$tmp/ivs1.sock,id=ivs1" \
-		-device ivshmem-doorbell,chardev=ivs1,vectors=4 \
-		-chardev "socket,path=$tmp/ivs2.sock,id=ivs2" \
-		-device ivshmem-doorbell,chardev=ivs2,vectors=4 \
-		>"$tmp/$1$2.qemu" 2>&1 &
+		-append "console=ttyS0 panic=-1 ntbrole=$role ntbphase=$phase ntbdrv=$drv" \
+		>"$tmp/$role$phase.qemu" 2>&1 &
 	guest_pid=$!
 	pids="$pids $guest_pid"
 }

@@ -51,8 +51,12 @@ smartio_start() {
 	fi
 	mkdir -p /smartio /etc
 	ln -sf /proc/mounts /etc/mtab
+	# Both guests make segments on the other node (below): each mount
+	# is a management mount, so that such requests reach the kernels,
+	# which decide what the other machine's users may do (smartio(4)).
+	manage=--manage
 	if LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel \
-		--node host$me /smartio; then
+		--node host$me $manage /smartio; then
 		pass "smartiofs serves /smartio as host$me"
 	else
 		fail "smartiofs --fabric kernel --node host$me"; finish
@@ -81,6 +85,9 @@ segment_peer() {
 	else
 		fail "host$peer's segment seg$other: $(ls "$P/segments")"
 	fi
+	# Only a write attaches (reading the tree never does); this shell
+	# holds the attachment until it exits.
+	echo "host$me" >"$theirs/attach" || fail "attach seg$other"
 	got=$(sio_segrw "$theirs/mem" 0 read ${#1})
 	if [ "$got" = "$1" ]; then
 		pass "seg$other mapped here through $theirs/mem -> $(readlink "$theirs/mem"): '$got'"
@@ -105,12 +112,16 @@ segment_written() {
 	fi
 }
 
+# ntbdrv=ntb_sioswitch: the two NTBs are ports of two 2-port
+# smartio-ntb-switches (NTB_FABRIC=switch) instead of ivshmem devices.
+drv=$(sed -n 's/.*ntbdrv=\([a-z_]*\).*/\1/p' /proc/cmdline)
+drv=${drv:-ntb_ivshmem}
 insmod /ntb.ko || fail "insmod ntb.ko"
-insmod /ntb_ivshmem.ko || fail "insmod ntb_ivshmem.ko"
-pci=$(ls /sys/bus/pci/drivers/ntb_ivshmem | grep '^0000:' | sed -n 1p)
-pci2=$(ls /sys/bus/pci/drivers/ntb_ivshmem | grep '^0000:' | sed -n 2p)
-[ -n "$pci" ] && [ -n "$pci2" ] && pass "ntb_ivshmem bound to $pci and $pci2" ||
-	{ fail "ntb_ivshmem bound to two devices"; finish; }
+insmod /$drv.ko || fail "insmod $drv.ko"
+pci=$(ls /sys/bus/pci/drivers/$drv | grep '^0000:' | sed -n 1p)
+pci2=$(ls /sys/bus/pci/drivers/$drv | grep '^0000:' | sed -n 2p)
+[ -n "$pci" ] && [ -n "$pci2" ] && pass "$drv bound to $pci and $pci2" ||
+	{ fail "$drv bound to two devices"; finish; }
 [ "$role" = a ] && me=0 peer=1 || me=1 peer=0
 [ "$role" = a ] && other=b || other=a
 P=/smartio/nodes/host$peer
@@ -129,8 +140,6 @@ pingpong_count() {
 	cat /sys/kernel/debug/ntb_pingpong/"$pci"/count 2>/dev/null || echo -1
 }
 count_above() { [ "$(pingpong_count)" -gt "$1" ]; }
-link_msgs() { dmesg | grep -c "ntb_ivshmem $pci: link $1"; }
-msgs_above() { [ "$(link_msgs "$1")" -gt "$2" ]; }
 
 # --- ntb_pingpong ----------------------------------------------------------
 if [ "$phase" = 1 ]; then
@@ -217,6 +226,7 @@ if [ "$phase" = 2 ]; then
 	smartio_start
 	segment_create "segment of b, again"
 	handshake 3
+	echo "host$me" >"$theirs/attach" || fail "attach sega after the restart"
 	got=$(sio_segrw "$theirs/mem" 0 read 12)
 	[ "$got" = "segment of a" ] &&
 		pass "sega (kept by host0 across the restart) reads '$got' here" ||
@@ -230,7 +240,7 @@ if [ "$phase" = 2 ]; then
 	# No window was set up here: every module unloads (ntb_ivshmem clears
 	# its page, so a sees the link go down without waiting for a timeout).
 	if umount /smartio && waitfor 10 rmmod smartio && rmmod smartio_ntb &&
-	   rmmod ntb_tool && rmmod ntb_ivshmem && rmmod ntb; then
+	   rmmod ntb_tool && rmmod "$drv" && rmmod ntb; then
 		pass "all modules unloaded"
 	else
 		fail "unloading the modules"
@@ -312,11 +322,15 @@ F=/sys/kernel/debug/smartio_fabric/in_place
 in0=$(cat $F)
 t0=$(date +%s)
 rm -f /tmp/loop*.bad
+# The writes go to a segment this node's user made on the peer: the
+# peer's own segments are not this node's to export (issue 12, defect 7).
+lp=$P/segments/loop$role
+mkdir "$lp" && echo 4k >"$lp/size" || fail "segment loop$role on host$peer"
 for k in 1 2; do
 	(
 		i=0
 		while [ $i -lt 30 ]; do
-			echo 1 >"$theirs/available" || echo "$i" >>/tmp/loop$k.bad
+			echo 1 >"$lp/available" || echo "$i" >>/tmp/loop$k.bad
 			i=$((i + 1))
 		done
 	) &
@@ -324,26 +338,92 @@ done
 i=0
 while [ $i -lt 12 ]; do
 	echo "host$me" >"$theirs/detach" || echo "$i" >>/tmp/loop0.bad
-	readlink "$theirs/mem" >/dev/null || echo "$i" >>/tmp/loop0.bad
+	echo "host$me" >"$theirs/attach" || echo "$i" >>/tmp/loop0.bad
 	i=$((i + 1))
 done
 wait
 t=$(($(date +%s) - t0))
 bad=$(cat /tmp/loop*.bad 2>/dev/null | wc -l)
 if [ "$bad" = 0 ] && [ "$t" -lt 60 ]; then
-	pass "60 writes to seg$other and 12 detach/attach cycles from both guests at once ($t s, $(($(cat $F) - in0)) requests ran for a parked sender)"
+	pass "60 writes to loop$role on host$peer and 12 detach/attach cycles from both guests at once ($t s, $(($(cat $F) - in0)) requests ran for a parked sender)"
 else
 	fail "writes and detach/attach from both guests at once: $bad failed, $t s"
 fi
+rmdir "$lp" || fail "rmdir $lp"
 got=$(sio_segrw "$theirs/mem" 0 read 12)
 [ "$got" = "segment of $other" ] && pass "seg$other still reads '$got'" ||
 	fail "seg$other reads '$got' after the cycles"
+
+# Issue 12, defect 7: the peer's user does not act as this node, and a
+# segment destroyed here is scrubbed at once (the peer reaches the whole
+# inbound window, free pages included).  step N: both guests reached
+# step N of these checks (scratchpad 14 of the first NTB).
+# The peer may already be past step N (its next step overwrites the
+# scratchpad): any value of its from step N on will do.
+peer_at_least() {
+	local v
+	v=$(cat "$D/spad14" 2>/dev/null) || return 1
+	[ $((v)) -ge $(($1)) ] && [ $((v)) -lt $((0x7100)) ]
+}
+step() {
+	[ "$role" = a ] && s_me=0 || s_me=1
+	echo "$(printf '%#x' $((0x7000 + $1 * 2 + s_me)))" >"$D/peer0/spad14"
+	waitfor 300 peer_at_least $((0x7000 + $1 * 2 + 1 - s_me)) ||
+		fail "peer did not reach check step $1"
+}
+if echo 1 >"$theirs/available" 2>/dev/null ||
+   echo 1k >"$theirs/size" 2>/dev/null || rmdir "$theirs" 2>/dev/null; then
+	fail "the owner's seg$other changed from here: host$peer's user acted as host$peer"
+else
+	pass "seg$other cannot be unexported, sized or destroyed from here"
+fi
+hid=/smartio/self/segments/hidden$role
+mkdir "$hid" && echo 8k >"$hid/size" &&
+	sio_segrw "$hid/mem" 0 write "hidden secret of $role" ||
+	fail "segment hidden$role"
+step 1
+if grep -q "^node host$peer .* refused=[1-9]" /sys/kernel/debug/smartio/state; then
+	pass "the refusals are counted: $(grep "^node host$peer" /sys/kernel/debug/smartio/state)"
+else
+	fail "no refusal counted: $(grep "^node" /sys/kernel/debug/smartio/state | tr '\n' ' ')"
+fi
+# The peer's segment hidden<other> where its table says it is in the
+# peer's window (this node's copy of the record, debugfs state), read as
+# a hostile kernel here would read it.
+waitfor 30 grep -q "^seg host$peer.hidden$other size=0x2000 " \
+	/sys/kernel/debug/smartio/state
+hoff=$(sed -n "s/^seg host$peer.hidden$other .*backing=\(0x[0-9a-f]*\).*/\1/p" \
+	/sys/kernel/debug/smartio/state)
+peer_heap_has() {
+	echo "$hoff 8192" >"$S/peer_seg" && grep -q "$1" "$S/peer_seg_data"
+}
+if [ -n "$hoff" ] && peer_heap_has "hidden secret of $other"; then
+	echo "INFO: $role: hidden$other, not exported, is readable at $hoff of host$peer's window (ntb_ivshmem cannot narrow the translation: kmod/README)"
+else
+	fail "hidden$other not found in host$peer's window (offset '$hoff'): the scrub check below would prove nothing"
+fi
+step 2
+rmdir "$hid" || fail "rmdir hidden$role"
+step 3
+if peer_heap_has "hidden secret of $other"; then
+	fail "hidden$other, destroyed, is still readable through the window"
+else
+	pass "hidden$other, destroyed, reads as zeros through the window"
+fi
+if mkdir "$hid" && echo 8k >"$hid/size" &&
+   [ "$(sio_segrw "$hid/mem" 0 read 22)" = "......................" ] &&
+   rmdir "$hid"; then
+	pass "hidden$role created again reads zeros (sio_segrw shows them as dots)"
+else
+	fail "hidden$role created again: '$(sio_segrw "$hid/mem" 0 read 22)'"
+fi
 # a creates, sizes and destroys a segment on host1 from here: each command
 # returns once this node knows the outcome.
 if [ "$role" = a ]; then
 	r=$P/segments/froma
 	if mkdir "$r" && echo 16k >"$r/size" && is "$r/size" 16384 &&
 	   echo 1 >"$r/available" && is "$r/available" 1 &&
+	   echo host0 >"$r/attach" &&
 	   sio_segrw "$r/mem" 0 write "made by a" &&
 	   [ "$(sio_segrw "$r/mem" 0 read 9)" = "made by a" ]; then
 		pass "a segment made on host1 from here: mkdir, size $(cat "$r/size"), available, mapped through $(readlink "$r/mem")"

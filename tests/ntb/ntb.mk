@@ -7,32 +7,82 @@
 # make check-ntb builds ntb.ko, ntb_tool, ntb_pingpong and ntb_perf from
 # Debian's linux-source package and kmod/ntb's modules at test time, boots
 # two QEMU guests joined by two servers and runs the mainline clients and
-# smartio_ntb over the software NTBs, powering one guest off and on.  The
-# script exits 77 without qemu, kernel source or headers (make: SKIPPED).
+# smartio_ntb over the software NTBs, powering one guest off and on; then
+# it builds the smartio-ntb-port device for the installed QEMU
+# (contrib/qemu) and boots four guests on one smartio-ntb-switch
+# (tests/ntb/check_switch.sh).  Each script exits 77 without qemu, kernel
+# source or headers (make: SKIPPED).
 bin_PROGRAMS = contrib/ivshmem/smartio-ivshmem-server
 contrib_ivshmem_smartio_ivshmem_server_SOURCES = \
 	contrib/ivshmem/smartio-ivshmem-server.c
-dist_man_MANS += man/smartio-ivshmem-server.8
+dist_man_MANS += man/smartio-ivshmem-server.8 man/smartio-ntb-port.7
 
 check_PROGRAMS += tests/ntb/test_ivshmem_server
 tests_ntb_test_ivshmem_server_SOURCES = tests/ntb/test_ivshmem_server.c
 
+# The NTB switch process (contrib/qemu; the QEMU device itself is built
+# by contrib/qemu/build.sh) and its protocol test, in make check.
+NTBSW_CPPFLAGS = -D_GNU_SOURCE -I$(srcdir)/contrib/qemu -I$(srcdir)/kmod/ntb
+bin_PROGRAMS += contrib/qemu/smartio-ntb-switch
+contrib_qemu_smartio_ntb_switch_SOURCES = contrib/qemu/smartio-ntb-switch.c \
+	contrib/qemu/ntbsw-proto.h kmod/ntb/ntb_sioswitch_regs.h
+contrib_qemu_smartio_ntb_switch_CPPFLAGS = $(NTBSW_CPPFLAGS)
+check_PROGRAMS += tests/ntb/test_ntb_switch
+tests_ntb_test_ntb_switch_SOURCES = tests/ntb/test_ntb_switch.c
+tests_ntb_test_ntb_switch_CPPFLAGS = $(NTBSW_CPPFLAGS)
+
 NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
 	kmod/ntb/smartio_ntb.h kmod/ntb/Kbuild kmod/ntb/Makefile \
 	kmod/ntb/README tests/ntb/build.sh tests/ntb/check_ntb.sh \
-	tests/ntb/guest-init.sh tests/ntb/sio_segrw.c
+	tests/ntb/guest-init.sh tests/ntb/sio_segrw.c \
+	kmod/ntb/ntb_sioswitch.c kmod/ntb/ntb_sioswitch_regs.h \
+	contrib/qemu/Makefile contrib/qemu/build.sh contrib/qemu/ntbsw-proto.h \
+	contrib/qemu/smartio-ntb-port.c contrib/qemu/smartio-ntb-switch.c \
+	tests/ntb/check_switch.sh tests/ntb/switch-init.sh \
+	tests/ntb/switch-lib.sh tests/ntb/check_cluster.sh \
+	tests/ntb/cluster-init.sh \
+	tests/ntb/switch-bench-init.sh tests/ntb/sw_bench.c
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:
 # make check-ntb then says SKIP and succeeds.
+# Three parts: four guests on one smartio-ntb-switch (check_switch.sh,
+# which builds contrib/qemu first), three guests on one switch as one
+# smartio cluster (check_cluster.sh, smartio.ko fabric=ntb nodes=3), then
+# check_ntb.sh's two guests with smartio.ko over the ivshmem NTB.
+# make check-ntb-cluster runs the cluster part alone.  make check-ntb-switch2 runs
+# check_ntb.sh over two 2-port switches instead (NTB_FABRIC=switch): its
+# checks pass there except the concurrent write/attach timing on one
+# guest (397 s against a 60 s limit in the one run so far), so ivshmem
+# stays in check-ntb until that is understood.
 check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
-	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+	@sw=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_switch.sh || sw=$$?; \
+	if [ $$sw -eq 77 ]; then echo "check-ntb (switch): SKIPPED"; sw=0; fi; \
+	cl=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_cluster.sh || cl=$$?; \
+	if [ $$cl -eq 77 ]; then echo "check-ntb (cluster): SKIPPED"; cl=0; fi; \
+	st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_FABRIC=ivshmem \
 		$(SHELL) $(srcdir)/tests/ntb/check_ntb.sh || st=$$?; \
-	if [ $$st -eq 77 ]; then echo "check-ntb: SKIPPED"; exit 0; fi; \
+	if [ $$st -eq 77 ]; then echo "check-ntb (ivshmem): SKIPPED"; st=0; fi; \
+	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ]
+
+check-ntb-cluster: fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_cluster.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-cluster: SKIPPED"; exit 0; fi; \
+	exit $$st
+
+check-ntb-switch2: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_FABRIC=switch \
+		$(SHELL) $(srcdir)/tests/ntb/check_ntb.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-switch2: SKIPPED"; exit 0; fi; \
 	exit $$st
 
 clean-local: clean-ntb
 clean-ntb:
-	rm -rf tests/ntb/build
+	rm -rf tests/ntb/build contrib/qemu/build
 
-.PHONY: check-ntb clean-ntb
+.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster clean-ntb

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * smartio NTB switch: what the switch process and the QEMU device model
+ * (smartio-ntb-port) share.  Two things cross between them:
+ *
+ *  - the switch state, one memfd created by the switch and mapped by every
+ *    port's QEMU: per port, the registers other ports must read or set
+ *    without a round trip (presence, link enable, doorbell status and mask,
+ *    scratchpads, the inbound look-up table, the blocked counters);
+ *  - messages on each port's unix socket, relayed by the switch: hello,
+ *    peer RAM (with the peer's guest RAM fd), link/LUT/doorbell notices,
+ *    and forwarded reads and writes for targets that are not peer RAM.
+ *
+ * The register map guests see is in man/smartio-ntb-port.7.
+ */
+#ifndef NTBSW_PROTO_H
+#define NTBSW_PROTO_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ntb_sioswitch_regs.h"
+
+struct ntbsw_lut {
+	uint64_t target;	/* address in the receiving port's space */
+	uint32_t ctrl;		/* NTBSW_LUT_EN */
+	uint32_t rid_allow;	/* bit p: requester id p (source port) */
+};
+
+struct ntbsw_port_state {
+	uint32_t present;	/* set by the switch while connected */
+	uint32_t link_en;	/* bit p: this port accepts a link with p */
+	uint64_t ram_size;	/* guest RAM reachable by RAM aliases */
+	uint64_t db_status;	/* doorbell bits rung by peers */
+	uint64_t db_mask;
+	uint32_t spad[NTBSW_NR_SPAD];
+	uint64_t blocked_noentry;	/* hit no enabled entry */
+	uint64_t blocked_rid;		/* requester not allowed */
+	uint64_t last_blocked;		/* (src << 56) | offset in window */
+	/* inbound LUT, indexed [source port][window][entry] */
+	struct ntbsw_lut lut[NTBSW_MAX_PORTS][NTBSW_NR_MW][NTBSW_NR_LUT];
+	uint8_t pad[256];
+};
+
+struct ntbsw_state {
+	uint32_t magic;
+	uint32_t nports;
+	uint64_t mw_size;	/* bytes per outbound window */
+	struct ntbsw_port_state port[NTBSW_MAX_PORTS];
+};
+
+enum ntbsw_msg_type {
+	NTBSW_HELLO = 1,	/* port -> switch: arg0 = port, arg1 = RAM size; fd */
+	NTBSW_WELCOME,		/* switch -> port: fd = state memfd */
+	NTBSW_PEER_RAM,		/* switch -> port: src = peer, arg1 = size; fd */
+	NTBSW_PORT_DOWN,	/* switch -> all: src = departed port */
+	NTBSW_NOTIFY,		/* port -> port(s): arg0 = NTBSW_NOTE_* bits */
+	NTBSW_FWD_WRITE,	/* arg0 = address, arg1 = length, data */
+	NTBSW_FWD_READ,		/* arg0 = address, arg1 = length, tag */
+	NTBSW_FWD_RESP,		/* tag, data; arg1 = 0 ok, else failed */
+	NTBSW_REFUSED,		/* switch: the port number is taken/invalid */
+};
+
+#define NTBSW_NOTE_DB	0x1u	/* your doorbell status changed */
+#define NTBSW_NOTE_LINK	0x2u	/* a link enable changed */
+#define NTBSW_NOTE_LUT	0x4u	/* the sender's LUT changed */
+#define NTBSW_NOTE_ERR	0x8u	/* your LUT blocked an access */
+
+#define NTBSW_DST_ALL	0xffu
+
+struct ntbsw_msg {
+	uint8_t type;
+	uint8_t src;
+	uint8_t dst;
+	uint8_t pad;
+	uint32_t tag;
+	uint64_t arg0;
+	uint64_t arg1;
+	uint8_t data[8];
+};
+
+/*
+ * The one copy of the socket code the switch, the QEMU port and the switch
+ * test share.  Each port's socket is SOCK_SEQPACKET, so one message is one
+ * sendmsg/recvmsg; a file descriptor travels beside it as SCM_RIGHTS.
+ */
+
+/* Sends m, with pass_fd attached unless it is -1; 0 when it all went. */
+static inline int ntbsw_send_msg(int sock, const struct ntbsw_msg *m,
+				 int pass_fd)
+{
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (pass_fd >= 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+	}
+	do {
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+/*
+ * Receives one message, its fd (if any) in *got_fd, else -1 there.  -1 on
+ * EOF, an error, or a message of the wrong size; a descriptor that came
+ * with a bad message is closed, so the caller may simply drop the peer.
+ */
+static inline int ntbsw_recv_msg(int sock, struct ntbsw_msg *m, int *got_fd)
+{
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*got_fd = -1;
+	do {
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(got_fd, CMSG_DATA(c), sizeof(int));
+	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & MSG_TRUNC)) {
+		if (*got_fd >= 0)
+			close(*got_fd);
+		*got_fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+#endif

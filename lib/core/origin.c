@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Messages from another node are bound to the link they came on.  The
+ * platform knows which node is at the other end of that link (smartio.ko:
+ * the NTB peer; the simulator: the node whose core sent it) and says so
+ * to sio_core_dispatch_from; a message only claims who sends it.  So:
+ *   - SRC, when present, is the sender's fabric id, DST ours;
+ *   - the node a node-to-node command acts for is the sender (the
+ *     borrower of BORROW_REQ, MAP_*_WINDOW and RETURN_REQ, the heartbeat's
+ *     node, the attaching node of SEG_CONNECT, the owner of SEG_TABLE and
+ *     MAP_SEG_WINDOW, the asker of SEG_TABLE_GET, the user's lender of
+ *     PEER_EXPOSE), and a RECLAIM_REQ comes from the device's lender;
+ *   - it is for this node: a peer's message is never relayed.
+ * When the nodes are separate machines (SIO_CORE_SEPARATE), a user's
+ * command the sender forwards acts for the sender's user only: the asker
+ * of RECLAIM, CFG_* and PEER_MAP is the sender; it cannot set this node's
+ * lend policy or mode, borrow or return for this node, or attach for it;
+ * and the segment code (segment.c, peer_may) lets it create segments here
+ * within the sender's share (sio_peer_seg_room) and size, export or
+ * destroy only those its users created.
+ */
+#include "core_int.h"
+
+/* Does attribute attr name node `want`?  Absent or unknown: the handler's
+ * errno decides.
+ */
+static int names(struct sio_registry *r, const struct sio_parsed *p, int attr,
+		 u32 want)
+{
+	int n = sio_msg_node(r, p, attr);
+
+	return n < 0 || (u32)n == want;
+}
+
+/* The lender of the message's device is `want` (unknown device: yes). */
+static int lender_is(struct sio_registry *r, const struct sio_parsed *p,
+		     u32 want)
+{
+	int dev = sio_msg_dev(r, p);
+
+	return dev < 0 || sio_dev(r, (u32)dev)->node == want;
+}
+
+int sio_origin_check(struct sio_core *c, u32 self, u32 from,
+		     const struct sio_parsed *p)
+{
+	struct sio_registry *r = c->reg;
+
+	if (from == self)
+		return 0;
+	if (from >= r->nnodes)
+		return -EPERM;
+	if (p->present[SIO_A_SRC] &&
+	    sio_nla_u32(&p->tb[SIO_A_SRC]) != sio_node(r, from)->id)
+		return -EPERM;
+	if (p->present[SIO_A_DST] &&
+	    sio_nla_u32(&p->tb[SIO_A_DST]) != sio_node(r, self)->id)
+		return -EPERM;
+	if (c->flags & SIO_CORE_SEPARATE) {
+		switch (p->cmd) {
+		case SIO_CMD_LEND:
+		case SIO_CMD_SET_MODE:
+		case SIO_CMD_BORROW:
+		case SIO_CMD_RETURN:
+		case SIO_CMD_SEG_ATTACH:
+		case SIO_CMD_SEG_DETACH:
+			return -EPERM;	/* only this node's own users */
+		case SIO_CMD_RECLAIM:
+		case SIO_CMD_CFG_READ:
+		case SIO_CMD_CFG_WRITE:
+		case SIO_CMD_PEER_MAP:
+		case SIO_CMD_PEER_UNMAP:
+			return names(r, p, SIO_A_NODE, from) ? 0 : -EPERM;
+		default:
+			break;
+		}
+	}
+	switch (p->cmd) {
+	case SIO_CMD_BORROW_REQ:
+	case SIO_CMD_MAP_DMA_WINDOW:
+	case SIO_CMD_MAP_MSI_WINDOW:
+	case SIO_CMD_RETURN_REQ:
+	case SIO_CMD_HEARTBEAT:
+	case SIO_CMD_MAP_SEG_WINDOW:
+	case SIO_CMD_UNMAP_SEG_WINDOW:
+	case SIO_CMD_SEG_TABLE:
+	case SIO_CMD_SEG_TABLE_GET:
+		return names(r, p, SIO_A_NODE, from) ? 0 : -EPERM;
+	case SIO_CMD_RECLAIM_REQ:
+		return names(r, p, SIO_A_NODE, self) && lender_is(r, p, from) ?
+			0 : -EPERM;
+	case SIO_CMD_SEG_CONNECT:
+	case SIO_CMD_SEG_DISCONNECT:
+	case SIO_CMD_PEER_EXPOSE:
+	case SIO_CMD_PEER_UNEXPOSE:
+		return names(r, p, SIO_A_PEER, from) ? 0 : -EPERM;
+	default:
+		return 0;
+	}
+}
+
+void sio_peer_refused(struct sio_core *c, u32 from, u8 cmd)
+{
+	struct sio_registry *r = c->reg;
+
+	if (from >= r->nnodes)
+		return;
+	sio_node(r, from)->refused++;
+	sio_event_about(c, SIO_EV_PEER_REFUSED, "nodes/", sio_node(r, from)->name,
+			NULL, "cmd", sio_cmd_name(cmd));
+}
+
+/*
+ * A peer's share of this node's segment records: the records of its own
+ * segments (copies of its table when the registries are not shared) and
+ * those its users created here.  The rest stays this node's.
+ */
+static u32 peer_share(struct sio_registry *r, u32 self, u32 peer, int own)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < r->max_segments; i++) {
+		struct sio_segment *s = sio_seg(r, i);
+
+		if (s->used && ((own && s->owner == peer) ||
+				(s->owner == self && s->creator == peer)))
+			n++;
+	}
+	return n;
+}
+
+static u32 share_cap(struct sio_registry *r)
+{
+	u32 cap = r->max_segments / (r->nnodes ? r->nnodes : 1);
+
+	return cap ? cap : 1;
+}
+
+int sio_peer_seg_room(struct sio_registry *r, u32 self, u32 peer, u32 own)
+{
+	if (peer == self)
+		return 0;
+	if (own == SIO_NONE)	/* one more record */
+		return peer_share(r, self, peer, 1) < share_cap(r) ? 0 : -EDQUOT;
+	/* A table of `own` records replaces the copies of the peer's. */
+	return peer_share(r, self, peer, 0) + own <= share_cap(r) ? 0 : -EDQUOT;
+}

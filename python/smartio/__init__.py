@@ -1,0 +1,479 @@
+"""smartio: Python access to a /smartio namespace (smartio(7)).
+
+Everything here reads and writes the files of a mounted namespace, so it
+works the same on the embedded simulated cluster and on smartio.ko, through
+any node's mount:
+
+    import smartio
+    c = smartio.Cluster("/smartio")
+    for dev in c.devices:
+        print(dev.name, dev.node, dev.state, dev.borrowers)
+    c.device("nvme0").lend("all")
+    with c.device("nvme0").borrowed() as dev:     # returned on exit
+        bar = dev.map_bar(0)
+    seg = c.self.create_segment("buf", "1M")
+    mem = seg.map()
+
+A failed write raises SmartioError, an OSError whose errno is the one the
+namespace returned and whose strerror is a sentence that names the cause,
+read from the namespace right after the failure (smartio.errors).
+"""
+import contextlib
+import errno as _errno
+import mmap
+import os
+
+from .errors import SmartioError, explain
+
+__all__ = ["Cluster", "Node", "Adapter", "Device", "Segment", "SmartioError",
+           "parse_size", "DEFAULT_MOUNT"]
+
+DEFAULT_MOUNT = "/smartio"
+_SUFFIX = {"": 1, "k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def parse_size(text):
+    """'64M' -> 67108864, with the suffixes smartio(7) accepts for size."""
+    text = str(text).strip()
+    num, suf = text, ""
+    if text and text[-1] in "kKMG":
+        num, suf = text[:-1], text[-1]
+    if not num.isdigit():
+        raise ValueError("bad size %r: a number with k, M or G" % text)
+    return int(num) * _SUFFIX[suf]
+
+
+def _lines(text):
+    return [l for l in text.split("\n") if l]
+
+
+class _Files:
+    """One directory of the namespace: reading and writing its attributes."""
+
+    def __init__(self, cluster, rel):
+        self.cluster = cluster
+        self.rel = rel
+
+    def path(self, *parts):
+        return os.path.join(self.cluster.root, self.rel, *parts)
+
+    def read(self, name):
+        with open(self.path(name)) as f:
+            return f.read().rstrip("\n")
+
+    def _write(self, op, name, value, **ctx):
+        """One write(2) of value; on failure a SmartioError explaining it."""
+        data = str(value).encode()
+        try:
+            fd = os.open(self.path(name), os.O_WRONLY)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except OSError as e:
+            raise self.cluster.error(op, e, **ctx) from None
+
+
+class Adapter(_Files):
+    """An NTB adapter of a node."""
+
+    def __init__(self, node, name):
+        super().__init__(node.cluster, os.path.join(node.rel, "adapters", name))
+        self.node = node
+        self.name = name
+
+    @property
+    def link(self):
+        return self.read("link")
+
+    @property
+    def peers(self):
+        return _lines(self.read("peers"))
+
+    def _pair(self, name):
+        used, total = self.read(name).split()
+        return int(used), int(total)
+
+    @property
+    def luts(self):
+        """(used, total) look-up table entries."""
+        return self._pair("luts")
+
+    @property
+    def requesters(self):
+        """(used, total) requester id entries."""
+        return self._pair("requesters")
+
+    @property
+    def window(self):
+        return int(self.read("window"))
+
+    def __repr__(self):
+        return "<Adapter %s/%s>" % (self.node.name, self.name)
+
+
+class Node(_Files):
+    """A node of the cluster (nodes/<node>)."""
+
+    def __init__(self, cluster, name):
+        super().__init__(cluster, os.path.join("nodes", name))
+        self.name = name
+
+    @property
+    def id(self):
+        return int(self.read("id"))
+
+    @property
+    def state(self):
+        return self.read("state")
+
+    @property
+    def up(self):
+        return self.state == "up"
+
+    @property
+    def adapters(self):
+        return [Adapter(self, a) for a in sorted(os.listdir(self.path("adapters")))]
+
+    @property
+    def devices(self):
+        return [Device(self.cluster, d) for d in sorted(os.listdir(self.path("devices")))]
+
+    @property
+    def borrowed(self):
+        return [Device(self.cluster, d) for d in sorted(os.listdir(self.path("borrowed")))]
+
+    @property
+    def segments(self):
+        return [Segment(self, s) for s in sorted(os.listdir(self.path("segments")))]
+
+    def segment(self, name):
+        if not os.path.isdir(self.path("segments", name)):
+            raise SmartioError(_errno.ENOENT, "%s has no segment %s" % (self.name, name))
+        return Segment(self, name)
+
+    def create_segment(self, name, size, available=False):
+        """mkdir and size (and export): the segment, or a SmartioError with
+        nothing left behind."""
+        seg = Segment(self, name)
+        try:
+            os.mkdir(seg.path())
+        except OSError as e:
+            raise self.cluster.error("segment-create", e, node=self.name,
+                                     seg=name) from None
+        try:
+            seg._write("segment-size", "size", size, node=self.name, seg=name,
+                       size=size)
+            if available:
+                seg.export()
+        except SmartioError:
+            with contextlib.suppress(OSError):
+                os.rmdir(seg.path())
+            raise
+        return seg
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return "<Node %s>" % self.name
+
+
+class Device(_Files):
+    """A device of the cluster-wide namespace (dev/<dev>)."""
+
+    def __init__(self, cluster, name):
+        super().__init__(cluster, os.path.join("dev", name))
+        self.name = name
+
+    def _hex(self, name):
+        return int(self.read(name), 16)
+
+    node = property(lambda s: s.read("node"), doc="the lender's name")
+    bdf = property(lambda s: s.read("bdf"))
+    fdid = property(lambda s: s._hex("fdid"))
+    vendor = property(lambda s: s._hex("vendor"))
+    device = property(lambda s: s._hex("device"))
+    revision = property(lambda s: s._hex("revision"))
+    class_code = property(lambda s: s._hex("class"))
+    state = property(lambda s: s.read("state"))
+    mode = property(lambda s: s.read("mode"))
+
+    @property
+    def lender(self):
+        return self.cluster.node(self.node)
+
+    @property
+    def class_name(self):
+        from . import pciids
+        return pciids.class_name(self.class_code)
+
+    @property
+    def policy(self):
+        """'none', 'all' or a list of node names."""
+        v = _lines(self.read("lend"))
+        return v[0] if v in (["none"], ["all"]) else v
+
+    @property
+    def borrowers(self):
+        return _lines(self.read("borrow"))
+
+    @property
+    def stats(self):
+        out = {}
+        for line in _lines(self.read("stats")):
+            k, v = line.split()
+            out[k] = int(v)
+        return out
+
+    @property
+    def bars(self):
+        """The BAR numbers this mount may map (bar<N> links present)."""
+        return sorted(int(e[3:]) for e in os.listdir(self.path())
+                      if e.startswith("bar") and e[3:].isdigit())
+
+    def _who(self, node):
+        if node is None:
+            return self.cluster.self_name
+        return node.name if isinstance(node, Node) else str(node)
+
+    def lend(self, policy):
+        """policy: 'none', 'all', a node name or a list of them."""
+        if not isinstance(policy, str):
+            policy = " ".join(n.name if isinstance(n, Node) else n for n in policy)
+        self._write("lend", "lend", policy, dev=self.name, policy=policy)
+
+    def borrow(self, node=None):
+        """Makes node (default: this mount's node) borrow the device."""
+        who = self._who(node)
+        self._write("borrow", "borrow", who, dev=self.name, node=who)
+        return self
+
+    def return_(self, node=None):
+        """Makes node (default: this mount's node) return the device."""
+        who = self._who(node)
+        self._write("return", "return", who, dev=self.name, node=who)
+
+    give_back = return_
+
+    def reclaim(self):
+        """Revokes every borrower (only through the lender's mount)."""
+        self._write("reclaim", "reclaim", 1, dev=self.name)
+
+    def set_mode(self, mode):
+        self._write("mode", "mode", mode, dev=self.name, mode=mode)
+
+    @contextlib.contextmanager
+    def borrowed(self, node=None):
+        """Borrows for node and returns the device on exit, unless node
+        already borrowed it before."""
+        who = self._who(node)
+        had = who in self.borrowers
+        if not had:
+            self.borrow(who)
+        try:
+            yield self
+        finally:
+            if not had:
+                self.return_(who)
+
+    def read_config(self, offset, length):
+        """Bytes of the PCI configuration space, as this mount's node."""
+        fd = os.open(self.path("config"), os.O_RDONLY)
+        try:
+            return os.pread(fd, length, offset)
+        finally:
+            os.close(fd)
+
+    def write_config(self, offset, data):
+        """Writes configuration space (the lender and borrowers only; MSI
+        and MSI-X enables are routed by the core, smartio(7))."""
+        try:
+            fd = os.open(self.path("config"), os.O_WRONLY)
+            try:
+                os.pwrite(fd, data, offset)
+            finally:
+                os.close(fd)
+        except OSError as e:
+            raise self.cluster.error("config", e, dev=self.name) from None
+
+    def open_irq(self, vec):
+        """A file descriptor of irq/<vec> (smartio(7)): read(4) blocks until
+        the vector fires; poll(2) works on it."""
+        try:
+            return os.open(self.path("irq", str(vec)), os.O_RDONLY)
+        except OSError as e:
+            raise self.cluster.error("irq", e, dev=self.name) from None
+
+    def map_bar(self, n, size=None):
+        """BAR n as a shared read-write mmap object (the whole BAR)."""
+        p = self.path("bar%d" % n)
+        try:
+            fd = os.open(p, os.O_RDWR)
+        except OSError as e:
+            raise self.cluster.error("map-bar", e, dev=self.name, bar=n) from None
+        try:
+            return mmap.mmap(fd, size or os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return "<Device %s>" % self.name
+
+
+class Segment(_Files):
+    """A memory segment (nodes/<owner>/segments/<seg>)."""
+
+    def __init__(self, owner, name):
+        super().__init__(owner.cluster, os.path.join(owner.rel, "segments", name))
+        self.owner = owner
+        self.name = name
+
+    @property
+    def fullname(self):
+        return "%s.%s" % (self.owner.name, self.name)
+
+    size = property(lambda s: int(s.read("size")))
+    available = property(lambda s: s.read("available") == "1")
+    attached = property(lambda s: _lines(s.read("attached")))
+
+    @property
+    def dma(self):
+        """{device name: the address it reaches the segment at}."""
+        d = self.path("dma")
+        return {e: int(self.read(os.path.join("dma", e, "ioaddr")), 16)
+                for e in sorted(os.listdir(d))}
+
+    def _ctx(self, **kw):
+        return dict(node=self.owner.name, seg=self.name, **kw)
+
+    def export(self, available=True):
+        self._write("segment-export", "available", 1 if available else 0,
+                    **self._ctx(available=available))
+
+    def withdraw(self):
+        self.export(False)
+
+    def detach(self, node):
+        self._write("segment-detach", "detach", node, **self._ctx(target=node))
+
+    def dma_map(self, dev):
+        """Maps the segment for a device; returns the address it uses."""
+        name = dev.name if isinstance(dev, Device) else dev
+        try:
+            os.mkdir(self.path("dma", name))
+        except OSError as e:
+            raise self.cluster.error("segment-dma-map", e, **self._ctx(dev=name)) from None
+        return int(self.read(os.path.join("dma", name, "ioaddr")), 16)
+
+    def dma_unmap(self, dev):
+        name = dev.name if isinstance(dev, Device) else dev
+        try:
+            os.rmdir(self.path("dma", name))
+        except OSError as e:
+            raise self.cluster.error("segment-dma-unmap", e, **self._ctx(dev=name)) from None
+
+    def destroy(self):
+        try:
+            os.rmdir(self.path())
+        except OSError as e:
+            raise self.cluster.error("segment-destroy", e, **self._ctx()) from None
+
+    def map(self):
+        """The segment's memory as a shared read-write mmap object.  On a
+        node other than the owner this first attaches the segment for this
+        mount's node, held by this process until it exits or detaches
+        (smartio(7): reading the tree never attaches)."""
+        me = self.cluster.self_name
+        if me != self.owner.name and me not in self.attached:
+            try:
+                with open(self.path("attach"), "w") as f:
+                    f.write(me)
+            except OSError as e:
+                raise self.cluster.error("segment-map", e, **self._ctx()) from None
+        try:
+            fd = os.open(self.path("mem"), os.O_RDWR)
+        except OSError as e:
+            raise self.cluster.error("segment-map", e, **self._ctx()) from None
+        try:
+            return mmap.mmap(fd, self.size)
+        finally:
+            os.close(fd)
+
+    def __repr__(self):
+        return "<Segment %s>" % self.fullname
+
+
+class Cluster:
+    """A mounted namespace; root is its mount point."""
+
+    def __init__(self, root=None):
+        self.root = root or os.environ.get("SMARTIO_MOUNT") or DEFAULT_MOUNT
+        if not os.path.isdir(os.path.join(self.root, "nodes")):
+            raise SmartioError(_errno.ENOENT, "%s is not a smartio mount "
+                               "(no nodes/ in it; is smartiofs running?)" % self.root)
+
+    def path(self, *parts):
+        return os.path.join(self.root, *parts)
+
+    @property
+    def self_name(self):
+        return os.path.basename(os.readlink(self.path("self")))
+
+    @property
+    def self(self):
+        return Node(self, self.self_name)
+
+    @property
+    def nodes(self):
+        names = os.listdir(self.path("nodes"))
+        nodes = [Node(self, n) for n in names]
+        return sorted(nodes, key=lambda n: (n.id, n.name))
+
+    def node(self, name):
+        if not os.path.isdir(self.path("nodes", name)):
+            raise SmartioError(_errno.ENOENT, "there is no node named %s (nodes: %s)"
+                               % (name, ", ".join(n.name for n in self.nodes)))
+        return Node(self, name)
+
+    @property
+    def devices(self):
+        return [Device(self, d) for d in sorted(os.listdir(self.path("dev")))]
+
+    def device(self, name):
+        if not os.path.isdir(self.path("dev", name)):
+            raise SmartioError(_errno.ENXIO, "there is no device named %s (devices: %s)"
+                               % (name, ", ".join(d.name for d in self.devices)))
+        return Device(self, name)
+
+    @property
+    def segments(self):
+        return [s for n in self.nodes for s in n.segments]
+
+    def segment(self, fullname):
+        """'host0.buf' -> that segment."""
+        node, _, name = fullname.partition(".")
+        return self.node(node).segment(name)
+
+    def borrow(self, dev, node=None):
+        """A context manager: the device borrowed, returned on exit."""
+        return self.device(dev).borrowed(node)
+
+    def events(self, nonblock=False):
+        from .events import read_events
+        return read_events(self.path("events"), nonblock)
+
+    def error(self, op, oserror, **ctx):
+        """The SmartioError for oserror, with the sentence read from the
+        namespace's state now."""
+        e = oserror.errno
+        return SmartioError(e, explain(self, op, e, **ctx), oserror.filename)

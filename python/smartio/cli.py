@@ -1,0 +1,407 @@
+"""smartio(1): the cluster at a glance, and plain messages for what it
+refuses.  Every subcommand reads or writes the files of one mounted
+namespace (--mount, $SMARTIO_MOUNT, /smartio), through the package.
+
+Exit status: 0 done; 1 refused (the sentence on stderr), or for `status`
+a node or link down; 2 a usage error or no mount.
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+
+from . import Cluster, SmartioError, parse_size
+from . import events as evmod
+from . import render
+
+PROG = "smartio"
+
+
+class Usage(Exception):
+    pass
+
+
+def progress(what, fn, *args):
+    """Runs fn(*args); when it takes longer than a second (or
+    $SMARTIO_PROGRESS_AFTER seconds), says what it waits for on stderr
+    until it ends.  On a terminal the line is redrawn; elsewhere one line
+    at the start and one at the end."""
+    after = float(os.environ.get("SMARTIO_PROGRESS_AFTER", "1"))
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:   # handed to the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    start = time.monotonic()
+    t.start()
+    t.join(after)
+    if t.is_alive():
+        tty = sys.stderr.isatty()
+        if not tty:
+            sys.stderr.write("%s: %s ...\n" % (PROG, what))
+            sys.stderr.flush()
+        while t.is_alive():
+            if tty:
+                sys.stderr.write("\r%s: %s ... %.1f s" % (PROG, what, time.monotonic() - start))
+                sys.stderr.flush()
+            t.join(0.2)
+        sys.stderr.write("%s%s: %s: %s after %.1f s\n" % (
+            "\r" if tty else "", PROG, what, "failed" if "error" in box else "done",
+            time.monotonic() - start))
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def _seg(c, spec):
+    """'host0.buf' or 'buf' (this mount's node) -> (node, name)."""
+    node, dot, name = spec.partition(".")
+    if not dot:
+        node, name = c.self_name, spec
+    return c.node(node), name
+
+
+# --- subcommands ------------------------------------------------------------
+
+def cmd_list(c, a):
+    snap = render.snapshot(c)
+    if a.json:
+        json.dump(snap, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif a.dot:
+        sys.stdout.write(render.dot(snap))
+    elif a.tree:
+        sys.stdout.write(render.tree(snap))
+    else:
+        sys.stdout.write(render.table(snap))
+    return 0
+
+
+def _write_atomic(path, text):
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.rename(tmp, path)
+
+
+def cmd_status(c, a):
+    snap = render.snapshot(c)
+    text = render.prometheus(snap) if a.prometheus else render.status(snap)
+    if a.output:
+        _write_atomic(a.output, text)
+    else:
+        sys.stdout.write(text)
+    bad = render.problems(snap)
+    if bad and a.prometheus:
+        for b in bad:
+            print("%s: %s" % (PROG, b), file=sys.stderr)
+    return 1 if bad else 0
+
+
+def cmd_lend(c, a):
+    dev = c.device(a.dev)
+    progress("lending %s to %s" % (a.dev, " ".join(a.policy)), dev.lend, a.policy)
+    return 0
+
+
+def cmd_borrow(c, a):
+    dev = c.device(a.dev)
+    who = a.node or c.self_name
+    progress("%s borrowing %s from %s" % (who, a.dev, dev.node), dev.borrow, who)
+    return 0
+
+
+def cmd_return(c, a):
+    dev = c.device(a.dev)
+    who = a.node or c.self_name
+    progress("%s returning %s to %s" % (who, a.dev, dev.node), dev.return_, who)
+    return 0
+
+
+def cmd_reclaim(c, a):
+    dev = c.device(a.dev)
+    progress("reclaiming %s" % a.dev, dev.reclaim)
+    return 0
+
+
+def cmd_mode(c, a):
+    dev = c.device(a.dev)
+    if a.mode is None:
+        print(dev.mode)
+        return 0
+    dev.set_mode(a.mode)
+    return 0
+
+
+def cmd_segment(c, a):
+    if a.action == "create":
+        node, name = _seg(c, a.segment)
+        try:
+            parse_size(a.size)
+        except ValueError as e:
+            raise Usage(str(e))
+        progress("creating segment %s.%s" % (node.name, name),
+                 node.create_segment, name, a.size, a.export)
+    elif a.action == "destroy":
+        node, name = _seg(c, a.segment)
+        progress("destroying segment %s.%s" % (node.name, name),
+                 node.segment(name).destroy)
+    elif a.action == "export":
+        node, name = _seg(c, a.segment)
+        node.segment(name).export(a.state != "off")
+    elif a.action == "apply":
+        if a.if_exists and not os.path.exists(a.file):
+            return 0
+        return apply_segments(c, a.file)
+    return 0
+
+
+def parse_segments_conf(path):
+    """Lines '<node> <segment> <size> [export]'; '#' starts a comment.
+    Returns [(node, segment, size, export)] or raises Usage naming the
+    line."""
+    out = []
+    try:
+        f = open(path)
+    except OSError as e:
+        raise Usage("%s: %s" % (path, e.strerror))
+    with f:
+        for no, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            if len(words) not in (3, 4) or (len(words) == 4 and words[3] != "export"):
+                raise Usage("%s:%d: want '<node> <segment> <size> [export]'" % (path, no))
+            try:
+                size = parse_size(words[2])
+            except ValueError as e:
+                raise Usage("%s:%d: %s" % (path, no, e))
+            out.append((words[0], words[1], size, len(words) == 4))
+    return out
+
+
+def apply_segments(c, path):
+    """Creates the segments a config file declares; one that exists with
+    the declared size is left alone (so a restart applies it again), one
+    with another size is an error."""
+    status = 0
+    for node, name, size, export in parse_segments_conf(path):
+        try:
+            n = c.node(node)
+            if os.path.isdir(n.path("segments", name)):
+                seg = n.segment(name)
+                have = seg.size
+                # rounded up to 4096 (smartio(7))
+                if have != (size + 4095) // 4096 * 4096:
+                    raise SmartioError(17, "segment %s.%s exists with %d bytes, "
+                                       "not %d" % (node, name, have, size))
+                if export and not seg.available:
+                    seg.export()
+                continue
+            n.create_segment(name, size, export)
+            print("%s: created segment %s.%s (%s%s)" % (
+                PROG, node, name, render.human_size(size), ", exported" if export else ""))
+        except SmartioError as e:
+            print("%s: %s" % (PROG, e), file=sys.stderr)
+            status = 1
+    return status
+
+
+def _match(ev, a):
+    if a.kind and ev["kind"] not in a.kind:
+        return False
+    if ev["kind"] == "lost":
+        return True
+    typ, name = evmod.subject(ev)
+    if a.dev and not (typ == "dev" and name in a.dev or ev.get("dev") in a.dev):
+        return False
+    if a.node:
+        nodes = {ev.get("node")}
+        if typ == "nodes":
+            nodes.add(name)
+        elif typ == "seg":
+            nodes.add(name.partition(".")[0])
+        elif typ == "dev":
+            try:
+                nodes.add(a.cluster.device(name).node)
+            except (SmartioError, OSError):
+                pass
+        if not nodes & set(a.node):
+            return False
+    return True
+
+
+def describe(ev):
+    """One event as a readable line."""
+    if ev["kind"] == "lost":
+        return "(lost %s events: this reader fell behind)" % ev.get("n", "?")
+    sec, _, frac = ev["time"].partition(".")
+    when = time.strftime("%H:%M:%S", time.localtime(int(sec))) + "." + frac[:3]
+    typ, name = evmod.subject(ev)
+    k = ev["kind"]
+    n = ev.get("node")
+    words = {
+        "borrow": "%s borrowed %s" % (n, name),
+        "return": "%s returned %s" % (n, name),
+        "reclaim": "%s reclaimed from %s" % (name, n),
+        "lend": "%s %s" % (name, {"none": "not lent", "all": "lent to all nodes",
+                                  "list": "lent to a list of nodes"}.get(
+                                      ev.get("policy"), "lend policy " + str(ev.get("policy")))),
+        "mode": "%s mode: %s" % (name, ev.get("mode")),
+        "node-up": "node %s up" % name,
+        "node-down": "node %s down" % name,
+        "segment-create": "segment %s created" % name,
+        "segment-destroy": "segment %s destroyed" % name,
+        "segment-attach": "segment %s attached by %s" % (name, n),
+        "segment-detach": "segment %s detached from %s" % (name, n),
+        "segment-dma-map": "segment %s mapped for %s" % (name, ev.get("dev")),
+        "segment-dma-unmap": "segment %s unmapped for %s" % (name, ev.get("dev")),
+        "dma-fault": "DMA fault on %s at %s: %s" % (name, ev.get("addr"), ev.get("reason")),
+        "msi": "%s interrupts to %s: %s vectors" % (name, n, ev.get("vectors")),
+    }.get(k)
+    if words is None:
+        extra = " ".join("%s=%s" % (x, v) for x, v in ev.items()
+                         if x not in ("seq", "time", "kind", "object"))
+        words = "%s %s %s" % (k, ev["object"], extra)
+    return "%s #%d %s" % (when, ev["seq"], words.rstrip())
+
+
+def watch_metrics(counts, lost):
+    """What `watch --metrics` writes: the events this watcher saw by kind,
+    and those it lost by falling behind the ring."""
+    out = ["# HELP smartio_events_total Events the watcher read, by kind",
+           "# TYPE smartio_events_total counter"]
+    out += ['smartio_events_total{kind="%s"} %d' % (k, n) for k, n in sorted(counts.items())]
+    out += ["# HELP smartio_events_lost_total Events the watcher fell behind on "
+            "(overwritten in the cluster's event ring)",
+            "# TYPE smartio_events_lost_total counter",
+            "smartio_events_lost_total %d" % lost]
+    return "\n".join(out) + "\n"
+
+
+def cmd_watch(c, a):
+    a.cluster = c
+    if a.count == 0:
+        return 0
+    shown = 0
+    counts, lost = {}, 0
+    with evmod.EventStream(c.path("events"), timeout=a.timeout) as stream:
+        if a.metrics:
+            _write_atomic(a.metrics, watch_metrics(counts, lost))
+        if a.ready:
+            # The stream starts at open (smartio(7)): a script waiting for
+            # this file knows that what it does next is seen.
+            open(a.ready, "w").close()
+        for ev in stream:
+            if a.metrics:
+                if ev["kind"] == "lost":
+                    lost += int(ev.get("n", 0))
+                else:
+                    counts[ev["kind"]] = counts.get(ev["kind"], 0) + 1
+                _write_atomic(a.metrics, watch_metrics(counts, lost))
+            if not _match(ev, a):
+                continue
+            print(json.dumps(ev, sort_keys=True) if a.json else describe(ev))
+            sys.stdout.flush()
+            shown += 1
+            if a.count and shown >= a.count:
+                break
+    return 0
+
+
+# --- arguments ----------------------------------------------------------------
+
+def parser():
+    ap = argparse.ArgumentParser(
+        prog=PROG, description="Show and control a smartio cluster through "
+        "its /smartio namespace (smartio(1)).")
+    ap.add_argument("-m", "--mount", help="the namespace's mount point "
+                    "(default: $SMARTIO_MOUNT or /smartio)")
+    sub = ap.add_subparsers(dest="cmd", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("list", help="devices as a table, tree, JSON or Graphviz")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-J", "--json", action="store_true")
+    g.add_argument("--tree", action="store_true")
+    g.add_argument("--dot", action="store_true")
+    p.set_defaults(fn=cmd_list)
+
+    p = sub.add_parser("status", help="nodes, adapters and segments; exit 1 if anything is down")
+    p.add_argument("--prometheus", action="store_true",
+                   help="Prometheus text format (node_exporter textfile collector)")
+    p.add_argument("-o", "--output", help="write to this file atomically")
+    p.set_defaults(fn=cmd_status)
+
+    p = sub.add_parser("lend", help="set who may borrow a device")
+    p.add_argument("dev")
+    p.add_argument("policy", nargs="+", help="none, all or node names")
+    p.set_defaults(fn=cmd_lend)
+    for name, fn, what in (("borrow", cmd_borrow, "borrow a device"),
+                           ("return", cmd_return, "return a borrowed device")):
+        p = sub.add_parser(name, help=what + " (default node: this mount's)")
+        p.add_argument("dev")
+        p.add_argument("node", nargs="?")
+        p.set_defaults(fn=fn)
+    p = sub.add_parser("reclaim", help="revoke every borrower (on the lender's mount)")
+    p.add_argument("dev")
+    p.set_defaults(fn=cmd_reclaim)
+    p = sub.add_parser("mode", help="show or set exclusive or shared mode")
+    p.add_argument("dev")
+    p.add_argument("mode", nargs="?")
+    p.set_defaults(fn=cmd_mode)
+
+    p = sub.add_parser("segment", help="create, destroy, export segments")
+    ss = p.add_subparsers(dest="action", metavar="ACTION")
+    ss.required = True
+    q = ss.add_parser("create")
+    q.add_argument("segment", help="[node.]name")
+    q.add_argument("size")
+    q.add_argument("--export", action="store_true")
+    q = ss.add_parser("destroy")
+    q.add_argument("segment")
+    q = ss.add_parser("export")
+    q.add_argument("segment")
+    q.add_argument("state", nargs="?", choices=("on", "off"), default="on")
+    q = ss.add_parser("apply", help="create the segments a config file declares")
+    q.add_argument("--if-exists", action="store_true",
+                   help="a missing file is nothing to do")
+    q.add_argument("file")
+    p.set_defaults(fn=cmd_segment)
+
+    p = sub.add_parser("watch", help="the event stream as readable lines")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("-k", "--kind", action="append", help="only events of this kind")
+    p.add_argument("-n", "--node", action="append", help="only events about this node")
+    p.add_argument("-d", "--dev", action="append", help="only events about this device")
+    p.add_argument("-c", "--count", type=int, help="stop after this many events")
+    p.add_argument("-t", "--timeout", type=float, help="stop after this many seconds without one")
+    p.add_argument("--ready", metavar="FILE", help="create FILE once the stream is open")
+    p.add_argument("--metrics", metavar="FILE",
+                   help="keep FILE the Prometheus counts of events read and lost")
+    p.set_defaults(fn=cmd_watch)
+    return ap
+
+
+def main(argv=None):
+    ap = parser()
+    a = ap.parse_args(argv)
+    try:
+        c = Cluster(a.mount)
+        return a.fn(c, a)
+    except Usage as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 2
+    except SmartioError as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 2 if e.filename is None and "not a smartio mount" in e.sentence else 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,268 @@
+"""Errors of the namespace, turned into sentences that name the cause.
+
+The namespace answers a refused write with an errno only (smartio(7), ERROR
+CODES); one errno has several causes (EBUSY: borrowed in exclusive mode,
+already borrowing, in use, size already set).  explain() reads the
+namespace's own state right after the failure and says which cause it is,
+with names: "nvme1 is borrowed by host2 in exclusive mode".  TABLE lists,
+per operation and errno, the cause each sentence stands for; smartio(1)
+prints it and the tests run every entry.
+"""
+import errno
+import os
+
+# (operation, errno) -> the cause, as smartio(1) documents it.
+TABLE = {
+    ("lend", errno.EINVAL): "a malformed policy",
+    ("lend", errno.ENOENT): "an unknown node in the policy",
+    ("lend", errno.EBUSY): "a narrower policy while borrowed",
+    ("borrow", errno.EACCES): "the lend policy leaves the node out",
+    ("borrow", errno.EBUSY): "borrowed in exclusive mode, or already borrowed by that node",
+    ("borrow", errno.EINVAL): "the lender borrowing its own device",
+    ("borrow", errno.ENOENT): "an unknown node",
+    ("borrow", errno.EHOSTDOWN): "the lender or the borrower is down",
+    ("borrow", errno.ENOSPC): "no look-up table or requester entry left",
+    ("borrow", errno.EHOSTUNREACH): "no adapter joins the two nodes",
+    ("return", errno.EINVAL): "the node does not borrow the device",
+    ("reclaim", errno.EACCES): "not the lender's mount",
+    ("mode", errno.EINVAL): "an unknown mode",
+    ("mode", errno.EBUSY): "exclusive while borrowed",
+    ("segment-create", errno.EEXIST): "the segment exists",
+    ("segment-create", errno.EINVAL): "a malformed segment name",
+    ("segment-create", errno.EHOSTDOWN): "the owner is down",
+    ("segment-size", errno.EINVAL): "a malformed, zero or too large size",
+    ("segment-size", errno.ENOMEM): "not enough memory on the owner",
+    ("segment-destroy", errno.EBUSY): "attached or mapped for a device",
+    ("segment-destroy", errno.ENOENT): "no such segment",
+    ("segment-export", errno.EBUSY): "a withdrawal while attached",
+    ("any", errno.ENXIO): "an unknown device",
+    ("any", errno.EACCES): "not the daemon's owner, root or an operator",
+    ("any", errno.EPERM): "a mount that serves one node acting for another",
+}
+
+
+class SmartioError(OSError):
+    """A refused operation: errno as the namespace returned it, strerror a
+    sentence naming the cause."""
+
+    def __init__(self, err, sentence, filename=None):
+        super().__init__(err, sentence)
+        self.sentence = sentence
+        self.path = filename
+
+    def __str__(self):
+        return "%s (%s)" % (self.sentence, errno.errorcode.get(self.errno, self.errno))
+
+
+def _read(c, *parts):
+    try:
+        with open(c.path(*parts)) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _list(c, *parts):
+    v = _read(c, *parts)
+    return v.split() if v else []
+
+
+def _exists(c, *parts):
+    return os.path.lexists(c.path(*parts))
+
+
+def _nodes(c):
+    try:
+        return sorted(os.listdir(c.path("nodes")))
+    except OSError:
+        return []
+
+
+def _self(c):
+    try:
+        return os.path.basename(os.readlink(c.path("self")))
+    except OSError:
+        return "?"
+
+
+def _and(names):
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _policy_words(c, dev):
+    pol = _list(c, "dev", dev, "lend")
+    if pol in (["none"], []):
+        return "is not lent (policy none)"
+    return "is lent to %s only" % _and(pol)
+
+
+def _down(c, node):
+    return _read(c, "nodes", node, "state") == "down"
+
+
+def _unknown_nodes(c, names):
+    known = set(_nodes(c))
+    return [n for n in names if n not in known and n not in ("all", "none")]
+
+
+def _space(c, a, b):
+    """The adapters of a and b with no look-up table or requester entry
+    left, as words."""
+    full = []
+    for n in (a, b):
+        for ad in sorted(os.listdir(c.path("nodes", n, "adapters"))):
+            for what, words in (("luts", "look-up table entries"),
+                                ("requesters", "requester ids"),
+                                ("requesters_in", "requester ids")):
+                v = _read(c, "nodes", n, "adapters", ad, what)
+                if v:
+                    used, total = v.split()
+                    if used == total:
+                        full.append("%s of %s has used all %s %s" % (
+                            ad, n, total, words))
+    return full
+
+
+def _device(c, op, e, dev, node=None, policy=None, mode=None, **_):
+    lender = _read(c, "dev", dev, "node")
+    borrowers = _list(c, "dev", dev, "borrow")
+    devmode = _read(c, "dev", dev, "mode")
+    if e == errno.ENXIO or lender is None:
+        return "there is no device named %s" % dev
+    if op == "lend":
+        if e == errno.ENOENT:
+            return "no node named %s in the cluster (nodes: %s)" % (
+                _and(_unknown_nodes(c, (policy or "").replace(",", " ").split())),
+                ", ".join(_nodes(c)))
+        if e == errno.EINVAL:
+            return "'%s' is not a lend policy: none or all alone, or node names" % policy
+        if e == errno.EBUSY:
+            return ("%s is borrowed by %s, whom policy '%s' leaves out: return "
+                    "or reclaim it first" % (dev, _and(borrowers), policy))
+    if op in ("borrow", "return") and node is not None:
+        if node not in _nodes(c):
+            return "there is no node named %s (nodes: %s)" % (node, ", ".join(_nodes(c)))
+    if op == "borrow":
+        if e == errno.EACCES:
+            return "%s %s: %s may not borrow it" % (dev, _policy_words(c, dev), node)
+        if e == errno.EBUSY:
+            if node in borrowers:
+                return "%s already borrows %s" % (node, dev)
+            return "%s is borrowed by %s in %s mode" % (dev, _and(borrowers), devmode)
+        if e == errno.EINVAL and node == lender:
+            return "%s is the lender of %s and cannot borrow its own device" % (node, dev)
+        if e == errno.EHOSTDOWN:
+            down = [n for n in (lender, node) if _down(c, n)]
+            if lender in down:
+                return "%s's lender %s is down" % (dev, lender)
+            if down:
+                return "the borrowing node %s is down" % node
+            return "%s or %s went down during the borrow" % (lender, node)
+        if e == errno.ENOSPC:
+            full = _space(c, node, lender)
+            if full:
+                return "no room on the path from %s to %s: %s" % (node, lender, "; ".join(full))
+            return "no look-up table, requester or window space left between %s and %s" % (
+                node, lender)
+        if e == errno.EHOSTUNREACH:
+            return "no NTB adapter of %s reaches %s, the lender of %s" % (node, lender, dev)
+    if op == "return" and e == errno.EINVAL:
+        if borrowers:
+            return "%s does not borrow %s (borrowed by %s)" % (node, dev, _and(borrowers))
+        return "%s does not borrow %s (nobody borrows it)" % (node, dev)
+    if op == "reclaim" and e == errno.EACCES:
+        return ("only %s's lender %s may reclaim it; this mount is %s"
+                % (dev, lender, _self(c)))
+    if op == "mode":
+        if e == errno.EINVAL:
+            return "'%s' is not a mode: give exclusive or shared" % mode
+        if e == errno.EBUSY:
+            return "%s's mode cannot change while it is borrowed by %s" % (dev, _and(borrowers))
+    return None
+
+
+def _segment(c, op, e, node, seg, size=None, available=None, target=None, dev=None, **_):
+    name = "%s.%s" % (node, seg)
+    if node not in _nodes(c):
+        return "there is no node named %s (nodes: %s)" % (node, ", ".join(_nodes(c)))
+    here = ("nodes", node, "segments", seg)
+    if e in (errno.EPERM, errno.EACCES):
+        return None     # who may act, not the segment's state: the general sentence
+    if op == "segment-create":
+        if e == errno.EEXIST:
+            return "segment %s already exists (%s bytes)" % (name, _read(c, *here, "size"))
+        if e == errno.EINVAL:
+            return ("'%s' is not a segment name: letters, digits, _ and -, "
+                    "at most 31 characters" % seg)
+        if e == errno.EHOSTDOWN:
+            return "%s, the owner of %s, is down" % (node, name)
+    if not _exists(c, *here):
+        return "there is no segment %s" % name
+    attached = _list(c, *here, "attached")
+    others = [n for n in attached if n != node]
+    if op == "segment-size":
+        if e == errno.EINVAL:
+            return ("'%s' is not a size for %s: a number of bytes, k, M or G, "
+                    "more than zero and within the owner's memory" % (size, name))
+        if e == errno.EBUSY:
+            return "%s already has a size (%s bytes)" % (name, _read(c, *here, "size"))
+        if e == errno.ENOMEM:
+            return "%s has not enough free memory for %s bytes" % (node, size)
+    if op == "segment-destroy" and e == errno.EBUSY:
+        dmas = sorted(os.listdir(c.path(*here, "dma")))
+        why = []
+        if others:
+            why.append("attached by %s" % _and(others))
+        if dmas:
+            why.append("mapped for %s" % _and(dmas))
+        return "%s is %s" % (name, " and ".join(why) if why else "in use")
+    if op == "segment-export" and e == errno.EBUSY:
+        return "%s cannot be withdrawn while %s attached" % (
+            name, _and(others) + (" is" if len(others) == 1 else " are"))
+    if op == "segment-export" and e == errno.EINVAL:
+        return "%s has no size yet: set it before exporting" % name
+    if op == "segment-detach" and e == errno.EINVAL:
+        return "%s is not attached to %s" % (target, name)
+    if op == "segment-detach" and e == errno.ENOENT:
+        return "there is no node named %s" % target
+    if op == "segment-dma-map":
+        if e == errno.EEXIST:
+            return "%s is already mapped for %s" % (name, dev)
+        if e == errno.ENXIO:
+            return "there is no device named %s" % dev
+    if op == "segment-dma-unmap" and e == errno.ENOENT:
+        return "%s is not mapped for %s" % (name, dev)
+    if op == "segment-map" and e == errno.ENOENT:
+        return "%s is not exported, or has no size: it cannot be mapped here" % name
+    return None
+
+
+def explain(c, op, e, **ctx):
+    """The sentence for errno e of operation op, with ctx naming the device
+    (dev=), node (node=), segment (seg=) and value written."""
+    s = None
+    try:
+        if op.startswith("segment"):
+            s = _segment(c, op, e, **ctx)
+        elif "dev" in ctx:
+            s = _device(c, op, e, **ctx)
+    except OSError:
+        s = None
+    if s:
+        return s
+    if e == errno.EACCES:
+        return ("permission denied: only root, the user running smartiofs or its "
+                "operator group may change the cluster")
+    if e == errno.EPERM:
+        return ("this mount acts only for its own node: use that node's mount "
+                "or a management mount (smartiofs --manage)")
+    if e == errno.EHOSTDOWN:
+        return "a node on the path is down"
+    if e == errno.ENOSPC:
+        return "no look-up table, requester or window space left on an adapter on the path"
+    if e == errno.EROFS:
+        return "that attribute is read-only"
+    return "%s failed: %s" % (op, os.strerror(e))

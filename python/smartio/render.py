@@ -1,0 +1,319 @@
+"""The cluster as a snapshot dictionary (the JSON of `smartio list -J`), and
+that snapshot as a table, a tree, a Graphviz graph, a status report and
+Prometheus metrics.  Everything is read once into the snapshot, so one
+output is one consistent look (as consistent as the reads)."""
+import os
+
+from . import pciids
+
+SCHEMA = "smartio-list/1"
+
+
+def _lines(text):
+    return [l for l in text.split("\n") if l]
+
+
+def _pair(text):
+    used, total = text.split()
+    return {"used": int(used), "total": int(total)}
+
+
+def snapshot(c):
+    """The state of cluster c; its keys are documented in smartio(1)."""
+    me = c.self_name
+    nodes = []
+    for n in c.nodes:
+        adapters = []
+        for a in n.adapters:
+            adapters.append({"name": a.name, "link": a.link, "peers": a.peers,
+                             "luts": _pair(a.read("luts")),
+                             "requesters": _pair(a.read("requesters")),
+                             "window": a.window})
+        segs = []
+        for s in n.segments:
+            segs.append({"name": s.name, "owner": n.name, "size": s.size,
+                         "available": s.available, "attached": s.attached,
+                         "dma": {d: "%#x" % v for d, v in s.dma.items()}})
+        nodes.append({"name": n.name, "id": n.id, "state": n.state,
+                      "self": n.name == me, "adapters": adapters,
+                      "devices": [d.name for d in n.devices],
+                      "borrowed": [d.name for d in n.borrowed],
+                      "segments": segs})
+    devices = []
+    for d in c.devices:
+        cls = d.read("class")
+        devices.append({
+            "name": d.name, "fdid": d.read("fdid"), "node": d.node,
+            "bdf": d.bdf, "vendor": d.read("vendor"), "device": d.read("device"),
+            "subsystem_vendor": d.read("subsystem_vendor"),
+            "subsystem_device": d.read("subsystem_device"),
+            "revision": d.read("revision"), "class": cls,
+            "class_name": pciids.class_name(int(cls, 16)),
+            "state": d.state, "lend": _lines(d.read("lend")),
+            "borrowers": d.borrowers, "mode": d.mode, "stats": d.stats})
+    return {"schema": SCHEMA, "mount": os.path.abspath(c.root), "self": me,
+            "nodes": nodes, "devices": devices}
+
+
+def human_size(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return ("%d %s" % (n, unit)) if unit == "B" or n == int(n) else \
+                "%.1f %s" % (n, unit)
+        n /= 1024.0
+    return str(n)
+
+
+def _policy(lend):
+    return ",".join(lend) if lend else "none"
+
+
+def table(snap):
+    cols = ("DEVICE", "NODE", "BDF", "CLASS", "STATE", "LEND", "BORROWERS", "MODE")
+    rows = [cols]
+    for d in snap["devices"]:
+        rows.append((d["name"], d["node"], d["bdf"], d["class_name"], d["state"],
+                     _policy(d["lend"]), ",".join(d["borrowers"]) or "-", d["mode"]))
+    w = [max(len(r[i]) for r in rows) for i in range(len(cols))]
+    return "".join("  ".join(v.ljust(w[i]) for i, v in enumerate(r)).rstrip() + "\n"
+                   for r in rows)
+
+
+def _branch(items, prefix):
+    """Lines of a tree level: items are (text, children)."""
+    out = []
+    for i, (text, kids) in enumerate(items):
+        last = i == len(items) - 1
+        out.append(prefix + ("`-- " if last else "|-- ") + text)
+        out += _branch(kids, prefix + ("    " if last else "|   "))
+    return out
+
+
+def tree(snap):
+    devs = {d["name"]: d for d in snap["devices"]}
+    out = []
+    for n in snap["nodes"]:
+        out.append("%s (id %d, %s)%s" % (n["name"], n["id"], n["state"],
+                                         "  [this mount]" if n["self"] else ""))
+        items = []
+        ads = [("%s  link %s  peers %s  luts %d/%d  requesters %d/%d" % (
+            a["name"], a["link"], ",".join(a["peers"]) or "-",
+            a["luts"]["used"], a["luts"]["total"],
+            a["requesters"]["used"], a["requesters"]["total"]), [])
+            for a in n["adapters"]]
+        items.append(("adapters", ads))
+        dl = []
+        for name in n["devices"]:
+            d = devs.get(name)
+            if not d:
+                continue
+            extra = ""
+            if d["borrowers"]:
+                extra = "  borrowed by %s (%s)" % (",".join(d["borrowers"]), d["mode"])
+            dl.append(("%s  %s  %s  %s%s" % (name, d["bdf"], d["class_name"],
+                                            d["state"], extra), []))
+        items.append(("devices", dl))
+        sl = []
+        for s in n["segments"]:
+            bits = [human_size(s["size"])]
+            if s["available"]:
+                bits.append("exported")
+            others = [a for a in s["attached"] if a != n["name"]]
+            if others:
+                bits.append("attached by " + ",".join(others))
+            if s["dma"]:
+                bits.append("mapped for " + ",".join(s["dma"]))
+            sl.append(("%s  %s" % (s["name"], ", ".join(bits)), []))
+        items.append(("segments", sl))
+        bl = [("%s  from %s" % (b, devs[b]["node"] if b in devs else "?"), [])
+              for b in n["borrowed"]]
+        items.append(("borrowed", bl))
+        out += _branch(items, "")
+    return "\n".join(out) + "\n"
+
+
+def _q(s):
+    """A Graphviz string; its \\n are line breaks (names have no
+    backslashes: smartio(7))."""
+    return '"%s"' % str(s).replace('"', '\\"')
+
+
+def dot(snap):
+    """Nodes as boxes holding their adapters, devices and segments; links
+    between adapters; an arrow from each borrowed device to its borrower."""
+    out = ["digraph smartio {",
+           '  graph [rankdir=LR, fontname="Helvetica", label=%s, labelloc=t];'
+           % _q("smartio cluster, as %s sees it" % snap["self"]),
+           '  node [fontname="Helvetica", fontsize=10];',
+           '  edge [fontname="Helvetica", fontsize=9];']
+    devs = {d["name"]: d for d in snap["devices"]}
+    for n in snap["nodes"]:
+        down = n["state"] != "up"
+        out.append("  subgraph %s {" % _q("cluster_" + n["name"]))
+        out.append("    label=%s; style=%s; color=%s;" % (
+            _q("%s (%s)%s" % (n["name"], n["state"], ", this mount" if n["self"] else "")),
+            "dashed" if down else "rounded", "gray" if down else "black"))
+        out.append("    %s [shape=box3d, label=%s];" % (_q("node:" + n["name"]),
+                                                      _q(n["name"])))
+        for a in n["adapters"]:
+            out.append("    %s [shape=cds, label=%s];" % (
+                _q("ad:%s/%s" % (n["name"], a["name"])),
+                _q("%s\\nluts %d/%d\\nreq %d/%d" % (
+                    a["name"], a["luts"]["used"], a["luts"]["total"],
+                    a["requesters"]["used"], a["requesters"]["total"]))))
+            out.append("    %s -> %s [dir=none, style=dotted];" % (
+                _q("node:" + n["name"]), _q("ad:%s/%s" % (n["name"], a["name"]))))
+        for name in n["devices"]:
+            d = devs.get(name, {})
+            out.append("    %s [shape=component, label=%s];" % (
+                _q("dev:" + name),
+                _q("%s\\n%s\\n%s" % (name, d.get("class_name", ""), d.get("state", "")))))
+        for s in n["segments"]:
+            out.append("    %s [shape=note, label=%s];" % (
+                _q("seg:%s.%s" % (n["name"], s["name"])),
+                _q("%s\\n%s%s" % (s["name"], human_size(s["size"]),
+                                  ", exported" if s["available"] else ""))))
+        out.append("  }")
+    # Links: one edge per pair of adapters that name each other as peers.
+    seen = set()
+    for n in snap["nodes"]:
+        for a in n["adapters"]:
+            for p in a["peers"]:
+                peer = next((x for x in snap["nodes"] if x["name"] == p), None)
+                if not peer:
+                    continue
+                for b in peer["adapters"]:
+                    if n["name"] not in b["peers"]:
+                        continue
+                    key = tuple(sorted([(n["name"], a["name"]), (p, b["name"])]))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    up = a["link"] == "up" and b["link"] == "up"
+                    out.append("  %s -> %s [dir=none, color=%s%s];" % (
+                        _q("ad:%s/%s" % key[0]), _q("ad:%s/%s" % key[1]),
+                        "darkgreen" if up else "red", "" if up else ", style=dashed"))
+    for d in snap["devices"]:
+        for b in d["borrowers"]:
+            out.append("  %s -> %s [color=blue, penwidth=2, label=%s];" % (
+                _q("dev:" + d["name"]), _q("node:" + b),
+                _q("borrowed by %s (%s)" % (b, d["mode"]))))
+    for n in snap["nodes"]:
+        for s in n["segments"]:
+            for a in s["attached"]:
+                if a != n["name"]:
+                    out.append("  %s -> %s [style=dashed, color=purple, label=%s];" % (
+                        _q("seg:%s.%s" % (n["name"], s["name"])), _q("node:" + a),
+                        _q("attached")))
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def bar(used, total, width=20):
+    fill = 0 if not total else int(round(width * used / float(total)))
+    return "[" + "#" * fill + "." * (width - fill) + "]"
+
+
+def problems(snap):
+    """Nodes down and links down, as sentences."""
+    out = []
+    for n in snap["nodes"]:
+        if n["state"] != "up":
+            out.append("node %s is %s" % (n["name"], n["state"]))
+            continue
+        for a in n["adapters"]:
+            if a["link"] != "up":
+                out.append("link of %s on %s is %s" % (a["name"], n["name"], a["link"]))
+    return out
+
+
+def status(snap):
+    out = []
+    for n in snap["nodes"]:
+        out.append("%s  %s%s" % (n["name"], n["state"],
+                                 "  (this mount)" if n["self"] else ""))
+        for a in n["adapters"]:
+            lu, rq = a["luts"], a["requesters"]
+            out.append("  %-6s link %-4s  luts %3d/%-3d %s  requesters %2d/%-2d %s" % (
+                a["name"], a["link"], lu["used"], lu["total"], bar(lu["used"], lu["total"]),
+                rq["used"], rq["total"], bar(rq["used"], rq["total"])))
+        if n["segments"]:
+            segs = ["%s %s%s" % (s["name"], human_size(s["size"]),
+                                 " (exported)" if s["available"] else "")
+                    for s in n["segments"]]
+            out.append("  segments: " + ", ".join(segs))
+        else:
+            out.append("  segments: none")
+    bad = problems(snap)
+    out.append("cluster: " + ("; ".join(bad) if bad else "all nodes and links up"))
+    return "\n".join(out) + "\n"
+
+
+def _label(**kw):
+    return "{" + ",".join('%s="%s"' % (k, str(v).replace("\\", "\\\\")
+                                      .replace('"', '\\"').replace("\n", "\\n"))
+                          for k, v in kw.items()) + "}"
+
+
+# (metric, type, help) in the order written.
+METRICS = (
+    ("smartio_node_up", "gauge", "1 when the node is up"),
+    ("smartio_link_up", "gauge", "1 when the NTB adapter's link is up"),
+    ("smartio_luts_used", "gauge", "Look-up table entries in use on the adapter"),
+    ("smartio_luts_total", "gauge", "Look-up table entries of the adapter"),
+    ("smartio_requesters_used", "gauge", "Requester id entries in use on the adapter"),
+    ("smartio_requesters_total", "gauge", "Requester id entries of the adapter"),
+    ("smartio_device_borrowers", "gauge", "Nodes borrowing the device now"),
+    ("smartio_device_borrows_total", "counter", "Borrows of the device"),
+    ("smartio_device_returns_total", "counter", "Returns of the device"),
+    ("smartio_device_reclaims_total", "counter", "Reclaims of the device"),
+    ("smartio_device_borrows_denied_total", "counter", "Borrows of the device refused"),
+    ("smartio_device_dma_faults_total", "counter",
+     "Blocked DMA transactions of the device (no mapping or requester not allowed)"),
+    ("smartio_device_msi_total", "counter", "Interrupts the device delivered"),
+    ("smartio_device_driver_errors_total", "counter",
+     "Rules of the device's model a driver broke (bad doorbells, addresses, vectors)"),
+    ("smartio_segment_size_bytes", "gauge", "Size of the memory segment"),
+    ("smartio_segment_attached", "gauge", "Nodes other than the owner attached to the segment"),
+)
+_STAT = {"smartio_device_borrows_total": "borrows",
+         "smartio_device_returns_total": "returns",
+         "smartio_device_reclaims_total": "reclaims",
+         "smartio_device_borrows_denied_total": "denied",
+         "smartio_device_dma_faults_total": "dma_faults",
+         "smartio_device_msi_total": "msi",
+         "smartio_device_driver_errors_total": "driver_errors"}
+
+
+def prometheus(snap, events_lost=None):
+    """The Prometheus text exposition format (version 0.0.4)."""
+    samples = {m[0]: [] for m in METRICS}
+    for n in snap["nodes"]:
+        samples["smartio_node_up"].append((_label(node=n["name"]), int(n["state"] == "up")))
+        for a in n["adapters"]:
+            lab = _label(node=n["name"], adapter=a["name"])
+            samples["smartio_link_up"].append((lab, int(a["link"] == "up")))
+            samples["smartio_luts_used"].append((lab, a["luts"]["used"]))
+            samples["smartio_luts_total"].append((lab, a["luts"]["total"]))
+            samples["smartio_requesters_used"].append((lab, a["requesters"]["used"]))
+            samples["smartio_requesters_total"].append((lab, a["requesters"]["total"]))
+        for s in n["segments"]:
+            lab = _label(node=n["name"], segment=s["name"])
+            samples["smartio_segment_size_bytes"].append((lab, s["size"]))
+            samples["smartio_segment_attached"].append(
+                (lab, len([x for x in s["attached"] if x != n["name"]])))
+    for d in snap["devices"]:
+        lab = _label(device=d["name"], node=d["node"])
+        samples["smartio_device_borrowers"].append((lab, len(d["borrowers"])))
+        for m, key in _STAT.items():
+            samples[m].append((lab, d["stats"].get(key, 0)))
+    out = []
+    for name, typ, hlp in METRICS:
+        out.append("# HELP %s %s" % (name, hlp))
+        out.append("# TYPE %s %s" % (name, typ))
+        out += ["%s%s %d" % (name, lab, v) for lab, v in samples[name]]
+    if events_lost is not None:
+        out.append("# HELP smartio_events_lost_total Events the reader fell behind on")
+        out.append("# TYPE smartio_events_lost_total counter")
+        out.append("smartio_events_lost_total %d" % events_lost)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,261 @@
+#!/bin/bash
+# Every subcommand of smartio(1) against real mounts, and every sentence of
+# its errno table (smartio(1), ERRORS): each refused command exits 1 with
+# exactly that sentence on stderr and leaves the namespace as it was.
+# Three processes serve host0..host2 of tests/fs/operator.conf; host3 is
+# down.
+. "$(dirname "$0")/lib.sh"
+SMARTIO=${SMARTIO:-$sfs_top/python/scripts/smartio}
+[ -x "$SMARTIO" ] || fail "smartio is not built ($SMARTIO)"
+export PYTHONPATH="$sfs_top/python${PYTHONPATH:+:$PYTHONPATH}"
+conf=$(cd "$(dirname "$0")" && pwd)/operator.conf
+
+# host0's mount is the management node: it acts for every node.
+mount_sfs "$TMP/m0" --fabric "$FABRIC" --node host0 --manage --topology "$conf"
+P0=$LAST_PID
+mount_sfs "$TMP/m1" --fabric "$FABRIC" --node host1 --topology "$conf"
+mount_sfs "$TMP/m2" --fabric "$FABRIC" --node host2 --topology "$conf"
+A=$TMP/m0 B=$TMP/m1 C=$TMP/m2
+unset SMARTIO_MOUNT
+
+s0() { "$SMARTIO" -m "$A" "$@"; }
+s1() { "$SMARTIO" -m "$B" "$@"; }
+
+# state: every attribute that a refused command could have changed (all
+# mounts show the same cluster).
+state() {
+	(cd "$A" && cat dev/*/lend dev/*/borrow dev/*/mode dev/*/state \
+		nodes/*/adapters/*/luts nodes/*/adapters/*/requesters &&
+		ls nodes/*/segments nodes/*/borrowed)
+}
+
+# ok WHAT CMD...: the command succeeds
+ok() {
+	what=$1; shift
+	"$@" > "$TMP/out" 2> "$TMP/err" || fail "$what: exit $?: $(cat "$TMP/err")"
+}
+
+# refused SENTENCE MOUNT-FN ARGS...: exit 1, the sentence with its errno
+# name on stderr, the state unchanged.
+sentences=0
+refused() {
+	want=$1; shift
+	before=$(state)
+	set +e
+	"$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
+	set -e
+	[ $rc = 1 ] || fail "$*: exit $rc, want 1 ($(cat "$TMP/err"))"
+	got=$(cat "$TMP/err")
+	expect_eq "$*" "$got" "smartio: $want"
+	[ "$(state)" = "$before" ] || fail "$*: the state changed"
+	sentences=$((sentences + 1))
+	printf '%s\n' "$got" >> "$TMP/sentences"
+}
+
+# --- lend, borrow, return, mode, reclaim: success -------------------------
+ok "lend all" s0 lend nvme0 all
+expect_eq "lend file" "$(cat "$A/dev/nvme0/lend")" "all"
+ok "lend a list" s0 lend nic0 host1 host3
+expect_eq "lend list" "$(cat "$A/dev/nic0/lend")" "host1
+host3"
+ok "borrow for this mount's node" s1 borrow nvme0
+expect_eq "borrowed" "$(cat "$A/dev/nvme0/borrow")" "host1"
+ok "mode shows" s0 mode nvme0
+expect_eq "mode" "$(cat "$TMP/out")" "exclusive"
+
+# --- the errno table ------------------------------------------------------
+# lend
+refused "'all,host1' is not a lend policy: none or all alone, or node names (EINVAL)" \
+	s0 lend nvme0 all,host1
+refused "no node named hostX in the cluster (nodes: host0, host1, host2, host3) (ENOENT)" \
+	s0 lend nvme0 hostX
+refused "nvme0 is borrowed by host1, whom policy 'host2' leaves out: return or reclaim it first (EBUSY)" \
+	s0 lend nvme0 host2
+# borrow
+refused "gpu0 is not lent (policy none): host0 may not borrow it (EACCES)" s0 borrow gpu0
+refused "nic0 is lent to host1 and host3 only: host2 may not borrow it (EACCES)" s0 borrow nic0 host2
+refused "this mount acts only for its own node: use that node's mount or a management mount (smartiofs --manage) (EPERM)" \
+	s1 borrow nic0 host2
+refused "nvme0 is borrowed by host1 in exclusive mode (EBUSY)" s0 borrow nvme0 host2
+refused "host1 already borrows nvme0 (EBUSY)" s1 borrow nvme0
+refused "host0 is the lender of nvme0 and cannot borrow its own device (EINVAL)" s0 borrow nvme0
+refused "there is no node named hostX (nodes: host0, host1, host2, host3) (ENOENT)" \
+	s0 borrow nvme0 hostX
+refused "there is no device named nvme9 (devices: acc1, gpu0, nic0, nvme0, nvme2) (ENXIO)" \
+	s0 borrow nvme9
+refused "acc1's lender host3 is down (EHOSTDOWN)" s0 borrow acc1
+ok "lend gpu0" s1 lend gpu0 all
+refused "the borrowing node host3 is down (EHOSTDOWN)" s0 borrow gpu0 host3
+ok "lend nic0 to all" s0 lend nic0 all
+refused "no room on the path from host1 to host0: ntb0 of host1 has used all 3 requester ids (ENOSPC)" \
+	s1 borrow nic0
+ok "lend nvme2" s0 lend nvme2 all
+refused "no NTB adapter of host1 reaches host2, the lender of nvme2 (EHOSTUNREACH)" \
+	s1 borrow nvme2
+# return, reclaim, mode
+refused "host2 does not borrow nvme0 (borrowed by host1) (EINVAL)" s0 return nvme0 host2
+refused "host1 does not borrow nic0 (nobody borrows it) (EINVAL)" s1 return nic0
+refused "only nvme0's lender host0 may reclaim it; this mount is host1 (EACCES)" s1 reclaim nvme0
+refused "'turbo' is not a mode: give exclusive or shared (EINVAL)" s0 mode nic0 turbo
+# Issue 17: exclusive becomes shared while host1 keeps nvme0; back to
+# exclusive is refused while it is borrowed.
+ok "mode shared while borrowed" s0 mode nvme0 shared
+refused "nvme0's mode cannot change while it is borrowed by host1 (EBUSY)" s0 mode nvme0 exclusive
+
+# --- segments -------------------------------------------------------------
+ok "segment create" s0 segment create ring 1M --export
+expect_eq "size" "$(cat "$A/nodes/host0/segments/ring/size")" "1048576"
+expect_eq "exported" "$(cat "$A/nodes/host0/segments/ring/available")" "1"
+refused "this mount acts only for its own node: use that node's mount or a management mount (smartiofs --manage) (EPERM)" \
+	s1 segment create host2.q 64k
+ok "segment create on another node" s0 segment create host2.q 64k
+expect_eq "remote size" "$(cat "$C/nodes/host2/segments/q/size")" "65536"
+ok "segment export off" s0 segment export host2.q off
+ok "segment export" s0 segment export host2.q
+expect_eq "remote exported" "$(cat "$C/nodes/host2/segments/q/available")" "1"
+# host1 attaches; the attachment lasts as long as the writing process.
+( echo host1 > "$B/seg/host0.ring/attach" && exec sleep 600 ) &
+holder=$!
+for _ in $(seq 100); do
+	grep -qw host1 "$A/nodes/host0/segments/ring/attached" && break
+	sleep 0.1
+done
+mkdir "$A/nodes/host0/segments/ring/dma/nvme0"
+refused "segment host0.ring already exists (1048576 bytes) (EEXIST)" \
+	s0 segment create ring 1M
+refused "'bad.name' is not a segment name: letters, digits, _ and -, at most 31 characters (EINVAL)" \
+	s0 segment create host0.bad.name 4k
+refused "host3, the owner of host3.x, is down (EHOSTDOWN)" s0 segment create host3.x 4k
+refused "'0' is not a size for host0.z: a number of bytes, k, M or G, more than zero and within the owner's memory (EINVAL)" \
+	s0 segment create z 0
+refused "host0.ring is attached by host1 and mapped for nvme0 (EBUSY)" \
+	s0 segment destroy ring
+refused "host0.ring cannot be withdrawn while host1 is attached (EBUSY)" \
+	s0 segment export ring off
+refused "host0 has no segment nope (ENOENT)" s0 segment destroy nope
+rmdir "$A/nodes/host0/segments/ring/dma/nvme0"
+echo host1 > "$A/nodes/host0/segments/ring/detach"
+kill "$holder"
+ok "segment destroy" s0 segment destroy ring
+ok "segment destroy remote" s0 segment destroy host2.q
+expect_eq "segments left" "$(ls "$A/nodes/host0/segments" "$C/nodes/host2/segments")" \
+	"$(printf '%s\n\n%s' "$A/nodes/host0/segments:" "$C/nodes/host2/segments:")"
+# A size that is not one is a usage error (exit 2), before any write.
+set +e; s0 segment create y 1X 2> "$TMP/err"; rc=$?; set -e
+expect_eq "bad size exit" "$rc" 2
+expect_eq "bad size message" "$(cat "$TMP/err")" "smartio: bad size '1X': a number with k, M or G"
+
+# segment apply: a config file's segments, applied twice (idempotent).
+printf '# name size\nhost0 cfg 8k export\nhost2 other 4096\n' > "$TMP/segs.conf"
+ok "segment apply" s0 segment apply "$TMP/segs.conf"
+expect_eq "apply output" "$(cat "$TMP/out")" "smartio: created segment host0.cfg (8 KiB, exported)
+smartio: created segment host2.other (4 KiB)"
+ok "segment apply again" s0 segment apply "$TMP/segs.conf"
+expect_eq "apply again output" "$(cat "$TMP/out")" ""
+printf 'host0 cfg 16k\n' > "$TMP/segs2.conf"
+set +e; s0 segment apply "$TMP/segs2.conf" 2> "$TMP/err"; rc=$?; set -e
+expect_eq "apply conflict exit" "$rc" 1
+expect_eq "apply conflict" "$(cat "$TMP/err")" \
+	"smartio: segment host0.cfg exists with 8192 bytes, not 16384 (EEXIST)"
+printf 'host0 cfg\n' > "$TMP/segs3.conf"
+set +e; s0 segment apply "$TMP/segs3.conf" 2> "$TMP/err"; rc=$?; set -e
+expect_eq "apply syntax exit" "$rc" 2
+expect_eq "apply syntax" "$(cat "$TMP/err")" \
+	"smartio: $TMP/segs3.conf:1: want '<node> <segment> <size> [export]'"
+s0 segment destroy cfg; s0 segment destroy host2.other
+
+# --- watch: readable lines and JSON, filtered -----------------------------
+s0 watch --ready "$TMP/w1" -c 2 -d nvme0 > "$TMP/watch.txt" &
+w1=$!
+s0 watch --ready "$TMP/w2" --json -c 1 -k return > "$TMP/watch.json" &
+w2=$!
+s0 watch --ready "$TMP/w3" -c 1 -n host1 -k lend > "$TMP/watch.node" &
+w3=$!
+for f in w1 w2 w3; do
+	i=0; while [ ! -e "$TMP/$f" ]; do sleep 0.05; i=$((i + 1)); [ $i -lt 200 ] || fail "watch $f did not start"; done
+done
+ok "lend nic0 (not watched by w1)" s0 lend nic0 none
+ok "return" s1 return nvme0
+ok "lend gpu0 (host1's device)" s1 lend gpu0 host0
+ok "reclaim by the lender" s0 borrow nvme0 host1
+wait $w1 $w2 $w3
+sed -E 's/^[0-9:.]+ #[0-9]+ //' "$TMP/watch.txt" > "$TMP/watch.words"
+expect_eq "watch lines" "$(cat "$TMP/watch.words")" "host1 returned nvme0
+host1 borrowed nvme0"
+grep -Eq '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} #[0-9]+ host1 returned nvme0$' "$TMP/watch.txt" ||
+	fail "watch line format: $(cat "$TMP/watch.txt")"
+python3 - "$TMP/watch.json" <<'EOF' || fail "watch --json: $(cat "$TMP/watch.json")"
+import json, sys
+ev = json.loads(open(sys.argv[1]).read())
+assert ev["kind"] == "return" and ev["object"] == "dev/nvme0" and ev["node"] == "host1", ev
+assert isinstance(ev["seq"], int) and ev["time"].count(".") == 1, ev
+EOF
+expect_eq "watch by node" "$(sed -E 's/^[0-9:.]+ #[0-9]+ //' "$TMP/watch.node")" "gpu0 lent to a list of nodes"
+ok "reclaim" s0 reclaim nvme0
+expect_eq "reclaimed" "$(cat "$A/dev/nvme0/borrow")" ""
+ok "mode exclusive once nobody borrows it" s0 mode nvme0 exclusive
+
+# --- progress ---------------------------------------------------------------
+# The line appears for operations that take longer than a second: here the
+# threshold is 0 so that a borrow shows it whatever the machine's speed.
+ok "lend nic0" s0 lend nic0 all
+SMARTIO_PROGRESS_AFTER=0 ok "progress forced" s1 borrow nic0
+expect_eq "progress start" "$(head -n1 "$TMP/err")" "smartio: host1 borrowing nic0 from host0 ..."
+grep -Eq "^smartio: host1 borrowing nic0 from host0: done after [0-9.]+ s$" "$TMP/err" ||
+	fail "forced progress: $(cat "$TMP/err")"
+s1 return nic0
+
+# --- list, status ---------------------------------------------------------
+ok "list" s0 list
+head -n1 "$TMP/out" | grep -Eq '^DEVICE +NODE +BDF +CLASS +STATE +LEND +BORROWERS +MODE$' ||
+	fail "list header: $(head -n1 "$TMP/out")"
+grep -Eq '^nvme0 +host0 +0000:01:00.0 +Non-Volatile memory controller +available +all +- +exclusive$' "$TMP/out" ||
+	fail "list row: $(cat "$TMP/out")"
+ok "list --tree" s0 list --tree
+grep -q '^host0 (id 0, up)  \[this mount\]$' "$TMP/out" || fail "tree: $(cat "$TMP/out")"
+grep -q '^host3 (id 3, down)$' "$TMP/out" || fail "tree host3: $(cat "$TMP/out")"
+set +e; s0 status > "$TMP/out" 2>&1; rc=$?; set -e
+expect_eq "status exit with host3 down" "$rc" 1
+grep -q '^cluster: node host3 is down$' "$TMP/out" || fail "status: $(cat "$TMP/out")"
+grep -qx '  ntb0   link up    luts   0/256 \[\.\{20\}\]  requesters  2/3  \[#\{13\}\.\{7\}\]' "$TMP/out" ||
+	fail "status bars: $(cat "$TMP/out")"
+# Not a mount: exit 2 and a sentence.
+set +e; "$SMARTIO" -m "$TMP" list 2> "$TMP/err"; rc=$?; set -e
+expect_eq "not a mount exit" "$rc" 2
+expect_eq "not a mount" "$(cat "$TMP/err")" \
+	"smartio: $TMP is not a smartio mount (no nodes/ in it; is smartiofs running?) (ENOENT)"
+# SMARTIO_MOUNT is the default mount point.
+SMARTIO_MOUNT=$B "$SMARTIO" list --tree | grep -q '^host1 (id 1, up)  \[this mount\]$' ||
+	fail "SMARTIO_MOUNT not used"
+kill -0 "$P0" || fail "host0's daemon died"
+
+# A user other than the daemon's (on a mount that lets others in).
+mount_sfs "$TMP/m3" --fabric "$FABRIC-users" -o allow_other
+userpy=/usr/bin/python3	# one that another user may run
+if command -v setpriv > /dev/null && [ -x "$userpy" ]; then
+	A=$TMP/m3
+	chmod 755 "$TMP"	# mktemp -d made it 0700
+	refused "permission denied: only root, the user running smartiofs or its operator group may change the cluster (EACCES)" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$userpy" "$SMARTIO" -m "$A" lend nvme0 all
+else
+	echo "SKIP: $TEST: no setpriv or $userpy: the other-user sentence is not checked"
+fi
+rm -rf "/dev/shm/smartio-$FABRIC-users"
+
+# Every sentence of smartio(1)'s DIAGNOSTICS table was seen above ("..."
+# stands for the names of the case).
+python3 - "$sfs_top/man/smartio.1" "$TMP/sentences" <<'PYEOF' || fail "smartio(1) and the sentences differ"
+import re, sys
+man = open(sys.argv[1]).read()
+table = man[man.index(".Sh DIAGNOSTICS"):man.index(".Sh SEE ALSO")]
+want = [m.group(1) for m in re.finditer(r"Ql (.*?)(?: ,)?$", table, re.M)
+        if not m.group(1).startswith("(")]
+seen = open(sys.argv[2]).read().splitlines()
+missing = [w for w in want if not any(
+    re.fullmatch("smartio: " + ".*".join(map(re.escape, w.split("..."))) + r" \(E[A-Z]+\)", s)
+    for s in seen)]
+for w in missing:
+    print("  not seen:", w)
+sys.exit(1 if missing or len(want) < 25 else 0)
+PYEOF
+echo "PASS: $TEST: $sentences sentences"

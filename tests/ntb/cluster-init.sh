@@ -1,0 +1,273 @@
+#!/bin/busybox sh
+# /init of a check-ntb cluster guest (tests/ntb/check_cluster.sh): port
+# swport= of a 3-port smartio-ntb-switch is smartio node host<port> of
+# three (smartio.ko fabric=ntb nodes=3 over smartio_ntb and
+# ntb_sioswitch), with smartiofs on /smartio.  swphase=1|2.
+# Phase 1, every node:
+#  - the three nodes listed, the two others up;
+#  - a segment seg<P> of its own (64 KiB, exported, "segment of host<P>"
+#    at 0); each other node's segment attached and read here, and
+#    "host<P> was here" written into it at 4096 * (P + 1);
+#  - its own segment attached by both others, holding what each wrote,
+#    and each other node's segment holding what the third node wrote
+#    (read here through this node's window: data written by one node is
+#    seen by another);
+#  - host2 powers off: host0 and host1 see it down, its segment gone, a
+#    mapping of it revoked (SIGBUS), and each other still up with its
+#    segment readable;
+# Phase 2 (host2 booted again): host2 up on both, its new segment attached
+# and read by both, both segments of theirs attached and read by host2,
+# and each written by the others again.
+# The nodes wait for each other through /smartio itself: a step is a
+# segment <step><P> each node makes; the others wait until it is listed.
+# A node that powers off waits until the others marked that they saw its
+# last step (bye, fin) first: its segments go with it.
+# Every check prints "PASS: ..." or "FAIL: ..."; "NTB-END" ends the run.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
+phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+N=3
+OFF=2	# the node that powers off in phase 1
+echo "NTB-START port=$P phase=$phase"
+. /guest-common.sh
+
+fails=0
+pass() { echo "PASS: host$P: $*"; }
+fail() { echo "FAIL: host$P: $*"; fails=$((fails + 1)); }
+finish() { power_off "NTB-END port=$P phase=$phase fails=$fails"; }
+is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+
+others=
+q=0
+while [ $q -lt $N ]; do
+	[ $q = "$P" ] || others="$others $q"
+	q=$((q + 1))
+done
+mine=/smartio/self/segments/seg$P
+seg_of() { echo "/smartio/nodes/host$1/segments/seg$1"; }
+
+# --- smartio.ko fabric=ntb, node P of N ----------------------------------
+insmod /ntb.ko || fail "insmod ntb.ko"
+insmod /ntb_sioswitch.ko || fail "insmod ntb_sioswitch.ko"
+insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+for m in $(cat /modules/order); do
+	insmod "$m" 2>/dev/null
+done
+if insmod /smartio.ko fabric=ntb nodes=$N node="$P"; then
+	pass "insmod smartio.ko fabric=ntb nodes=$N node=$P"
+else
+	fail "insmod smartio.ko fabric=ntb nodes=$N node=$P"; finish
+fi
+mkdir -p /smartio /etc
+ln -sf /proc/mounts /etc/mtab
+# Management mounts: each node's user makes step segments on its own node
+# and attaches the others' (smartio(4)).
+if LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel \
+	--node "host$P" --manage /smartio; then
+	pass "smartiofs serves /smartio as host$P"
+else
+	fail "smartiofs --fabric kernel --node host$P"; finish
+fi
+if [ "$(readlink /smartio/self)" = "nodes/host$P" ] &&
+   [ "$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 host2 " ]; then
+	pass "/smartio: self is host$P, nodes host0 host1 host2"
+else
+	fail "/smartio: self $(readlink /smartio/self), nodes $(ls /smartio/nodes | tr '\n' ' ')"
+fi
+for q in $others; do
+	if waitfor 600 is "/smartio/nodes/host$q/state" up; then
+		pass "/smartio: host$q up"
+	else
+		fail "/smartio: host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish
+	fi
+done
+is /smartio/self/adapters/ntb0/link up && pass "ntb0 link up" ||
+	fail "ntb0 link '$(cat /smartio/self/adapters/ntb0/link)'"
+
+# --- helpers -----------------------------------------------------------------
+# mark NAME: this node reached step NAME (a segment NAME<P> of its own).
+mark() {
+	local s=/smartio/self/segments/$1$P
+	{ mkdir "$s" && echo 4k >"$s/size" && echo 1 >"$s/available"; } ||
+		fail "step segment $1$P"
+}
+# wait_for NAME NODES...: every node in NODES reached step NAME.
+wait_for() {
+	local q name=$1
+	shift
+	for q in "$@"; do
+		waitfor 900 [ -d "/smartio/nodes/host$q/segments/$name$q" ] ||
+			fail "host$q did not reach step $name"
+	done
+}
+# step NAME: mark NAME, then wait until every other node has.
+step() {
+	mark "$1"
+	# shellcheck disable=SC2086 # a list of nodes
+	wait_for "$1" $others
+}
+# own_segment TEXT: seg<P> of 64 KiB, exported, TEXT at 0.
+own_segment() {
+	if mkdir "$mine" && echo 64k >"$mine/size" &&
+	   echo 1 >"$mine/available" && sio_segrw "$mine/mem" 0 write "$1" &&
+	   [ "$(sio_segrw "$mine/mem" 0 read ${#1})" = "$1" ]; then
+		pass "segment seg$P: $(cat "$mine/size") bytes, '$1' at 0"
+	else
+		fail "segment seg$P: size '$(cat "$mine/size")', mem -> '$(readlink "$mine/mem")'"
+	fi
+}
+# use_segment Q TEXT: host<Q>'s segment listed, attached and mapped here,
+# TEXT at 0; "host<P> was here" written at 4096 * (P + 1).
+use_segment() {
+	local s
+	s=$(seg_of "$1")
+	if waitfor 120 is "$s/size" 65536; then
+		pass "host$1's seg$1 listed here"
+	else
+		fail "host$1's seg$1: $(ls "/smartio/nodes/host$1/segments" | tr '\n' ' ')"
+	fi
+	# Only a write attaches; this shell holds the attachment.
+	echo "host$P" >"$s/attach" || fail "attach seg$1"
+	got=$(sio_segrw "$s/mem" 0 read ${#2})
+	if [ "$got" = "$2" ]; then
+		pass "seg$1 mapped here through $(readlink "$s/mem"): '$got'"
+	else
+		fail "seg$1 mapped here reads '$got'"
+	fi
+	sio_segrw "$s/mem" $((4096 * (P + 1))) write "host$P was here" ||
+		fail "writing into seg$1"
+}
+# attached_by Q: host<Q> attached seg<P>.
+attached_by() {
+	if waitfor 120 grep -qx "host$1" "$mine/attached"; then
+		pass "seg$P attached by host$1"
+	else
+		fail "seg$P attached: '$(cat "$mine/attached" | tr '\n' ' ')'"
+	fi
+}
+# written FILE Q: what host<Q> wrote into the segment behind FILE.
+written() {
+	got=$(sio_segrw "$1" $((4096 * ($2 + 1))) read 14)
+	[ "$got" = "host$2 was here" ]
+}
+
+if [ "$phase" = 2 ]; then
+	# --- host2 again: the others' segments outlived its power-off --------
+	own_segment "segment of host$P, again"
+	for q in $others; do
+		use_segment "$q" "segment of host$q"
+	done
+	for q in $others; do
+		attached_by "$q"
+	done
+	step again
+	for q in $others; do
+		written "$mine/mem" "$q" && pass "seg$P holds what host$q wrote" ||
+			fail "seg$P at $((4096 * (q + 1))): '$got'"
+	done
+	# The others leave once this node is gone: it leaves last but one.
+	# shellcheck disable=SC2086 # a list of nodes
+	wait_for fin $others
+	finish
+fi
+
+# --- phase 1: three nodes, three segments --------------------------------------
+own_segment "segment of host$P"
+for q in $others; do
+	use_segment "$q" "segment of host$q"
+done
+for q in $others; do
+	attached_by "$q"
+done
+step wrote
+for q in $others; do
+	written "$mine/mem" "$q" && pass "seg$P holds what host$q wrote" ||
+		fail "seg$P at $((4096 * (q + 1))): '$got'"
+	# The third node's write, read through this node's window.
+	for r in $others; do
+		[ "$r" = "$q" ] && continue
+		if written "$(seg_of "$q")/mem" "$r"; then
+			pass "seg$q holds what host$r wrote, read here"
+		else
+			fail "seg$q at $((4096 * (r + 1))) reads '$got' here"
+		fi
+	done
+done
+if [ "$P" != $OFF ]; then
+	sio_segrw "$(seg_of $OFF)/mem" 0 hold 16 /tmp/go >/tmp/hold.out 2>&1 &
+	hold=$!
+	waitfor 30 grep -q "segment of host$OFF" /tmp/hold.out ||
+		fail "holding a mapping of seg$OFF: $(cat /tmp/hold.out)"
+fi
+step read
+# Every node passed step wrote before it marked read.
+rmdir "/smartio/self/segments/wrote$P" || fail "rmdir step segment wrote$P"
+if [ "$P" = $OFF ]; then
+	# Powered off only once the others saw it reach step read.
+	# shellcheck disable=SC2086 # a list of nodes
+	wait_for bye $others
+	finish
+fi
+mark bye
+
+# --- host2 powers off --------------------------------------------------------
+t0=$(date +%s)
+if waitfor 120 is "/smartio/nodes/host$OFF/state" down; then
+	pass "/smartio: host$OFF down $(($(date +%s) - t0)) s after its last step"
+else
+	fail "/smartio: host$OFF is '$(cat "/smartio/nodes/host$OFF/state")' after it powered off"
+fi
+if [ -z "$(ls "/smartio/nodes/host$OFF/segments")" ] &&
+   ! ls /dev/sio-host$OFF-* >/dev/null 2>&1; then
+	pass "host$OFF's segments and this node's mapping device are gone"
+else
+	fail "left of host$OFF: segments '$(ls "/smartio/nodes/host$OFF/segments" | tr '\n' ' ')', $(ls /dev/sio-host$OFF-* 2>&1)"
+fi
+not_attached() { ! grep -qx "host$OFF" "$mine/attached"; }
+if waitfor 30 not_attached; then
+	pass "seg$P no longer attached by host$OFF"
+else
+	fail "seg$P still attached by host$OFF"
+fi
+touch /tmp/go
+wait "$hold"
+st=$?
+if [ "$st" = 135 ]; then
+	pass "the mapping of seg$OFF was revoked (SIGBUS)"
+else
+	fail "the mapping of seg$OFF: status $st, $(cat /tmp/hold.out)"
+fi
+for q in $others; do
+	[ "$q" = $OFF ] && continue
+	if is "/smartio/nodes/host$q/state" up &&
+	   [ "$(sio_segrw "$(seg_of "$q")/mem" 0 read 16)" = "segment of host$q" ]; then
+		pass "host$q still up, seg$q still reads 'segment of host$q'"
+	else
+		fail "host$q '$(cat "/smartio/nodes/host$q/state")' after host$OFF went down"
+	fi
+done
+# host2 writes here again after its restart.
+sio_segrw "$mine/mem" $((4096 * (OFF + 1))) write "--------------"
+
+# --- host2 back ------------------------------------------------------------
+if waitfor 900 is "/smartio/nodes/host$OFF/state" up; then
+	pass "/smartio: host$OFF up again after its restart"
+else
+	fail "/smartio: host$OFF is '$(cat "/smartio/nodes/host$OFF/state")' after its restart"; finish
+fi
+use_segment $OFF "segment of host$OFF, again"
+attached_by $OFF
+step again
+written "$mine/mem" $OFF && pass "seg$P holds what host$OFF wrote after its restart" ||
+	fail "seg$P at $((4096 * (OFF + 1))): '$got' after host$OFF's restart"
+# host2 leaves once it saw both marks; nobody waits for this node then.
+mark fin
+waitfor 900 is "/smartio/nodes/host$OFF/state" down ||
+	fail "host$OFF did not power off at the end"
+finish

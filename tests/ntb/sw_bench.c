@@ -1,0 +1,89 @@
+/*
+ * The guest half of make bench's switch lines (tests/bench/ntb_switch.sh):
+ *
+ *   sw_bench memcpy BYTES CHUNK     MB/s of memcpy between two buffers of
+ *                                   this guest, in CHUNK pieces (what
+ *                                   ntb_perf does, into its window)
+ *   sw_bench read8 PHYS COUNT       mean ns of one 8-byte load from the
+ *                                   physical address PHYS (/dev/mem)
+ *
+ * Prints one line: "SWBENCH memcpy <MB/s>" or "SWBENCH read8 <ns> <value>".
+ * Static: the guests have no C library.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int bench_memcpy(size_t bytes, size_t chunk)
+{
+	char *src = malloc(chunk), *dst = malloc(chunk);
+	size_t done;
+	double t;
+
+	if (!src || !dst || !chunk)
+		return 1;
+	memset(src, 0x5a, chunk);
+	memset(dst, 0, chunk);
+	t = now();
+	for (done = 0; done < bytes; done += chunk) {
+		src[done / chunk % chunk] ^= 1;	/* not a no-op to the compiler */
+		memcpy(dst, src, chunk);
+	}
+	t = now() - t;
+	printf("SWBENCH memcpy %.0f %d\n", bytes / t / 1e6, dst[0]);
+	return 0;
+}
+
+static int bench_read8(unsigned long long phys, unsigned long count)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = open("/dev/mem", O_RDONLY | O_SYNC);
+	volatile uint64_t *p;
+	uint64_t v = 0;
+	unsigned long i;
+	void *map;
+	double t;
+
+	if (fd < 0) {
+		perror("/dev/mem");
+		return 1;
+	}
+	map = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, phys & ~(pg - 1));
+	if (map == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	p = (volatile uint64_t *)((char *)map + (phys & (pg - 1)));
+	t = now();
+	for (i = 0; i < count; i++)
+		v = *p;
+	t = now() - t;
+	printf("SWBENCH read8 %.0f 0x%llx\n", t / count * 1e9,
+	       (unsigned long long)v);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "memcpy"))
+		return bench_memcpy(strtoull(argv[2], NULL, 0),
+				    strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "read8"))
+		return bench_read8(strtoull(argv[2], NULL, 0),
+				   strtoul(argv[3], NULL, 0));
+	fprintf(stderr, "usage: sw_bench memcpy BYTES CHUNK | read8 PHYS COUNT\n");
+	return 2;
+}

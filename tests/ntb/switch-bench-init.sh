@@ -1,0 +1,60 @@
+#!/bin/busybox sh
+# /init of make bench's switch guests (tests/bench/ntb_switch.sh): two
+# ports of a 2-port smartio-ntb-switch.  Port 0 measures, side by side:
+# ntb_perf's throughput to port 1 and memcpy inside this guest (the same
+# bytes, the same chunks); an 8-byte read of port 1's edu register
+# through a window and of this guest's own edu register.  Port 1 points
+# an inbound entry at its edu and waits.  Lines: "SWBENCH ...".
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+dev_of() {
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor"):$(cat "$d/device")" = "$1" ] &&
+			{ basename "$d"; return; }
+	done
+}
+bar() { sed -n "$(($2 + 1))p" "/sys/bus/pci/devices/$1/resource" | cut -d' ' -f1; }
+pci=$(dev_of 0x1234:0x5a10)
+edu=$(dev_of 0x1234:0x11e8)
+R=$(bar "$pci" 0)
+B4=$(bar "$pci" 4)
+MW=$(devmem $((R + 0x20)) 64)
+ENT=$(devmem $((R + 0x28)) 64)
+spad31() { devmem $((R + 0x100 + 4 * 31)) 32; }
+insmod /ntb.ko
+insmod /ntb_sioswitch.ko
+insmod /ntb_perf.ko total_order=26
+if [ "$P" = 1 ]; then
+	# Entry (source 0, window 1, entry 1) -> this guest's edu BAR0.
+	e=$((R + 0x1000 + ((0 * 2 + 1) * 8 + 1) * 16))
+	ebar=$(bar "$edu" 0)
+	devmem "$e" 32 $((ebar & 0xffffffff))
+	devmem $((e + 4)) 32 $((ebar >> 32))
+	devmem $((e + 12)) 32 1
+	devmem $((e + 8)) 32 1
+	done0() { [ "$(spad31)" = 0x00000B0B ]; }
+	waitfor 900 done0
+	power_off "SWBENCH-END"
+fi
+F=/sys/kernel/debug/ntb_perf/$pci
+for i in $(seq 1 120); do
+	echo 0 >"$F/run" 2>/dev/null && break
+	sleep 1
+done
+r=$(grep -m1 MBytes/s "$F/run")
+echo "SWBENCH perf $(echo "$r" | sed -n 's/.* \([0-9]*\) MBytes\/s.*/\1/p')"
+echo "SWBENCH slow-accesses $(($(devmem $((R + 0x80)) 64)))"
+sw_bench memcpy 67108864 524288
+# Port 1's edu, identification register, through window 1 entry 1.
+a=$((B4 + 1 * MW + ENT + 0x80))	# edu's 8-byte DMA source register
+sw_bench read8 "$a" 2000 | sed 's/read8/read8-remote/'
+sw_bench read8 $(($(bar "$edu" 0) + 0x80)) 2000 | sed 's/read8/read8-local/'
+devmem $((R + 0x200 + 0x80 + 4 * 31)) 32 0xb0b
+power_off "SWBENCH-END"

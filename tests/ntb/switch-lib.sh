@@ -1,0 +1,154 @@
+# Sourced by the make check-ntb scripts that run QEMU guests on one
+# smartio-ntb-switch (tests/ntb/check_switch.sh, check_cluster.sh): the
+# switch device built, the NTB modules built, the work directory, the
+# switch started, a guest booted on a port, a guest's log judged; and
+# smartio.ko, smartiofs and the segment helper built and put into a
+# guest's root (also for check_ntb.sh).  The caller sets src, build and
+# limit, defines skip() and sources tests/kmod/guest-lib.sh first.
+# shellcheck shell=sh
+
+# sw_prepare: qemu, busybox and cpio present (else skip), the switch device
+# built into $sw, the NTB modules into $out, $kernel found, $tmp made (and
+# removed on exit unless NTB_KEEP=1; every pid in $pids is killed then).
+sw_prepare() {
+	command -v qemu-system-x86_64 >/dev/null ||
+		skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+	command -v cpio >/dev/null || skip "no cpio"
+	busybox=/bin/busybox
+	file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+		skip "no static busybox (apt-get install busybox-static)"
+
+	sw=${NTBSW_OUT:-$build/contrib/qemu/build}
+	local t st
+	t=$(date +%s)
+	sh "$src/contrib/qemu/build.sh" "$sw" >"$build/ntbsw-build.log" 2>&1
+	st=$?
+	grep -v '^dpkg-source\|^gpgv' "$build/ntbsw-build.log" | tail -n 5
+	[ "$st" -eq 77 ] && exit 77
+	[ "$st" -eq 0 ] || { echo "FAIL: building the switch (contrib/qemu/build.sh)"; exit 1; }
+	echo "switch device built in $(($(date +%s) - t)) s"
+
+	out=$build/tests/ntb/build
+	sh "$src/tests/ntb/build.sh" "$src" "$out"
+	st=$?
+	[ "$st" -eq 77 ] && exit 77
+	[ "$st" -eq 0 ] || { echo "FAIL: building the NTB modules"; exit 1; }
+	if [ -z "${KVER:-}" ]; then
+		KVER=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V |
+		       tail -n 1 | sed 's|.*/linux-headers-||')
+	fi
+	kernel=/boot/vmlinuz-$KVER
+	[ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
+
+	tmp=$(mktemp -d /tmp/check-ntbsw.XXXXXX)
+	pids=
+	trap sw_cleanup EXIT
+	trap 'exit 1' INT TERM
+}
+
+sw_cleanup() {
+	for p in $pids $(cat "$tmp"/*.pid 2>/dev/null); do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	if [ "${NTB_KEEP:-0}" = 1 ]; then
+		echo "kept $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
+
+# sw_start PORTS: the switch for PORTS ports (2 MiB windows) on $tmp/sw.sock.
+sw_start() {
+	"$sw/smartio-ntb-switch" -S "$tmp/sw.sock" -n "$1" -w 2M \
+		>"$tmp/switch.log" 2>&1 &
+	pids="$pids $!"
+	local n=0
+	until [ -S "$tmp/sw.sock" ]; do
+		n=$((n + 1))
+		[ "$n" -lt 50 ] || { echo "FAIL: switch did not start"; cat "$tmp/switch.log"; exit 1; }
+		sleep 0.1
+	done
+}
+
+# sw_guest PORT PHASE MEMORY [QEMU ARGS...]: boots $tmp/initrd.gz on port
+# PORT of the switch in the background (at most $limit s, MEMORY MiB,
+# kernel command line swport=PORT swphase=PHASE); serial console in
+# $tmp/pPORT-PHASE.log, QEMU's pid in $guest_pid.
+sw_guest() {
+	local port=$1 phase=$2 mem=$3
+	shift 3
+	timeout "$limit" "$sw/smartio-ntb-qemu" -accel tcg -machine q35,memory-backend=ram \
+		-smp 1 -m "$mem" -display none -monitor none -no-reboot \
+		-object "memory-backend-memfd,id=ram,size=${mem}M,share=on" \
+		-serial "file:$tmp/p$port-$phase.log" -pidfile "$tmp/p$port-$phase.pid" \
+		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+		-append "console=ttyS0 panic=-1 swport=$port swphase=$phase" \
+		-device "smartio-ntb-port,switch=$tmp/sw.sock,port=$port,memdev=ram" \
+		"$@" >"$tmp/p$port-$phase.qemu" 2>&1 &
+	guest_pid=$!
+	pids="$pids $guest_pid"
+}
+
+# sw_check LOG MIN_PASSES: the guest's PASS/FAIL lines, its end marker
+# with fails=0, at least MIN_PASSES passes, no kernel splat; problems are
+# added to $fails.
+fails=0
+sw_check() {
+	local log=$tmp/$1.log passes bad
+	echo "--- guest $1"
+	grep -E '^(PASS|FAIL): ' "$log" | tr -d '\r'
+	passes=$(grep -c '^PASS: ' "$log")
+	bad=$(grep -c '^FAIL: ' "$log")
+	if ! grep -q "^NTB-END .*fails=0" "$log"; then
+		echo "FAIL: guest $1 did not finish cleanly"
+		bad=$((bad + 1))
+	fi
+	if [ "$passes" -lt "$2" ]; then
+		echo "FAIL: guest $1: $passes checks passed, $2 expected"
+		bad=$((bad + 1))
+	fi
+	if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic' "$log"; then
+		echo "FAIL: guest $1: kernel warning, bug or oops (above)"
+		bad=$((bad + 1))
+	fi
+	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; cat "$tmp/$1.qemu"; }
+}
+
+# sw_smartio_build: smartio.ko for $KVER (fabric=ntb finds smartio_ntb.ko
+# at load time) into $out/smartio, the guests' mmap helper $out/sio_segrw
+# (static: the guests have no C library of their own) and $sfs, smartiofs
+# as built (libtool keeps the real one in .libs); skip when not built.
+sw_smartio_build() {
+	sfs=$build/fs/.libs/smartiofs
+	[ -x "$sfs" ] || sfs=$build/fs/smartiofs
+	file -L "$sfs" 2>/dev/null | grep -q ELF || skip "fs/smartiofs not built (make)"
+	if ! make -C "$src/kmod" KDIR="/usr/src/linux-headers-$KVER" \
+		O_BUILD="$out/smartio" >"$out/smartio.log" 2>&1; then
+		cat "$out/smartio.log"
+		echo "FAIL: building smartio.ko"
+		exit 1
+	fi
+	${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
+		-o "$out/sio_segrw" "$src/tests/ntb/sio_segrw.c" >"$out/cc.log" 2>&1 ||
+		{ cat "$out/cc.log"; skip "cannot link a static program (libc6-dev)"; }
+}
+
+# sw_smartio_root ROOT: smartio.ko, smartio_ntb.ko, sio_segrw, FUSE (its
+# modules in load order in ROOT/modules/order), smartiofs and its
+# libraries into the guest's root ROOT.
+sw_smartio_root() {
+	cp "$out/smartio_ntb.ko" "$out/smartio/smartio.ko" "$1/"
+	mkdir -p "$1/bin" "$1/modules" "$1/lib/smartio"
+	cp "$out/sio_segrw" "$1/bin/"
+	modprobe -S "$KVER" --show-depends fuse 2>/dev/null |
+		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$1.mods"
+	while read -r m; do
+		cp "$m" "$1/modules/"
+		echo "/modules/$(basename "$m")" >>"$1/modules/order"
+	done <"$1.mods"
+	rm -f "$1.mods"
+	touch "$1/modules/order"
+	cp "$sfs" "$1/bin/smartiofs"
+	guest_libs "$1" "$sfs"
+}

@@ -1,0 +1,173 @@
+/*
+ * smartio-ntb-switch (contrib/qemu) joins ports as its protocol says:
+ * a hello gets the switch state and every present peer's RAM fd, and the
+ * peers get the newcomer's; a taken or out-of-range port is refused;
+ * forwarded accesses reach their port with the sender's real port as
+ * source (a forged one is overwritten); a read for an absent port is
+ * answered all-ones; a departure is announced, clears the port's state,
+ * and frees its number.  Clients here play QEMU's device model.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ntbsw-proto.h"
+
+static int failures;
+static char sock_path[108];
+
+#define CHECK(cond, ...) do {						\
+	if (cond) {							\
+		printf("ok: " __VA_ARGS__);				\
+	} else {							\
+		printf("FAIL (%s:%d): ", __FILE__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		failures++;						\
+	}								\
+	putchar('\n');							\
+} while (0)
+
+/* 1: a message (fd in *got_fd or -1); 0: EOF; -1: nothing in 2 s. */
+static int recv_msg(int fd, struct ntbsw_msg *m, int *got_fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	*got_fd = -1;
+	if (poll(&p, 1, 2000) != 1)
+		return -1;
+	return ntbsw_recv_msg(fd, m, got_fd) == 0;
+}
+
+static int connect_switch(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	strcpy(sa.sun_path, sock_path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		perror("connect");
+		exit(1);
+	}
+	return fd;
+}
+
+/* Hello as port; returns the connection, *reply the switch's answer. */
+static int hello(unsigned int port, struct ntbsw_msg *reply, int *fd)
+{
+	struct ntbsw_msg m = { .type = NTBSW_HELLO, .arg0 = port,
+			       .arg1 = 1 << 20 };
+	int ram = memfd_create("ram", 0);
+	int c = connect_switch();
+
+	if (ram < 0 || ftruncate(ram, 1 << 20) < 0) {
+		perror("memfd");
+		exit(1);
+	}
+	ntbsw_send_msg(c, &m, ram);
+	close(ram);
+	if (recv_msg(c, reply, fd) != 1)
+		reply->type = 0;
+	return c;
+}
+
+int main(int argc, char **argv)
+{
+	struct ntbsw_state *st = NULL;
+	struct ntbsw_msg m;
+	int c0, c1, cx, fd, sfd;
+	pid_t sw;
+
+	char bin[512];
+
+	if (argc == 2) {
+		snprintf(bin, sizeof(bin), "%s", argv[1]);
+	} else {
+		const char *b = getenv("BUILDDIR");
+
+		snprintf(bin, sizeof(bin), "%s/contrib/qemu/smartio-ntb-switch",
+			 b ? b : ".");
+	}
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(sock_path, sizeof(sock_path), "/tmp/test-ntbsw.%d",
+		 (int)getpid());
+	sw = fork();
+	if (sw == 0) {
+		execl(bin, bin, "-S", sock_path, "-n", "3", "-w", "1M",
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100 && access(sock_path, F_OK); i++)
+		usleep(20000);
+
+	c0 = hello(0, &m, &sfd);
+	CHECK(m.type == NTBSW_WELCOME && sfd >= 0, "port 0 welcomed with the state");
+	if (sfd >= 0)
+		st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
+			  MAP_SHARED, sfd, 0);
+	CHECK(st && st != MAP_FAILED && st->magic == NTBSW_MAGIC &&
+	      st->nports == 3 && st->mw_size == (1u << 20) &&
+	      st->port[0].present == 1 && st->port[0].ram_size == (1u << 20),
+	      "the state: 3 ports, 1 MiB windows, port 0 present");
+	if (!st || st == MAP_FAILED)
+		return 1;
+
+	cx = hello(0, &m, &fd);
+	CHECK(m.type == NTBSW_REFUSED, "a second port 0 is refused");
+	close(cx);
+	cx = hello(3, &m, &fd);
+	CHECK(m.type == NTBSW_REFUSED, "port 3 of a 3-port switch is refused");
+	close(cx);
+
+	c1 = hello(1, &m, &fd);
+	CHECK(m.type == NTBSW_WELCOME, "port 1 welcomed");
+	CHECK(recv_msg(c1, &m, &fd) == 1 && m.type == NTBSW_PEER_RAM &&
+	      m.src == 0 && fd >= 0 && m.arg1 == (1u << 20),
+	      "port 1 gets port 0's RAM fd");
+	if (fd >= 0)
+		close(fd);
+	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PEER_RAM &&
+	      m.src == 1 && fd >= 0, "port 0 gets port 1's RAM fd");
+	if (fd >= 0)
+		close(fd);
+
+	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .src = 2, .dst = 1,
+				.arg0 = 0x1000, .arg1 = 4,
+				.data = { 1, 2, 3, 4 } };
+	ntbsw_send_msg(c0, &m, -1);
+	CHECK(recv_msg(c1, &m, &fd) == 1 && m.type == NTBSW_FWD_WRITE &&
+	      m.src == 0 && m.arg0 == 0x1000 && m.data[3] == 4,
+	      "a forwarded write reaches port 1 from port 0 (forged source 2 overwritten)");
+
+	m = (struct ntbsw_msg){ .type = NTBSW_FWD_READ, .dst = 2, .tag = 7,
+				.arg0 = 0x2000, .arg1 = 8 };
+	ntbsw_send_msg(c0, &m, -1);
+	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_FWD_RESP &&
+	      m.tag == 7 && m.arg1 == 1 && m.data[0] == 0xff &&
+	      m.data[7] == 0xff, "a read for absent port 2 is answered all-ones");
+
+	st->port[1].link_en = 1;
+	close(c1);
+	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PORT_DOWN &&
+	      m.src == 1, "port 1's departure is announced to port 0");
+	CHECK(st->port[1].present == 0 && st->port[1].link_en == 0,
+	      "port 1's state is cleared");
+	c1 = hello(1, &m, &fd);
+	CHECK(m.type == NTBSW_WELCOME, "port 1 may join again");
+
+	close(c0);
+	close(c1);
+	kill(sw, SIGTERM);
+	waitpid(sw, NULL, 0);
+	unlink(sock_path);
+	printf("%d failed\n", failures);
+	return failures ? 1 : 0;
+}
