@@ -354,8 +354,11 @@ static struct genl_family sio_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = sio_genl_ops,
 	.n_ops = ARRAY_SIZE(sio_genl_ops),
-	/* Every command is strict; none is left to the legacy rules. */
-	.resv_start_op = __SIO_CMD_MAX,
+	/*
+	 * resv_start_op stays 0: every command, from the first, gets the
+	 * reserved header byte checked and its policy enforced (a higher
+	 * value would leave the commands below it to the legacy rules).
+	 */
 };
 
 int __init sio_genl_init(void)

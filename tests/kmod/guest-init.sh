@@ -95,12 +95,15 @@ check "two idle smartiofs ask smartio.ko nothing in 3 s ($((r2 - r1)) requests)"
 	test $((r2 - r1)) -le 6
 # --- the generic netlink family: who may do what (issue 12, defect 6) ---------
 # genl WHO CMD [ATTR=VALUE...]: the rc sio_genl prints for that request sent
-# as root or as uid WHO (0, or -errno).
+# as root, as root with CAP_NET_ADMIN alone (netadmin) or as uid WHO (0, or
+# -errno).
 genl() {
 	local who=$1
 	shift
 	if [ "$who" = root ]; then
 		sio_genl call "$@"
+	elif [ "$who" = netadmin ]; then
+		sio_genl -n call "$@"
 	else
 		sio_genl -u "$who" call "$@"
 	fi | sed -n 's/^rc=//p'
@@ -135,6 +138,12 @@ check "an unprivileged user cannot write config space (EPERM)" \
 	test "$(genl 1000 cfg_write dev=0 node=0 off=0x40 data=00)" = -1
 check "an unprivileged user cannot create a segment (EPERM)" \
 	test "$(genl 1000 seg_create node=0 name=x)" = -1
+check "root with CAP_NET_ADMIN alone cannot lend (EPERM)" \
+	test "$(genl netadmin lend dev=0 flags=1 mask=0)" = -1
+check "nor borrow (EPERM)" \
+	test "$(genl netadmin borrow dev=0 node=1)" = -1
+check "nor write config space (EPERM)" \
+	test "$(genl netadmin cfg_write dev=0 node=0 off=0x40 data=00)" = -1
 check "the refusals changed nothing (generation $g0, nvme keeps $bdf)" \
 	test "$(cat $fabric/generation)" = "$g0" -a \
 	-e /sys/bus/pci/drivers/nvme/"$bdf"

@@ -20,12 +20,18 @@
  *	changed-on-refusal=N"; exits 1 when a refusal changed the registry.
  *
  * -u UID drops to that uid and gid (and no groups) before the socket is
- * opened, as an unprivileged user would send.
+ * opened, as an unprivileged user would send.  -n stays root but keeps
+ * CAP_NET_ADMIN alone, as a network administrator without CAP_SYS_ADMIN.
+ *
+ * One fuzzed request in 32 carries a nonzero reserved byte in its genl
+ * header; every such request must be refused (the family validates the
+ * header of every command), else it counts as changed-on-refusal.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <stdint.h>
@@ -33,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -431,6 +438,21 @@ static int async_driver_change(const struct regsnap *a,
 	return all_msi;
 }
 
+/* Drops every capability but CAP_NET_ADMIN (uid stays 0). */
+static int keep_net_admin_only(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	uint32_t bit = 1u << (CAP_NET_ADMIN % 32);
+
+	memset(d, 0, sizeof(d));
+	d[CAP_NET_ADMIN / 32].effective = bit;
+	d[CAP_NET_ADMIN / 32].permitted = bit;
+	return (int)syscall(SYS_capset, &h, d);
+}
+
 static uint64_t rnd_state;
 
 static uint32_t rnd(void)
@@ -534,7 +556,7 @@ static int fuzz(int seconds, uint64_t seed, int bars)
 	signal(SIGALRM, watchdog);
 	while (time(NULL) < end) {
 		int cmd = rnd() % 8 ? user_cmd() : (int)(rnd() % 256);
-		int n = (int)(rnd() % 7), i, rc;
+		int n = (int)(rnd() % 7), i, rc, resv = 0;
 		struct regsnap s0, s1;
 		struct nlmsghdr *h;
 
@@ -570,6 +592,12 @@ static int fuzz(int seconds, uint64_t seed, int bars)
 		}
 		h = (struct nlmsghdr *)m.buf;
 		h->nlmsg_len = m.len;
+		if (rnd() % 32 == 0) {
+			struct genlmsghdr *g = (struct genlmsghdr *)(h + 1);
+
+			g->reserved = (uint16_t)(1 + rnd() % 0xffff);
+			resv = 1;
+		}
 		if (rnd() % 16 == 0 && last_attr) {
 			/*
 			 * An attribute running past the message's end.  (A
@@ -587,6 +615,10 @@ static int fuzz(int seconds, uint64_t seed, int bars)
 		if (sent % 50000 == 0)
 			fprintf(stderr, "FUZZ-PROGRESS sent=%lu refused=%lu\n",
 				sent, refused);
+		if (resv && !rc) {
+			printf("FUZZ-RESERVED cmd=%d answered 0\n", cmd);
+			bad++;
+		}
 		if (rc) {
 			refused++;
 			if (s0.gen != s1.gen) {
@@ -622,9 +654,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		i = 3;
+	} else if (argc > 1 && !strcmp(argv[1], "-n")) {
+		if (keep_net_admin_only()) {
+			perror("sio_genl: keeping CAP_NET_ADMIN only");
+			return 2;
+		}
+		i = 2;
 	}
 	if (argc <= i + 1) {
-		fprintf(stderr, "usage: sio_genl [-u UID] call CMD [A=V ...] | fuzz SECONDS SEED [bars]\n");
+		fprintf(stderr, "usage: sio_genl [-u UID | -n] call CMD [A=V ...] | fuzz SECONDS SEED [bars]\n");
 		return 2;
 	}
 	rc = open_family();
