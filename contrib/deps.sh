@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Debian packages smartio needs to build, test and serve; sourced by
 # contrib/quickstart and .ci/run so that both install the same set.
 # shellcheck shell=bash

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared helpers for the C tests: a private simulated fabric per test. */
 #ifndef SIO_TEST_HARNESS_H
 #define SIO_TEST_HARNESS_H

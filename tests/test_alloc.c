@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The core's allocators: bitmap (LUT slots, requester ids) and ranges. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Issue 12 defect 5, the core's half: sio_core_borrow_check, which
  * smartio.ko runs before it takes a device from its driver, answers what

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The portable core must call nothing outside itself except memcpy/memset/
 # memcmp (which the kernel also provides): everything else goes through its
 # platform ops.  Links lib/core/*.c into one object and lists what it needs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The simulated data path: a device's DMA walks the whole translation chain
  * (lender NTB window -> LUT -> borrower IOVA -> IOMMU -> RAM) and lands in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The simulated DMA engine (smartio-devices(7)), driven through libsmartio
  * from a borrower: acc0 lives on host2 and is borrowed by host0, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The lend/borrow/return/reclaim state machine, the errno of each refusal,
  * allocator exhaustion and release, node loss, segments and config space,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every function that lib/smartio.h declares is documented in libsmartio(3),
 # and the page documents no function that does not exist.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every man page passes mandoc's linter at warning level.
 set -eu
 src=${SRCDIR:-.}

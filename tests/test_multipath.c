@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Issue 17 item 4: failures and multipath (SmartIO section 6.3).  host1
  * has two adapters on switch sw0, host0 (the lender of nic0) one: a link

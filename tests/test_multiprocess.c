@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Two OS processes joined to one simulated fabric: each serves one node,
  * sees the other's node and devices, and sees a borrow the other made.

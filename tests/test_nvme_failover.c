@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Issue 17 item 4 (SmartIO section 6.3): NVMe I/O in flight across a
  * failover completes with its data intact.  nvme0 lives on host0, which

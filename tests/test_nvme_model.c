@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The simulated NVMe controller, driven through libsmartio the way a
  * userspace driver on a borrowing node drives it: nvme0 lives on host0 and

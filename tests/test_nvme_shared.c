@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * One simulated NVMe controller shared by two borrowers at once (mode
  * shared), as SmartIO's distributed NVMe driver shares one: host1 manages

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Node-to-node messages handled by the core, sent as raw protocol messages
  * through sio_core_dispatch on a real simulated fabric: HEARTBEAT and the

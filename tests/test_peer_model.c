@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Peer-to-peer: a DMA engine writes straight into another device's BAR.
  * acc0 (host2) and gpu0 (host1) are both borrowed by host0, which maps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Issue 12, defects 7 and 8: what a node believes of another node.
  *

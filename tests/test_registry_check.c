@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Issue 12, defect 6: a registry record that did not come from this
  * process (smartio.ko's REG_READ copy, another process's shared memory)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A process SIGKILLed while it holds the simulated fabric's lock, half way
  * through taking or giving back LUT slots, requester entries or a segment

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Issue 17 item 1 (SmartIO section 8.6): an NTB adapter has one requester
  * table for requests leaving the node (its CPUs, the devices it lends) and

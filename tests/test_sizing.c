@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Issue 17 item 5, sizing as the SmartIO papers used it: a borrow's DMA
  * window as large as the device and driver need (a GPU-sized 1 GiB, or all

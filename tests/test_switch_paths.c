@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Issue 17 items 1 and 2: cluster switches and cascades (SmartIO section
  * 3) in the topology; paths over them through the fewest switches, then

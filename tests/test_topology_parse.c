@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * smartio.conf(5): a full file parses field by field, the shipped default
  * file equals the built-in default, every validation rule rejects with the

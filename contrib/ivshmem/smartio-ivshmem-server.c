@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * smartio-ivshmem-server: the server that QEMU's ivshmem-doorbell devices
  * connect to (protocol version 0, QEMU docs/specs/ivshmem-spec.rst).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds smartio's NTB switch for the QEMU installed here:
 #   OUT/smartio-ntb.so      the smartio-ntb-port device, loaded into the
 #                           stock qemu-system-x86_64 with LD_PRELOAD

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench: the evidence table of tests/bench/bench.py (ratios measured
 # side by side in one run).  Not part of make check: it takes minutes and
 # its results are figures, not pass/fail.  Its QEMU line builds kmod/

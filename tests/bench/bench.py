@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """make bench: ratios measured side by side in one run, as one table.
 
 Every line compares two things measured in this run on this machine

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Writes a smartio.conf(5) cluster for scale benchmarks to stdout.
 
 usage: gentopo.py NODES FUNCTIONS_PER_NODE

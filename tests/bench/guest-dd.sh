@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # /init of make bench's QEMU guest (tests/bench/kmod_dd.sh): O_DIRECT dd
 # through the guest's NVMe natively, then through the shadow function of
 # the same controller while smartio.ko lends it to host1 (loopback), in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench's QEMU line: builds kmod/smartio.ko against Debian's
 # linux-headers, boots it in a TCG guest with one NVMe drive behind
 # intel-iommu (the guest of tests/kmod/check_kmod.sh, without udev) and runs

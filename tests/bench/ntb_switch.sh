@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench's switch lines: builds the smartio-ntb-port device
 # (contrib/qemu/build.sh) and the NTB modules (tests/ntb/build.sh), boots
 # two TCG guests on a 2-port smartio-ntb-switch and runs

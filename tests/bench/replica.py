@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Rebuilds the tree that an `ls -lR` listing shows, on another file system.
 
 The scale benchmark compares `ls -lR` of /smartio/dev with the same tree on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the shell tests of smartiofs; sourced, not run.
 #   SMARTIOFS  the daemon to test (default: fs/smartiofs of the build tree)
 #   SMARTIOFS_WRAPPER  a command that mount_sfs runs the daemon under, such

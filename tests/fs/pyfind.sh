@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by tests that need a Python module from a Debian package:
 # pyfind MODULE prints the first Python 3 that imports it (the configured
 # one, python3 on PATH, then Debian's /usr/bin/python3, where python3-*

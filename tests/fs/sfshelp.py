@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Shared by the Python tests of smartiofs: mounting daemons and cleanup.
 
 Every test mounts real FUSE file systems under a temporary directory, uses a

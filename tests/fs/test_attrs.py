@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The formats of smartio(7): every attribute file of the built-in cluster
 reads as documented (one value per line, newline-terminated, hex ids, sysfs
 resource lines), the modes are 0444 / 0644 / 0200 and 0755, values written

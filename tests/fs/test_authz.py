@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 12, defect 3: who may do what through /smartio, for which node.
 
 The checks of smartio(7) AUTHORIZATION, as a hostile local user through

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Defect 10 of issue 12: when a borrow ends (return, or the lender's
 reclaim) the borrower's mappings of the device's BARs are revoked, as
 smartio.ko zaps them: an access through a mapping made while borrowed

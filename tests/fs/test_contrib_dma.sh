@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # contrib/dma/smartio-dma-copy on host0 drives acc0, the DMA-engine model of
 # host2, through host0's /smartio alone: 4 MiB from one of host0's segments
 # into the device's memory and back into another, on four engines with an

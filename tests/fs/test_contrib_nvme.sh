@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The userspace NVMe drivers of contrib/nvme, one in C and one in Python,
 # run on host1 against nvme0 of host0 through host1's /smartio alone: each
 # borrows the controller, writes blocks and reads them back, and each reads

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Every errno of the table in smartio(7), from real writes (os.write,
 mkdir, ...) on mounted smartiofs file systems, with the cluster state
 unchanged after each failing operation and the daemons still serving.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The events file: an open starts at the current end (only new events),
 one line per read in the documented format, a blocking read waits for the
 next event and is interruptible, O_NONBLOCK reads fail with EAGAIN, poll()

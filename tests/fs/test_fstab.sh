@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Mounting the way fstab does, through mount.fuse3: the options arrive as
 # -o fabric=,node=,topology= and the source may name the fabric.  Also the
 # startup errors: one line on stderr and exit status 1.

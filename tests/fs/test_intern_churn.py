@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Defect 11 of issue 12: segment names that come and go must not grow the
 daemon.  Each cycle creates a segment with a name never used before, looks
 it up (the daemon builds its objects from the name: the path that interned

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """MSI-X of a borrowed device delivered to the borrower's irq/<vec> files.
 
 host3 borrows acc0 (the DMA-engine model of host2) through its own mount,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 17 item 4 in the namespace: an adapter's `link` is writable on
 the simulated fabric ("down" / "up", fault injection, SmartIO section
 6.3) with link-down / link-up events; a bad value is EINVAL and changes

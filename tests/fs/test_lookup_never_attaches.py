@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 12, defect 2: reading the tree never changes fabric state.
 
 stat, lstat, readlink, `ls -l` and a walk of every file under a remote

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """mmap of bar<N> and mem costs the daemon no I/O: the links lead to the
 backing objects, so heavy traffic through the mappings leaves the daemon's
 read and write counters (the user.smartiofs.stats xattr of the mount's root)

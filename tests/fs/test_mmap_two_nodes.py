@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """mmap through /smartio across processes: host1's mount maps a BAR of a
 device it borrows from host0 and a segment of host0, and sees the bytes
 that host0's smartiofs side writes (and the other way round).  Two daemons

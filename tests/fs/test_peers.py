@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Peer-to-peer through /smartio: host0 borrows acc0 (a DMA engine of host2)
 and gpu0 (of host1), and `mkdir dev/acc0/peers/gpu0` maps gpu0's BARs for
 acc0.  peers/gpu0/bar<N> give the addresses acc0 uses; a copy programmed

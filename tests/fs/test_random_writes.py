@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """10,000 random invalid writes spread over every writable file of a
 smartiofs mount (and some read-only ones).  Every write must fail with an
 errno of the table in smartio(7), the daemon must keep serving, and the

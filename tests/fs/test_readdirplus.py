@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """ls -lR through smartiofs: the listing carries each entry's attributes
 (READDIRPLUS), so the walk costs about one request per directory instead
 of a LOOKUP per name; every reference the listing hands the kernel is given

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The README's walkthrough, run as written against a real mount.
 
 Every `$ ` line of the walkthrough's sh block is run with bash (with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """SIGKILL of smartiofs while its watcher thread waits in the kernel for a
 directory lock that a client's lookup holds, the lookup itself waiting for
 the killed daemon's answer: the deadlock that only a FUSE connection abort

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Concurrency: tree walkers, readers of every attribute, borrow/return and
 segment create/destroy loops, events readers with poll and garbage writers
 all hit one mount at the same time for a few seconds (DURATION).  The

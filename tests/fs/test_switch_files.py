@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 17 items 1, 2 and 5 in the namespace: an adapter's hops (the
 switches on its path to each node it reaches), the switch port it is
 cabled to and that port's requester tables, the adapter's two requester

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two smartiofs processes serving host0 and host1 of one fabric, each at its
 # own mount point: state written through either mount is visible through the
 # other at once; after kill -9 of one daemon the other shows its node down

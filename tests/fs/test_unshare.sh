@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Each simulated host with its own /smartio: two daemons of one fabric in
 # two mount namespaces (unshare -m), mounted at the same path; commands run
 # inside each namespace with nsenter.

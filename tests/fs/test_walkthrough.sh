@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The example session of smartio(7) (shared/NAMESPACE.md), from a shell, on
 # host3's /smartio of a cluster whose nvme0 lives in host2; host2 and host3
 # are served by two smartiofs processes of one fabric.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Fuzzing the protocol decoder and the topology parser.
 #
 # make check replays the seed corpora (and any input added there later, such

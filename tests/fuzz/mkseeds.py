@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Writes the seed corpora of the fuzz harnesses (run once; the files are
 committed).  corpus-proto/: one well-formed message per command with the
 attributes proto.h lists for it, plus a few framing edge cases.

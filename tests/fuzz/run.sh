@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh SECONDS OUTDIR HARNESS CORPUS "LIBFUZZER OPTIONS"
 # Runs one libFuzzer harness for a bounded time on a scratch copy of its
 # seed corpus (the committed corpus stays as it is) and prints one line.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make fuzz-genl (part of make check-stress): the generic netlink fuzzer
 # of smartio.ko (tests/kmod/sio_genl.c fuzz) in a QEMU guest
 # (tests/kmod/guest-fuzz.sh), GENL_FUZZ_SECONDS (default 60) as an

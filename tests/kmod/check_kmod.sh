@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check-kmod: builds kmod/smartio.ko against Debian's linux-headers
 # (no compiler warning allowed), boots it in a QEMU guest with an NVMe
 # drive behind QEMU's intel-iommu and runs guest-init.sh there, which

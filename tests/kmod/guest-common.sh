@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the /init of every QEMU guest test (check-kmod, check-ntb and
 # the bench's dd guest) as /guest-common.sh: what they all need.
 # shellcheck shell=sh

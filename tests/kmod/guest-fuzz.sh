@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # /init of the generic netlink fuzzer's guest (tests/kmod/check_genl_fuzz.sh):
 # smartio.ko lends the guest's NVMe controller, then sio_genl sends random
 # requests for every user command of the "smartio" family (valid and

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # /init of the check-kmod guest: the NVMe driver, then smartio.ko lending
 # the guest's NVMe controller (host0) to host1 over the loopback adapter:
 # the unmodified nvme driver binds to host1's shadow device, 32 MiB go

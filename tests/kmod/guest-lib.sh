@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by tests/kmod/check_kmod.sh and tests/bench/kmod_dd.sh: the
 # initramfs of a one-guest smartio.ko test and the QEMU run around it.
 # shellcheck shell=sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by guest-init.sh (busybox sh): smartio.ko's class devices,
 # /dev/smartio character devices and udev/60-smartio.rules under a real
 # systemd-udevd.  Uses guest-init.sh's check, pass, fail and waitfor.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # smartio.ko: the portable core in a Linux kernel module (kmod/).
 #
 # make kmod builds kmod/build/smartio.ko against KDIR (default: the newest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The guest's client of smartio.ko's generic netlink family (linked
  * statically, raw netlink sockets: the guest has no libnl of its own).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * check-kmod's guest helper (linked statically, the guest has no libc):
  *   sio_mmap FILE OFFSET [WAITFILE]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build, out of tree and at test time, the mainline NTB core and its test
 # clients from Debian's linux-source package, and kmod/ntb's software NTB
 # against them.  Nothing built here is committed.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check-ntb, the cluster part: three QEMU guests on one 3-port
 # smartio-ntb-switch form one smartio cluster (smartio.ko fabric=ntb
 # nodes=3 over smartio_ntb and ntb_sioswitch, smartiofs on /smartio in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check-ntb: two QEMU guests joined by two software NTBs (kmod/ntb
 # over ivshmem-doorbell and smartio-ivshmem-server) run the mainline
 # ntb_pingpong and ntb_tool, and smartio_ntb (discovery, messages); then

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check-ntb, the switch part: four QEMU guests, each with one
 # smartio-ntb-port function on one smartio-ntb-switch (contrib/qemu),
 # run tests/ntb/switch-init.sh (ntb_pingpong between every pair, ntb_perf

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # /init of a check-ntb cluster guest (tests/ntb/check_cluster.sh): port
 # swport= of a 3-port smartio-ntb-switch is smartio node host<port> of
 # three (smartio.ko fabric=ntb nodes=3 over smartio_ntb and

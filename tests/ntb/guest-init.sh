@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # /init of a check-ntb guest.  Kernel command line: ntbrole=a|b, ntbphase=1|2.
 # Each guest has two software NTBs (two ivshmem-doorbell devices).
 # Phase 1 (both guests): ntb_pingpong over both, then smartio_ntb on the

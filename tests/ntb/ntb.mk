@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Software NTB over QEMU's ivshmem-doorbell device (kmod/ntb/).
 #
 # smartio-ivshmem-server is the server two (or more) QEMU guests need to

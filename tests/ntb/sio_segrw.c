@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * check-ntb's guest helper (linked statically, the guest has no libc):
  * reaches a smartio segment through mmap() of FILE (its /smartio mem link

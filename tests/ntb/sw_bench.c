@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The guest half of make bench's switch lines (tests/bench/ntb_switch.sh):
  *

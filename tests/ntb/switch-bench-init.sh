@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # /init of make bench's switch guests (tests/bench/ntb_switch.sh): two
 # ports of a 2-port smartio-ntb-switch.  Port 0 measures, side by side:
 # ntb_perf's throughput to port 1 and memcpy inside this guest (the same

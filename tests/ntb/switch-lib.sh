@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the make check-ntb scripts that run QEMU guests on one
 # smartio-ntb-switch (tests/ntb/check_switch.sh, check_cluster.sh): the
 # switch device built, the NTB modules built, the work directory, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * smartio-ivshmem-server speaks QEMU's ivshmem protocol (version 0):
  * two clients get ids 0 and 1, the same shared memory, each other's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * smartio-ntb-switch (contrib/qemu) joins ports as its protocol says:
  * a hello gets the switch state and every present peer's RAM fd, and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_reports.sh asan|valgrind DIR
 # Fails when a sanitizer or valgrind log in DIR holds a report: those of
 # daemons and child processes are seen by no test's exit status.

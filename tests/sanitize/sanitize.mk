@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check-asan: the whole test suite rebuilt with AddressSanitizer and
 # UndefinedBehaviorSanitizer, from a copy of the distributed sources in
 # $(ASAN_DIR) (so it never disturbs this build), and run.  Reports of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_stress.sh MAKE TARGET...: runs each target in turn, all of them,
 # with its time, and fails at the end if any failed.
 set -u

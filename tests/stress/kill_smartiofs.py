@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """SIGKILL of smartiofs itself in the middle of borrow, return and segment
 operations made through its mount, repeated.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make stress: 32 processes racing for one exclusive device (1000 rounds),
 # SIGKILL fault injection of lenders and borrowers (libsmartio processes)
 # and of smartiofs itself; 100,000 segment create/destroy cycles against one
