@@ -184,6 +184,21 @@ int sio_path_route(struct sio_registry *r, u32 from, u32 adapter, u32 to,
 		   struct sio_route *rt);
 /* Its hop count (switches), or -EHOSTUNREACH. */
 int sio_path_hops(struct sio_registry *r, u32 from, u32 adapter, u32 to);
+/*
+ * The speed of that path (SmartIO sections 7.1.3 and 7.1.5): the payload
+ * rate of its slowest link (the two adapters' and each switch's) and the
+ * latency its chips add to a transaction one way; far_adapter is the
+ * adapter of `to` it ends at, -1 when the topology describes only this
+ * end of a direct cable.
+ */
+struct sio_path_speed {
+	u64 rate;		/* bytes per second */
+	u32 latency_ns;
+	u32 hops;
+	int far_adapter;
+};
+int sio_path_speed(struct sio_registry *r, u32 from, u32 adapter, u32 to,
+		   struct sio_path_speed *ps);
 /* Whether a requester's entries on the route's switches fit (-ENOSPC). */
 int sio_route_fits(struct sio_registry *r, const struct sio_route *rt);
 void sio_route_account(struct sio_registry *r, const struct sio_route *rt,

@@ -119,6 +119,62 @@ int sio_path_hops(struct sio_registry *r, u32 from, u32 adapter, u32 to)
 	return err ? err : (int)rt.hops;
 }
 
+/* The adapter of `to` at the far end of a direct cable from `from`, or -1
+ * when the topology describes only this end of it. */
+static int far_adapter(struct sio_registry *r, u32 to, u32 from)
+{
+	const struct sio_node *n = sio_node(r, to);
+	u32 a;
+
+	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++)
+		if (!n->adapter[a].sw && n->adapter[a].peers >> from & 1 &&
+		    adapter_up(r, to, a))
+			return (int)a;
+	return -1;
+}
+
+/* Adds a link of gen and width and a chip of lat ns to the path. */
+static void path_link(struct sio_path_speed *ps, u32 gen, u32 width, u32 lat)
+{
+	u64 rate = sio_link_rate(gen, width);
+
+	if (rate && (!ps->rate || rate < ps->rate))
+		ps->rate = rate;
+	ps->latency_ns += lat;
+}
+
+int sio_path_speed(struct sio_registry *r, u32 from, u32 adapter, u32 to,
+		   struct sio_path_speed *ps)
+{
+	const struct sio_adapter *ad;
+	struct sio_route rt;
+	int err = sio_path_route(r, from, adapter, to, &rt), far;
+	u32 h;
+
+	if (err)
+		return err;
+	ad = &sio_node(r, from)->adapter[adapter];
+	sio_memset(ps, 0, sizeof(*ps));
+	ps->hops = rt.hops;
+	path_link(ps, ad->gen, ad->width, ad->latency_ns);
+	for (h = 0; h < rt.hops; h++) {
+		const struct sio_switch *sw = sio_switch_at(r, rt.sw[h]);
+
+		path_link(ps, sw->gen, sw->width, sw->latency_ns);
+	}
+	far = rt.hops ? port_to(r, rt.sw[rt.hops - 1], to) : -1;
+	if (rt.hops && far >= 0)
+		far = sio_switch_at(r, rt.sw[rt.hops - 1])->port[far].adapter;
+	else if (!rt.hops)
+		far = far_adapter(r, to, from);
+	ps->far_adapter = far;
+	if (far >= 0) {
+		ad = &sio_node(r, to)->adapter[far];
+		path_link(ps, ad->gen, ad->width, ad->latency_ns);
+	}
+	return 0;
+}
+
 int sio_path_find(struct sio_registry *r, u32 from, u32 to)
 {
 	struct sio_node *n;

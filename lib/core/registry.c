@@ -67,6 +67,19 @@ u64 sio_registry_size(const struct sio_topology *t,
 	return total;
 }
 
+/* A link's generation and width (link_speed_ok) and its chip's latency,
+ * 0 taking the defaults of topology.h. */
+static int link_speed(u32 gen, u32 width, u32 lat, u32 def_lat, u8 *g,
+		      u8 *w, u32 *l)
+{
+	*g = (u8)(gen ? gen : SIO_LINK_GEN);
+	*w = (u8)(width ? width : SIO_LINK_WIDTH);
+	*l = lat ? lat : def_lat;
+	return gen > SIO_LINK_GEN_MAX || width > SIO_LINK_WIDTH_MAX ||
+	       *l > SIO_LATENCY_MAX_NS || !sio_link_speed_ok(*g, *w) ?
+	       -EINVAL : 0;
+}
+
 static int init_node(struct sio_registry *r, u32 i,
 		     const struct sio_topology *t)
 {
@@ -105,6 +118,11 @@ static int init_node(struct sio_registry *r, u32 i,
 		/* NTB functions sit on bus 0xfe of their host, one per slot. */
 		ad->rid = (u16)(0xfe00u | (n->nadapters << 3));
 		ad->peers = ta->peers;
+		err = link_speed(ta->gen, ta->width, ta->latency_ns,
+				 SIO_ADAPTER_LATENCY_NS, &ad->gen, &ad->width,
+				 &ad->latency_ns);
+		if (err)
+			return err;
 		if (ta->sw) {
 			/* The port is claimed in init_switches. */
 			if (ta->sw > t->nswitches ||
@@ -189,7 +207,7 @@ static void port_tables(struct sio_swport *p, const struct sio_topo_switch *ts)
 /* Switches, their cascades and the adapters cabled to them. */
 static int init_switches(struct sio_registry *r, const struct sio_topology *t)
 {
-	u32 i, p, n, a;
+	u32 i, p, n, a, lat;
 
 	for (i = 0; i < t->nswitches; i++) {
 		const struct sio_topo_switch *ts = &t->switches[i];
@@ -201,6 +219,11 @@ static int init_switches(struct sio_registry *r, const struct sio_topology *t)
 			return -EINVAL;
 		sio_strlcpy(sw->name, ts->name, sizeof(sw->name));
 		sw->nports = ts->ports;
+		if (link_speed(ts->gen, ts->width, ts->latency_ns,
+			       SIO_SWITCH_LATENCY_NS, &sw->gen, &sw->width,
+			       &lat))
+			return -EINVAL;
+		sw->latency_ns = (u16)lat;
 		for (p = 0; p < ts->ports; p++) {
 			struct sio_swport *port = &sw->port[p];
 			u32 far = ts->peer_sw[p], fp = ts->peer_port[p];
@@ -293,6 +316,9 @@ static int node_ok(const struct sio_node *n, u32 nswitches)
 
 		if (ad->sw > nswitches || ad->port >= SIO_MAX_SWITCH_PORTS)
 			return 0;
+		if (ad->present && (!sio_link_speed_ok(ad->gen, ad->width) ||
+				    ad->latency_ns > SIO_LATENCY_MAX_NS))
+			return 0;
 		if (!terminated(ad->name, sizeof(ad->name)) ||
 		    ad->luts.total > SIO_BITMAP_WORDS * 64 ||
 		    ad->reqs_out.total > SIO_BITMAP_WORDS * 64 ||
@@ -321,7 +347,9 @@ static int switch_ok(struct sio_registry *r, const struct sio_switch *sw)
 	u32 p;
 
 	if (!terminated(sw->name, sizeof(sw->name)) ||
-	    sw->nports > SIO_MAX_SWITCH_PORTS)
+	    sw->nports > SIO_MAX_SWITCH_PORTS ||
+	    !sio_link_speed_ok(sw->gen, sw->width) ||
+	    sw->latency_ns > SIO_LATENCY_MAX_NS)
 		return 0;
 	for (p = 0; p < SIO_MAX_SWITCH_PORTS; p++) {
 		const struct sio_swport *port = &sw->port[p];

@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 6
+#define SIO_REG_VERSION 7
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -59,6 +59,9 @@ struct sio_adapter {
 	u16 rid;		/* the adapter's own requester id */
 	u16 sw;			/* 1 + switch index it is cabled to, 0 none */
 	u16 port;		/* that switch's port */
+	u8 gen, width;		/* its PCIe link (topology.h) */
+	u16 pad;
+	u32 latency_ns;		/* its chip adds this to a transaction */
 	u64 peers;		/* node mask reachable through it */
 	u64 window_base;	/* in the node's physical address map */
 	u64 window_size;
@@ -97,7 +100,8 @@ struct sio_swport {
 struct sio_switch {
 	char name[SIO_TOPO_NAME];
 	u32 nports;
-	u32 pad;
+	u8 gen, width;		/* its ports' PCIe links (topology.h) */
+	u16 latency_ns;		/* its chip adds this to a transaction */
 	struct sio_swport port[SIO_MAX_SWITCH_PORTS];
 };
 
@@ -313,8 +317,8 @@ struct sio_registry {
 	_Static_assert(sizeof(struct type) == (size),			\
 		       #type " changed: bump SIO_REG_VERSION")
 SIO_REG_PIN(sio_registry, 144);
-SIO_REG_PIN(sio_node, 11384);
-SIO_REG_PIN(sio_adapter, 1656);
+SIO_REG_PIN(sio_node, 11416);
+SIO_REG_PIN(sio_adapter, 1664);
 SIO_REG_PIN(sio_device, 344);
 SIO_REG_PIN(sio_borrow, 2232);
 SIO_REG_PIN(sio_switch, 808);

@@ -19,6 +19,22 @@
 #define SIO_MAX_SWITCH_PORTS 24	/* per switch (Dolphin MXS824) */
 #define SIO_MAX_HOPS 8		/* switches on one path */
 
+/*
+ * The speed of a PCIe link (SmartIO section 7.1.5, ffLink section 8.2):
+ * its generation (1 to 5) and lanes, Gen3 x8 by default (7.3 GB/s of
+ * payload), and what one chip on a path adds to a transaction: 132 ns
+ * for the PEX8733 of a Dolphin PXH830 adapter (its worst case), 170 ns
+ * for the PM8536 of an MXS824 switch (measured).  0 in a topology means
+ * these defaults.
+ */
+#define SIO_LINK_GEN 3
+#define SIO_LINK_GEN_MAX 5
+#define SIO_LINK_WIDTH 8
+#define SIO_LINK_WIDTH_MAX 16
+#define SIO_ADAPTER_LATENCY_NS 132
+#define SIO_SWITCH_LATENCY_NS 170
+#define SIO_LATENCY_MAX_NS 50000
+
 enum sio_dev_model {
 	SIO_MODEL_GENERIC,	/* config space and BARs, DMA on request */
 	SIO_MODEL_NVME,		/* NVMe controller model */
@@ -53,6 +69,8 @@ struct sio_topo_adapter {
 	 */
 	u32 sw;
 	u32 port;
+	u32 gen, width;		/* its link; 0 = SIO_LINK_GEN, SIO_LINK_WIDTH */
+	u32 latency_ns;		/* its chip; 0 = SIO_ADAPTER_LATENCY_NS */
 };
 
 /*
@@ -65,6 +83,8 @@ struct sio_topo_switch {
 	u32 requesters, reserved;	/* per port and table, as adapters */
 	u8 peer_sw[SIO_MAX_SWITCH_PORTS];	/* cascade: 1 + index, 0 none */
 	u8 peer_port[SIO_MAX_SWITCH_PORTS];
+	u32 gen, width;		/* its ports' links; 0 = the defaults */
+	u32 latency_ns;		/* its chip; 0 = SIO_SWITCH_LATENCY_NS */
 };
 
 struct sio_topo_device {
@@ -85,6 +105,8 @@ struct sio_topology {
 	struct sio_topo_adapter *adapters;
 	struct sio_topo_device *devices;
 	struct sio_topo_switch *switches;	/* NULL when nswitches is 0 */
+	/* The simulator paces device DMA by its path's speed unless set. */
+	u32 no_pace;
 };
 
 /* The mask of nodes 0..n-1; n may be SIO_MAX_NODES, where 1ull << n is
@@ -92,6 +114,29 @@ struct sio_topology {
 static inline u64 sio_all_nodes(u32 n)
 {
 	return n >= SIO_MAX_NODES ? ~0ull : (1ull << n) - 1;
+}
+
+/* A generation from 1 to 5 and a width of 1, 2, 4, 8 or 16 lanes. */
+static inline int sio_link_speed_ok(u32 gen, u32 width)
+{
+	return gen >= 1 && gen <= SIO_LINK_GEN_MAX && width >= 1 &&
+	       width <= SIO_LINK_WIDTH_MAX && !(width & (width - 1));
+}
+
+/*
+ * Payload bytes per second of a link, as ffLink section 8.2 reckons it:
+ * the lanes' transfer rate, less the line code (8b/10b up to Gen2,
+ * 128b/130b from Gen3) and the framing of every 256-byte TLP (4 bytes of
+ * STP, 12 of header, 4 of LCRC: 256/276).  Gen3 x8: 7.306 GB/s.
+ */
+static inline u64 sio_link_rate(u32 gen, u32 width)
+{
+	static const u64 per_lane[SIO_LINK_GEN_MAX + 1] = {
+		0, 231884057ull, 463768115ull, 913266443ull,
+		1826532887ull, 3653065774ull,
+	};
+
+	return sio_link_speed_ok(gen, width) ? per_lane[gen] * width : 0;
 }
 
 #endif /* SIO_TOPOLOGY_H */

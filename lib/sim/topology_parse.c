@@ -4,11 +4,14 @@
  * per line, '#' starts a comment, fields are separated by blanks:
  *
  *   fabric  [window=SIZE] [luts=N] [requesters=N] [reserved=N]
+ *           [gen=1..5] [width=1|2|4|8|16] [pace=on|off]
  *   node    NAME id=N [ram=SIZE]
  *   switch  NAME [ports=N] [requesters=N] [reserved=N]
+ *           [gen=1..5] [width=1|2|4|8|16] [latency=NS]
  *   cascade SWITCH:PORT SWITCH:PORT
  *   adapter NODE NAME peers=NODE[,NODE...]|all|switch=SWITCH:PORT
  *           [window=SIZE] [luts=N] [requesters=N] [reserved=N]
+ *           [gen=1..5] [width=1|2|4|8|16] [latency=NS]
  *   device  NODE NAME bdf=dddd:bb:dd.f vendor=N device=N class=N
  *           [subsystem_vendor=N] [subsystem_device=N] [revision=N]
  *           [config=256|4096] [model=generic|nvme|dma]
@@ -53,6 +56,7 @@
 struct ntb_params {
 	u64 window;
 	u32 luts, requesters, reserved;
+	u32 gen, width, latency;	/* the link (topology.h), 0 = default */
 };
 
 /* An adapter's peers= token, resolved once every node is known. */
@@ -382,18 +386,28 @@ static int split_opts(struct parser *p, char **tok, int n, int first,
 	return 0;
 }
 
-/* Option indexes: the order of the key lists below. */
-enum { K_WINDOW, K_LUTS, K_REQUESTERS, K_RESERVED, K_PEERS, K_SWITCH };
+/*
+ * Option indexes: the order of the key lists below.  fabric and adapter
+ * share theirs; "" holds the place of a key the statement does not take
+ * (no option has an empty key).
+ */
+enum {
+	K_WINDOW, K_LUTS, K_REQUESTERS, K_RESERVED, K_GEN, K_WIDTH, K_PEERS,
+	K_SWITCH, K_LATENCY, K_PACE
+};
 static const char *const fabric_keys[] = {
-	"window", "luts", "requesters", "reserved", NULL
+	"window", "luts", "requesters", "reserved", "gen", "width", "", "",
+	"", "pace", NULL
 };
 static const char *const adapter_keys[] = {
-	"window", "luts", "requesters", "reserved", "peers", "switch", NULL
+	"window", "luts", "requesters", "reserved", "gen", "width", "peers",
+	"switch", "latency", NULL
 };
 
-enum { K_PORTS, K_SW_REQUESTERS, K_SW_RESERVED };
+enum { K_PORTS, K_SW_REQUESTERS, K_SW_RESERVED, K_SW_GEN, K_SW_WIDTH,
+       K_SW_LATENCY };
 static const char *const switch_keys[] = {
-	"ports", "requesters", "reserved", NULL
+	"ports", "requesters", "reserved", "gen", "width", "latency", NULL
 };
 
 enum { K_ID, K_RAM };
@@ -414,6 +428,42 @@ static int opt_num(struct parser *p, const struct opts *o, int k, int size,
 {
 	return get_num(p, o->tok[k], o->val[k], strlen(o->val[k]), size, max,
 		       out);
+}
+
+/*
+ * A link's gen= (1 to 5), width= (1, 2, 4, 8 or 16 lanes) and its chip's
+ * latency= (ns), at option indexes kg, kw and kl of o (kl < 0: not taken);
+ * each one given overrides *gen, *width, *lat.
+ */
+static int link_params(struct parser *p, const struct opts *o, int kg,
+		       int kw, int kl, u32 *gen, u32 *width, u32 *lat)
+{
+	u64 v;
+
+	if (o->tok[kg]) {
+		if (parse_u64(o->val[kg], strlen(o->val[kg]), 0, &v) ||
+		    v < 1 || v > SIO_LINK_GEN_MAX)
+			return fail(p, -EINVAL, "gen must be from 1 to %d: '%s'",
+				    SIO_LINK_GEN_MAX, o->tok[kg]);
+		*gen = (u32)v;
+	}
+	if (o->tok[kw]) {
+		if (parse_u64(o->val[kw], strlen(o->val[kw]), 0, &v) ||
+		    !sio_link_speed_ok(SIO_LINK_GEN, v > 64 ? 0 : (u32)v))
+			return fail(p, -EINVAL,
+				    "width must be 1, 2, 4, 8 or 16 lanes: '%s'",
+				    o->tok[kw]);
+		*width = (u32)v;
+	}
+	if (kl >= 0 && o->tok[kl]) {
+		if (parse_u64(o->val[kl], strlen(o->val[kl]), 0, &v) ||
+		    v < 1 || v > SIO_LATENCY_MAX_NS)
+			return fail(p, -EINVAL,
+				    "latency must be from 1 to %d ns: '%s'",
+				    SIO_LATENCY_MAX_NS, o->tok[kl]);
+		*lat = (u32)v;
+	}
+	return 0;
 }
 
 /* window, luts, requesters, reserved given in o override *np; checks all. */
@@ -459,6 +509,11 @@ static int ntb_params(struct parser *p, const struct opts *o,
 			return rc;
 		np->reserved = v > MAX_REQUESTERS ? MAX_REQUESTERS : (u32)v;
 	}
+	rc = link_params(p, o, K_GEN, K_WIDTH,
+			 K_LATENCY, &np->gen, &np->width,
+			 &np->latency);
+	if (rc)
+		return rc;
 	if (np->window / np->luts < MIN_SLOT)
 		return fail(p, -EINVAL,
 			    "window/luts must be at least 4096 (window %llu, %u luts): '%s'",
@@ -491,6 +546,12 @@ static int p_fabric(struct parser *p, char **tok, int n)
 		rc = ntb_params(p, &o, &np);
 	if (rc)
 		return rc;
+	if (o.tok[K_PACE]) {
+		if (strcmp(o.val[K_PACE], "on") && strcmp(o.val[K_PACE], "off"))
+			return fail(p, -EINVAL, "pace must be on or off: '%s'",
+				    o.tok[K_PACE]);
+		p->t->no_pace = !strcmp(o.val[K_PACE], "off");
+	}
 	p->def = np;
 	p->have_fabric = 1;
 	return 0;
@@ -647,6 +708,12 @@ static int p_switch(struct parser *p, char **tok, int n)
 	sw->ports = DEF_PORTS;
 	sw->requesters = p->def.requesters;
 	sw->reserved = p->def.reserved;
+	sw->gen = p->def.gen;
+	sw->width = p->def.width;
+	rc = link_params(p, &o, K_SW_GEN, K_SW_WIDTH, K_SW_LATENCY, &sw->gen,
+			 &sw->width, &sw->latency_ns);
+	if (rc)
+		return rc;
 	if (o.tok[K_PORTS]) {
 		rc = opt_num(p, &o, K_PORTS, 0, UINT64_MAX, &v);
 		if (rc)
@@ -776,6 +843,9 @@ static int p_adapter(struct parser *p, char **tok, int n)
 	a->luts = np.luts;
 	a->requesters = np.requesters;
 	a->reserved = np.reserved;
+	a->gen = np.gen;
+	a->width = np.width;
+	a->latency_ns = np.latency;
 	if (o.tok[K_SWITCH]) {
 		a->sw = sw + 1;
 		a->port = port;
