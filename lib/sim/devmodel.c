@@ -116,6 +116,12 @@ int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
 	return sim_dma(m->f, m->dev, addr, buf, len, write);
 }
 
+int sim_model_dma_start(struct sim_devmodel *m, u64 addr, void *buf,
+			size_t len, int write, u64 *done_ns)
+{
+	return sim_dma_start(m->f, m->dev, addr, buf, len, write, done_ns);
+}
+
 static u8 *msix_entry(struct sim_devmodel *m, u32 vec)
 {
 	return m->bar[0] + m->msix_table + PCI_MSIX_ENTRY_SIZE * vec;
@@ -276,20 +282,24 @@ static void *runner(void *arg)
 	/* Short naps must stay short (the default slack is 50 us). */
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	while (!__atomic_load_n(&ms->stop, __ATOMIC_ACQUIRE)) {
-		int work = 0;
+		int work = 0, waiting = 0;
 		u32 i;
 
 		for (i = 0; i < ms->n; i++) {
+			ms->m[i].waiting = 0;
 			work += sim_model_follow(&ms->m[i]) > 0;
 			work += ms->m[i].ops->poll(&ms->m[i]) > 0;
 			work += sim_model_irq_pending(&ms->m[i]) > 0;
+			waiting |= ms->m[i].waiting;
 		}
 		if (work) {
 			idle_us = IDLE_MIN_US;
 			last_work = mono_ns();
 			continue;
 		}
-		if (mono_ns() - last_work < SPIN_NS) {
+		/* A paced completion is due within microseconds: a nap would
+		 * overshoot it by tens of them. */
+		if (waiting || mono_ns() - last_work < SPIN_NS) {
 			sched_yield();
 			continue;
 		} else {

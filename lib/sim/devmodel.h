@@ -45,6 +45,9 @@ struct sim_devmodel {
 	u64 bar_addr[SIO_MAX_BARS];	/* lender-local bus address */
 	u32 msix_table, msix_pba;	/* BAR 0 offsets */
 	u32 logged;			/* bit k: enum sim_drv_err k logged */
+	/* Set by poll when work waits for its paced completion time: the
+	 * runner then keeps polling instead of napping. */
+	int waiting;
 	void *priv;
 };
 
@@ -79,8 +82,13 @@ int sim_model_follow(struct sim_devmodel *m);
 void sim_model_driver_error(struct sim_devmodel *m, enum sim_drv_err kind,
 			    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* DMA through the fabric, paced: returns when it completes (pace.c). */
 int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
 		  int write);
+/* The same, returning at once: *done_ns is its completion time, 0 if
+ * unpaced; the model holds back what depends on it until then. */
+int sim_model_dma_start(struct sim_devmodel *m, u64 addr, void *buf,
+			size_t len, int write, u64 *done_ns);
 /* Raises vector vec by MSI-X or MSI, as configured; 0 if delivered or
  * left pending (masked), -ENODEV when interrupts are not enabled. */
 int sim_model_irq(struct sim_devmodel *m, u32 vec);

@@ -505,6 +505,7 @@ static int create_state(struct sim_fabric *f, const char *path,
 	memcpy(f->sh, &tmp, sizeof(tmp));
 	f->sh->size = size;
 	f->sh->version = SIM_VERSION;
+	f->sh->no_pace = t->no_pace;
 	f->sh->creator_pid = getpid();
 	f->sh->creator_start = self_start();
 	err = init_lock(&f->sh->lock);
@@ -655,6 +656,8 @@ int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o)
 	close(lock);
 	if (err)
 		close_dir(f);
+	else
+		sim_pace_init(f);
 	return err;
 }
 

@@ -25,7 +25,7 @@
 #include "core.h"
 
 #define SIM_MAGIC 0x53494d46u	/* "SIMF" */
-#define SIM_VERSION 3
+#define SIM_VERSION 4
 #define SIM_IOMMU_ENTRIES 1024	/* per node */
 #define SIM_HEARTBEAT_MS 200
 #define SIM_DEAD_MS 2000	/* heartbeat age that declares a node down */
@@ -57,6 +57,8 @@ struct sim_node_hw {
 	u64 owner_start;	/* its start time: tells a reused pid apart */
 	u64 blocked;		/* transactions blocked at this node */
 	u64 msi_count[SIO_MSI_VECTORS];
+	/* Monotonic ns until which each adapter's link is taken (pace.c). */
+	u64 link_busy_ns[SIO_MAX_ADAPTERS];
 };
 
 /* Per device: its BAR memory's generation (revoke.c). */
@@ -66,6 +68,7 @@ struct sim_dev_hw {
 	s32 runner_pid;		/* process whose model maps them, 0 = none */
 	u32 pad;
 	u64 runner_start;
+	u64 link_busy_ns;	/* its own PCIe link is taken until (pace.c) */
 };
 
 struct sim_shared {
@@ -88,7 +91,7 @@ struct sim_shared {
 	u64 cfg_stride;
 	u64 devs_hw_off;	/* struct sim_dev_hw[ndevices] */
 	u32 revoking;		/* revocations a model has yet to carry out */
-	u32 pad_r;
+	u32 no_pace;		/* the topology's fabric pace=off */
 };
 
 struct sim_models;	/* devmodel.c: the device-model runner */
@@ -128,6 +131,7 @@ struct sim_fabric {
 	int beat_running;
 	int stop;		/* atomic: asks the heartbeat thread to end */
 	struct sim_models *models;	/* models of the served nodes' devices */
+	int pace;		/* this process paces the DMA it performs */
 	struct sim_dmamaps dmamaps;
 };
 
@@ -179,6 +183,7 @@ void sim_cfg_init(struct sim_fabric *f, u32 dev);
 enum sim_loc_kind { SIM_LOC_RAM, SIM_LOC_BAR, SIM_LOC_MSI };
 struct sim_loc {
 	int kind;
+	s32 adapter;		/* DMA: the NTB adapter it left by, -1 none */
 	u32 node;		/* where the bytes are */
 	u32 index;		/* segment or device index */
 	u32 bar;
@@ -194,8 +199,31 @@ int sim_translate_dma(struct sim_fabric *f, u32 node, u16 rid, u64 addr,
 		      u64 len, struct sim_loc *out);
 int sim_backing_path(struct sim_fabric *f, const struct sim_loc *loc,
 		     char *path, size_t len);
+/* Device dev's DMA: a copy to (write) or from the device-side address
+ * addr, paced (pace.c): returns when the transaction would complete. */
 int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
 	    int write);
+/* The same without waiting: *done_ns is when the transaction completes
+ * (CLOCK_MONOTONIC), 0 when it is not paced; for device models, which
+ * hold back what depends on it (a completion) until then. */
+int sim_dma_start(struct sim_fabric *f, u32 dev, u64 addr, void *buf,
+		  size_t len, int write, u64 *done_ns);
+
+/*
+ * Pacing (pace.c): device DMA takes the time the simulated PCIe path
+ * would (its slowest link's rate, shared by everything crossing it, and
+ * each chip's latency), CPU loads and stores never.  On unless the
+ * topology says fabric pace=off; SMARTIO_PACE=on|off in the environment
+ * decides for the DMA this process performs.
+ */
+void sim_pace_init(struct sim_fabric *f);
+/* Under the lock: reserves the links of dev's transaction of len bytes to
+ * loc (reached as sim_translate_dma found it); its completion time. */
+u64 sim_pace_reserve(struct sim_fabric *f, u32 dev, const struct sim_loc *loc,
+		     size_t len, int write);
+/* Monotonic ns now; waits (sleeps, then spins) until t. */
+u64 sim_now_ns(void);
+void sim_wait_until(u64 t);
 
 /* Revoking BAR mappings when a borrow ends (revoke.c). */
 struct sim_dev_hw *sim_dev_hw(struct sim_fabric *f, u32 dev);

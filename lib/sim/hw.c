@@ -359,6 +359,7 @@ static int resolve_local(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 	u32 i, b;
 
 	memset(out, 0, sizeof(*out));
+	out->adapter = -1;
 	out->node = node;
 	if (addr >= SIO_MSI_BASE && addr < SIO_MSI_BASE + SIO_MSI_SIZE) {
 		out->kind = SIM_LOC_MSI;
@@ -435,7 +436,8 @@ static int check_slot(struct sim_fabric *f, u32 node, struct sio_adapter *ad,
  * contiguous on the far side, as a burst crossing them would be.
  */
 static int through_window(struct sim_fabric *f, u32 node, u64 addr, u64 len,
-			  u16 rid, u32 *tnode, u64 *taddr, const char **why)
+			  u16 rid, u32 *tnode, u64 *taddr, s32 *via,
+			  const char **why)
 {
 	struct sio_node *n = sio_node(f->reg, node);
 	u32 a;
@@ -486,6 +488,7 @@ static int through_window(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 		}
 		*tnode = first->target_node;
 		*taddr = first->target_addr + rel % ad->slot_size;
+		*via = (s32)a;
 		return 1;
 	}
 	return 0;
@@ -497,8 +500,9 @@ int sim_translate_cpu(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 	const char *why = "";
 	u32 tnode = node;
 	u64 taddr = addr;
+	s32 via = -1;
 	int r = through_window(f, node, addr, len, SIO_RID_CPU, &tnode, &taddr,
-			       &why);
+			       &via, &why);
 
 	if (r < 0)
 		return r;
@@ -557,7 +561,9 @@ int sim_translate_dma(struct sim_fabric *f, u32 node, u16 rid, u64 addr,
 	const char *why = "no-iommu-mapping";
 	u32 tnode = node;
 	u64 taddr = addr, phys;
-	int r = through_window(f, node, addr, len, rid, &tnode, &taddr, &why);
+	s32 via = -1;
+	int r = through_window(f, node, addr, len, rid, &tnode, &taddr, &via,
+			       &why);
 
 	u32 stop = node;	/* where a blocked transaction is counted */
 
@@ -574,6 +580,7 @@ int sim_translate_dma(struct sim_fabric *f, u32 node, u16 rid, u64 addr,
 			r = resolve_local(f, tnode, phys, len, out);
 			if (r)
 				why = "no-memory";
+			out->adapter = via;
 		}
 	}
 	if (r < 0) {
@@ -615,11 +622,23 @@ int sim_backing_path(struct sim_fabric *f, const struct sim_loc *loc,
 int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
 	    int write)
 {
+	u64 done = 0;
+	int err = sim_dma_start(f, dev, addr, buf, len, write, &done);
+
+	if (!err && done)
+		sim_wait_until(done);
+	return err;
+}
+
+int sim_dma_start(struct sim_fabric *f, u32 dev, u64 addr, void *buf,
+		  size_t len, int write, u64 *done_ns)
+{
 	struct sio_device *d;
 	struct sim_loc loc;
 	char path[320];
 	int err;
 
+	*done_ns = 0;
 	sim_lock(f);
 	if (dev >= f->reg->ndevices) {
 		sim_unlock(f);
@@ -652,6 +671,8 @@ int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
 		return 0;
 	}
 	err = sim_backing_path(f, &loc, path, sizeof(path));
+	if (!err && f->pace)
+		*done_ns = sim_pace_reserve(f, dev, &loc, len, write);
 	sim_unlock(f);
 	if (err)
 		return err;

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Pacing: the simulated fabric's device DMA takes the time the PCIe path
+ * it crosses would take, so that what the papers measured comes out of the
+ * simulator with its shape (issue 17, item 3).
+ *
+ * A transaction of len bytes from device dev to where sim_translate_dma
+ * sent it holds every link it crosses for len / rate, rate being that of
+ * the slowest of them (sio_path_speed: the device's own link, the adapter
+ * it leaves by, the switches, the adapter it arrives at; SmartIO section
+ * 7.1.5, ffLink section 8.2).  Each link is a "busy until" time in the
+ * shared state, so the four engines of one device, or two devices lent
+ * over one adapter, share its rate as they would share the wire.  The
+ * transaction completes when its last byte is through, plus the latency
+ * of the chips on the path: once for a write, which is posted, and twice
+ * for a read, whose completion comes back the way the request went
+ * (SmartIO section 7.1.3): reads slow down with every hop, writes pipeline.
+ *
+ * The bytes are copied at once; only the completion waits, which is all
+ * a driver can observe.  CPU loads and stores through an mmap of a BAR or
+ * a segment are the user's own and never paced: no software is in their
+ * path to slow them (smartio-devices(7)).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fabric.h"
+
+#define NS_PER_S 1000000000ull
+/* Waits longer than this sleep, all but the last SPIN_NS of them. */
+#define SLEEP_NS 200000ull
+#define SPIN_NS 100000ull
+/* Below this the wait only spins: a yield may give the CPU away for a
+ * whole time slice on a loaded machine. */
+#define YIELD_NS 20000ull
+
+void sim_pace_init(struct sim_fabric *f)
+{
+	const char *env = getenv("SMARTIO_PACE");
+
+	f->pace = !f->sh->no_pace;
+	if (!env)
+		return;
+	if (!strcmp(env, "on") || !strcmp(env, "off"))
+		f->pace = !strcmp(env, "on");
+	else	/* a typo must not silently change what is measured */
+		fprintf(stderr, "smartio: SMARTIO_PACE must be on or off, not "
+			"'%s': the fabric's setting (pace=%s) stays\n", env,
+			f->pace ? "on" : "off");
+}
+
+u64 sim_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * NS_PER_S + (u64)ts.tv_nsec;
+}
+
+void sim_wait_until(u64 t)
+{
+	u64 now;
+
+	while ((now = sim_now_ns()) < t) {
+		if (t - now > SLEEP_NS) {
+			u64 ns = t - now - SPIN_NS;
+			struct timespec ts = { (time_t)(ns / NS_PER_S),
+					       (long)(ns % NS_PER_S) };
+
+			nanosleep(&ts, NULL);
+		} else if (t - now > YIELD_NS) {
+			sched_yield();
+		}
+	}
+}
+
+u64 sim_pace_reserve(struct sim_fabric *f, u32 dev, const struct sim_loc *loc,
+		     size_t len, int write)
+{
+	const struct sio_device *d = sio_dev(f->reg, dev);
+	struct sio_path_speed ps;
+	u64 *busy[3], rate = sio_link_rate(SIO_LINK_GEN, SIO_LINK_WIDTH);
+	u64 start = sim_now_ns(), end, lat = 0;
+	u32 n = 0, i;
+
+	/* The device's own slot: a Gen3 x8 link like the adapters'. */
+	busy[n++] = &sim_dev_hw(f, dev)->link_busy_ns;
+	if (loc->adapter >= 0 && loc->node != d->node &&
+	    !sio_path_speed(f->reg, d->node, (u32)loc->adapter, loc->node,
+			    &ps)) {
+		if (ps.rate < rate)
+			rate = ps.rate;
+		lat = ps.latency_ns;
+		busy[n++] = &sim_node_hw(f, d->node)->link_busy_ns[loc->adapter];
+		if (ps.far_adapter >= 0)
+			busy[n++] = &sim_node_hw(f, loc->node)
+					     ->link_busy_ns[ps.far_adapter];
+	}
+	for (i = 0; i < n; i++)
+		if (*busy[i] > start)
+			start = *busy[i];
+	/* rate is at least a Gen1 x1 link's: never 0; in two steps, so that
+	 * no length overflows. */
+	end = start + (u64)len / rate * NS_PER_S +
+	      (u64)len % rate * NS_PER_S / rate;
+	for (i = 0; i < n; i++)
+		*busy[i] = end;
+	return end + (write ? lat : 2 * lat);
+}

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The link's own speed (issue 17, item 3; smartio.conf(5), "Link speed
+ * and pacing"): the topology gives links a generation and width and chips
+ * a latency, every path knows its rate and latency, and the simulator
+ * paces device DMA by them: a transfer takes at least its size over the
+ * path's rate, transactions share the links they cross, reads complete a
+ * round trip of chip latencies after their last byte, and pace=off (or
+ * SMARTIO_PACE=off) leaves DMA unpaced.
+ *
+ * Times are only ever bounded from below: this runs on loaded machines.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "fabric.h"
+#include "smartio_internal.h"
+#include "topology_parse.h"
+
+/*
+ * a reaches b over a direct cable (0 switches: two adapter chips, 264 ns
+ * one way) and c through two cascaded switches (604 ns); acc0 lives on b,
+ * acc1 on c, both borrowed by a, which maps its segment for them.
+ */
+#define TOPO(fabric_opts)                                                 \
+	"fabric " fabric_opts "\n"                                        \
+	"switch left ports=4\n"                                           \
+	"switch right ports=4\n"                                          \
+	"cascade left:3 right:3\n"                                        \
+	"node a id=0 ram=64M\n"                                           \
+	"node b id=1 ram=64M\n"                                           \
+	"node c id=2 ram=64M\n"                                           \
+	"adapter a ntb0 peers=b\n"                                        \
+	"adapter b ntb0 peers=a\n"                                        \
+	"adapter a ntb1 switch=left:0\n"                                  \
+	"adapter c ntb0 switch=right:0\n"                                 \
+	"device b acc0 bdf=0000:01:00.0 vendor=0x10ee device=0x7038 "     \
+	"class=0x120000 bar0=16K\n"                                       \
+	"device c acc1 bdf=0000:01:00.0 vendor=0x10ee device=0x7038 "     \
+	"class=0x120000 bar0=16K\n"
+
+#define SEG (8u << 20)
+#define DIRECT_NS (2 * SIO_ADAPTER_LATENCY_NS)
+#define SWITCHED_NS (2 * SIO_ADAPTER_LATENCY_NS + 2 * SIO_SWITCH_LATENCY_NS)
+
+struct fx {
+	struct smartio *h;
+	char fabric[64];
+	unsigned a, acc0, acc1;
+	uint64_t io0, io1;	/* a's segment as acc0 and acc1 reach it */
+};
+
+static struct fx *open_fx(const char *topo)
+{
+	static struct fx fx;
+
+	memset(&fx, 0, sizeof(fx));
+	fx.h = th_open(topo, NULL, fx.fabric, sizeof(fx.fabric));
+	fx.a = th_node(fx.h, "a");
+	fx.acc0 = th_dev(fx.h, "acc0");
+	fx.acc1 = th_dev(fx.h, "acc1");
+	assert_int_equal(smartio_lend(fx.h, fx.acc0, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(smartio_lend(fx.h, fx.acc1, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(smartio_borrow(fx.h, fx.acc0, fx.a), 0);
+	assert_int_equal(smartio_borrow(fx.h, fx.acc1, fx.a), 0);
+	assert_int_equal(smartio_segment_create(fx.h, fx.a, "buf"), 0);
+	assert_int_equal(smartio_segment_set_size(fx.h, fx.a, "buf", SEG), 0);
+	assert_int_equal(smartio_segment_dma_map(fx.h, fx.a, "buf", fx.acc0,
+						 &fx.io0), 0);
+	assert_int_equal(smartio_segment_dma_map(fx.h, fx.a, "buf", fx.acc1,
+						 &fx.io1), 0);
+	return &fx;
+}
+
+static void close_fx(struct fx *fx)
+{
+	smartio_close(fx->h);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds that len bytes take at rate bytes per second. */
+static uint64_t xfer_ns(uint64_t len, uint64_t rate)
+{
+	return len * 1000000000ull / rate;
+}
+
+static uint64_t dev_busy(struct fx *fx, unsigned dev)
+{
+	struct sim_fabric *f = sio_lib_fabric(fx->h);
+	uint64_t t;
+
+	sim_lock(f);
+	t = sim_dev_hw(f, dev)->link_busy_ns;
+	sim_unlock(f);
+	return t;
+}
+
+static int parse(const char *text, struct sio_topology *t, char *err,
+		 size_t errlen)
+{
+	return sio_topo_parse(text, strlen(text), t, err, errlen);
+}
+
+static void test_parser_takes_gen_width_latency_and_pace(void **state)
+{
+	struct sio_topology t;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("fabric gen=2 width=4 pace=off\n"
+			       "switch s ports=4 gen=5 width=16 latency=90\n"
+			       "node x id=0\nnode y id=1\n"
+			       "adapter x ntb0 switch=s:0 gen=4 latency=150\n"
+			       "adapter y ntb0 switch=s:1\n",
+			       &t, err, sizeof(err)), 0);
+	assert_int_equal(t.no_pace, 1);
+	assert_int_equal(t.switches[0].gen, 5);
+	assert_int_equal(t.switches[0].width, 16);
+	assert_int_equal(t.switches[0].latency_ns, 90);
+	assert_int_equal(t.adapters[0].gen, 4);
+	assert_int_equal(t.adapters[0].width, 4);	/* the fabric's */
+	assert_int_equal(t.adapters[0].latency_ns, 150);
+	assert_int_equal(t.adapters[1].gen, 2);
+	assert_int_equal(t.adapters[1].latency_ns, 0);	/* the default */
+	sio_topo_free(&t);
+	assert_int_equal(parse("node x id=0\n", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.no_pace, 0);			/* paced by default */
+	sio_topo_free(&t);
+}
+
+static void test_parser_refuses_bad_link_values(void **state)
+{
+	static const struct {
+		const char *line, *msg;
+	} bad[] = {
+		{ "fabric gen=0", "line 1: gen must be from 1 to 5: 'gen=0'" },
+		{ "fabric gen=6", "line 1: gen must be from 1 to 5: 'gen=6'" },
+		{ "fabric gen=3x", "line 1: gen must be from 1 to 5: 'gen=3x'" },
+		{ "fabric gen=", "line 1: gen must be from 1 to 5: 'gen='" },
+		{ "fabric width=3",
+		  "line 1: width must be 1, 2, 4, 8 or 16 lanes: 'width=3'" },
+		{ "fabric width=32",
+		  "line 1: width must be 1, 2, 4, 8 or 16 lanes: 'width=32'" },
+		{ "fabric width=0",
+		  "line 1: width must be 1, 2, 4, 8 or 16 lanes: 'width=0'" },
+		{ "fabric width=8K",
+		  "line 1: width must be 1, 2, 4, 8 or 16 lanes: 'width=8K'" },
+		{ "fabric pace=no", "line 1: pace must be on or off: 'pace=no'" },
+		{ "fabric latency=150", "line 1: unknown fabric option: 'latency=150'" },
+		{ "switch s latency=0",
+		  "line 1: latency must be from 1 to 50000 ns: 'latency=0'" },
+		{ "switch s latency=50001",
+		  "line 1: latency must be from 1 to 50000 ns: 'latency=50001'" },
+		{ "switch s gen=9", "line 1: gen must be from 1 to 5: 'gen=9'" },
+		{ "node x id=0\nadapter x n peers=all width=12",
+		  "line 2: width must be 1, 2, 4, 8 or 16 lanes: 'width=12'" },
+		{ "node x id=0\nadapter x n peers=all pace=off",
+		  "line 2: unknown adapter option: 'pace=off'" },
+	};
+	struct sio_topology t;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(parse(bad[i].line, &t, err, sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, bad[i].msg);
+	}
+}
+
+static void test_path_rate_is_its_slowest_link(void **state)
+{
+	struct fx *fx = open_fx(TOPO("window=256M luts=64"));
+	struct sio_registry *r;
+	struct sio_path_speed ps;
+
+	(void)state;
+	sio_lib_lock(fx->h);
+	r = sio_lib_reg(fx->h);
+	/* b -> a over the cable: two adapters' chips. */
+	assert_int_equal(sio_path_speed(r, 1, 0, 0, &ps), 0);
+	assert_int_equal(ps.hops, 0);
+	assert_int_equal(ps.rate, 7306131544ull);	/* Gen3 x8 */
+	assert_int_equal(ps.latency_ns, DIRECT_NS);
+	assert_int_equal(ps.far_adapter, 0);
+	/* c -> a through both switches. */
+	assert_int_equal(sio_path_speed(r, 2, 0, 0, &ps), 0);
+	assert_int_equal(ps.hops, 2);
+	assert_int_equal(ps.latency_ns, SWITCHED_NS);
+	assert_int_equal(ps.far_adapter, 1);
+	sio_lib_unlock(fx->h);
+	close_fx(fx);
+
+	/* A Gen4 x16 switch on a Gen2 x4 adapter: the adapter's rate. */
+	fx = open_fx("fabric gen=4 width=16\n"
+		     "switch left ports=4 latency=100\n"
+		     "switch right ports=4 latency=100\n"
+		     "cascade left:3 right:3\n"
+		     "node a id=0 ram=64M\nnode b id=1 ram=64M\n"
+		     "node c id=2 ram=64M\n"
+		     "adapter a ntb0 peers=b\nadapter b ntb0 peers=a\n"
+		     "adapter a ntb1 switch=left:0 gen=2 width=4\n"
+		     "adapter c ntb0 switch=right:0 latency=1000\n"
+		     "device b acc0 bdf=0000:01:00.0 vendor=0x10ee "
+		     "device=0x7038 class=0x120000 bar0=16K\n"
+		     "device c acc1 bdf=0000:01:00.0 vendor=0x10ee "
+		     "device=0x7038 class=0x120000 bar0=16K\n");
+	sio_lib_lock(fx->h);
+	r = sio_lib_reg(fx->h);
+	assert_int_equal(sio_path_speed(r, 2, 0, 0, &ps), 0);
+	assert_int_equal(ps.rate, sio_link_rate(2, 4));
+	assert_int_equal(ps.latency_ns, 1000 + 100 + 100 +
+			 SIO_ADAPTER_LATENCY_NS);
+	assert_int_equal(sio_path_speed(r, 1, 0, 0, &ps), 0);
+	assert_int_equal(ps.rate, sio_link_rate(4, 16));
+	sio_lib_unlock(fx->h);
+	close_fx(fx);
+}
+
+/* A slow link (Gen1 x1, 232 MB/s): 4 MiB take at least 18 ms paced,
+ * far longer than a memcpy of them. */
+static void test_paced_dma_takes_at_least_size_over_rate(void **state)
+{
+	struct fx *fx = open_fx(TOPO("gen=1 width=1 window=256M luts=64"));
+	static uint8_t buf[4u << 20];
+	uint64_t t0, rate = sio_link_rate(1, 1);
+
+	(void)state;
+	memset(buf, 0x5a, sizeof(buf));
+	t0 = now_ns();
+	assert_int_equal(smartio_dma(fx->h, fx->acc0, fx->io0, buf,
+				     sizeof(buf), 1), 0);
+	assert_true(now_ns() - t0 >= xfer_ns(sizeof(buf), rate));
+	/* A read as well, and through both switches. */
+	t0 = now_ns();
+	assert_int_equal(smartio_dma(fx->h, fx->acc1, fx->io1, buf,
+				     sizeof(buf), 0), 0);
+	assert_true(now_ns() - t0 >= xfer_ns(sizeof(buf), rate) + 2 * SWITCHED_NS);
+	close_fx(fx);
+}
+
+/* Two transactions over one link: the second's bytes follow the first's. */
+static void test_transactions_share_the_link(void **state)
+{
+	struct fx *fx = open_fx(TOPO("window=256M luts=64"));
+	struct sim_fabric *f = sio_lib_fabric(fx->h);
+	static uint8_t buf[1u << 20];
+	uint64_t d1, d2, rate = sio_link_rate(3, 8);
+
+	(void)state;
+	assert_int_equal(sim_dma_start(f, fx->acc0, fx->io0, buf, sizeof(buf),
+				       1, &d1), 0);
+	assert_int_equal(sim_dma_start(f, fx->acc0, fx->io0, buf, sizeof(buf),
+				       1, &d2), 0);
+	assert_true(d1 && d2 >= d1 + xfer_ns(sizeof(buf), rate));
+	close_fx(fx);
+}
+
+/* A read completes a round trip of chip latencies after its last byte, a
+ * write one way: two more switches, 2 x 340 ns more per read. */
+static void test_reads_over_more_hops_complete_later(void **state)
+{
+	struct fx *fx = open_fx(TOPO("window=256M luts=64"));
+	struct sim_fabric *f = sio_lib_fabric(fx->h);
+	uint8_t buf[4096];
+	uint64_t done, t0, rate = sio_link_rate(3, 8);
+	unsigned i, n = 200;
+
+	(void)state;
+	assert_int_equal(sim_dma_start(f, fx->acc0, fx->io0, buf, sizeof(buf),
+				       0, &done), 0);
+	assert_int_equal(done - dev_busy(fx, fx->acc0), 2 * DIRECT_NS);
+	assert_int_equal(sim_dma_start(f, fx->acc1, fx->io1, buf, sizeof(buf),
+				       0, &done), 0);
+	assert_int_equal(done - dev_busy(fx, fx->acc1), 2 * SWITCHED_NS);
+	assert_int_equal(sim_dma_start(f, fx->acc1, fx->io1, buf, sizeof(buf),
+				       1, &done), 0);
+	assert_int_equal(done - dev_busy(fx, fx->acc1), SWITCHED_NS);
+	/* One read after the other, as a driver waiting for each. */
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		assert_int_equal(smartio_dma(fx->h, fx->acc1, fx->io1, buf,
+					     sizeof(buf), 0), 0);
+	assert_true(now_ns() - t0 >=
+		    n * (xfer_ns(sizeof(buf), rate) + 2 * SWITCHED_NS));
+	close_fx(fx);
+}
+
+static void expect_unpaced(struct fx *fx)
+{
+	struct sim_fabric *f = sio_lib_fabric(fx->h);
+	static uint8_t buf[1u << 20];
+	uint64_t done = 1;
+
+	assert_int_equal(sim_dma_start(f, fx->acc1, fx->io1, buf, sizeof(buf),
+				       0, &done), 0);
+	assert_int_equal(done, 0);
+	assert_int_equal(smartio_dma(fx->h, fx->acc1, fx->io1, buf,
+				     sizeof(buf), 1), 0);
+	assert_int_equal(dev_busy(fx, fx->acc1), 0);	/* no link taken */
+}
+
+static void test_pace_off_is_not_paced(void **state)
+{
+	struct fx *fx = open_fx(TOPO("gen=1 width=1 window=256M luts=64 pace=off"));
+	struct sim_fabric *f;
+	static uint8_t buf[4096];
+	uint64_t done = 0;
+
+	(void)state;
+	expect_unpaced(fx);
+	close_fx(fx);
+
+	/* The environment decides for this process, either way. */
+	setenv("SMARTIO_PACE", "off", 1);
+	fx = open_fx(TOPO("gen=1 width=1 window=256M luts=64"));
+	expect_unpaced(fx);
+	close_fx(fx);
+	setenv("SMARTIO_PACE", "on", 1);
+	fx = open_fx(TOPO("window=256M luts=64 pace=off"));
+	f = sio_lib_fabric(fx->h);
+	assert_int_equal(sim_dma_start(f, fx->acc0, fx->io0, buf, sizeof(buf),
+				       1, &done), 0);
+	assert_true(done != 0);
+	close_fx(fx);
+	unsetenv("SMARTIO_PACE");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parser_takes_gen_width_latency_and_pace),
+		cmocka_unit_test(test_parser_refuses_bad_link_values),
+		cmocka_unit_test(test_path_rate_is_its_slowest_link),
+		cmocka_unit_test(test_paced_dma_takes_at_least_size_over_rate),
+		cmocka_unit_test(test_transactions_share_the_link),
+		cmocka_unit_test(test_reads_over_more_hops_complete_later),
+		cmocka_unit_test(test_pace_off_is_not_paced),
+	};
+
+	unsetenv("SMARTIO_PACE");	/* the fabric decides, unless a test says */
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
