@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Reading: the text of every attribute file (sysfs style, one value per
- * file, newline-terminated) and the targets of the symbolic links.  Every
- * call asks libsmartio for the current state.
+ * The attribute files: one table per directory kind, one record per file
+ * (name, mode, show, store), each beside the functions that read and write
+ * it, as sysfs declares a DEVICE_ATTR_RW beside its show and store.  A
+ * group loads what its files show in one library call; a show renders the
+ * text (sysfs style, one value per file, newline-terminated); a store gets
+ * one value that writes.c has framed and hands it to libsmartio.  Also the
+ * targets of the symbolic links.  Every call asks for the current state.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,38 +41,104 @@ static const char *node_name(unsigned n)
 	return ni ? ni->name : "?";
 }
 
-static int render_node(const struct sfs_obj *o, struct sbuf *sb)
-{
-	struct smartio_node_info ni;
-	int rc = smartio_node_info(sfs.h, o->node, &ni);
+/* A show function printing one line made of what the group loaded. */
+#define SHOW_LINE(fn, fmt, ...)						\
+	static int fn(const struct sfs_obj *o, const union sfs_info *in, \
+		      struct sbuf *sb)					\
+	{								\
+		(void)o;						\
+		sb_printf(sb, fmt "\n", __VA_ARGS__);			\
+		return 0;						\
+	}
 
-	if (rc)
-		return rc;
-	if (o->attr == NA_ID)
-		sb_printf(sb, "%" PRIu32 "\n", ni.id);
-	else
-		sb_puts(sb, ni.state == SMARTIO_NODE_UP ? "up\n" : "down\n");
+/* A write that names a node (borrow, return, attach, detach): the mount
+ * must act for that node (authz.c). */
+static int parse_node_for(const struct sfs_obj *o, const char *buf,
+			  size_t size, const struct sfs_caller *who,
+			  unsigned *node)
+{
+	int rc = parse_node(buf, size, node);
+
+	return rc ? rc : authz(who, AZ_WRITE, o, (int)*node);
+}
+
+/* --- nodes/<node>/ --------------------------------------------------- */
+static int node_load(const struct sfs_obj *o, union sfs_info *in)
+{
+	return smartio_node_info(sfs.h, o->node, &in->node);
+}
+
+SHOW_LINE(node_id_show, "%" PRIu32, in->node.id)
+SHOW_LINE(node_state_show, "%s",
+	 in->node.state == SMARTIO_NODE_UP ? "up" : "down")
+
+static const struct sfs_attr node_attrs[NA_COUNT] = {
+	[NA_ID] = SFS_ATTR_RO(node, id),
+	[NA_STATE] = SFS_ATTR_RO(node, state),
+};
+
+/* --- nodes/<node>/adapters/<ntb>/ ----------------------------------- */
+static int adapter_load(const struct sfs_obj *o, union sfs_info *in)
+{
+	return smartio_adapter_info(sfs.h, o->node, o->adapter, &in->adapter);
+}
+
+SHOW_LINE(adapter_link_show, "%s", in->adapter.link_up ? "up" : "down")
+
+/*
+ * "down" or "up": fault injection on the simulated fabric (smartio(7),
+ * FAILURES AND MULTIPATH); smartio.ko answers EOPNOTSUPP.
+ */
+static int adapter_link_store(const struct sfs_obj *o, const char *buf,
+			      size_t size, const struct sfs_caller *who)
+{
+	static const char *const states[] = { "down", "up" };
+	int rc = parse_keyword(buf, size, states, 2);
+
+	(void)who;
+	return rc < 0 ? rc : smartio_link_set(sfs.h, o->node, o->adapter, rc);
+}
+
+static int adapter_peers_show(const struct sfs_obj *o,
+			      const union sfs_info *in, struct sbuf *sb)
+{
+	(void)o;
+	put_nodes(sb, in->adapter.peers);
 	return 0;
 }
 
+SHOW_LINE(adapter_luts_show, "%u %u", in->adapter.luts_used,
+	  in->adapter.luts_total)
+
+SHOW_LINE(adapter_requesters_show, "%u %u", in->adapter.req_used,
+	  in->adapter.req_total)
+
+SHOW_LINE(adapter_window_show, "%" PRIu64, in->adapter.window)
+
+SHOW_LINE(adapter_requesters_in_show, "%u %u", in->adapter.req_in_used,
+	  in->adapter.req_in_total)
+
 /* hops: each node the adapter reaches and the switches on the way. */
-static void put_hops(const struct sfs_obj *o, uint64_t peers, struct sbuf *sb)
+static int adapter_hops_show(const struct sfs_obj *o,
+			     const union sfs_info *in, struct sbuf *sb)
 {
 	unsigned n;
 	int hops;
 
 	for (n = 0; n < names_nnodes() && n < 64; n++) {
-		if (!(peers >> n & 1))
+		if (!(in->adapter.peers >> n & 1))
 			continue;
 		hops = smartio_path_hops(sfs.h, o->node, o->adapter, n);
 		if (hops >= 0)
 			sb_printf(sb, "%s %d\n", names_nodeinfo(n)->name, hops);
 	}
+	return 0;
 }
 
 /* The switch port the adapter is cabled to: name and port, or tables. */
-static int put_switch_port(const struct smartio_adapter_info *ai,
-			   unsigned attr, struct sbuf *sb)
+static int put_switch_port(const struct sfs_obj *o,
+			   const struct smartio_adapter_info *ai,
+			   struct sbuf *sb)
 {
 	struct smartio_switch_info si;
 	const struct smartio_port_info *p;
@@ -80,90 +150,145 @@ static int put_switch_port(const struct smartio_adapter_info *ai,
 	if (rc)
 		return rc;
 	p = &si.port[ai->port < SMARTIO_MAX_SWITCH_PORTS ? ai->port : 0];
-	if (attr == AA_SWITCH)
+	if (o->attr == AA_SWITCH)
 		sb_printf(sb, "%s %u\n", si.name, ai->port);
-	else if (attr == AA_SWITCH_REQUESTERS)
+	else if (o->attr == AA_SWITCH_REQUESTERS)
 		sb_printf(sb, "%u %u\n", p->req_used, p->req_total);
 	else
 		sb_printf(sb, "%u %u\n", p->req_in_used, p->req_in_total);
 	return 0;
 }
 
-static int render_adapter(const struct sfs_obj *o, struct sbuf *sb)
+static int adapter_switch_show(const struct sfs_obj *o,
+			       const union sfs_info *in, struct sbuf *sb)
 {
-	struct smartio_adapter_info ai;
-	int rc = smartio_adapter_info(sfs.h, o->node, o->adapter, &ai);
+	return put_switch_port(o, &in->adapter, sb);
+}
 
-	if (rc)
-		return rc;
-	switch (o->attr) {
-	case AA_LINK:
-		sb_puts(sb, ai.link_up ? "up\n" : "down\n");
-		break;
-	case AA_PEERS:
-		put_nodes(sb, ai.peers);
-		break;
-	case AA_LUTS:
-		sb_printf(sb, "%u %u\n", ai.luts_used, ai.luts_total);
-		break;
-	case AA_REQUESTERS:
-		sb_printf(sb, "%u %u\n", ai.req_used, ai.req_total);
-		break;
-	case AA_REQUESTERS_IN:
-		sb_printf(sb, "%u %u\n", ai.req_in_used, ai.req_in_total);
-		break;
-	case AA_HOPS:
-		put_hops(o, ai.peers, sb);
-		break;
-	case AA_SWITCH:
-	case AA_SWITCH_REQUESTERS:
-	case AA_SWITCH_REQUESTERS_IN:
-		return put_switch_port(&ai, o->attr, sb);
-	default:
-		sb_printf(sb, "%" PRIu64 "\n", ai.window);
-		break;
-	}
+#define adapter_switch_requesters_show adapter_switch_show
+#define adapter_switch_requesters_in_show adapter_switch_show
+
+static const struct sfs_attr adapter_attrs[AA_COUNT] = {
+	/* writable: simulator fault injection */
+	[AA_LINK] = SFS_ATTR_RW(adapter, link),
+	[AA_PEERS] = SFS_ATTR_RO(adapter, peers),
+	[AA_LUTS] = SFS_ATTR_RO(adapter, luts),
+	[AA_REQUESTERS] = SFS_ATTR_RO(adapter, requesters),
+	[AA_WINDOW] = SFS_ATTR_RO(adapter, window),
+	[AA_REQUESTERS_IN] = SFS_ATTR_RO(adapter, requesters_in),
+	[AA_HOPS] = SFS_ATTR_RO(adapter, hops),
+	[AA_SWITCH] = SFS_ATTR_RO(adapter, switch),
+	[AA_SWITCH_REQUESTERS] = SFS_ATTR_RO(adapter, switch_requesters),
+	[AA_SWITCH_REQUESTERS_IN] = SFS_ATTR_RO(adapter, switch_requesters_in),
+};
+
+/* --- nodes/<node>/segments/<seg>/ ----------------------------------- */
+static int seg_load(const struct sfs_obj *o, union sfs_info *in)
+{
+	return tree_segment(o->node, o->seg, &in->seg);
+}
+
+SHOW_LINE(seg_size_show, "%" PRIu64, in->seg.sized ? in->seg.size : 0)
+SHOW_LINE(seg_available_show, "%d", in->seg.available ? 1 : 0)
+
+static int seg_size_store(const struct sfs_obj *o, const char *buf,
+			  size_t size, const struct sfs_caller *who)
+{
+	uint64_t bytes;
+	int rc = parse_size(buf, size, &bytes);
+
+	(void)who;
+	return rc ? rc : smartio_segment_set_size(sfs.h, o->node, o->seg, bytes);
+}
+
+static int seg_available_store(const struct sfs_obj *o, const char *buf,
+			       size_t size, const struct sfs_caller *who)
+{
+	static const char *const bits[] = { "0", "1" };
+	int rc = parse_keyword(buf, size, bits, 2);
+
+	(void)who;
+	return rc < 0 ? rc : smartio_segment_set_available(sfs.h, o->node,
+							   o->seg, rc);
+}
+
+static int seg_attached_show(const struct sfs_obj *o,
+			     const union sfs_info *in, struct sbuf *sb)
+{
+	(void)o;
+	put_nodes(sb, in->seg.attached);
 	return 0;
 }
 
-static int render_seg(const struct sfs_obj *o, struct sbuf *sb)
+static int seg_attach_store(const struct sfs_obj *o, const char *buf,
+			    size_t size, const struct sfs_caller *who)
 {
-	struct smartio_segment_info si;
-	uint64_t addr;
-	int rc;
+	unsigned node;
+	int rc = parse_node_for(o, buf, size, who, &node);
 
-	if (o->kind == K_SEG_DMA_ATTR) {
-		rc = smartio_segment_dma_addr(sfs.h, o->node, o->seg, o->dev,
-					      &addr);
-		if (rc)
-			return rc;
-		sb_printf(sb, "0x%" PRIx64 "\n", addr);
-		return 0;
-	}
-	rc = tree_segment(o->node, o->seg, &si);
-	if (rc)
-		return rc;
-	switch (o->attr) {
-	case SA_SIZE:
-		sb_printf(sb, "%" PRIu64 "\n", si.sized ? si.size : 0);
-		break;
-	case SA_AVAILABLE:
-		sb_printf(sb, "%d\n", si.available ? 1 : 0);
-		break;
-	default:
-		put_nodes(sb, si.attached);
-		break;
-	}
-	return 0;
+	return rc ? rc : hold_attach(o->node, o->seg, node, who->pid);
 }
 
-static void render_resource(const struct smartio_device_info *di,
-			    struct sbuf *sb)
+static int seg_detach_store(const struct sfs_obj *o, const char *buf,
+			    size_t size, const struct sfs_caller *who)
+{
+	unsigned node;
+	int rc = parse_node_for(o, buf, size, who, &node);
+
+	return rc ? rc : hold_detach(o->node, o->seg, node);
+}
+
+static const struct sfs_attr seg_attrs[SA_COUNT] = {
+	[SA_SIZE] = SFS_ATTR_RW(seg, size),
+	[SA_AVAILABLE] = SFS_ATTR_RW(seg, available),
+	[SA_ATTACHED] = SFS_ATTR_RO(seg, attached),
+	[SA_ATTACH] = SFS_ATTR_WO(seg, attach),
+	[SA_DETACH] = SFS_ATTR_WO(seg, detach),
+};
+
+/* --- nodes/<node>/segments/<seg>/dma/<dev>/ ------------------------- */
+static int segdma_load(const struct sfs_obj *o, union sfs_info *in)
+{
+	return smartio_segment_dma_addr(sfs.h, o->node, o->seg, o->dev,
+					&in->addr);
+}
+
+SHOW_LINE(segdma_ioaddr_show, "0x%" PRIx64, in->addr)
+
+static const struct sfs_attr segdma_attrs[MA_COUNT] = {
+	[MA_IOADDR] = SFS_ATTR_RO(segdma, ioaddr),
+};
+
+/* --- dev/<dev>/ ------------------------------------------------------- */
+static int dev_load(const struct sfs_obj *o, union sfs_info *in)
+{
+	int rc = smartio_device_info(sfs.h, o->dev, &in->dev);
+
+	in->dev.name[SMARTIO_NAME_MAX - 1] = '\0';
+	in->dev.bdf[sizeof(in->dev.bdf) - 1] = '\0';
+	return rc;
+}
+
+SHOW_LINE(dev_fdid_show, "0x%08" PRIx32, in->dev.fdid)
+SHOW_LINE(dev_node_show, "%s", node_name(in->dev.node))
+SHOW_LINE(dev_bdf_show, "%s", in->dev.bdf)
+SHOW_LINE(dev_vendor_show, "0x%04x", in->dev.vendor)
+SHOW_LINE(dev_device_show, "0x%04x", in->dev.device)
+SHOW_LINE(dev_class_show, "0x%06" PRIx32, in->dev.class_code)
+SHOW_LINE(dev_subsystem_vendor_show, "0x%04x", in->dev.subsys_vendor)
+SHOW_LINE(dev_subsystem_device_show, "0x%04x", in->dev.subsys_device)
+SHOW_LINE(dev_revision_show, "0x%02x", in->dev.revision)
+SHOW_LINE(dev_mode_show, "%s",
+	 in->dev.mode == SMARTIO_SHARED ? "shared" : "exclusive")
+
+static int dev_resource_show(const struct sfs_obj *o,
+			     const union sfs_info *in, struct sbuf *sb)
 {
 	unsigned b;
 
+	(void)o;
 	for (b = 0; b < SMARTIO_MAX_BARS; b++) {
-		const struct smartio_bar_info *bi = &di->bar[b];
+		const struct smartio_bar_info *bi = &in->dev.bar[b];
 		unsigned long long start = 0, end = 0, flags = 0;
 
 		if (bi->size) {
@@ -178,13 +303,100 @@ static void render_resource(const struct smartio_device_info *di,
 		sb_printf(sb, "0x%016llx 0x%016llx 0x%016llx\n", start, end,
 			  flags);
 	}
+	return 0;
 }
 
-static int render_dma_windows(unsigned dev, struct sbuf *sb)
+static int dev_lend_show(const struct sfs_obj *o, const union sfs_info *in,
+			 struct sbuf *sb)
+{
+	(void)o;
+	if (in->dev.policy == SMARTIO_LEND_ALL)
+		sb_puts(sb, "all\n");
+	else if (in->dev.policy == SMARTIO_LEND_LIST)
+		put_nodes(sb, in->dev.lend_mask);
+	else
+		sb_puts(sb, "none\n");
+	return 0;
+}
+
+static int dev_lend_store(const struct sfs_obj *o, const char *buf,
+			  size_t size, const struct sfs_caller *who)
+{
+	uint64_t mask;
+	int rc, policy;
+
+	(void)who;
+	rc = parse_lend(buf, size, &policy, &mask);
+	return rc ? rc : smartio_lend(sfs.h, o->dev, policy, mask);
+}
+
+static int dev_borrow_show(const struct sfs_obj *o, const union sfs_info *in,
+			   struct sbuf *sb)
+{
+	(void)o;
+	put_nodes(sb, in->dev.borrowers);
+	return 0;
+}
+
+static int dev_borrow_store(const struct sfs_obj *o, const char *buf,
+			    size_t size, const struct sfs_caller *who)
+{
+	uint64_t window;
+	unsigned node;
+	int rc = parse_borrow(buf, size, &node, &window);
+
+	if (!rc)
+		rc = authz(who, AZ_WRITE, o, (int)node);
+	return rc ? rc : smartio_borrow_window(sfs.h, o->dev, node, window);
+}
+
+static int dev_return_store(const struct sfs_obj *o, const char *buf,
+			    size_t size, const struct sfs_caller *who)
+{
+	unsigned node;
+	int rc = parse_node_for(o, buf, size, who, &node);
+
+	return rc ? rc : smartio_return(sfs.h, o->dev, node);
+}
+
+static int dev_reclaim_store(const struct sfs_obj *o, const char *buf,
+			     size_t size, const struct sfs_caller *who)
+{
+	static const char *const one[] = { "1" };
+	int rc = parse_keyword(buf, size, one, 1);
+
+	(void)who;
+	return rc < 0 ? rc : smartio_reclaim(sfs.h, o->dev, sfs.self);
+}
+
+static int dev_mode_store(const struct sfs_obj *o, const char *buf,
+			  size_t size, const struct sfs_caller *who)
+{
+	static const char *const modes[] = { "exclusive", "shared" };
+	int rc = parse_keyword(buf, size, modes, 2);
+
+	(void)who;
+	return rc < 0 ? rc : smartio_set_mode(sfs.h, o->dev,
+			 rc ? SMARTIO_SHARED : SMARTIO_EXCLUSIVE);
+}
+
+static int dev_state_show(const struct sfs_obj *o, const union sfs_info *in,
+			  struct sbuf *sb)
+{
+	(void)o;
+	sb_puts(sb, in->dev.state == SMARTIO_DEV_BORROWED ? "borrowed\n" :
+		    in->dev.state == SMARTIO_DEV_AVAILABLE ? "available\n" :
+							    "local\n");
+	return 0;
+}
+
+static int dev_dma_window_show(const struct sfs_obj *o,
+			       const union sfs_info *in, struct sbuf *sb)
 {
 	struct smartio_dma_window w[64];
-	int n = smartio_dma_windows(sfs.h, dev, w, 64), i;
+	int n = smartio_dma_windows(sfs.h, o->dev, w, 64), i;
 
+	(void)in;
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && i < 64; i++)
@@ -193,11 +405,13 @@ static int render_dma_windows(unsigned dev, struct sbuf *sb)
 	return 0;
 }
 
-static int render_msi(unsigned dev, struct sbuf *sb)
+static int dev_msi_show(const struct sfs_obj *o, const union sfs_info *in,
+			struct sbuf *sb)
 {
 	struct smartio_msi_vector v[SFS_IRQ_MAX];
-	int n = smartio_msi_vectors(sfs.h, dev, v, SFS_IRQ_MAX), i;
+	int n = smartio_msi_vectors(sfs.h, o->dev, v, SFS_IRQ_MAX), i;
 
+	(void)in;
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && i < SFS_IRQ_MAX; i++)
@@ -206,19 +420,72 @@ static int render_msi(unsigned dev, struct sbuf *sb)
 	return 0;
 }
 
-static int render_peer_bar(const struct sfs_obj *o, struct sbuf *sb)
+static int dev_stats_show(const struct sfs_obj *o, const union sfs_info *in,
+			  struct sbuf *sb)
 {
-	int peer = names_dev(o->seg), rc;
-	uint64_t addr;
+	const struct smartio_dev_stats *st = &in->dev.stats;
+
+	(void)o;
+	sb_printf(sb, "borrows %" PRIu64 "\nreturns %" PRIu64
+		  "\nreclaims %" PRIu64 "\ndenied %" PRIu64
+		  "\ncfg_reads %" PRIu64 "\ncfg_writes %" PRIu64
+		  "\ndma_ops %" PRIu64 "\ndma_faults %" PRIu64
+		  "\nmsi %" PRIu64 "\ndriver_errors %" PRIu64 "\n",
+		  st->borrows, st->returns, st->reclaims, st->denied,
+		  st->cfg_reads, st->cfg_writes, st->dma_ops,
+		  st->dma_faults, st->msi, st->driver_errors);
+	return 0;
+}
+
+static const struct sfs_attr dev_attrs[DA_COUNT] = {
+	[DA_FDID] = SFS_ATTR_RO(dev, fdid),
+	[DA_NODE] = SFS_ATTR_RO(dev, node),
+	[DA_BDF] = SFS_ATTR_RO(dev, bdf),
+	[DA_VENDOR] = SFS_ATTR_RO(dev, vendor),
+	[DA_DEVICE] = SFS_ATTR_RO(dev, device),
+	[DA_CLASS] = SFS_ATTR_RO(dev, class),
+	[DA_SUBSYS_VENDOR] = SFS_ATTR_RO(dev, subsystem_vendor),
+	[DA_SUBSYS_DEVICE] = SFS_ATTR_RO(dev, subsystem_device),
+	[DA_REVISION] = SFS_ATTR_RO(dev, revision),
+	/* raw bytes at any offset: ops.c reads it, writes.c writes it */
+	[DA_CONFIG] = { "config", 0644, NULL, NULL, NULL },
+	[DA_RESOURCE] = SFS_ATTR_RO(dev, resource),
+	[DA_LEND] = SFS_ATTR_RW(dev, lend),
+	[DA_BORROW] = SFS_ATTR_RW(dev, borrow),
+	[DA_RETURN] = SFS_ATTR_WO(dev, return),
+	[DA_RECLAIM] = SFS_ATTR_WO(dev, reclaim),
+	[DA_MODE] = SFS_ATTR_RW(dev, mode),
+	[DA_STATE] = SFS_ATTR_RO(dev, state),
+	[DA_DMA_WINDOW] = SFS_ATTR_RO(dev, dma_window),
+	[DA_MSI] = SFS_ATTR_RO(dev, msi),
+	[DA_STATS] = SFS_ATTR_RO(dev, stats),
+};
+
+/* --- dev/<dev>/peers/<peer>/bar<N> ------------------------------------ */
+static int peer_bar_load(const struct sfs_obj *o, union sfs_info *in)
+{
+	int peer = names_dev(o->seg);
 
 	if (peer < 0)
 		return -ENOENT;
-	rc = smartio_peer_addr(sfs.h, o->dev, (unsigned)peer, o->bar, &addr);
-	if (rc)
-		return rc;
-	sb_printf(sb, "0x%" PRIx64 "\n", addr);
-	return 0;
+	return smartio_peer_addr(sfs.h, o->dev, (unsigned)peer, o->bar,
+				 &in->addr);
 }
+
+static const struct sfs_attr peer_bar_attr = {
+	"bar", 0444, segdma_ioaddr_show, NULL, NULL
+};
+
+#define ATTR_GROUP(nm, table) \
+	const struct sfs_attr_group nm = { table##_load, table##_attrs, \
+		sizeof(table##_attrs) / sizeof(table##_attrs[0]) }
+ATTR_GROUP(node_attr_group, node);
+ATTR_GROUP(adapter_attr_group, adapter);
+ATTR_GROUP(seg_attr_group, seg);
+ATTR_GROUP(segdma_attr_group, segdma);
+ATTR_GROUP(dev_attr_group, dev);
+const struct sfs_attr_group peer_bar_group = { peer_bar_load, &peer_bar_attr,
+					       1 };
 
 int irq_routed_here(unsigned dev, unsigned vec)
 {
@@ -229,75 +496,19 @@ int irq_routed_here(unsigned dev, unsigned vec)
 	       v[vec].node == sfs.self;
 }
 
-static int render_dev(const struct sfs_obj *o, struct sbuf *sb)
-{
-	struct smartio_device_info di;
-	const struct smartio_dev_stats *st = &di.stats;
-	int rc = smartio_device_info(sfs.h, o->dev, &di);
-
-	if (rc)
-		return rc;
-	di.name[SMARTIO_NAME_MAX - 1] = '\0';
-	di.bdf[sizeof(di.bdf) - 1] = '\0';
-	switch (o->attr) {
-	case DA_FDID: sb_printf(sb, "0x%08" PRIx32 "\n", di.fdid); break;
-	case DA_NODE: sb_printf(sb, "%s\n", node_name(di.node)); break;
-	case DA_BDF: sb_printf(sb, "%s\n", di.bdf); break;
-	case DA_VENDOR: sb_printf(sb, "0x%04x\n", di.vendor); break;
-	case DA_DEVICE: sb_printf(sb, "0x%04x\n", di.device); break;
-	case DA_CLASS: sb_printf(sb, "0x%06" PRIx32 "\n", di.class_code); break;
-	case DA_SUBSYS_VENDOR: sb_printf(sb, "0x%04x\n", di.subsys_vendor); break;
-	case DA_SUBSYS_DEVICE: sb_printf(sb, "0x%04x\n", di.subsys_device); break;
-	case DA_REVISION: sb_printf(sb, "0x%02x\n", di.revision); break;
-	case DA_RESOURCE: render_resource(&di, sb); break;
-	case DA_LEND:
-		if (di.policy == SMARTIO_LEND_ALL)
-			sb_puts(sb, "all\n");
-		else if (di.policy == SMARTIO_LEND_LIST)
-			put_nodes(sb, di.lend_mask);
-		else
-			sb_puts(sb, "none\n");
-		break;
-	case DA_BORROW: put_nodes(sb, di.borrowers); break;
-	case DA_MODE:
-		sb_puts(sb, di.mode == SMARTIO_SHARED ? "shared\n" : "exclusive\n");
-		break;
-	case DA_STATE:
-		sb_puts(sb, di.state == SMARTIO_DEV_BORROWED ? "borrowed\n" :
-			    di.state == SMARTIO_DEV_AVAILABLE ? "available\n" :
-							       "local\n");
-		break;
-	case DA_DMA_WINDOW: return render_dma_windows(o->dev, sb);
-	case DA_MSI: return render_msi(o->dev, sb);
-	case DA_STATS:
-		sb_printf(sb, "borrows %" PRIu64 "\nreturns %" PRIu64
-			  "\nreclaims %" PRIu64 "\ndenied %" PRIu64
-			  "\ncfg_reads %" PRIu64 "\ncfg_writes %" PRIu64
-			  "\ndma_ops %" PRIu64 "\ndma_faults %" PRIu64
-			  "\nmsi %" PRIu64 "\ndriver_errors %" PRIu64 "\n",
-			  st->borrows, st->returns, st->reclaims, st->denied,
-			  st->cfg_reads, st->cfg_writes, st->dma_ops,
-			  st->dma_faults, st->msi, st->driver_errors);
-		break;
-	default:
-		return -EACCES;	/* write-only (return, reclaim) or config */
-	}
-	return 0;
-}
-
 int attr_render(const struct sfs_obj *o, struct sbuf *sb)
 {
+	const struct sfs_attr_group *g = tree_attr_group(o);
+	const struct sfs_attr *a = tree_attr(o);
+	union sfs_info in;
 	int rc;
 
 	sb_reset(sb);
-	switch (o->kind) {
-	case K_NODE_ATTR: rc = render_node(o, sb); break;
-	case K_ADAPTER_ATTR: rc = render_adapter(o, sb); break;
-	case K_SEG_ATTR: case K_SEG_DMA_ATTR: rc = render_seg(o, sb); break;
-	case K_DEV_ATTR: rc = render_dev(o, sb); break;
-	case K_DEV_PEER_BAR: rc = render_peer_bar(o, sb); break;
-	default: rc = -EINVAL; break;
-	}
+	if (!g || !g->load || !a)
+		return -EINVAL;
+	rc = g->load(o, &in);
+	if (!rc)	/* not readable: write-only (return, reclaim) or config */
+		rc = a->show ? a->show(o, &in, sb) : -EACCES;
 	if (!rc && sb->oom)
 		rc = -ENOMEM;
 	return rc;

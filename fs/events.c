@@ -39,6 +39,9 @@ static struct {
 	struct ev_wait *head, **tail;
 } ev = { .lock = PTHREAD_MUTEX_INITIALIZER, .tail = &ev.head };
 
+static const struct sfs_attr events_attr = { "events", 0444, NULL, NULL, NULL };
+const struct sfs_attr_group events_group = { NULL, &events_attr, 1 };
+
 static struct ev_file *file_of(struct fuse_file_info *fi)
 {
 	return (struct ev_file *)(uintptr_t)fi->fh;

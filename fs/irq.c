@@ -38,6 +38,10 @@ static struct {
 	struct irq_wait *head;
 } iq = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* Every irq/<vec> file. */
+static const struct sfs_attr irq_attr = { "irq", 0444, NULL, NULL, NULL };
+const struct sfs_attr_group irq_group = { NULL, &irq_attr, 1 };
+
 static struct irq_file *file_of(struct fuse_file_info *fi)
 {
 	return (struct irq_file *)(uintptr_t)fi->fh;

@@ -50,6 +50,7 @@ struct options {
 	int version;
 	int stats;
 	int manage;
+	int list_attributes;
 };
 
 enum { KEY_HELP, KEY_VERSION };
@@ -70,6 +71,8 @@ static const struct fuse_opt option_spec[] = {
 	OPT("--fabric-group=%s", group), OPT("--fabric-group %s", group),
 	OPT("fabric_group=%s", group),
 	{ "--stats", offsetof(struct options, stats), 1 },
+	/* Not in --help: what the tables define, for the man page's test. */
+	{ "--list-attributes", offsetof(struct options, list_attributes), 1 },
 	{ "stats", offsetof(struct options, stats), 1 },
 	FUSE_OPT_KEY("-h", KEY_HELP), FUSE_OPT_KEY("--help", KEY_HELP),
 	FUSE_OPT_KEY("-V", KEY_VERSION), FUSE_OPT_KEY("--version", KEY_VERSION),
@@ -257,6 +260,10 @@ int main(int argc, char *argv[])
 		die("invalid arguments (see --help)");
 	if (o.help) {
 		usage(argv[0]);
+		return 0;
+	}
+	if (o.list_attributes) {
+		tree_print(stdout);
 		return 0;
 	}
 	if (o.version) {

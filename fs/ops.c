@@ -207,7 +207,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
-	const struct sfs_attrdef *d;
+	const struct sfs_attr *d;
 	struct sfs_caller who;
 	struct sfs_inode *e;
 	struct stat st;
@@ -227,7 +227,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	caller_of(req, &who);
 	if (to_set & FUSE_SET_ATTR_SIZE) {
 		/* O_TRUNC of a writable attribute is harmless: ignore it. */
-		d = tree_attrdef(&e->obj);
+		d = tree_attr(&e->obj);
 		if (!S_ISREG(tree_mode(&e->obj)) || !d || !(d->mode & 0200)) {
 			fuse_reply_err(req, EROFS);
 			return;
@@ -357,7 +357,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	const struct sfs_attrdef *d;
+	const struct sfs_attr *d;
 	struct attr_file *af;
 	struct sfs_caller who;
 	struct sfs_inode *e;
@@ -371,7 +371,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
-	d = tree_attrdef(&e->obj);
+	d = tree_attr(&e->obj);
 	if (!d || !S_ISREG(tree_mode(&e->obj))) {
 		fuse_reply_err(req, ELOOP);
 		return;

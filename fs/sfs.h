@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -156,13 +157,62 @@ static inline int sfs_obj_name(struct sfs_obj *o, const char *s)
 	return 0;
 }
 
-struct sfs_attrdef {
-	const char *name;
-	mode_t mode;		/* permission bits: 0444, 0644 or 0200 */
+/*
+ * The namespace as data.  Each directory kind has a table: first its
+ * attribute files (struct sfs_attr, attrs.c, one record per file, the way
+ * sysfs DEVICE_ATTR_RW declares one), then its other entries (struct
+ * sfs_entry, tree.c): named subdirectories, links and special files, and
+ * families of names that follow cluster state (nodes, devices, BARs...).
+ * Lookup and readdir walk these tables; adding an attribute adds one
+ * record and its show or store function.
+ */
+struct sfs_caller;
+
+/* What an attribute group loads once for a show (one library call). */
+union sfs_info {
+	struct smartio_node_info node;
+	struct smartio_adapter_info adapter;
+	struct smartio_segment_info seg;
+	struct smartio_device_info dev;
+	uint64_t addr;
 };
 
-/* The name and mode of attribute `attr` of an attribute-file object. */
-const struct sfs_attrdef *tree_attrdef(const struct sfs_obj *o);
+struct sfs_attr {
+	const char *name;
+	mode_t mode;		/* permission bits: 0444, 0644 or 0200 */
+	/* The file's text from what the group loaded; NULL: not readable. */
+	int (*show)(const struct sfs_obj *o, const union sfs_info *in,
+		    struct sbuf *sb);
+	/* One whole value written at offset 0 (writes.c checked the frame):
+	 * 0 or -errno; NULL: not a text value (read-only, or config). */
+	int (*store)(const struct sfs_obj *o, const char *buf, size_t size,
+		     const struct sfs_caller *who);
+	/* Whether it exists now; NULL: while its directory does. */
+	int (*present)(const struct sfs_obj *o);
+};
+
+/* The files of one attribute kind (K_DEV_ATTR...) or of one special file
+ * kind (K_EVENTS, K_DEV_IRQ_VEC, K_DEV_PEER_BAR: count 1, any o->attr). */
+struct sfs_attr_group {
+	int (*load)(const struct sfs_obj *o, union sfs_info *in);
+	const struct sfs_attr *attrs;
+	unsigned count;
+};
+
+/* sysfs-style declarations: <grp>_<name>_show and _store do the work. */
+#define SFS_ATTR_RO(grp, nm) { #nm, 0444, grp##_##nm##_show, NULL, NULL }
+#define SFS_ATTR_RW(grp, nm) \
+	{ #nm, 0644, grp##_##nm##_show, grp##_##nm##_store, NULL }
+#define SFS_ATTR_WO(grp, nm) { #nm, 0200, NULL, grp##_##nm##_store, NULL }
+
+extern const struct sfs_attr_group node_attr_group, adapter_attr_group,
+	seg_attr_group, segdma_attr_group, dev_attr_group, peer_bar_group,
+	events_group, irq_group;
+
+/* The record of an attribute-file object (NULL for other objects). */
+const struct sfs_attr *tree_attr(const struct sfs_obj *o);
+/* Its group (NULL for objects that are not files). */
+const struct sfs_attr_group *tree_attr_group(const struct sfs_obj *o);
 /* Child `name` of directory `dir` as it exists now: 0, -ENOENT, -ENOTDIR. */
 int tree_child(const struct sfs_obj *dir, const char *name,
 	       struct sfs_obj *out);
@@ -177,6 +227,9 @@ int tree_is_dir(const struct sfs_obj *o);
 typedef int (*tree_fill_fn)(void *ctx, const char *name,
 			    const struct sfs_obj *o);
 int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx);
+/* Prints every named entry the tables define, one path a line ("dev/<dev>/
+ * lend"; directories end in '/'): smartiofs --list-attributes. */
+void tree_print(FILE *f);
 /* Segment lookup by owner and name; 0 and info filled, or -ENOENT. */
 int tree_segment(unsigned owner, const char *name,
 		 struct smartio_segment_info *out);
@@ -263,6 +316,13 @@ int write_rmdir(const struct sfs_obj *dir, const char *name);
 /* Strict parsers, exposed for clarity and reuse. */
 int parse_token(const char *buf, size_t size, char *out, size_t outlen);
 int parse_size(const char *buf, size_t size, uint64_t *out);
+int parse_node(const char *buf, size_t size, unsigned *node);
+/* Index of the one keyword of kw[0..nkw) the value is, or -EINVAL. */
+int parse_keyword(const char *buf, size_t size, const char *const *kw,
+		  int nkw);
+int parse_borrow(const char *buf, size_t size, unsigned *node,
+		 uint64_t *window);
+int parse_lend(const char *buf, size_t size, int *policy, uint64_t *mask);
 
 /* --- the events file (events.c) ----------------------------------------- */
 void events_open(fuse_req_t req, struct fuse_file_info *fi);

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The path model of /smartio (smartio(7)): what each name under a
- * directory is, whether it exists in the current cluster state, and the
- * listing of every directory.  Objects are small values (struct sfs_obj);
- * nothing here caches cluster state.
+ * The path model of /smartio (smartio(7)) as data: a table of object
+ * kinds (what each is, whether it exists now) and, per directory kind, a
+ * table of entries.  A directory lists its attribute files first (their
+ * records are in attrs.c), then its entries: a named subdirectory, link or
+ * special file, or a family of names that follows cluster state (nodes,
+ * devices, segments, BARs, vectors, peers) with its own lookup and list.
+ * Lookup and readdir are walks of those tables.  Objects are small values
+ * (struct sfs_obj); nothing here caches cluster state.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,107 +15,33 @@
 
 #include "sfs.h"
 
-static const struct sfs_attrdef node_attrs[NA_COUNT] = {
-	[NA_ID] = { "id", 0444 },
-	[NA_STATE] = { "state", 0444 },
+struct sfs_entry {
+	const char *name;	/* NULL: a family of names */
+	uint8_t kind;		/* the child's kind */
+	/* named: listed only when present (NULL: always) */
+	int (*present)(const struct sfs_obj *o);
+	/* family: the child `name`, 0 or -ENOENT; and every child */
+	int (*lookup)(const struct sfs_obj *dir, const char *name,
+		      struct sfs_obj *out);
+	int (*list)(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx);
+	const char *pattern;	/* family: its names in --list-attributes */
 };
 
-static const struct sfs_attrdef adapter_attrs[AA_COUNT] = {
-	[AA_LINK] = { "link", 0644 },	/* writable: simulator fault injection */
-	[AA_PEERS] = { "peers", 0444 },
-	[AA_LUTS] = { "luts", 0444 },
-	[AA_REQUESTERS] = { "requesters", 0444 },
-	[AA_WINDOW] = { "window", 0444 },
-	[AA_REQUESTERS_IN] = { "requesters_in", 0444 },
-	[AA_HOPS] = { "hops", 0444 },
-	[AA_SWITCH] = { "switch", 0444 },
-	[AA_SWITCH_REQUESTERS] = { "switch_requesters", 0444 },
-	[AA_SWITCH_REQUESTERS_IN] = { "switch_requesters_in", 0444 },
+#define NAMED(nm, k) { nm, k, NULL, NULL, NULL, NULL }
+#define NAMED_IF(nm, k, pred) { nm, k, pred, NULL, NULL, NULL }
+#define FAMILY(k, fn, pat) { NULL, k, NULL, fn##_lookup, fn##_list, pat }
+
+struct kinddef {
+	mode_t fmt;		/* S_IFDIR, S_IFLNK or S_IFREG */
+	uint8_t dynamic;	/* exists as cluster state says: never cached */
+	uint8_t attr_kind;	/* directory: its attribute files' kind, or 0 */
+	uint8_t list_gone;	/* directory: listing it once gone is ENOENT */
+	uint8_t nents;
+	/* 0 when it exists now; NULL: always, while its parent does */
+	int (*valid)(const struct sfs_obj *o);
+	const struct sfs_entry *ents;	/* directory */
+	const struct sfs_attr_group *group;	/* file */
 };
-
-static const struct sfs_attrdef seg_attrs[SA_COUNT] = {
-	[SA_SIZE] = { "size", 0644 },
-	[SA_AVAILABLE] = { "available", 0644 },
-	[SA_ATTACHED] = { "attached", 0444 },
-	[SA_ATTACH] = { "attach", 0200 },
-	[SA_DETACH] = { "detach", 0200 },
-};
-
-static const struct sfs_attrdef segdma_attrs[MA_COUNT] = {
-	[MA_IOADDR] = { "ioaddr", 0444 },
-};
-
-static const struct sfs_attrdef dev_attrs[DA_COUNT] = {
-	[DA_FDID] = { "fdid", 0444 },
-	[DA_NODE] = { "node", 0444 },
-	[DA_BDF] = { "bdf", 0444 },
-	[DA_VENDOR] = { "vendor", 0444 },
-	[DA_DEVICE] = { "device", 0444 },
-	[DA_CLASS] = { "class", 0444 },
-	[DA_SUBSYS_VENDOR] = { "subsystem_vendor", 0444 },
-	[DA_SUBSYS_DEVICE] = { "subsystem_device", 0444 },
-	[DA_REVISION] = { "revision", 0444 },
-	[DA_CONFIG] = { "config", 0644 },
-	[DA_RESOURCE] = { "resource", 0444 },
-	[DA_LEND] = { "lend", 0644 },
-	[DA_BORROW] = { "borrow", 0644 },
-	[DA_RETURN] = { "return", 0200 },
-	[DA_RECLAIM] = { "reclaim", 0200 },
-	[DA_MODE] = { "mode", 0644 },
-	[DA_STATE] = { "state", 0444 },
-	[DA_DMA_WINDOW] = { "dma_window", 0444 },
-	[DA_MSI] = { "msi", 0444 },
-	[DA_STATS] = { "stats", 0444 },
-};
-
-static const struct sfs_attrdef events_def = { "events", 0444 };
-static const struct sfs_attrdef irq_def = { "irq", 0444 };
-static const struct sfs_attrdef peer_bar_def = { "bar", 0444 };
-
-struct table {
-	const struct sfs_attrdef *defs;
-	unsigned count;
-};
-
-static struct table attr_table(unsigned kind)
-{
-	struct table t = { NULL, 0 };
-
-	switch (kind) {
-	case K_NODE_ATTR: t.defs = node_attrs; t.count = NA_COUNT; break;
-	case K_ADAPTER_ATTR: t.defs = adapter_attrs; t.count = AA_COUNT; break;
-	case K_SEG_ATTR: t.defs = seg_attrs; t.count = SA_COUNT; break;
-	case K_SEG_DMA_ATTR: t.defs = segdma_attrs; t.count = MA_COUNT; break;
-	case K_DEV_ATTR: t.defs = dev_attrs; t.count = DA_COUNT; break;
-	default: break;
-	}
-	return t;
-}
-
-const struct sfs_attrdef *tree_attrdef(const struct sfs_obj *o)
-{
-	struct table t;
-
-	if (o->kind == K_EVENTS)
-		return &events_def;
-	if (o->kind == K_DEV_IRQ_VEC)
-		return &irq_def;
-	if (o->kind == K_DEV_PEER_BAR)
-		return &peer_bar_def;
-	t = attr_table(o->kind);
-	return o->attr < t.count ? &t.defs[o->attr] : NULL;
-}
-
-static int find_attr(unsigned kind, const char *name)
-{
-	struct table t = attr_table(kind);
-	unsigned i;
-
-	for (i = 0; i < t.count; i++)
-		if (!strcmp(t.defs[i].name, name))
-			return (int)i;
-	return -ENOENT;
-}
 
 int tree_segment(unsigned owner, const char *name,
 		 struct smartio_segment_info *out)
@@ -206,89 +136,6 @@ static int parse_segidx(const char *name, struct sfs_obj *out)
 	return -ENOENT;
 }
 
-int tree_is_dir(const struct sfs_obj *o)
-{
-	switch (o->kind) {
-	case K_ROOT: case K_NODES: case K_NODE: case K_ADAPTERS: case K_ADAPTER:
-	case K_NODE_DEVICES: case K_BORROWED: case K_SEGMENTS: case K_SEG:
-	case K_SEG_DMA: case K_SEG_DMA_DEV: case K_DEVS: case K_DEV:
-	case K_DEV_IRQ: case K_DEV_PEERS: case K_SEGIDX: case K_DEV_PEER:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-static int is_link(const struct sfs_obj *o)
-{
-	switch (o->kind) {
-	case K_SELF: case K_NODE_DEVLINK: case K_BORROWED_LINK: case K_SEG_MEM:
-	case K_DEV_BAR: case K_SEGIDX_LINK:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-mode_t tree_mode(const struct sfs_obj *o)
-{
-	const struct sfs_attrdef *d;
-
-	if (tree_is_dir(o))
-		return S_IFDIR | 0755;
-	if (is_link(o))
-		return S_IFLNK | 0777;
-	d = tree_attrdef(o);
-	return S_IFREG | (d ? d->mode : 0444);
-}
-
-int tree_dynamic(const struct sfs_obj *o)
-{
-	switch (o->kind) {
-	case K_BORROWED_LINK: case K_SEG: case K_SEG_ATTR: case K_SEG_MEM:
-	case K_SEG_DMA: case K_SEG_DMA_DEV: case K_SEG_DMA_ATTR: case K_DEV_BAR:
-	case K_SEGIDX_LINK: case K_DEV_IRQ_VEC: case K_DEV_PEER:
-	case K_DEV_PEER_BAR:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int tree_valid(const struct sfs_obj *o)
-{
-	struct smartio_segment_info si;
-	struct smartio_device_info di;
-	uint64_t addr;
-
-	switch (o->kind) {
-	case K_BORROWED_LINK:
-		if (dev_dynamic(o->dev, &di))
-			return -ENOENT;
-		return di.borrowers >> o->node & 1 ? 0 : -ENOENT;
-	case K_DEV_BAR:
-		if (dev_dynamic(o->dev, &di))
-			return -ENOENT;
-		return bar_visible(&di, o->bar) ? 0 : -ENOENT;
-	case K_SEG: case K_SEG_ATTR: case K_SEG_DMA: case K_SEGIDX_LINK:
-		return tree_segment(o->node, o->seg, &si);
-	case K_SEG_MEM:
-		if (tree_segment(o->node, o->seg, &si))
-			return -ENOENT;
-		return mem_visible(&si) ? 0 : -ENOENT;
-	case K_SEG_DMA_DEV: case K_SEG_DMA_ATTR:
-		return smartio_segment_dma_addr(sfs.h, o->node, o->seg, o->dev,
-						&addr) ? -ENOENT : 0;
-	case K_DEV_IRQ_VEC:
-		return irq_routed_here(o->dev, o->attr) ? 0 : -ENOENT;
-	case K_DEV_PEER:
-		return peer_mapped(o, -1) ? 0 : -ENOENT;
-	case K_DEV_PEER_BAR:
-		return peer_mapped(o, o->bar) ? 0 : -ENOENT;
-	default:
-		return 0;
-	}
-}
 
 static void init_child(const struct sfs_obj *dir, struct sfs_obj *out,
 		       unsigned kind)
@@ -297,236 +144,153 @@ static void init_child(const struct sfs_obj *dir, struct sfs_obj *out,
 	out->kind = (uint8_t)kind;
 }
 
-int tree_child(const struct sfs_obj *dir, const char *name,
-	       struct sfs_obj *out)
+/* --- what exists now ---------------------------------------------------- */
+static int seg_valid(const struct sfs_obj *o)
 {
 	struct smartio_segment_info si;
-	struct smartio_device_info di;
-	int i;
 
-	if (!tree_is_dir(dir))
-		return -ENOTDIR;
-	if (strlen(name) >= SMARTIO_NAME_MAX * 2)
-		return -ENOENT;
-	switch (dir->kind) {
-	case K_ROOT:
-		memset(out, 0, sizeof(*out));
-		if (!strcmp(name, "self"))
-			out->kind = K_SELF;
-		else if (!strcmp(name, "events"))
-			out->kind = K_EVENTS;
-		else if (!strcmp(name, "nodes"))
-			out->kind = K_NODES;
-		else if (!strcmp(name, "dev"))
-			out->kind = K_DEVS;
-		else if (!strcmp(name, "seg"))
-			out->kind = K_SEGIDX;
-		else
-			return -ENOENT;
-		return 0;
-	case K_NODES:
-		i = names_node(name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_NODE);
-		out->node = (uint16_t)i;
-		return 0;
-	case K_NODE:
-		if (!strcmp(name, "adapters"))
-			init_child(dir, out, K_ADAPTERS);
-		else if (!strcmp(name, "devices"))
-			init_child(dir, out, K_NODE_DEVICES);
-		else if (!strcmp(name, "borrowed"))
-			init_child(dir, out, K_BORROWED);
-		else if (!strcmp(name, "segments"))
-			init_child(dir, out, K_SEGMENTS);
-		else if ((i = find_attr(K_NODE_ATTR, name)) >= 0) {
-			init_child(dir, out, K_NODE_ATTR);
-			out->attr = (uint8_t)i;
-		} else
-			return -ENOENT;
-		return 0;
-	case K_ADAPTERS:
-		i = names_adapter(dir->node, name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_ADAPTER);
-		out->adapter = (uint16_t)i;
-		return 0;
-	case K_ADAPTER:
-		i = find_attr(K_ADAPTER_ATTR, name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_ADAPTER_ATTR);
-		out->attr = (uint8_t)i;
-		return 0;
-	case K_NODE_DEVICES:
-		i = names_dev(name);
-		if (i < 0 || names_devinfo((unsigned)i)->info.node != dir->node)
-			return -ENOENT;
-		init_child(dir, out, K_NODE_DEVLINK);
-		out->dev = (uint32_t)i;
-		return 0;
-	case K_BORROWED:
-		i = names_dev(name);
-		if (i < 0 || dev_dynamic((unsigned)i, &di) ||
-		    !(di.borrowers >> dir->node & 1))
-			return -ENOENT;
-		init_child(dir, out, K_BORROWED_LINK);
-		out->dev = (uint32_t)i;
-		return 0;
-	case K_SEGMENTS:
-		if (tree_segment(dir->node, name, &si))
-			return -ENOENT;
-		init_child(dir, out, K_SEG);
-		return sfs_obj_name(out, name);
-	case K_SEG:
-		if (tree_segment(dir->node, dir->seg, &si))
-			return -ENOENT;
-		if (!strcmp(name, "dma")) {
-			init_child(dir, out, K_SEG_DMA);
-			return 0;
-		}
-		if (!strcmp(name, "mem")) {
-			if (!mem_visible(&si))
-				return -ENOENT;
-			init_child(dir, out, K_SEG_MEM);
-			return 0;
-		}
-		i = find_attr(K_SEG_ATTR, name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_SEG_ATTR);
-		out->attr = (uint8_t)i;
-		return 0;
-	case K_SEG_DMA:
-		i = names_dev(name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_SEG_DMA_DEV);
-		out->dev = (uint32_t)i;
-		return tree_valid(out);
-	case K_SEG_DMA_DEV:
-		i = find_attr(K_SEG_DMA_ATTR, name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_SEG_DMA_ATTR);
-		out->attr = (uint8_t)i;
-		return tree_valid(out);
-	case K_DEVS:
-		i = names_dev(name);
-		if (i < 0)
-			return -ENOENT;
-		memset(out, 0, sizeof(*out));
-		out->kind = K_DEV;
-		out->dev = (uint32_t)i;
-		return 0;
-	case K_DEV:
-		if (!strcmp(name, "irq")) {
-			init_child(dir, out, K_DEV_IRQ);
-			return 0;
-		}
-		if (!strcmp(name, "peers")) {
-			init_child(dir, out, K_DEV_PEERS);
-			return 0;
-		}
-		i = parse_bar(name);
-		if (i >= 0) {
-			if (dev_dynamic(dir->dev, &di) || !bar_visible(&di, (unsigned)i))
-				return -ENOENT;
-			init_child(dir, out, K_DEV_BAR);
-			out->bar = (uint8_t)i;
-			return 0;
-		}
-		i = find_attr(K_DEV_ATTR, name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_DEV_ATTR);
-		out->attr = (uint8_t)i;
-		return 0;
-	case K_SEGIDX:
-		memset(out, 0, sizeof(*out));
-		out->kind = K_SEGIDX_LINK;
-		return parse_segidx(name, out);
-	case K_DEV_IRQ:
-		i = parse_vec(name);
-		if (i < 0 || !irq_routed_here(dir->dev, (unsigned)i))
-			return -ENOENT;
-		init_child(dir, out, K_DEV_IRQ_VEC);
-		out->attr = (uint8_t)i;
-		return 0;
-	case K_DEV_PEERS:
-		i = names_dev(name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_DEV_PEER);
-		if (sfs_obj_name(out, names_devinfo((unsigned)i)->info.name))
-			return -ENOENT;
-		return tree_valid(out);
-	case K_DEV_PEER:
-		i = parse_bar(name);
-		if (i < 0)
-			return -ENOENT;
-		init_child(dir, out, K_DEV_PEER_BAR);
-		out->bar = (uint8_t)i;
-		return tree_valid(out);
-	default:
-		return -ENOENT;
-	}
+	return tree_segment(o->node, o->seg, &si);
 }
 
-static int list_table(const struct sfs_obj *dir, unsigned kind,
-		      tree_fill_fn fill, void *ctx)
+static int mem_valid(const struct sfs_obj *o)
 {
-	struct table t = attr_table(kind);
+	struct smartio_segment_info si;
+
+	if (tree_segment(o->node, o->seg, &si))
+		return -ENOENT;
+	return mem_visible(&si) ? 0 : -ENOENT;
+}
+
+static int mem_present(const struct sfs_obj *o)
+{
+	return mem_valid(o) == 0;
+}
+
+static int segdma_valid(const struct sfs_obj *o)
+{
+	uint64_t addr;
+
+	return smartio_segment_dma_addr(sfs.h, o->node, o->seg, o->dev,
+					&addr) ? -ENOENT : 0;
+}
+
+static int borrowed_valid(const struct sfs_obj *o)
+{
+	struct smartio_device_info di;
+
+	if (dev_dynamic(o->dev, &di))
+		return -ENOENT;
+	return di.borrowers >> o->node & 1 ? 0 : -ENOENT;
+}
+
+static int bar_valid(const struct sfs_obj *o)
+{
+	struct smartio_device_info di;
+
+	if (dev_dynamic(o->dev, &di))
+		return -ENOENT;
+	return bar_visible(&di, o->bar) ? 0 : -ENOENT;
+}
+
+static int irq_valid(const struct sfs_obj *o)
+{
+	return irq_routed_here(o->dev, o->attr) ? 0 : -ENOENT;
+}
+
+static int peer_valid(const struct sfs_obj *o)
+{
+	return peer_mapped(o, -1) ? 0 : -ENOENT;
+}
+
+static int peer_bar_valid(const struct sfs_obj *o)
+{
+	return peer_mapped(o, o->bar) ? 0 : -ENOENT;
+}
+
+/* --- families ----------------------------------------------------------- */
+static int nodes_lookup(const struct sfs_obj *dir, const char *name,
+			struct sfs_obj *out)
+{
+	int i = names_node(name);
+
+	if (i < 0)
+		return -ENOENT;
+	init_child(dir, out, K_NODE);
+	out->node = (uint16_t)i;
+	return 0;
+}
+
+static int nodes_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+{
 	struct sfs_obj o;
 	unsigned i;
 	int rc;
 
-	for (i = 0; i < t.count; i++) {
-		init_child(dir, &o, kind);
-		o.attr = (uint8_t)i;
-		rc = fill(ctx, t.defs[i].name, &o);
+	for (i = 0; i < names_nnodes(); i++) {
+		init_child(dir, &o, K_NODE);
+		o.node = (uint16_t)i;
+		rc = fill(ctx, names_nodeinfo(i)->name, &o);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-static int list_segments(const struct sfs_obj *dir, tree_fill_fn fill,
+static int adapters_lookup(const struct sfs_obj *dir, const char *name,
+			   struct sfs_obj *out)
+{
+	int i = names_adapter(dir->node, name);
+
+	if (i < 0)
+		return -ENOENT;
+	init_child(dir, out, K_ADAPTER);
+	out->adapter = (uint16_t)i;
+	return 0;
+}
+
+static int adapters_list(const struct sfs_obj *dir, tree_fill_fn fill,
 			 void *ctx)
 {
-	unsigned i, slots = smartio_segment_slots(sfs.h);
-	struct smartio_segment_info si;
-	char name[SMARTIO_NAME_MAX * 2 + 2];
+	const struct sfs_nodeinfo *ni = names_nodeinfo(dir->node);
 	struct sfs_obj o;
+	unsigned i;
 	int rc;
 
-	for (i = 0; i < slots; i++) {
-		if (smartio_segment_at(sfs.h, i, &si) != 1)
-			continue;
-		si.name[SMARTIO_NAME_MAX - 1] = '\0';
-		if (dir->kind == K_SEGMENTS && si.owner != dir->node)
-			continue;
-		if (si.owner >= names_nnodes())
-			continue;
-		memset(&o, 0, sizeof(o));
-		o.node = (uint16_t)si.owner;
-		if (sfs_obj_name(&o, si.name))
-			continue;
-		if (dir->kind == K_SEGMENTS) {
-			o.kind = K_SEG;
-			rc = fill(ctx, si.name, &o);
-		} else {
-			o.kind = K_SEGIDX_LINK;
-			snprintf(name, sizeof(name), "%s.%s",
-				 names_nodeinfo(si.owner)->name, si.name);
-			rc = fill(ctx, name, &o);
-		}
+	for (i = 0; i < ni->nadapters; i++) {
+		init_child(dir, &o, K_ADAPTER);
+		o.adapter = (uint16_t)i;
+		rc = fill(ctx, ni->adapters[i], &o);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+/* Device `name` as a child of kind `kind` of dir, if it is one now. */
+static int dev_child(const struct sfs_obj *dir, const char *name,
+		     unsigned kind, struct sfs_obj *out)
+{
+	int i = names_dev(name);
+
+	if (i < 0)
+		return -ENOENT;
+	if (kind == K_DEV)
+		memset(out, 0, sizeof(*out));
+	else
+		*out = *dir;
+	out->kind = (uint8_t)kind;
+	out->dev = (uint32_t)i;
+	return tree_valid(out);
+}
+
+static int devlinks_lookup(const struct sfs_obj *dir, const char *name,
+			   struct sfs_obj *out)
+{
+	int i = names_dev(name);
+
+	if (i < 0 || names_devinfo((unsigned)i)->info.node != dir->node)
+		return -ENOENT;
+	return dev_child(dir, name, K_NODE_DEVLINK, out);
 }
 
 static int list_devs(const struct sfs_obj *dir, unsigned kind,
@@ -565,142 +329,511 @@ static int list_devs(const struct sfs_obj *dir, unsigned kind,
 	return 0;
 }
 
-int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+static int devlinks_list(const struct sfs_obj *dir, tree_fill_fn fill,
+			 void *ctx)
 {
-	static const char *const root[] = { "self", "events", "nodes", "dev",
-					    "seg" };
-	static const char *const node[] = { "adapters", "devices", "borrowed",
-					    "segments" };
+	return list_devs(dir, K_NODE_DEVLINK, fill, ctx);
+}
+
+static int borrowed_lookup(const struct sfs_obj *dir, const char *name,
+			   struct sfs_obj *out)
+{
+	return dev_child(dir, name, K_BORROWED_LINK, out);
+}
+
+static int borrowed_list(const struct sfs_obj *dir, tree_fill_fn fill,
+			 void *ctx)
+{
+	return list_devs(dir, K_BORROWED_LINK, fill, ctx);
+}
+
+static int devs_lookup(const struct sfs_obj *dir, const char *name,
+		       struct sfs_obj *out)
+{
+	return dev_child(dir, name, K_DEV, out);
+}
+
+static int devs_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+{
+	return list_devs(dir, K_DEV, fill, ctx);
+}
+
+static int segdma_lookup(const struct sfs_obj *dir, const char *name,
+			 struct sfs_obj *out)
+{
+	return dev_child(dir, name, K_SEG_DMA_DEV, out);
+}
+
+static int segdma_list(const struct sfs_obj *dir, tree_fill_fn fill,
+		       void *ctx)
+{
+	return list_devs(dir, K_SEG_DMA_DEV, fill, ctx);
+}
+
+static int segments_lookup(const struct sfs_obj *dir, const char *name,
+			   struct sfs_obj *out)
+{
 	struct smartio_segment_info si;
+
+	if (tree_segment(dir->node, name, &si))
+		return -ENOENT;
+	init_child(dir, out, K_SEG);
+	return sfs_obj_name(out, name);
+}
+
+static int segidx_lookup(const struct sfs_obj *dir, const char *name,
+			 struct sfs_obj *out)
+{
+	(void)dir;
+	memset(out, 0, sizeof(*out));
+	out->kind = K_SEGIDX_LINK;
+	return parse_segidx(name, out);
+}
+
+static int segments_list(const struct sfs_obj *dir, tree_fill_fn fill,
+			 void *ctx)
+{
+	unsigned i, slots = smartio_segment_slots(sfs.h);
+	struct smartio_segment_info si;
+	char name[SMARTIO_NAME_MAX * 2 + 2];
+	struct sfs_obj o;
+	int rc;
+
+	for (i = 0; i < slots; i++) {
+		if (smartio_segment_at(sfs.h, i, &si) != 1)
+			continue;
+		si.name[SMARTIO_NAME_MAX - 1] = '\0';
+		if (dir->kind == K_SEGMENTS && si.owner != dir->node)
+			continue;
+		if (si.owner >= names_nnodes())
+			continue;
+		memset(&o, 0, sizeof(o));
+		o.node = (uint16_t)si.owner;
+		if (sfs_obj_name(&o, si.name))
+			continue;
+		if (dir->kind == K_SEGMENTS) {
+			o.kind = K_SEG;
+			rc = fill(ctx, si.name, &o);
+		} else {
+			o.kind = K_SEGIDX_LINK;
+			snprintf(name, sizeof(name), "%s.%s",
+				 names_nodeinfo(si.owner)->name, si.name);
+			rc = fill(ctx, name, &o);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+#define segidx_list segments_list
+
+static int bars_lookup(const struct sfs_obj *dir, const char *name,
+		       struct sfs_obj *out)
+{
+	struct smartio_device_info di;
+	int i = parse_bar(name);
+
+	if (i < 0 || dev_dynamic(dir->dev, &di) || !bar_visible(&di, (unsigned)i))
+		return -ENOENT;
+	init_child(dir, out, K_DEV_BAR);
+	out->bar = (uint8_t)i;
+	return 0;
+}
+
+static int bars_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+{
 	struct smartio_device_info di;
 	struct sfs_obj o;
 	char name[8];
 	unsigned i;
 	int rc;
 
-	switch (dir->kind) {
-	case K_ROOT:
-	case K_NODE:
-		if (dir->kind == K_NODE) {
-			rc = list_table(dir, K_NODE_ATTR, fill, ctx);
-			if (rc)
-				return rc;
-		}
-		for (i = 0; i < (dir->kind == K_ROOT ? 5u : 4u); i++) {
-			const char *nm = dir->kind == K_ROOT ? root[i] : node[i];
-
-			if (tree_child(dir, nm, &o) == 0 && (rc = fill(ctx, nm, &o)))
-				return rc;
-		}
+	if (dev_dynamic(dir->dev, &di))
 		return 0;
-	case K_NODES:
-		for (i = 0; i < names_nnodes(); i++) {
-			init_child(dir, &o, K_NODE);
-			o.node = (uint16_t)i;
-			rc = fill(ctx, names_nodeinfo(i)->name, &o);
-			if (rc)
-				return rc;
-		}
-		return 0;
-	case K_ADAPTERS:
-		for (i = 0; i < names_nodeinfo(dir->node)->nadapters; i++) {
-			init_child(dir, &o, K_ADAPTER);
-			o.adapter = (uint16_t)i;
-			rc = fill(ctx, names_nodeinfo(dir->node)->adapters[i], &o);
-			if (rc)
-				return rc;
-		}
-		return 0;
-	case K_ADAPTER:
-		return list_table(dir, K_ADAPTER_ATTR, fill, ctx);
-	case K_NODE_DEVICES:
-		return list_devs(dir, K_NODE_DEVLINK, fill, ctx);
-	case K_BORROWED:
-		return list_devs(dir, K_BORROWED_LINK, fill, ctx);
-	case K_DEVS:
-		return list_devs(dir, K_DEV, fill, ctx);
-	case K_SEGMENTS:
-	case K_SEGIDX:
-		return list_segments(dir, fill, ctx);
-	case K_SEG:
-		if (tree_segment(dir->node, dir->seg, &si))
-			return -ENOENT;
-		rc = list_table(dir, K_SEG_ATTR, fill, ctx);
-		if (!rc && mem_visible(&si)) {
-			init_child(dir, &o, K_SEG_MEM);
-			rc = fill(ctx, "mem", &o);
-		}
-		if (!rc) {
-			init_child(dir, &o, K_SEG_DMA);
-			rc = fill(ctx, "dma", &o);
-		}
-		return rc;
-	case K_SEG_DMA:
-		return list_devs(dir, K_SEG_DMA_DEV, fill, ctx);
-	case K_SEG_DMA_DEV:
-		return list_table(dir, K_SEG_DMA_ATTR, fill, ctx);
-	case K_DEV:
-		rc = list_table(dir, K_DEV_ATTR, fill, ctx);
+	for (i = 0; i < SMARTIO_MAX_BARS; i++) {
+		if (!bar_visible(&di, i))
+			continue;
+		init_child(dir, &o, K_DEV_BAR);
+		o.bar = (uint8_t)i;
+		snprintf(name, sizeof(name), "bar%u", i);
+		rc = fill(ctx, name, &o);
 		if (rc)
 			return rc;
-		if (dev_dynamic(dir->dev, &di) == 0) {
-			for (i = 0; i < SMARTIO_MAX_BARS; i++) {
-				if (!bar_visible(&di, i))
-					continue;
-				init_child(dir, &o, K_DEV_BAR);
-				o.bar = (uint8_t)i;
-				snprintf(name, sizeof(name), "bar%u", i);
-				rc = fill(ctx, name, &o);
-				if (rc)
-					return rc;
-			}
-		}
-		init_child(dir, &o, K_DEV_IRQ);
-		rc = fill(ctx, "irq", &o);
-		if (!rc) {
-			init_child(dir, &o, K_DEV_PEERS);
-			rc = fill(ctx, "peers", &o);
-		}
-		return rc;
-	case K_DEV_IRQ:
-		for (i = 0; i < SFS_IRQ_MAX; i++) {
-			if (!irq_routed_here(dir->dev, i))
-				continue;
-			init_child(dir, &o, K_DEV_IRQ_VEC);
-			o.attr = (uint8_t)i;
-			snprintf(name, sizeof(name), "%u", i);
-			rc = fill(ctx, name, &o);
-			if (rc)
-				return rc;
-		}
-		return 0;
-	case K_DEV_PEERS: {
-		unsigned peers[64];
-		int n = smartio_peers(sfs.h, dir->dev, peers, 64), k;
+	}
+	return 0;
+}
 
-		for (k = 0; k < n && k < 64; k++) {
-			init_child(dir, &o, K_DEV_PEER);
-			if (sfs_obj_name(&o, names_devinfo(peers[k])->info.name))
-				continue;
-			rc = fill(ctx, o.seg, &o);
-			if (rc)
-				return rc;
-		}
-		return 0;
+static int vecs_lookup(const struct sfs_obj *dir, const char *name,
+		       struct sfs_obj *out)
+{
+	int i = parse_vec(name);
+
+	if (i < 0 || !irq_routed_here(dir->dev, (unsigned)i))
+		return -ENOENT;
+	init_child(dir, out, K_DEV_IRQ_VEC);
+	out->attr = (uint8_t)i;
+	return 0;
+}
+
+static int vecs_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+{
+	struct sfs_obj o;
+	char name[8];
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < SFS_IRQ_MAX; i++) {
+		if (!irq_routed_here(dir->dev, i))
+			continue;
+		init_child(dir, &o, K_DEV_IRQ_VEC);
+		o.attr = (uint8_t)i;
+		snprintf(name, sizeof(name), "%u", i);
+		rc = fill(ctx, name, &o);
+		if (rc)
+			return rc;
 	}
-	case K_DEV_PEER:
-		for (i = 0; i < SMARTIO_MAX_BARS; i++) {
-			init_child(dir, &o, K_DEV_PEER_BAR);
-			o.bar = (uint8_t)i;
-			if (!peer_mapped(&o, (int)i))
-				continue;
-			snprintf(name, sizeof(name), "bar%u", i);
-			rc = fill(ctx, name, &o);
-			if (rc)
-				return rc;
-		}
-		return 0;
-	default:
+	return 0;
+}
+
+static int peers_lookup(const struct sfs_obj *dir, const char *name,
+			struct sfs_obj *out)
+{
+	int i = names_dev(name);
+
+	if (i < 0)
+		return -ENOENT;
+	init_child(dir, out, K_DEV_PEER);
+	if (sfs_obj_name(out, names_devinfo((unsigned)i)->info.name))
+		return -ENOENT;
+	return tree_valid(out);
+}
+
+static int peers_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+{
+	unsigned peers[64];
+	int n = smartio_peers(sfs.h, dir->dev, peers, 64), k, rc;
+	struct sfs_obj o;
+
+	for (k = 0; k < n && k < 64; k++) {
+		init_child(dir, &o, K_DEV_PEER);
+		if (sfs_obj_name(&o, names_devinfo(peers[k])->info.name))
+			continue;
+		rc = fill(ctx, o.seg, &o);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int peer_bars_lookup(const struct sfs_obj *dir, const char *name,
+			    struct sfs_obj *out)
+{
+	int i = parse_bar(name);
+
+	if (i < 0)
+		return -ENOENT;
+	init_child(dir, out, K_DEV_PEER_BAR);
+	out->bar = (uint8_t)i;
+	return tree_valid(out);
+}
+
+static int peer_bars_list(const struct sfs_obj *dir, tree_fill_fn fill,
+			  void *ctx)
+{
+	struct sfs_obj o;
+	char name[8];
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < SMARTIO_MAX_BARS; i++) {
+		init_child(dir, &o, K_DEV_PEER_BAR);
+		o.bar = (uint8_t)i;
+		if (!peer_mapped(&o, (int)i))
+			continue;
+		snprintf(name, sizeof(name), "bar%u", i);
+		rc = fill(ctx, name, &o);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* --- the tables ------------------------------------------------------- */
+static const struct sfs_entry root_ents[] = {
+	NAMED("self", K_SELF),
+	NAMED("events", K_EVENTS),
+	NAMED("nodes", K_NODES),
+	NAMED("dev", K_DEVS),
+	NAMED("seg", K_SEGIDX),
+};
+static const struct sfs_entry nodes_ents[] = {
+	FAMILY(K_NODE, nodes, "<node>"),
+};
+static const struct sfs_entry node_ents[] = {
+	NAMED("adapters", K_ADAPTERS),
+	NAMED("devices", K_NODE_DEVICES),
+	NAMED("borrowed", K_BORROWED),
+	NAMED("segments", K_SEGMENTS),
+};
+static const struct sfs_entry adapters_ents[] = {
+	FAMILY(K_ADAPTER, adapters, "<ntb>"),
+};
+static const struct sfs_entry devices_ents[] = {
+	FAMILY(K_NODE_DEVLINK, devlinks, "<dev>"),
+};
+static const struct sfs_entry borrowed_ents[] = {
+	FAMILY(K_BORROWED_LINK, borrowed, "<dev>"),
+};
+static const struct sfs_entry segments_ents[] = {
+	FAMILY(K_SEG, segments, "<seg>"),
+};
+static const struct sfs_entry seg_ents[] = {
+	NAMED_IF("mem", K_SEG_MEM, mem_present),
+	NAMED("dma", K_SEG_DMA),
+};
+static const struct sfs_entry segdma_ents[] = {
+	FAMILY(K_SEG_DMA_DEV, segdma, "<dev>"),
+};
+static const struct sfs_entry devs_ents[] = {
+	FAMILY(K_DEV, devs, "<dev>"),
+};
+static const struct sfs_entry dev_ents[] = {
+	FAMILY(K_DEV_BAR, bars, "bar<N>"),
+	NAMED("irq", K_DEV_IRQ),
+	NAMED("peers", K_DEV_PEERS),
+};
+static const struct sfs_entry segidx_ents[] = {
+	FAMILY(K_SEGIDX_LINK, segidx, "<node>.<seg>"),
+};
+static const struct sfs_entry irq_ents[] = {
+	FAMILY(K_DEV_IRQ_VEC, vecs, "<vec>"),
+};
+static const struct sfs_entry peers_ents[] = {
+	FAMILY(K_DEV_PEER, peers, "<dev>"),
+};
+static const struct sfs_entry peer_ents[] = {
+	FAMILY(K_DEV_PEER_BAR, peer_bars, "bar<N>"),
+};
+
+#define N(a) (uint8_t)(sizeof(a) / sizeof((a)[0]))
+#define DIR(tbl, ...) { .fmt = S_IFDIR, .ents = tbl, .nents = N(tbl), __VA_ARGS__ }
+#define LINK(dyn, ...) { .fmt = S_IFLNK, .dynamic = dyn, __VA_ARGS__ }
+#define FILE_OF(grp, ...) { .fmt = S_IFREG, .group = &grp, __VA_ARGS__ }
+
+static const struct kinddef kinds[] = {
+	[K_ROOT] = DIR(root_ents),
+	[K_SELF] = LINK(0),
+	[K_EVENTS] = FILE_OF(events_group),
+	[K_NODES] = DIR(nodes_ents),
+	[K_NODE] = DIR(node_ents, .attr_kind = K_NODE_ATTR),
+	[K_NODE_ATTR] = FILE_OF(node_attr_group),
+	[K_ADAPTERS] = DIR(adapters_ents),
+	[K_ADAPTER] = { .fmt = S_IFDIR, .attr_kind = K_ADAPTER_ATTR },
+	[K_ADAPTER_ATTR] = FILE_OF(adapter_attr_group),
+	[K_NODE_DEVICES] = DIR(devices_ents),
+	[K_NODE_DEVLINK] = LINK(0),
+	[K_BORROWED] = DIR(borrowed_ents),
+	[K_BORROWED_LINK] = LINK(1, .valid = borrowed_valid),
+	[K_SEGMENTS] = DIR(segments_ents),
+	[K_SEG] = DIR(seg_ents, .attr_kind = K_SEG_ATTR, .dynamic = 1,
+		      .list_gone = 1, .valid = seg_valid),
+	[K_SEG_ATTR] = FILE_OF(seg_attr_group, .dynamic = 1,
+			       .valid = seg_valid),
+	[K_SEG_MEM] = LINK(1, .valid = mem_valid),
+	[K_SEG_DMA] = DIR(segdma_ents, .dynamic = 1, .valid = seg_valid),
+	[K_SEG_DMA_DEV] = { .fmt = S_IFDIR, .attr_kind = K_SEG_DMA_ATTR,
+			     .dynamic = 1, .valid = segdma_valid },
+	[K_SEG_DMA_ATTR] = FILE_OF(segdma_attr_group, .dynamic = 1,
+				   .valid = segdma_valid),
+	[K_DEVS] = DIR(devs_ents),
+	[K_DEV] = DIR(dev_ents, .attr_kind = K_DEV_ATTR),
+	[K_DEV_ATTR] = FILE_OF(dev_attr_group),
+	[K_DEV_BAR] = LINK(1, .valid = bar_valid),
+	[K_DEV_IRQ] = DIR(irq_ents),
+	[K_DEV_PEERS] = DIR(peers_ents),
+	[K_SEGIDX] = DIR(segidx_ents),
+	[K_SEGIDX_LINK] = LINK(1, .valid = seg_valid),
+	[K_DEV_IRQ_VEC] = FILE_OF(irq_group, .dynamic = 1, .valid = irq_valid),
+	[K_DEV_PEER] = DIR(peer_ents, .dynamic = 1, .valid = peer_valid),
+	[K_DEV_PEER_BAR] = FILE_OF(peer_bar_group, .dynamic = 1,
+				   .valid = peer_bar_valid),
+};
+
+_Static_assert(N(kinds) == K_DEV_PEER_BAR + 1, "every kind has a record");
+
+static const struct kinddef *kind_of(const struct sfs_obj *o)
+{
+	static const struct kinddef unknown = { .fmt = S_IFREG };
+
+	return o->kind < N(kinds) ? &kinds[o->kind] : &unknown;
+}
+
+const struct sfs_attr_group *tree_attr_group(const struct sfs_obj *o)
+{
+	return kind_of(o)->group;
+}
+
+const struct sfs_attr *tree_attr(const struct sfs_obj *o)
+{
+	const struct sfs_attr_group *g = kind_of(o)->group;
+
+	if (!g)
+		return NULL;
+	if (g->count == 1)	/* a special file, or one of a family */
+		return &g->attrs[0];
+	return o->attr < g->count ? &g->attrs[o->attr] : NULL;
+}
+
+int tree_is_dir(const struct sfs_obj *o)
+{
+	return kind_of(o)->fmt == S_IFDIR;
+}
+
+mode_t tree_mode(const struct sfs_obj *o)
+{
+	const struct kinddef *k = kind_of(o);
+	const struct sfs_attr *a;
+
+	if (k->fmt == S_IFDIR)
+		return S_IFDIR | 0755;
+	if (k->fmt == S_IFLNK)
+		return S_IFLNK | 0777;
+	a = tree_attr(o);
+	return S_IFREG | (a ? a->mode : 0444);
+}
+
+int tree_dynamic(const struct sfs_obj *o)
+{
+	return kind_of(o)->dynamic;
+}
+
+int tree_valid(const struct sfs_obj *o)
+{
+	const struct kinddef *k = kind_of(o);
+
+	return k->valid ? k->valid(o) : 0;
+}
+
+/* The attribute files of dir: their group and the kind of the files. */
+static const struct sfs_attr_group *dir_attrs(const struct sfs_obj *dir)
+{
+	unsigned ak = kind_of(dir)->attr_kind;
+
+	return ak ? kinds[ak].group : NULL;
+}
+
+/*
+ * A named child is as its table says, and exists when its kind says so
+ * (an attribute of a segment while the segment does); a family answers
+ * for its names itself.
+ */
+int tree_child(const struct sfs_obj *dir, const char *name,
+	       struct sfs_obj *out)
+{
+	const struct kinddef *k = kind_of(dir);
+	const struct sfs_attr_group *g = dir_attrs(dir);
+	unsigned i;
+	int rc;
+
+	if (k->fmt != S_IFDIR)
 		return -ENOTDIR;
+	if (strlen(name) >= SMARTIO_NAME_MAX * 2)
+		return -ENOENT;
+	for (i = 0; g && i < g->count; i++) {
+		if (strcmp(g->attrs[i].name, name))
+			continue;
+		init_child(dir, out, k->attr_kind);
+		out->attr = (uint8_t)i;
+		if (g->attrs[i].present && !g->attrs[i].present(out))
+			return -ENOENT;
+		return tree_valid(out);
 	}
+	for (i = 0; i < k->nents; i++) {
+		const struct sfs_entry *e = &k->ents[i];
+
+		if (!e->name) {
+			rc = e->lookup(dir, name, out);
+			if (rc != -ENOENT)
+				return rc;
+			continue;
+		}
+		if (strcmp(e->name, name))
+			continue;
+		init_child(dir, out, e->kind);
+		return tree_valid(out);
+	}
+	return -ENOENT;
+}
+
+int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+{
+	const struct kinddef *k = kind_of(dir);
+	const struct sfs_attr_group *g = dir_attrs(dir);
+	struct sfs_obj o;
+	unsigned i;
+	int rc;
+
+	if (k->fmt != S_IFDIR)
+		return -ENOTDIR;
+	if (k->list_gone && tree_valid(dir))
+		return -ENOENT;
+	for (i = 0; g && i < g->count; i++) {
+		init_child(dir, &o, k->attr_kind);
+		o.attr = (uint8_t)i;
+		if (g->attrs[i].present && !g->attrs[i].present(&o))
+			continue;
+		rc = fill(ctx, g->attrs[i].name, &o);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < k->nents; i++) {
+		const struct sfs_entry *e = &k->ents[i];
+
+		if (!e->name) {
+			rc = e->list(dir, fill, ctx);
+		} else {
+			init_child(dir, &o, e->kind);
+			if (e->present && !e->present(&o))
+				continue;
+			rc = fill(ctx, e->name, &o);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void print_dir(FILE *f, unsigned kind, char *path, size_t len,
+		      size_t cap)
+{
+	const struct kinddef *k = &kinds[kind];
+	const struct sfs_attr_group *g = k->attr_kind ? kinds[k->attr_kind].group
+						     : NULL;
+	unsigned i;
+
+	for (i = 0; g && i < g->count; i++)
+		fprintf(f, "%s%s\n", path, g->attrs[i].name);
+	for (i = 0; i < k->nents; i++) {
+		const struct sfs_entry *e = &k->ents[i];
+		const char *nm = e->name ? e->name : e->pattern;
+		int dir = kinds[e->kind].fmt == S_IFDIR;
+		int n = snprintf(path + len, cap - len, "%s%s", nm,
+				 dir ? "/" : "");
+
+		if (n < 0 || (size_t)n >= cap - len)
+			continue;
+		if (e->name)
+			fprintf(f, "%s\n", path);
+		if (dir)
+			print_dir(f, e->kind, path, len + (size_t)n, cap);
+		path[len] = '\0';
+	}
+}
+
+void tree_print(FILE *f)
+{
+	char path[256] = "";
+
+	print_dir(f, K_ROOT, path, 0, sizeof(path));
 }

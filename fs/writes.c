@@ -77,7 +77,7 @@ int parse_size(const char *buf, size_t size, uint64_t *out)
 	return 0;
 }
 
-static int parse_node(const char *buf, size_t size, unsigned *node)
+int parse_node(const char *buf, size_t size, unsigned *node)
 {
 	char tok[SMARTIO_NAME_MAX];
 	int n;
@@ -100,8 +100,8 @@ static int parse_node(const char *buf, size_t size, unsigned *node)
 	return 0;
 }
 
-static int parse_keyword(const char *buf, size_t size, const char *const *kw,
-			 int nkw)
+int parse_keyword(const char *buf, size_t size, const char *const *kw,
+		  int nkw)
 {
 	char tok[32];
 	int i;
@@ -118,8 +118,8 @@ static int parse_keyword(const char *buf, size_t size, const char *const *kw,
  * A borrow: "NODE" or "NODE window=SIZE|ram" (the borrow's DMA window,
  * smartio(7)); *window is 0 for the default.
  */
-static int parse_borrow(const char *buf, size_t size, unsigned *node,
-			uint64_t *window)
+int parse_borrow(const char *buf, size_t size, unsigned *node,
+		 uint64_t *window)
 {
 	static const char key[] = "window=";
 	static const char *const ram[] = { "ram" };
@@ -142,8 +142,7 @@ static int parse_borrow(const char *buf, size_t size, unsigned *node,
 }
 
 /* "none" | "all" | node names separated by commas, spaces or newlines. */
-static int parse_lend(const char *buf, size_t size, int *policy,
-		      uint64_t *mask)
+int parse_lend(const char *buf, size_t size, int *policy, uint64_t *mask)
 {
 	static const char *const kw[] = { "none", "all" };
 	size_t len, i = 0, start;
@@ -191,93 +190,10 @@ static int parse_lend(const char *buf, size_t size, int *policy,
 	return 0;
 }
 
-static int write_dev(const struct sfs_obj *o, const char *buf, size_t size,
-		     const struct sfs_caller *who)
-{
-	static const char *const modes[] = { "exclusive", "shared" };
-	static const char *const one[] = { "1" };
-	uint64_t mask, window;
-	unsigned node;
-	int rc, policy;
-
-	switch (o->attr) {
-	case DA_LEND:
-		rc = parse_lend(buf, size, &policy, &mask);
-		return rc ? rc : smartio_lend(sfs.h, o->dev, policy, mask);
-	case DA_BORROW:
-		rc = parse_borrow(buf, size, &node, &window);
-		if (!rc)
-			rc = authz(who, AZ_WRITE, o, (int)node);
-		return rc ? rc : smartio_borrow_window(sfs.h, o->dev, node,
-						       window);
-	case DA_RETURN:
-		rc = parse_node(buf, size, &node);
-		if (!rc)
-			rc = authz(who, AZ_WRITE, o, (int)node);
-		return rc ? rc : smartio_return(sfs.h, o->dev, node);
-	case DA_RECLAIM:
-		rc = parse_keyword(buf, size, one, 1);
-		return rc < 0 ? rc : smartio_reclaim(sfs.h, o->dev, sfs.self);
-	case DA_MODE:
-		rc = parse_keyword(buf, size, modes, 2);
-		return rc < 0 ? rc : smartio_set_mode(sfs.h, o->dev,
-				 rc ? SMARTIO_SHARED : SMARTIO_EXCLUSIVE);
-	default:
-		return -EROFS;
-	}
-}
-
-static int write_seg(const struct sfs_obj *o, const char *buf, size_t size,
-		     const struct sfs_caller *who)
-{
-	static const char *const bits[] = { "0", "1" };
-	uint64_t bytes;
-	unsigned node;
-	int rc;
-
-	switch (o->attr) {
-	case SA_SIZE:
-		rc = parse_size(buf, size, &bytes);
-		return rc ? rc : smartio_segment_set_size(sfs.h, o->node, o->seg,
-							  bytes);
-	case SA_AVAILABLE:
-		rc = parse_keyword(buf, size, bits, 2);
-		return rc < 0 ? rc : smartio_segment_set_available(sfs.h, o->node,
-								   o->seg, rc);
-	case SA_ATTACH:
-		rc = parse_node(buf, size, &node);
-		if (!rc)
-			rc = authz(who, AZ_WRITE, o, (int)node);
-		return rc ? rc : hold_attach(o->node, o->seg, node, who->pid);
-	case SA_DETACH:
-		rc = parse_node(buf, size, &node);
-		if (!rc)
-			rc = authz(who, AZ_WRITE, o, (int)node);
-		return rc ? rc : hold_detach(o->node, o->seg, node);
-	default:
-		return -EROFS;
-	}
-}
-
-/*
- * "down" or "up": fault injection on the simulated fabric (smartio(7),
- * FAILURES AND MULTIPATH); smartio.ko answers EOPNOTSUPP.
- */
-static int write_adapter(const struct sfs_obj *o, const char *buf,
-			 size_t size)
-{
-	static const char *const states[] = { "down", "up" };
-	int rc;
-
-	if (o->attr != AA_LINK)
-		return -EROFS;
-	rc = parse_keyword(buf, size, states, 2);
-	return rc < 0 ? rc : smartio_link_set(sfs.h, o->node, o->adapter, rc);
-}
-
 int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
 	       off_t off, const struct sfs_caller *who)
 {
+	const struct sfs_attr *a = tree_attr(o);
 	int rc;
 
 	if (o->kind == K_DEV_ATTR && o->attr == DA_CONFIG) {
@@ -289,24 +205,11 @@ int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
 					  buf, (uint32_t)size);
 		return rc < 0 ? rc : (int)size;
 	}
-	if (o->kind == K_DEV_ATTR || o->kind == K_SEG_ATTR ||
-	    o->kind == K_ADAPTER_ATTR) {
-		const struct sfs_attrdef *d = tree_attrdef(o);
-
-		if (!d || !(d->mode & 0200))
-			return -EROFS;
-	} else {
+	if (!a || !a->store)
 		return -EROFS;
-	}
 	if (off != 0 || size == 0 || size > SFS_WRITE_MAX)
 		return -EINVAL;
-	if (o->kind == K_ADAPTER_ATTR)
-		rc = write_adapter(o, buf, size);
-	else
-		rc = o->kind == K_DEV_ATTR ? write_dev(o, buf, size, who)
-					   : write_seg(o, buf, size, who);
-	if (rc > 0)
-		rc = 0;
+	rc = a->store(o, buf, size, who);
 	return rc < 0 ? rc : (int)size;
 }
 
