@@ -46,6 +46,8 @@
  * doorbell at once; this is the closest a polled model gets.
  */
 #define SPIN_NS 250000ll
+/* How early the runner wakes for a paced completion, to poll its way in. */
+#define WAKE_EARLY_NS 20000ull
 
 struct sim_models {
 	pthread_t thread;
@@ -282,24 +284,37 @@ static void *runner(void *arg)
 	/* Short naps must stay short (the default slack is 50 us). */
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	while (!__atomic_load_n(&ms->stop, __ATOMIC_ACQUIRE)) {
-		int work = 0, waiting = 0;
+		int work = 0;
+		u64 wake = 0;
 		u32 i;
 
 		for (i = 0; i < ms->n; i++) {
-			ms->m[i].waiting = 0;
+			u64 w;
+
+			ms->m[i].wake_ns = 0;
 			work += sim_model_follow(&ms->m[i]) > 0;
 			work += ms->m[i].ops->poll(&ms->m[i]) > 0;
 			work += sim_model_irq_pending(&ms->m[i]) > 0;
-			waiting |= ms->m[i].waiting;
+			w = ms->m[i].wake_ns;
+			wake = w && (!wake || w < wake) ? w : wake;
 		}
 		if (work) {
 			idle_us = IDLE_MIN_US;
 			last_work = mono_ns();
 			continue;
 		}
-		/* A paced completion is due within microseconds: a nap would
-		 * overshoot it by tens of them. */
-		if (waiting || mono_ns() - last_work < SPIN_NS) {
+		/*
+		 * A paced completion is due: sleep towards it when it is far
+		 * (the other models' doorbells wait as long, at most one
+		 * transfer's time), spin for the last stretch, which a nap
+		 * would overshoot by tens of microseconds.
+		 */
+		if (wake) {
+			sim_wait_until(wake > WAKE_EARLY_NS ? wake - WAKE_EARLY_NS
+							    : wake);
+			continue;
+		}
+		if (mono_ns() - last_work < SPIN_NS) {
 			sched_yield();
 			continue;
 		} else {

@@ -45,9 +45,10 @@ struct sim_devmodel {
 	u64 bar_addr[SIO_MAX_BARS];	/* lender-local bus address */
 	u32 msix_table, msix_pba;	/* BAR 0 offsets */
 	u32 logged;			/* bit k: enum sim_drv_err k logged */
-	/* Set by poll when work waits for its paced completion time: the
-	 * runner then keeps polling instead of napping. */
-	int waiting;
+	/* Set by poll when work waits for a paced completion time: the
+	 * earliest (CLOCK_MONOTONIC ns), 0 for none.  The runner wakes for
+	 * it instead of napping past it. */
+	u64 wake_ns;
 	void *priv;
 };
 
