@@ -10,15 +10,18 @@
  * engine reports the error and the failing address, and the cluster's
  * events file gets a dma-fault line.
  *
- * -M picks how the data reaches memory the device can reach (ffLink's
- * three ways):
+ * The copy moves in chunks (-c, 1 MiB by default: ffLink's sweet spot),
+ * one transfer each, chunk i on engine i % engines, so that an engine
+ * setting up its next transfer leaves the link to the others, as ffLink's
+ * engines, one per thread, do (section 8.2).  -M picks how the data
+ * reaches memory the device can reach (ffLink's three ways):
  *   zero-copy  the data lives in the segments: the device moves it directly
  *              (the default);
  *   bounce     the data lives in this program's private memory: each chunk
- *              is copied into a segment (the bounce buffer), then moved by
- *              the device, one after the other;
- *   double     as bounce with two buffers: the CPU fills (or drains) one
- *              while the engines move the other.
+ *              is copied into its engine's buffer in a segment (the bounce
+ *              buffer), then moved by the device, one after the other;
+ *   double     as bounce with two buffers per engine: the CPU fills (or
+ *              drains) one while the engine moves the other.
  *
  * -r repeats the timed copy over the same buffers and prints the best
  * round's throughput (and the first's): the first round also pays for
@@ -271,35 +274,6 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Starts a copy of len bytes from src to dst split across n engines. */
-static void copy_start(unsigned n, uint64_t src, uint64_t dst, size_t len)
-{
-	size_t part = len / n;
-	unsigned e;
-
-	for (e = 0; e < n; e++)
-		start(e, src + e * part, dst + e * part,
-		      (uint32_t)(e + 1 == n ? len - e * part : part));
-}
-
-/* Waits for the n engines of copy_start; 1 if one of them failed. */
-static int copy_wait(unsigned n)
-{
-	unsigned e;
-	int bad = 0;
-
-	for (e = 0; e < n; e++)
-		if (wait_engine(e) & 4)
-			bad = 1;
-	return bad;
-}
-
-static int copy(unsigned n, uint64_t src, uint64_t dst, size_t len)
-{
-	copy_start(n, src, dst, len);
-	return copy_wait(n);
-}
-
 static int cmp_rate(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -315,55 +289,116 @@ static size_t min_size(size_t a, size_t b)
 }
 
 /*
- * Private memory `in` -> device memory -> private memory `out` through
- * bounce buffers: buffer k of the bounce segment is at bmem + k * chunk
- * (CPU) and bio + k * chunk (device).  With two buffers the CPU copies one
- * chunk while the engines move the other.
+ * One copy, in chunks of `chunk` bytes, chunk i on engine i % n:
+ * zero-copy from the segment at src_io into device memory at dev and on
+ * to the segment at dst_io; bounce and double from private memory `in`
+ * through engine e's buffers (nbuf of them, at bmem / bio + (e * nbuf +
+ * k) * chunk) into device memory and back out through them to `out`.
  */
-static int through_bounce(unsigned n, int two, const uint8_t *in,
-			  uint8_t *out, size_t size, size_t chunk,
-			  uint8_t *bmem, uint64_t bio, uint64_t dev)
+struct plan {
+	enum mode mode;
+	unsigned n, nbuf;
+	size_t size, chunk;
+	const uint8_t *in;
+	uint8_t *out, *bmem;
+	uint64_t src_io, dst_io, bio, dev;
+};
+
+/* Chunk i's buffer: CPU and device addresses. */
+static size_t slot(const struct plan *p, size_t i)
 {
-	size_t i, chunks = (size + chunk - 1) / chunk, len;
+	return ((i % p->n) * p->nbuf + (i / p->n) % p->nbuf) * p->chunk;
+}
+
+static size_t chunk_len(const struct plan *p, size_t i)
+{
+	return min_size(p->chunk, p->size - i * p->chunk);
+}
+
+/* Waits for engine e's transfer of chunk busy[e] (if any): 1 on error. */
+static int settle(long *busy, unsigned e)
+{
 	int bad = 0;
 
-	/* In: fill buffer i % 2 while chunk i - 1 moves. */
-	for (i = 0; i < chunks && !bad; i++) {
-		size_t k = two ? i % 2 : 0;
+	if (busy[e] >= 0)
+		bad = (wait_engine(e) & 4) != 0;
+	busy[e] = -1;
+	return bad;
+}
 
-		len = min_size(chunk, size - i * chunk);
-		memcpy(bmem + k * chunk, in + i * chunk, len);
-		if (two && i && copy_wait(n))
-			bad = 1;
-		copy_start(n, bio + k * chunk, dev + i * chunk, len);
-		if (!two && copy_wait(n))
-			bad = 1;
-	}
-	if (two && !bad && copy_wait(n))
-		bad = 1;
-	/* Out: drain buffer (i - 1) % 2 while chunk i moves. */
-	for (i = 0; i < chunks && !bad; i++) {
-		size_t k = two ? i % 2 : 0;
+/* The drain of chunk i, come back from the device into its buffer. */
+static void drain(const struct plan *p, long i)
+{
+	if (i >= 0 && p->mode != ZERO_COPY)
+		memcpy(p->out + (size_t)i * p->chunk, p->bmem + slot(p, (size_t)i),
+		       chunk_len(p, (size_t)i));
+}
 
-		len = min_size(chunk, size - i * chunk);
-		if (two && i && copy_wait(n))
-			bad = 1;
-		copy_start(n, dev + i * chunk, bio + k * chunk, len);
-		if (!two) {
-			bad |= copy_wait(n);
-			memcpy(out + i * chunk, bmem, len);
-		} else if (i) {
-			memcpy(out + (i - 1) * chunk, bmem + (1 - k) * chunk,
-			       min_size(chunk, size - (i - 1) * chunk));
+/* Into the device: fill (bounce, double) and start chunk after chunk. */
+static int copy_in(const struct plan *p, long *busy, size_t chunks)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < chunks && !bad; i++) {
+		unsigned e = (unsigned)(i % p->n);
+		size_t off = i * p->chunk, len = chunk_len(p, i);
+		uint64_t from = p->src_io + off;
+
+		if (p->mode != ZERO_COPY) {
+			/* One buffer: it is free once its transfer is done. */
+			if (p->nbuf == 1)
+				bad |= settle(busy, e);
+			memcpy(p->bmem + slot(p, i), p->in + off, len);
+			from = p->bio + slot(p, i);
 		}
+		bad |= settle(busy, e);
+		start(e, from, p->dev + off, (uint32_t)len);
+		busy[e] = (long)i;
 	}
-	if (two && !bad) {
-		bad |= copy_wait(n);
-		i = chunks - 1;
-		memcpy(out + i * chunk, bmem + (i % 2) * chunk,
-		       size - i * chunk);
+	for (i = 0; i < p->n; i++)
+		bad |= settle(busy, (unsigned)i);
+	return bad;
+}
+
+/* Out of the device: start chunk after chunk, drain each come back. */
+static int copy_out(const struct plan *p, long *busy, size_t chunks)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < chunks && !bad; i++) {
+		unsigned e = (unsigned)(i % p->n);
+		size_t off = i * p->chunk;
+		long prev = busy[e];
+		uint64_t to = p->mode == ZERO_COPY ? p->dst_io + off
+						   : p->bio + slot(p, i);
+
+		bad |= settle(busy, e);
+		/* One buffer: drained before the next transfer reuses it. */
+		if (p->nbuf == 1)
+			drain(p, prev);
+		start(e, p->dev + off, to, (uint32_t)chunk_len(p, i));
+		busy[e] = (long)i;
+		/* Two: drained while the engine fills the other. */
+		if (p->nbuf == 2)
+			drain(p, prev);
+	}
+	for (i = 0; i < p->n; i++) {
+		long prev = busy[i];
+
+		bad |= settle(busy, (unsigned)i);
+		drain(p, prev);
 	}
 	return bad;
+}
+
+static int run_copy(const struct plan *p)
+{
+	long busy[MAX_ENGINES] = { -1, -1, -1, -1 };
+	size_t chunks = (p->size + p->chunk - 1) / p->chunk;
+
+	return copy_in(p, busy, chunks) || copy_out(p, busy, chunks);
 }
 
 static void msix(int on)
@@ -393,7 +428,7 @@ static void msix(int on)
 
 int main(int argc, char **argv)
 {
-	size_t size = 4 << 20, chunk = 0, i;
+	size_t size = 4 << 20, chunk = 0, bounce_size = 0, i;
 	int chunk_given = 0;
 	unsigned engines = 4, e, rounds = 1, r;
 	enum mode mode = ZERO_COPY;
@@ -402,7 +437,7 @@ int main(int argc, char **argv)
 	uint8_t *in = NULL, *out = NULL;
 	int opt, fault = 0, borrowed = 0, bad = 0;
 	char p[512], buf[256], src_name[32], dst_name[32];
-	uint64_t src_io, dst_io, mem_addr, mem_size;
+	uint64_t src_io = 0, dst_io = 0, mem_addr, mem_size;
 	uint8_t *src, *dst;
 	double t, best = 0, first = 0, *rates = NULL;
 	double cpu_best = 0, cpu_first = 0, *cpu_rates = NULL;
@@ -479,10 +514,11 @@ int main(int argc, char **argv)
 		src = segment(src_name, size, &src_io);
 		dst = segment(dst_name, size, &dst_io);
 	} else {
-		/* One segment of one or two chunks: the bounce buffers. */
+		/* One segment of one or two chunks per engine: the bounce
+		 * buffers. */
 		snprintf(src_name, sizeof(src_name), "dmabnc%d", (int)getpid());
-		src = segment(src_name, mode == DOUBLE ? 2 * chunk : chunk,
-			      &src_io);
+		bounce_size = engines * (mode == DOUBLE ? 2 : 1) * chunk;
+		src = segment(src_name, bounce_size, &src_io);
 		dst = NULL;
 		in = aligned_alloc(4096, size);
 		out = aligned_alloc(4096, size);
@@ -524,6 +560,13 @@ int main(int argc, char **argv)
 		uint8_t *from = mode == ZERO_COPY ? src : in;
 		uint8_t *to = mode == ZERO_COPY ? dst : out;
 
+		struct plan plan = {
+			.mode = mode, .n = engines, .size = size, .chunk = chunk,
+			.nbuf = mode == DOUBLE ? 2 : 1, .in = in, .out = out,
+			.bmem = src, .src_io = src_io, .dst_io = dst_io,
+			.bio = src_io, .dev = mem_addr,
+		};
+
 		for (i = 0; i < size; i++)
 			from[i] = (uint8_t)(i * 31 + i / 4096);
 		rates = calloc(rounds, sizeof(*rates));
@@ -550,13 +593,7 @@ int main(int argc, char **argv)
 			}
 			memset(to, 0, size);
 			t = now();
-			if (mode == ZERO_COPY)
-				bad = copy(engines, src_io, mem_addr, size) ||
-				      copy(engines, mem_addr, dst_io, size);
-			else
-				bad = through_bounce(engines, mode == DOUBLE, in,
-						     out, size, chunk, src,
-						     src_io, mem_addr);
+			bad = run_copy(&plan);
 			t = 2.0 * (double)size / (now() - t) / 1e6;
 			if (!bad && memcmp(from, to, size)) {
 				fprintf(stderr, "smartio-dma-copy: destination differs\n");
@@ -594,7 +631,7 @@ int main(int argc, char **argv)
 		munmap(dst, size);
 		drop_segment(dst_name);
 	} else {
-		munmap(src, mode == DOUBLE ? 2 * chunk : chunk);
+		munmap(src, bounce_size);
 	}
 	drop_segment(src_name);
 	free(in);
