@@ -6,11 +6,16 @@
 EXTRA_PROGRAMS += tests/bench/memcpy_ratio
 tests_bench_memcpy_ratio_SOURCES = tests/bench/memcpy_ratio.c
 tests_bench_memcpy_ratio_CFLAGS = $(AM_CFLAGS) -O2
-CLEANFILES += tests/bench/memcpy_ratio
+EXTRA_PROGRAMS += tests/bench/dma_hops
+tests_bench_dma_hops_SOURCES = tests/bench/dma_hops.c
+tests_bench_dma_hops_LDADD = lib/libsmartio.la
+CLEANFILES += tests/bench/memcpy_ratio tests/bench/dma_hops
 EXTRA_DIST += tests/bench/bench.py tests/bench/gentopo.py tests/bench/replica.py \
-	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh tests/bench/ntb_switch.sh
+	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh tests/bench/ntb_switch.sh \
+	tests/bench/hops.conf
 
-bench: fs/smartiofs tests/bench/memcpy_ratio
+bench: fs/smartiofs tests/bench/memcpy_ratio tests/bench/dma_hops \
+	contrib/dma/smartio-dma-copy
 	BUILDDIR='$(abs_top_builddir)' $(PYTHON3) $(srcdir)/tests/bench/bench.py
 
 .PHONY: bench
