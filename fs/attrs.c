@@ -447,8 +447,8 @@ static const struct sfs_attr dev_attrs[DA_COUNT] = {
 	[DA_SUBSYS_VENDOR] = SFS_ATTR_RO(dev, subsystem_vendor),
 	[DA_SUBSYS_DEVICE] = SFS_ATTR_RO(dev, subsystem_device),
 	[DA_REVISION] = SFS_ATTR_RO(dev, revision),
-	/* raw bytes at any offset: ops.c reads it, writes.c writes it */
-	[DA_CONFIG] = { "config", 0644, NULL, NULL, NULL },
+	/* raw bytes at any offset, as in sysfs (ops.c) */
+	[DA_CONFIG] = { "config", 0644, NULL, NULL, NULL, &sfs_config_fops },
 	[DA_RESOURCE] = SFS_ATTR_RO(dev, resource),
 	[DA_LEND] = SFS_ATTR_RW(dev, lend),
 	[DA_BORROW] = SFS_ATTR_RW(dev, borrow),
@@ -473,7 +473,7 @@ static int peer_bar_load(const struct sfs_obj *o, union sfs_info *in)
 }
 
 static const struct sfs_attr peer_bar_attr = {
-	"bar", 0444, segdma_ioaddr_show, NULL, NULL
+	"bar", 0444, segdma_ioaddr_show, NULL, NULL, NULL
 };
 
 #define ATTR_GROUP(nm, table) \
@@ -580,19 +580,4 @@ int attr_config_read(const struct sfs_obj *o, char *buf, size_t size,
 		done += (size_t)rc;
 	}
 	return (int)done;
-}
-
-off_t attr_size(const struct sfs_obj *o)
-{
-	const struct sfs_dev *d;
-
-	if (o->kind == K_EVENTS)
-		return 0;
-	if (o->kind == K_DEV_IRQ_VEC)
-		return sizeof(uint32_t);
-	if (o->kind == K_DEV_ATTR && o->attr == DA_CONFIG) {
-		d = names_devinfo(o->dev);
-		return d ? (off_t)d->info.config_size : 0;
-	}
-	return SFS_ATTR_SIZE;
 }

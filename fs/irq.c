@@ -4,10 +4,9 @@
  * Each open file remembers the interrupt count it last returned (at open:
  * the current one).  A read of at least 4 bytes returns the count as a
  * native-endian 32-bit number once it differs from that; with nothing new
- * it fails with EAGAIN under O_NONBLOCK and is otherwise parked, without
- * holding a FUSE worker, until the watcher thread (notify.c) sees the
- * vector fire (every MSI bumps the cluster's change counter) or the
- * request interrupted.  A vector that stops being routed here fails the
+ * it fails with EAGAIN under O_NONBLOCK and is otherwise parked (waitq.c)
+ * until the watcher thread (notify.c) sees the vector fire (every MSI
+ * bumps the cluster's change counter) or the request interrupted.  A vector that stops being routed here fails the
  * reads with EIO.  poll() reports POLLIN when a read would not block.
  */
 #include <errno.h>
@@ -19,32 +18,15 @@
 #include "sfs.h"
 
 struct irq_file {
-	unsigned magic;		/* IRQ_FILE_MAGIC (see ops.c) */
+	struct sfs_file file;	/* first: what ops.c sees */
+	struct wq_file wq;
 	unsigned dev, vec;
 	uint64_t seen;
-	struct fuse_pollhandle *ph;
-	struct irq_file *prev, *next;
 };
 
-struct irq_wait {
-	fuse_req_t req;
-	struct irq_file *irf;
-	struct irq_wait *next;
-};
-
-static struct {
-	pthread_mutex_t lock;
-	struct irq_file *files;
-	struct irq_wait *head;
-} iq = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* Every irq/<vec> file. */
-static const struct sfs_attr irq_attr = { "irq", 0444, NULL, NULL, NULL };
-const struct sfs_attr_group irq_group = { NULL, &irq_attr, 1 };
-
-static struct irq_file *file_of(struct fuse_file_info *fi)
+static struct irq_file *irq_of(struct wq_file *f)
 {
-	return (struct irq_file *)(uintptr_t)fi->fh;
+	return (struct irq_file *)((char *)f - offsetof(struct irq_file, wq));
 }
 
 /* The vector's count when it is routed to this node, else -EIO. */
@@ -60,11 +42,13 @@ static int current(const struct irq_file *irf, uint64_t *count)
 }
 
 /* 1 when a read can be answered now (count or error), else 0. */
-static int answer(fuse_req_t req, struct irq_file *irf)
+static int irq_answer(fuse_req_t req, struct wq_file *f, size_t size)
 {
+	struct irq_file *irf = irq_of(f);
 	uint64_t count;
 	uint32_t v;
 
+	(void)size;
 	if (current(irf, &count)) {
 		fuse_reply_err(req, EIO);
 		return 1;
@@ -77,31 +61,50 @@ static int answer(fuse_req_t req, struct irq_file *irf)
 	return 1;
 }
 
-void irq_open(fuse_req_t req, const struct sfs_obj *o,
-	      struct fuse_file_info *fi)
+static unsigned irq_revents(struct wq_file *f)
+{
+	struct irq_file *irf = irq_of(f);
+	uint64_t count;
+
+	if (current(irf, &count))
+		return POLLERR;
+	return count != irf->seen ? POLLIN | POLLRDNORM : 0;
+}
+
+static const struct wq_ops irq_wq_ops = { irq_answer, irq_revents };
+struct waitq irq_q = WAITQ_INIT(irq_q, &irq_wq_ops);
+
+static const struct sfs_fops irq_fops;
+
+static void irq_release(struct fuse_file_info *fi)
+{
+	struct irq_file *irf = (struct irq_file *)sfs_file_of(fi);
+
+	if (!irf)
+		return;
+	wq_remove(&irq_q, &irf->wq);
+	free(irf);
+	fi->fh = 0;
+}
+
+static void irq_open(fuse_req_t req, const struct sfs_obj *o,
+		     struct fuse_file_info *fi)
 {
 	struct irq_file *irf = calloc(1, sizeof(*irf));
-	int err;
 
 	if (!irf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	irf->magic = IRQ_FILE_MAGIC;
+	irf->file.ops = &irq_fops;
 	irf->dev = o->dev;
 	irf->vec = o->attr;
-	err = current(irf, &irf->seen);
-	if (err) {
+	if (current(irf, &irf->seen)) {
 		free(irf);
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	pthread_mutex_lock(&iq.lock);
-	irf->next = iq.files;
-	if (iq.files)
-		iq.files->prev = irf;
-	iq.files = irf;
-	pthread_mutex_unlock(&iq.lock);
+	wq_add(&irq_q, &irf->wq);
 	fi->fh = (uintptr_t)irf;
 	fi->direct_io = 1;
 	fi->nonseekable = 1;
@@ -109,162 +112,46 @@ void irq_open(fuse_req_t req, const struct sfs_obj *o,
 		irq_release(fi);
 }
 
-void irq_read(fuse_req_t req, size_t size, struct fuse_file_info *fi)
+/* An open irq file outlives its vector: its reads fail with EIO. */
+static void irq_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
+		     off_t off, struct fuse_file_info *fi)
 {
-	struct irq_file *irf = file_of(fi);
-	struct irq_wait *w;
+	struct irq_file *irf = (struct irq_file *)sfs_file_of(fi);
 
+	(void)o;
+	(void)off;
 	if (size < sizeof(uint32_t)) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	pthread_mutex_lock(&iq.lock);
-	for (w = iq.head; w; w = w->next)
-		if (w->irf == irf)
-			break;
-	if (!w && answer(req, irf)) {
-		pthread_mutex_unlock(&iq.lock);
-		return;
-	}
-	if (fi->flags & O_NONBLOCK) {
-		pthread_mutex_unlock(&iq.lock);
-		fuse_reply_err(req, EAGAIN);
-		return;
-	}
-	w = calloc(1, sizeof(*w));
-	if (!w) {
-		pthread_mutex_unlock(&iq.lock);
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	w->req = req;
-	w->irf = irf;
-	/* Appended: readers of one file are served in order. */
-	{
-		struct irq_wait **pp = &iq.head;
-
-		while (*pp)
-			pp = &(*pp)->next;
-		*pp = w;
-	}
-	pthread_mutex_unlock(&iq.lock);
-	notify_poke();
+	wq_read(&irq_q, req, &irf->wq, size, fi->flags & O_NONBLOCK);
 }
 
-void irq_poll(fuse_req_t req, struct fuse_file_info *fi,
-	      struct fuse_pollhandle *ph)
+static void irq_poll(fuse_req_t req, struct fuse_file_info *fi,
+		     struct fuse_pollhandle *ph)
 {
-	struct irq_file *irf = file_of(fi);
-	unsigned revents = 0;
-	uint64_t count;
+	struct irq_file *irf = (struct irq_file *)sfs_file_of(fi);
 
-	pthread_mutex_lock(&iq.lock);
-	if (current(irf, &count))
-		revents = POLLERR;
-	else if (count != irf->seen)
-		revents = POLLIN | POLLRDNORM;
-	if (ph) {
-		if (irf->ph)
-			fuse_pollhandle_destroy(irf->ph);
-		irf->ph = ph;
-	}
-	pthread_mutex_unlock(&iq.lock);
-	fuse_reply_poll(req, revents);
-	if (ph)
-		notify_poke();
+	wq_poll(&irq_q, req, &irf->wq, ph);
 }
 
-void irq_release(struct fuse_file_info *fi)
+static off_t irq_size(const struct sfs_obj *o)
 {
-	struct irq_file *irf = file_of(fi);
-	struct irq_wait **pp, *w;
-
-	if (!irf)
-		return;
-	pthread_mutex_lock(&iq.lock);
-	for (pp = &iq.head; (w = *pp);) {
-		if (w->irf == irf) {
-			*pp = w->next;
-			fuse_reply_err(w->req, EINTR);
-			free(w);
-		} else {
-			pp = &w->next;
-		}
-	}
-	if (irf->prev)
-		irf->prev->next = irf->next;
-	else
-		iq.files = irf->next;
-	if (irf->next)
-		irf->next->prev = irf->prev;
-	if (irf->ph)
-		fuse_pollhandle_destroy(irf->ph);
-	irf->magic = 0;
-	pthread_mutex_unlock(&iq.lock);
-	free(irf);
-	fi->fh = 0;
+	(void)o;
+	return sizeof(uint32_t);
 }
 
-int irq_kick(void)
-{
-	struct irq_wait **pp, *w;
-	struct irq_file *irf;
-	uint64_t count;
-	int waiting;
+static const struct sfs_fops irq_fops = {
+	.open = irq_open,
+	.read = irq_read,
+	.poll = irq_poll,
+	.release = irq_release,
+	.size = irq_size,
+	.outlives = 1,
+};
 
-	pthread_mutex_lock(&iq.lock);
-	for (pp = &iq.head; (w = *pp);) {
-		if (fuse_req_interrupted(w->req)) {
-			*pp = w->next;
-			fuse_reply_err(w->req, EINTR);
-			free(w);
-			continue;
-		}
-		/* Only the first parked read of a file may take its news. */
-		{
-			struct irq_wait *x;
-
-			for (x = iq.head; x != w && x->irf != w->irf; x = x->next)
-				;
-			if (x != w) {
-				pp = &w->next;
-				continue;
-			}
-		}
-		if (answer(w->req, w->irf)) {
-			*pp = w->next;
-			free(w);
-			continue;
-		}
-		pp = &w->next;
-	}
-	for (irf = iq.files; irf; irf = irf->next) {
-		if (irf->ph && (current(irf, &count) || count != irf->seen)) {
-			fuse_lowlevel_notify_poll(irf->ph);
-			fuse_pollhandle_destroy(irf->ph);
-			irf->ph = NULL;
-		}
-	}
-	waiting = iq.head != NULL;
-	pthread_mutex_unlock(&iq.lock);
-	return waiting;
-}
-
-void irq_shutdown(void)
-{
-	struct irq_wait *w;
-	struct irq_file *irf;
-
-	pthread_mutex_lock(&iq.lock);
-	while ((w = iq.head)) {
-		iq.head = w->next;
-		fuse_reply_err(w->req, EINTR);
-		free(w);
-	}
-	for (irf = iq.files; irf; irf = irf->next) {
-		if (irf->ph)
-			fuse_pollhandle_destroy(irf->ph);
-		irf->ph = NULL;
-	}
-	pthread_mutex_unlock(&iq.lock);
-}
+/* Every irq/<vec> file. */
+static const struct sfs_attr irq_attr = {
+	"irq", 0444, NULL, NULL, NULL, &irq_fops
+};
+const struct sfs_attr_group irq_group = { NULL, &irq_attr, 1 };

@@ -364,8 +364,8 @@ int main(int argc, char *argv[])
 
 	reaper_stop();
 	notify_stop();
-	events_shutdown();
-	irq_shutdown();
+	wq_shutdown(&events_q);
+	wq_shutdown(&irq_q);
 	fuse_session_unmount(sfs.se);
 	fuse_remove_signal_handlers(sfs.se);
 	fuse_session_destroy(sfs.se);

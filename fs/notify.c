@@ -53,8 +53,8 @@ static void *watcher(void *arg)
 			seen = now;
 			invalidate_gone();
 		}
-		events_kick();
-		irq_kick();
+		wq_kick(&events_q);
+		wq_kick(&irq_q);
 		holds_reap();
 	}
 	return NULL;
@@ -88,6 +88,6 @@ void notify_poke(void)
 	/* The watcher wakes every WATCH_SLICE_MS; serving a parked read or a
 	 * fresh poll handle right away here is cheap and closes the window
 	 * between a reader finding nothing and parking. */
-	events_kick();
-	irq_kick();
+	wq_kick(&events_q);
+	wq_kick(&irq_q);
 }

@@ -20,10 +20,8 @@
 
 #define STATS_XATTR "user.smartiofs.stats"
 
-#define ATTR_FILE_MAGIC 0x41545452u	/* tells attribute files from events */
-
 struct attr_file {
-	unsigned magic;
+	struct sfs_file file;	/* first: sfs_text_fops or sfs_config_fops */
 	pthread_mutex_t lock;
 	struct sbuf sb;
 	int have;
@@ -99,6 +97,14 @@ static struct sfs_inode *live_or_reply(fuse_req_t req, fuse_ino_t ino)
 	return e;
 }
 
+/* What o does once open: its attribute record says, or it is text. */
+static const struct sfs_fops *fops_of(const struct sfs_obj *o)
+{
+	const struct sfs_attr *a = tree_attr(o);
+
+	return a && a->fops ? a->fops : &sfs_text_fops;
+}
+
 static void fill_stat(const struct sfs_obj *o, fuse_ino_t ino, struct stat *st)
 {
 	char target[SMARTIO_PATH_MAX];
@@ -115,7 +121,8 @@ static void fill_stat(const struct sfs_obj *o, fuse_ino_t ino, struct stat *st)
 		st->st_size = attr_link(o, target, sizeof(target)) == 0 ?
 			      (off_t)strlen(target) : 0;
 	else if (S_ISREG(st->st_mode))
-		st->st_size = attr_size(o);
+		st->st_size = fops_of(o)->size ? fops_of(o)->size(o)
+					       : SFS_ATTR_SIZE;
 	else
 		st->st_size = 4096;
 	st->st_blocks = 0;
@@ -355,10 +362,154 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	op_eperm_name(req, parent, name);
 }
 
+/*
+ * Text attributes: rendered by their show on a read at offset 0 and kept
+ * for the reads that continue it; a write is one value for their store.
+ */
+static void text_open(fuse_req_t req, const struct sfs_obj *o,
+		      struct fuse_file_info *fi)
+{
+	struct attr_file *af = calloc(1, sizeof(*af));
+
+	if (!af) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	af->file.ops = fops_of(o);
+	pthread_mutex_init(&af->lock, NULL);
+	sb_init(&af->sb);
+	fi->fh = (uintptr_t)af;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	if (fuse_reply_open(req, fi) != 0) {
+		pthread_mutex_destroy(&af->lock);
+		free(af);
+	}
+}
+
+static void text_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
+		      off_t off, struct fuse_file_info *fi)
+{
+	struct attr_file *af = (struct attr_file *)sfs_file_of(fi);
+	size_t n;
+	char *buf;
+	int rc;
+
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	pthread_mutex_lock(&af->lock);
+	if (off == 0 || !af->have) {
+		rc = attr_render(o, &af->sb);
+		if (rc) {
+			af->have = 0;
+			pthread_mutex_unlock(&af->lock);
+			fuse_reply_err(req, -rc);
+			return;
+		}
+		af->have = 1;
+	}
+	/* Copy out and unlock before replying: once the reply is sent the
+	 * file may be closed and released at once, from another thread. */
+	n = (uint64_t)off >= af->sb.len ? 0 : af->sb.len - (size_t)off;
+	if (n > size)
+		n = size;
+	buf = malloc(n ? n : 1);
+	if (buf && n)
+		memcpy(buf, af->sb.buf + off, n);
+	pthread_mutex_unlock(&af->lock);
+	if (buf)
+		fuse_reply_buf(req, buf, n);
+	else
+		fuse_reply_err(req, ENOMEM);
+	free(buf);
+}
+
+static void text_release(struct fuse_file_info *fi)
+{
+	struct attr_file *af = (struct attr_file *)sfs_file_of(fi);
+
+	sb_free(&af->sb);
+	pthread_mutex_destroy(&af->lock);
+	free(af);
+}
+
+const struct sfs_fops sfs_text_fops = {
+	.open = text_open,
+	.read = text_read,
+	.write = write_attr,
+	.release = text_release,
+};
+
+/* Config space: raw bytes at any offset, as PCI sysfs shows it. */
+static void config_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
+			off_t off, struct fuse_file_info *fi)
+{
+	struct sfs_caller who;
+	char *buf;
+	int rc;
+
+	(void)fi;
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	/* Past the standard header only for the privileged, as in
+	 * sysfs: reads there can have side effects on a device. */
+	caller_of(req, &who);
+	if (authz(&who, AZ_CONFIG_FULL, o, -1))
+		size = off >= SFS_CONFIG_PUBLIC ? 0 :
+		       size > (size_t)(SFS_CONFIG_PUBLIC - off) ?
+		       (size_t)(SFS_CONFIG_PUBLIC - off) : size;
+	if (size > 65536)
+		size = 65536;
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	rc = attr_config_read(o, buf, size, off);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_buf(req, buf, (size_t)rc);
+	free(buf);
+}
+
+static int config_write(const struct sfs_obj *o, const char *buf, size_t size,
+			off_t off, const struct sfs_caller *who)
+{
+	int rc;
+
+	(void)who;
+	if (off < 0 || size > SFS_WRITE_MAX || (uint64_t)off > UINT32_MAX)
+		return -EINVAL;
+	if (!size)
+		return 0;
+	rc = smartio_config_write(sfs.h, o->dev, sfs.self, (uint32_t)off, buf,
+				  (uint32_t)size);
+	return rc < 0 ? rc : (int)size;
+}
+
+static off_t config_size(const struct sfs_obj *o)
+{
+	const struct sfs_dev *d = names_devinfo(o->dev);
+
+	return d ? (off_t)d->info.config_size : 0;
+}
+
+const struct sfs_fops sfs_config_fops = {
+	.open = text_open,	/* an attr_file, its text unused */
+	.read = config_read,
+	.write = config_write,
+	.release = text_release,
+	.size = config_size,
+};
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	const struct sfs_attr *d;
-	struct attr_file *af;
 	struct sfs_caller who;
 	struct sfs_inode *e;
 	int err = 0, acc = fi->flags & O_ACCMODE;
@@ -390,107 +541,23 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, err);
 		return;
 	}
-	if (e->obj.kind == K_EVENTS) {
-		events_open(req, fi);
-		return;
-	}
-	if (e->obj.kind == K_DEV_IRQ_VEC) {
-		irq_open(req, &e->obj, fi);
-		return;
-	}
-	af = calloc(1, sizeof(*af));
-	if (!af) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	af->magic = ATTR_FILE_MAGIC;
-	pthread_mutex_init(&af->lock, NULL);
-	sb_init(&af->sb);
-	fi->fh = (uintptr_t)af;
-	fi->direct_io = 1;
-	fi->keep_cache = 0;
-	if (fuse_reply_open(req, fi) != 0) {
-		pthread_mutex_destroy(&af->lock);
-		free(af);
-	}
+	fops_of(&e->obj)->open(req, &e->obj, fi);
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct attr_file *af = (struct attr_file *)(uintptr_t)fi->fh;
+	const struct sfs_file *f = sfs_file_of(fi);
 	struct sfs_inode *e;
-	int rc;
-	size_t n;
-	char *buf;
 
 	SFS_COUNT(read);
-	/* An open irq file outlives its vector: its reads fail with EIO. */
-	if (af && af->magic == IRQ_FILE_MAGIC) {
-		irq_read(req, size, fi);
+	if (f->ops->outlives) {
+		f->ops->read(req, NULL, size, off, fi);
 		return;
 	}
 	e = live_or_reply(req, ino);
-	if (!e)
-		return;
-	if (e->obj.kind == K_EVENTS) {
-		events_read(req, size, fi);
-		return;
-	}
-	if (off < 0) {
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	if (e->obj.kind == K_DEV_ATTR && e->obj.attr == DA_CONFIG) {
-		struct sfs_caller who;
-
-		/* Past the standard header only for the privileged, as in
-		 * sysfs: reads there can have side effects on a device. */
-		caller_of(req, &who);
-		if (authz(&who, AZ_CONFIG_FULL, &e->obj, -1))
-			size = off >= SFS_CONFIG_PUBLIC ? 0 :
-			       size > (size_t)(SFS_CONFIG_PUBLIC - off) ?
-			       (size_t)(SFS_CONFIG_PUBLIC - off) : size;
-		if (size > 65536)
-			size = 65536;
-		buf = malloc(size ? size : 1);
-		if (!buf) {
-			fuse_reply_err(req, ENOMEM);
-			return;
-		}
-		rc = attr_config_read(&e->obj, buf, size, off);
-		if (rc < 0)
-			fuse_reply_err(req, -rc);
-		else
-			fuse_reply_buf(req, buf, (size_t)rc);
-		free(buf);
-		return;
-	}
-	pthread_mutex_lock(&af->lock);
-	if (off == 0 || !af->have) {
-		rc = attr_render(&e->obj, &af->sb);
-		if (rc) {
-			af->have = 0;
-			pthread_mutex_unlock(&af->lock);
-			fuse_reply_err(req, -rc);
-			return;
-		}
-		af->have = 1;
-	}
-	/* Copy out and unlock before replying: once the reply is sent the
-	 * file may be closed and released at once, from another thread. */
-	n = (uint64_t)off >= af->sb.len ? 0 : af->sb.len - (size_t)off;
-	if (n > size)
-		n = size;
-	buf = malloc(n ? n : 1);
-	if (buf && n)
-		memcpy(buf, af->sb.buf + off, n);
-	pthread_mutex_unlock(&af->lock);
-	if (buf)
-		fuse_reply_buf(req, buf, n);
-	else
-		fuse_reply_err(req, ENOMEM);
-	free(buf);
+	if (e)
+		f->ops->read(req, &e->obj, size, off, fi);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
@@ -500,7 +567,6 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	struct sfs_inode *e;
 	int rc;
 
-	(void)fi;
 	SFS_COUNT(write);
 	e = live_or_reply(req, ino);
 	if (!e)
@@ -510,7 +576,9 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	if (!rc && size > SFS_WRITE_MAX)
 		rc = -EINVAL;
 	if (!rc)
-		rc = write_attr(&e->obj, buf, size, off, &who);
+		rc = sfs_file_of(fi)->ops->write ?
+		     sfs_file_of(fi)->ops->write(&e->obj, buf, size, off, &who) :
+		     -EROFS;
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else
@@ -536,19 +604,11 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct attr_file *af = (struct attr_file *)(uintptr_t)fi->fh;
+	const struct sfs_file *f = sfs_file_of(fi);
 
 	(void)ino;
-	if (af && af->magic == ATTR_FILE_MAGIC) {
-		af->magic = 0;
-		sb_free(&af->sb);
-		pthread_mutex_destroy(&af->lock);
-		free(af);
-	} else if (af && af->magic == IRQ_FILE_MAGIC) {
-		irq_release(fi);
-	} else if (af) {
-		events_release(fi);
-	}
+	if (f)
+		f->ops->release(fi);
 	fuse_reply_err(req, 0);
 }
 
@@ -874,14 +934,11 @@ static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph)
 {
-	struct sfs_inode *e = inode_get(ino);
+	const struct sfs_file *f = sfs_file_of(fi);
 
-	if (e && e->obj.kind == K_EVENTS) {
-		events_poll(req, fi, ph);
-		return;
-	}
-	if (e && e->obj.kind == K_DEV_IRQ_VEC) {
-		irq_poll(req, fi, ph);
+	(void)ino;
+	if (f && f->ops->poll) {
+		f->ops->poll(req, fi, ph);
 		return;
 	}
 	if (ph)

@@ -5,12 +5,13 @@
  * Shared declarations of the daemon's parts:
  *   main.c    options, startup, daemonizing, the session loop
  *   names.c   the static cluster description (node and device names, hash)
- *   tree.c    the path model: what a name is, whether it exists, listings
+ *   tree.c    the path model as tables: object kinds, directory entries
  *   inode.c   the inode table: stable inode numbers derived from paths
- *   attrs.c   rendering attribute files and symbolic link targets
+ *   attrs.c   the attribute tables (name, mode, show, store); link targets
  *   writes.c  strict parsing of writes; mkdir and rmdir actions
  *   events.c  the events file: cursors, blocked reads, poll
  *   irq.c     dev/<dev>/irq/<vec>: UIO-style interrupt files
+ *   waitq.c   parked reads and poll handles of events and irq files
  *   notify.c  the watcher thread: cache invalidation, waking readers
  *   holds.c   which processes keep a remote segment attached
  *   authz.c   who may do what, for which node: every permission decision
@@ -189,6 +190,8 @@ struct sfs_attr {
 		     const struct sfs_caller *who);
 	/* Whether it exists now; NULL: while its directory does. */
 	int (*present)(const struct sfs_obj *o);
+	/* A file with its own operations; NULL: sfs_text_fops. */
+	const struct sfs_fops *fops;
 };
 
 /* The files of one attribute kind (K_DEV_ATTR...) or of one special file
@@ -200,10 +203,11 @@ struct sfs_attr_group {
 };
 
 /* sysfs-style declarations: <grp>_<name>_show and _store do the work. */
-#define SFS_ATTR_RO(grp, nm) { #nm, 0444, grp##_##nm##_show, NULL, NULL }
+#define SFS_ATTR_RO(grp, nm) { #nm, 0444, grp##_##nm##_show, NULL, NULL, NULL }
 #define SFS_ATTR_RW(grp, nm) \
-	{ #nm, 0644, grp##_##nm##_show, grp##_##nm##_store, NULL }
-#define SFS_ATTR_WO(grp, nm) { #nm, 0200, NULL, grp##_##nm##_store, NULL }
+	{ #nm, 0644, grp##_##nm##_show, grp##_##nm##_store, NULL, NULL }
+#define SFS_ATTR_WO(grp, nm) \
+	{ #nm, 0200, NULL, grp##_##nm##_store, NULL, NULL }
 
 extern const struct sfs_attr_group node_attr_group, adapter_attr_group,
 	seg_attr_group, segdma_attr_group, dev_attr_group, peer_bar_group,
@@ -278,8 +282,6 @@ int attr_link(const struct sfs_obj *o, char *buf, size_t len);
 /* Config space read at off, up to size bytes: bytes read or -errno. */
 int attr_config_read(const struct sfs_obj *o, char *buf, size_t size,
 		     off_t off);
-/* st_size of a file object. */
-off_t attr_size(const struct sfs_obj *o);
 
 /* --- writes and directory actions (writes.c) --------------------------- */
 /* Who asks: the FUSE request's credentials. */
@@ -307,7 +309,7 @@ int authz(const struct sfs_caller *who, enum authz_act act,
 /* Type and permission bits as stat() shows them and authz() applies. */
 mode_t authz_mode(const struct sfs_obj *o);
 
-/* Applies a write; bytes accepted or -errno. */
+/* Applies a write to a text attribute; bytes accepted or -errno. */
 int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
 	       off_t off, const struct sfs_caller *who);
 int write_mkdir(const struct sfs_obj *dir, const char *name,
@@ -324,28 +326,80 @@ int parse_borrow(const char *buf, size_t size, unsigned *node,
 		 uint64_t *window);
 int parse_lend(const char *buf, size_t size, int *policy, uint64_t *mask);
 
-/* --- the events file (events.c) ----------------------------------------- */
-void events_open(fuse_req_t req, struct fuse_file_info *fi);
-void events_read(fuse_req_t req, size_t size, struct fuse_file_info *fi);
-void events_poll(fuse_req_t req, struct fuse_file_info *fi,
-		 struct fuse_pollhandle *ph);
-void events_release(struct fuse_file_info *fi);
-/* Serves blocked reads and poll handles; returns 1 if reads still wait. */
-int events_kick(void);
-void events_shutdown(void);
+/* --- open files (ops.c, events.c, irq.c) ------------------------------- */
+/* What a file does once open, declared beside it (ntb_tool's
+ * TOOL_FOPS_RDWR); every open file starts with a pointer to these. */
+struct sfs_fops {
+	/* Replies to the open (authz done) with fi->fh an sfs_file. */
+	void (*open)(fuse_req_t req, const struct sfs_obj *o,
+		     struct fuse_file_info *fi);
+	/* Replies to a read; o is NULL for a file that outlives its object. */
+	void (*read)(fuse_req_t req, const struct sfs_obj *o, size_t size,
+		     off_t off, struct fuse_file_info *fi);
+	/* Bytes accepted or -errno; NULL: EROFS. */
+	int (*write)(const struct sfs_obj *o, const char *buf, size_t size,
+		     off_t off, const struct sfs_caller *who);
+	/* Replies to a poll; NULL: always readable and writable. */
+	void (*poll)(fuse_req_t req, struct fuse_file_info *fi,
+		     struct fuse_pollhandle *ph);
+	void (*release)(struct fuse_file_info *fi);
+	off_t (*size)(const struct sfs_obj *o);	/* NULL: SFS_ATTR_SIZE */
+	int outlives;	/* reads reach it once its object is gone */
+};
 
-/* --- interrupt files (irq.c) -------------------------------------------- */
-#define SFS_IRQ_MAX 2048	/* vectors per device (MSI-X allows 2048) */
-#define IRQ_FILE_MAGIC 0x49525146u	/* tells irq files from the others */
-void irq_open(fuse_req_t req, const struct sfs_obj *o,
-	      struct fuse_file_info *fi);
-void irq_read(fuse_req_t req, size_t size, struct fuse_file_info *fi);
-void irq_poll(fuse_req_t req, struct fuse_file_info *fi,
-	      struct fuse_pollhandle *ph);
-void irq_release(struct fuse_file_info *fi);
+struct sfs_file {
+	const struct sfs_fops *ops;
+};
+
+static inline struct sfs_file *sfs_file_of(const struct fuse_file_info *fi)
+{
+	return (struct sfs_file *)(uintptr_t)fi->fh;
+}
+
+/* Text attributes (show/store) and config space, in ops.c. */
+extern const struct sfs_fops sfs_text_fops, sfs_config_fops;
+
+/* --- parked reads and poll handles (waitq.c) --------------------------- */
+struct wq_file {		/* in each open file that can block */
+	struct fuse_pollhandle *ph;
+	struct wq_file *prev, *next;
+};
+
+struct wq_ops {
+	/* Under the queue's lock: replies to req from f and returns 1, or
+	 * returns 0 when there is nothing new for it. */
+	int (*answer)(fuse_req_t req, struct wq_file *f, size_t size);
+	/* Under the queue's lock: what poll reports for f now. */
+	unsigned (*revents)(struct wq_file *f);
+};
+
+struct wq_wait;
+
+struct waitq {
+	pthread_mutex_t lock;
+	const struct wq_ops *ops;
+	struct wq_file *files;
+	struct wq_wait *head, **tail;
+};
+
+#define WAITQ_INIT(q, o) \
+	{ .lock = PTHREAD_MUTEX_INITIALIZER, .ops = (o), .tail = &(q).head }
+
+void wq_add(struct waitq *q, struct wq_file *f);
+/* Answers now, fails with EAGAIN (nonblock) or parks the read. */
+void wq_read(struct waitq *q, fuse_req_t req, struct wq_file *f, size_t size,
+	     int nonblock);
+void wq_poll(struct waitq *q, fuse_req_t req, struct wq_file *f,
+	     struct fuse_pollhandle *ph);
+/* Fails f's parked reads with EINTR and forgets f. */
+void wq_remove(struct waitq *q, struct wq_file *f);
 /* Serves parked reads and poll handles; returns 1 if reads still wait. */
-int irq_kick(void);
-void irq_shutdown(void);
+int wq_kick(struct waitq *q);
+void wq_shutdown(struct waitq *q);
+
+/* The events file and the interrupt files (events.c, irq.c). */
+extern struct waitq events_q, irq_q;
+#define SFS_IRQ_MAX 2048	/* vectors per device (MSI-X allows 2048) */
 /* Whether device vector vec is routed to this node. */
 int irq_routed_here(unsigned dev, unsigned vec);
 

@@ -196,15 +196,6 @@ int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
 	const struct sfs_attr *a = tree_attr(o);
 	int rc;
 
-	if (o->kind == K_DEV_ATTR && o->attr == DA_CONFIG) {
-		if (off < 0 || size > SFS_WRITE_MAX || (uint64_t)off > UINT32_MAX)
-			return -EINVAL;
-		if (!size)
-			return 0;
-		rc = smartio_config_write(sfs.h, o->dev, sfs.self, (uint32_t)off,
-					  buf, (uint32_t)size);
-		return rc < 0 ? rc : (int)size;
-	}
 	if (!a || !a->store)
 		return -EROFS;
 	if (off != 0 || size == 0 || size > SFS_WRITE_MAX)
