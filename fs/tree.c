@@ -20,10 +20,12 @@ struct sfs_entry {
 	uint8_t kind;		/* the child's kind */
 	/* named: listed only when present (NULL: always) */
 	int (*present)(const struct sfs_obj *o);
-	/* family: the child `name`, 0 or -ENOENT; and every child */
-	int (*lookup)(const struct sfs_obj *dir, const char *name,
-		      struct sfs_obj *out);
-	int (*list)(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx);
+	/* family: its child `name` (of kind `kind`), 0 or -ENOENT; and the
+	 * listing of all of them */
+	int (*lookup)(const struct sfs_obj *dir, unsigned kind,
+		      const char *name, struct sfs_obj *out);
+	int (*list)(const struct sfs_obj *dir, unsigned kind,
+		    tree_fill_fn fill, void *ctx);
 	const char *pattern;	/* family: its names in --list-attributes */
 };
 
@@ -208,26 +210,27 @@ static int peer_bar_valid(const struct sfs_obj *o)
 }
 
 /* --- families ----------------------------------------------------------- */
-static int nodes_lookup(const struct sfs_obj *dir, const char *name,
-			struct sfs_obj *out)
+static int nodes_lookup(const struct sfs_obj *dir, unsigned kind,
+			const char *name, struct sfs_obj *out)
 {
 	int i = names_node(name);
 
 	if (i < 0)
 		return -ENOENT;
-	init_child(dir, out, K_NODE);
+	init_child(dir, out, kind);
 	out->node = (uint16_t)i;
 	return 0;
 }
 
-static int nodes_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+static int nodes_list(const struct sfs_obj *dir, unsigned kind,
+		      tree_fill_fn fill, void *ctx)
 {
 	struct sfs_obj o;
 	unsigned i;
 	int rc;
 
 	for (i = 0; i < names_nnodes(); i++) {
-		init_child(dir, &o, K_NODE);
+		init_child(dir, &o, kind);
 		o.node = (uint16_t)i;
 		rc = fill(ctx, names_nodeinfo(i)->name, &o);
 		if (rc)
@@ -236,20 +239,20 @@ static int nodes_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 	return 0;
 }
 
-static int adapters_lookup(const struct sfs_obj *dir, const char *name,
-			   struct sfs_obj *out)
+static int adapters_lookup(const struct sfs_obj *dir, unsigned kind,
+			   const char *name, struct sfs_obj *out)
 {
 	int i = names_adapter(dir->node, name);
 
 	if (i < 0)
 		return -ENOENT;
-	init_child(dir, out, K_ADAPTER);
+	init_child(dir, out, kind);
 	out->adapter = (uint16_t)i;
 	return 0;
 }
 
-static int adapters_list(const struct sfs_obj *dir, tree_fill_fn fill,
-			 void *ctx)
+static int adapters_list(const struct sfs_obj *dir, unsigned kind,
+			 tree_fill_fn fill, void *ctx)
 {
 	const struct sfs_nodeinfo *ni = names_nodeinfo(dir->node);
 	struct sfs_obj o;
@@ -257,7 +260,7 @@ static int adapters_list(const struct sfs_obj *dir, tree_fill_fn fill,
 	int rc;
 
 	for (i = 0; i < ni->nadapters; i++) {
-		init_child(dir, &o, K_ADAPTER);
+		init_child(dir, &o, kind);
 		o.adapter = (uint16_t)i;
 		rc = fill(ctx, ni->adapters[i], &o);
 		if (rc)
@@ -266,34 +269,21 @@ static int adapters_list(const struct sfs_obj *dir, tree_fill_fn fill,
 	return 0;
 }
 
-/* Device `name` as a child of kind `kind` of dir, if it is one now. */
-static int dev_child(const struct sfs_obj *dir, const char *name,
-		     unsigned kind, struct sfs_obj *out)
+/* Devices: dev/, a node's devices/ and borrowed/, a segment's dma/. */
+static int devs_lookup(const struct sfs_obj *dir, unsigned kind,
+		       const char *name, struct sfs_obj *out)
 {
 	int i = names_dev(name);
 
-	if (i < 0)
+	if (i < 0 || (kind == K_NODE_DEVLINK &&
+		      names_devinfo((unsigned)i)->info.node != dir->node))
 		return -ENOENT;
-	if (kind == K_DEV)
-		memset(out, 0, sizeof(*out));
-	else
-		*out = *dir;
-	out->kind = (uint8_t)kind;
+	init_child(dir, out, kind);
 	out->dev = (uint32_t)i;
 	return tree_valid(out);
 }
 
-static int devlinks_lookup(const struct sfs_obj *dir, const char *name,
-			   struct sfs_obj *out)
-{
-	int i = names_dev(name);
-
-	if (i < 0 || names_devinfo((unsigned)i)->info.node != dir->node)
-		return -ENOENT;
-	return dev_child(dir, name, K_NODE_DEVLINK, out);
-}
-
-static int list_devs(const struct sfs_obj *dir, unsigned kind,
+static int devs_list(const struct sfs_obj *dir, unsigned kind,
 		     tree_fill_fn fill, void *ctx)
 {
 	const struct sfs_nodeinfo *ni = names_nodeinfo(dir->node);
@@ -316,11 +306,7 @@ static int list_devs(const struct sfs_obj *dir, unsigned kind,
 						     dev, &addr))
 				continue;
 		}
-		if (kind == K_DEV)
-			memset(&o, 0, sizeof(o));
-		else
-			o = *dir;
-		o.kind = (uint8_t)kind;
+		init_child(dir, &o, kind);
 		o.dev = dev;
 		rc = fill(ctx, names_devinfo(dev)->info.name, &o);
 		if (rc)
@@ -329,69 +315,20 @@ static int list_devs(const struct sfs_obj *dir, unsigned kind,
 	return 0;
 }
 
-static int devlinks_list(const struct sfs_obj *dir, tree_fill_fn fill,
-			 void *ctx)
-{
-	return list_devs(dir, K_NODE_DEVLINK, fill, ctx);
-}
-
-static int borrowed_lookup(const struct sfs_obj *dir, const char *name,
-			   struct sfs_obj *out)
-{
-	return dev_child(dir, name, K_BORROWED_LINK, out);
-}
-
-static int borrowed_list(const struct sfs_obj *dir, tree_fill_fn fill,
-			 void *ctx)
-{
-	return list_devs(dir, K_BORROWED_LINK, fill, ctx);
-}
-
-static int devs_lookup(const struct sfs_obj *dir, const char *name,
-		       struct sfs_obj *out)
-{
-	return dev_child(dir, name, K_DEV, out);
-}
-
-static int devs_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
-{
-	return list_devs(dir, K_DEV, fill, ctx);
-}
-
-static int segdma_lookup(const struct sfs_obj *dir, const char *name,
-			 struct sfs_obj *out)
-{
-	return dev_child(dir, name, K_SEG_DMA_DEV, out);
-}
-
-static int segdma_list(const struct sfs_obj *dir, tree_fill_fn fill,
-		       void *ctx)
-{
-	return list_devs(dir, K_SEG_DMA_DEV, fill, ctx);
-}
-
-static int segments_lookup(const struct sfs_obj *dir, const char *name,
-			   struct sfs_obj *out)
+static int segments_lookup(const struct sfs_obj *dir, unsigned kind,
+			   const char *name, struct sfs_obj *out)
 {
 	struct smartio_segment_info si;
 
 	if (tree_segment(dir->node, name, &si))
 		return -ENOENT;
-	init_child(dir, out, K_SEG);
+	init_child(dir, out, kind);
 	return sfs_obj_name(out, name);
 }
 
-static int segidx_lookup(const struct sfs_obj *dir, const char *name,
-			 struct sfs_obj *out)
-{
-	(void)dir;
-	memset(out, 0, sizeof(*out));
-	out->kind = K_SEGIDX_LINK;
-	return parse_segidx(name, out);
-}
-
-static int segments_list(const struct sfs_obj *dir, tree_fill_fn fill,
-			 void *ctx)
+/* Segments: a node's segments/ and the index seg/ of all of them. */
+static int segments_list(const struct sfs_obj *dir, unsigned kind,
+			 tree_fill_fn fill, void *ctx)
 {
 	unsigned i, slots = smartio_segment_slots(sfs.h);
 	struct smartio_segment_info si;
@@ -403,45 +340,51 @@ static int segments_list(const struct sfs_obj *dir, tree_fill_fn fill,
 		if (smartio_segment_at(sfs.h, i, &si) != 1)
 			continue;
 		si.name[SMARTIO_NAME_MAX - 1] = '\0';
-		if (dir->kind == K_SEGMENTS && si.owner != dir->node)
+		if (kind == K_SEG && si.owner != dir->node)
 			continue;
 		if (si.owner >= names_nnodes())
 			continue;
 		memset(&o, 0, sizeof(o));
+		o.kind = (uint8_t)kind;
 		o.node = (uint16_t)si.owner;
 		if (sfs_obj_name(&o, si.name))
 			continue;
-		if (dir->kind == K_SEGMENTS) {
-			o.kind = K_SEG;
-			rc = fill(ctx, si.name, &o);
-		} else {
-			o.kind = K_SEGIDX_LINK;
+		if (kind == K_SEG)
+			snprintf(name, sizeof(name), "%s", si.name);
+		else
 			snprintf(name, sizeof(name), "%s.%s",
 				 names_nodeinfo(si.owner)->name, si.name);
-			rc = fill(ctx, name, &o);
-		}
+		rc = fill(ctx, name, &o);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
+static int segidx_lookup(const struct sfs_obj *dir, unsigned kind,
+			 const char *name, struct sfs_obj *out)
+{
+	init_child(dir, out, kind);
+	return parse_segidx(name, out);
+}
+
 #define segidx_list segments_list
 
-static int bars_lookup(const struct sfs_obj *dir, const char *name,
-		       struct sfs_obj *out)
+static int bars_lookup(const struct sfs_obj *dir, unsigned kind,
+		       const char *name, struct sfs_obj *out)
 {
 	struct smartio_device_info di;
 	int i = parse_bar(name);
 
 	if (i < 0 || dev_dynamic(dir->dev, &di) || !bar_visible(&di, (unsigned)i))
 		return -ENOENT;
-	init_child(dir, out, K_DEV_BAR);
+	init_child(dir, out, kind);
 	out->bar = (uint8_t)i;
 	return 0;
 }
 
-static int bars_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+static int bars_list(const struct sfs_obj *dir, unsigned kind,
+		     tree_fill_fn fill, void *ctx)
 {
 	struct smartio_device_info di;
 	struct sfs_obj o;
@@ -454,7 +397,7 @@ static int bars_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 	for (i = 0; i < SMARTIO_MAX_BARS; i++) {
 		if (!bar_visible(&di, i))
 			continue;
-		init_child(dir, &o, K_DEV_BAR);
+		init_child(dir, &o, kind);
 		o.bar = (uint8_t)i;
 		snprintf(name, sizeof(name), "bar%u", i);
 		rc = fill(ctx, name, &o);
@@ -464,19 +407,20 @@ static int bars_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 	return 0;
 }
 
-static int vecs_lookup(const struct sfs_obj *dir, const char *name,
-		       struct sfs_obj *out)
+static int vecs_lookup(const struct sfs_obj *dir, unsigned kind,
+		       const char *name, struct sfs_obj *out)
 {
 	int i = parse_vec(name);
 
 	if (i < 0 || !irq_routed_here(dir->dev, (unsigned)i))
 		return -ENOENT;
-	init_child(dir, out, K_DEV_IRQ_VEC);
+	init_child(dir, out, kind);
 	out->attr = (uint8_t)i;
 	return 0;
 }
 
-static int vecs_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+static int vecs_list(const struct sfs_obj *dir, unsigned kind,
+		     tree_fill_fn fill, void *ctx)
 {
 	struct sfs_obj o;
 	char name[8];
@@ -486,7 +430,7 @@ static int vecs_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 	for (i = 0; i < SFS_IRQ_MAX; i++) {
 		if (!irq_routed_here(dir->dev, i))
 			continue;
-		init_child(dir, &o, K_DEV_IRQ_VEC);
+		init_child(dir, &o, kind);
 		o.attr = (uint8_t)i;
 		snprintf(name, sizeof(name), "%u", i);
 		rc = fill(ctx, name, &o);
@@ -496,27 +440,28 @@ static int vecs_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 	return 0;
 }
 
-static int peers_lookup(const struct sfs_obj *dir, const char *name,
-			struct sfs_obj *out)
+static int peers_lookup(const struct sfs_obj *dir, unsigned kind,
+			const char *name, struct sfs_obj *out)
 {
 	int i = names_dev(name);
 
 	if (i < 0)
 		return -ENOENT;
-	init_child(dir, out, K_DEV_PEER);
+	init_child(dir, out, kind);
 	if (sfs_obj_name(out, names_devinfo((unsigned)i)->info.name))
 		return -ENOENT;
 	return tree_valid(out);
 }
 
-static int peers_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
+static int peers_list(const struct sfs_obj *dir, unsigned kind,
+		      tree_fill_fn fill, void *ctx)
 {
 	unsigned peers[64];
 	int n = smartio_peers(sfs.h, dir->dev, peers, 64), k, rc;
 	struct sfs_obj o;
 
 	for (k = 0; k < n && k < 64; k++) {
-		init_child(dir, &o, K_DEV_PEER);
+		init_child(dir, &o, kind);
 		if (sfs_obj_name(&o, names_devinfo(peers[k])->info.name))
 			continue;
 		rc = fill(ctx, o.seg, &o);
@@ -526,20 +471,20 @@ static int peers_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 	return 0;
 }
 
-static int peer_bars_lookup(const struct sfs_obj *dir, const char *name,
-			    struct sfs_obj *out)
+static int peer_bars_lookup(const struct sfs_obj *dir, unsigned kind,
+			    const char *name, struct sfs_obj *out)
 {
 	int i = parse_bar(name);
 
 	if (i < 0)
 		return -ENOENT;
-	init_child(dir, out, K_DEV_PEER_BAR);
+	init_child(dir, out, kind);
 	out->bar = (uint8_t)i;
 	return tree_valid(out);
 }
 
-static int peer_bars_list(const struct sfs_obj *dir, tree_fill_fn fill,
-			  void *ctx)
+static int peer_bars_list(const struct sfs_obj *dir, unsigned kind,
+			  tree_fill_fn fill, void *ctx)
 {
 	struct sfs_obj o;
 	char name[8];
@@ -547,7 +492,7 @@ static int peer_bars_list(const struct sfs_obj *dir, tree_fill_fn fill,
 	int rc;
 
 	for (i = 0; i < SMARTIO_MAX_BARS; i++) {
-		init_child(dir, &o, K_DEV_PEER_BAR);
+		init_child(dir, &o, kind);
 		o.bar = (uint8_t)i;
 		if (!peer_mapped(&o, (int)i))
 			continue;
@@ -580,10 +525,10 @@ static const struct sfs_entry adapters_ents[] = {
 	FAMILY(K_ADAPTER, adapters, "<ntb>"),
 };
 static const struct sfs_entry devices_ents[] = {
-	FAMILY(K_NODE_DEVLINK, devlinks, "<dev>"),
+	FAMILY(K_NODE_DEVLINK, devs, "<dev>"),
 };
 static const struct sfs_entry borrowed_ents[] = {
-	FAMILY(K_BORROWED_LINK, borrowed, "<dev>"),
+	FAMILY(K_BORROWED_LINK, devs, "<dev>"),
 };
 static const struct sfs_entry segments_ents[] = {
 	FAMILY(K_SEG, segments, "<seg>"),
@@ -593,7 +538,7 @@ static const struct sfs_entry seg_ents[] = {
 	NAMED("dma", K_SEG_DMA),
 };
 static const struct sfs_entry segdma_ents[] = {
-	FAMILY(K_SEG_DMA_DEV, segdma, "<dev>"),
+	FAMILY(K_SEG_DMA_DEV, devs, "<dev>"),
 };
 static const struct sfs_entry devs_ents[] = {
 	FAMILY(K_DEV, devs, "<dev>"),
@@ -753,7 +698,7 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 		const struct sfs_entry *e = &k->ents[i];
 
 		if (!e->name) {
-			rc = e->lookup(dir, name, out);
+			rc = e->lookup(dir, e->kind, name, out);
 			if (rc != -ENOENT)
 				return rc;
 			continue;
@@ -791,7 +736,7 @@ int tree_list(const struct sfs_obj *dir, tree_fill_fn fill, void *ctx)
 		const struct sfs_entry *e = &k->ents[i];
 
 		if (!e->name) {
-			rc = e->list(dir, fill, ctx);
+			rc = e->list(dir, e->kind, fill, ctx);
 		} else {
 			init_child(dir, &o, e->kind);
 			if (e->present && !e->present(&o))
