@@ -10,11 +10,12 @@
  * it leaves by, the switches, the adapter it arrives at; SmartIO section
  * 7.1.5, ffLink section 8.2).  Each link is a "busy until" time in the
  * shared state, so the four engines of one device, or two devices lent
- * over one adapter, share its rate as they would share the wire.  The
- * transaction completes when its last byte is through, plus the latency
- * of the chips on the path: once for a write, which is posted, and twice
- * for a read, whose completion comes back the way the request went
- * (SmartIO section 7.1.3): reads slow down with every hop, writes pipeline.
+ * over one adapter, share its rate as they would share the wire.  For
+ * the device a write is done when its last byte is on the link (writes
+ * are posted: nothing comes back, and what the device writes next, its
+ * completion entry or interrupt, follows in order); a read when its data
+ * is back, a round trip of the path's chip latencies after that (SmartIO
+ * section 7.1.3): reads slow down with every hop, writes do not.
  *
  * The bytes are copied at once; only the completion waits, which is all
  * a driver can observe.  CPU loads and stores through an mmap of a BAR or
@@ -107,5 +108,5 @@ u64 sim_pace_reserve(struct sim_fabric *f, u32 dev, const struct sim_loc *loc,
 	      (u64)len % rate * NS_PER_S / rate;
 	for (i = 0; i < n; i++)
 		*busy[i] = end;
-	return end + (write ? lat : 2 * lat);
+	return write ? end : end + 2 * lat;
 }
