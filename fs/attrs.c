@@ -50,6 +50,15 @@ static const char *node_name(unsigned n)
 		sb_printf(sb, fmt "\n", __VA_ARGS__);			\
 		return 0;						\
 	}
+/* One printing the names of the nodes in a mask, a line each. */
+#define SHOW_NODES(fn, mask)						\
+	static int fn(const struct sfs_obj *o, const union sfs_info *in, \
+		      struct sbuf *sb)					\
+	{								\
+		(void)o;						\
+		put_nodes(sb, mask);					\
+		return 0;						\
+	}
 
 /* A write that names a node (borrow, return, attach, detach): the mount
  * must act for that node (authz.c). */
@@ -72,7 +81,7 @@ SHOW_LINE(node_id_show, "%" PRIu32, in->node.id)
 SHOW_LINE(node_state_show, "%s",
 	 in->node.state == SMARTIO_NODE_UP ? "up" : "down")
 
-static const struct sfs_attr node_attrs[NA_COUNT] = {
+static const struct sfs_attr node_attrs[] = {
 	[NA_ID] = SFS_ATTR_RO(node, id),
 	[NA_STATE] = SFS_ATTR_RO(node, state),
 };
@@ -99,13 +108,7 @@ static int adapter_link_store(const struct sfs_obj *o, const char *buf,
 	return rc < 0 ? rc : smartio_link_set(sfs.h, o->node, o->adapter, rc);
 }
 
-static int adapter_peers_show(const struct sfs_obj *o,
-			      const union sfs_info *in, struct sbuf *sb)
-{
-	(void)o;
-	put_nodes(sb, in->adapter.peers);
-	return 0;
-}
+SHOW_NODES(adapter_peers_show, in->adapter.peers)
 
 SHOW_LINE(adapter_luts_show, "%u %u", in->adapter.luts_used,
 	  in->adapter.luts_total)
@@ -168,7 +171,7 @@ static int adapter_switch_show(const struct sfs_obj *o,
 #define adapter_switch_requesters_show adapter_switch_show
 #define adapter_switch_requesters_in_show adapter_switch_show
 
-static const struct sfs_attr adapter_attrs[AA_COUNT] = {
+static const struct sfs_attr adapter_attrs[] = {
 	/* writable: simulator fault injection */
 	[AA_LINK] = SFS_ATTR_RW(adapter, link),
 	[AA_PEERS] = SFS_ATTR_RO(adapter, peers),
@@ -212,13 +215,7 @@ static int seg_available_store(const struct sfs_obj *o, const char *buf,
 							   o->seg, rc);
 }
 
-static int seg_attached_show(const struct sfs_obj *o,
-			     const union sfs_info *in, struct sbuf *sb)
-{
-	(void)o;
-	put_nodes(sb, in->seg.attached);
-	return 0;
-}
+SHOW_NODES(seg_attached_show, in->seg.attached)
 
 static int seg_attach_store(const struct sfs_obj *o, const char *buf,
 			    size_t size, const struct sfs_caller *who)
@@ -238,7 +235,7 @@ static int seg_detach_store(const struct sfs_obj *o, const char *buf,
 	return rc ? rc : hold_detach(o->node, o->seg, node);
 }
 
-static const struct sfs_attr seg_attrs[SA_COUNT] = {
+static const struct sfs_attr seg_attrs[] = {
 	[SA_SIZE] = SFS_ATTR_RW(seg, size),
 	[SA_AVAILABLE] = SFS_ATTR_RW(seg, available),
 	[SA_ATTACHED] = SFS_ATTR_RO(seg, attached),
@@ -255,7 +252,7 @@ static int segdma_load(const struct sfs_obj *o, union sfs_info *in)
 
 SHOW_LINE(segdma_ioaddr_show, "0x%" PRIx64, in->addr)
 
-static const struct sfs_attr segdma_attrs[MA_COUNT] = {
+static const struct sfs_attr segdma_attrs[] = {
 	[MA_IOADDR] = SFS_ATTR_RO(segdma, ioaddr),
 };
 
@@ -330,13 +327,7 @@ static int dev_lend_store(const struct sfs_obj *o, const char *buf,
 	return rc ? rc : smartio_lend(sfs.h, o->dev, policy, mask);
 }
 
-static int dev_borrow_show(const struct sfs_obj *o, const union sfs_info *in,
-			   struct sbuf *sb)
-{
-	(void)o;
-	put_nodes(sb, in->dev.borrowers);
-	return 0;
-}
+SHOW_NODES(dev_borrow_show, in->dev.borrowers)
 
 static int dev_borrow_store(const struct sfs_obj *o, const char *buf,
 			    size_t size, const struct sfs_caller *who)
@@ -380,15 +371,9 @@ static int dev_mode_store(const struct sfs_obj *o, const char *buf,
 			 rc ? SMARTIO_SHARED : SMARTIO_EXCLUSIVE);
 }
 
-static int dev_state_show(const struct sfs_obj *o, const union sfs_info *in,
-			  struct sbuf *sb)
-{
-	(void)o;
-	sb_puts(sb, in->dev.state == SMARTIO_DEV_BORROWED ? "borrowed\n" :
-		    in->dev.state == SMARTIO_DEV_AVAILABLE ? "available\n" :
-							    "local\n");
-	return 0;
-}
+SHOW_LINE(dev_state_show, "%s",
+	  in->dev.state == SMARTIO_DEV_BORROWED ? "borrowed" :
+	  in->dev.state == SMARTIO_DEV_AVAILABLE ? "available" : "local")
 
 static int dev_dma_window_show(const struct sfs_obj *o,
 			       const union sfs_info *in, struct sbuf *sb)
@@ -437,7 +422,7 @@ static int dev_stats_show(const struct sfs_obj *o, const union sfs_info *in,
 	return 0;
 }
 
-static const struct sfs_attr dev_attrs[DA_COUNT] = {
+static const struct sfs_attr dev_attrs[] = {
 	[DA_FDID] = SFS_ATTR_RO(dev, fdid),
 	[DA_NODE] = SFS_ATTR_RO(dev, node),
 	[DA_BDF] = SFS_ATTR_RO(dev, bdf),

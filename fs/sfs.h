@@ -116,18 +116,21 @@ enum sfs_kind {
 	K_DEV_PEER_BAR,		/* peers/<peer>/bar<N> */
 };
 
-/* Attribute identifiers, one table per directory kind. */
-enum { NA_ID, NA_STATE, NA_COUNT };
+/*
+ * Attribute ids: where each record stands in its table (attrs.c), which is
+ * also the order of the listing; named for the code that refers to one
+ * (authz.c).  An attribute added at the end of a table needs none.
+ */
+enum { NA_ID, NA_STATE };
 enum { AA_LINK, AA_PEERS, AA_LUTS, AA_REQUESTERS, AA_WINDOW, AA_REQUESTERS_IN,
-       AA_HOPS, AA_SWITCH, AA_SWITCH_REQUESTERS, AA_SWITCH_REQUESTERS_IN,
-       AA_COUNT };
-enum { SA_SIZE, SA_AVAILABLE, SA_ATTACHED, SA_ATTACH, SA_DETACH, SA_COUNT };
-enum { MA_IOADDR, MA_COUNT };
+       AA_HOPS, AA_SWITCH, AA_SWITCH_REQUESTERS, AA_SWITCH_REQUESTERS_IN };
+enum { SA_SIZE, SA_AVAILABLE, SA_ATTACHED, SA_ATTACH, SA_DETACH };
+enum { MA_IOADDR };
 enum {
 	DA_FDID, DA_NODE, DA_BDF, DA_VENDOR, DA_DEVICE, DA_CLASS,
 	DA_SUBSYS_VENDOR, DA_SUBSYS_DEVICE, DA_REVISION, DA_CONFIG,
 	DA_RESOURCE, DA_LEND, DA_BORROW, DA_RETURN, DA_RECLAIM, DA_MODE,
-	DA_STATE, DA_DMA_WINDOW, DA_MSI, DA_STATS, DA_COUNT
+	DA_STATE, DA_DMA_WINDOW, DA_MSI, DA_STATS
 };
 
 struct sfs_obj {
