@@ -11,6 +11,8 @@ prints it and the tests run every entry.
 import errno
 import os
 
+from .render import human_size
+
 # (operation, errno) -> the cause, as smartio(1) documents it.
 TABLE = {
     ("lend", errno.EINVAL): "a malformed policy",
@@ -210,7 +212,11 @@ def _segment(c, op, e, node, seg, size=None, available=None, target=None, dev=No
         if e == errno.EBUSY:
             return "%s already has a size (%s bytes)" % (name, _read(c, *here, "size"))
         if e == errno.ENOMEM:
-            return "%s has not enough free memory for %s bytes" % (node, size)
+            held = [int(_read(c, "nodes", node, "segments", s, "size") or 0)
+                    for s in sorted(os.listdir(c.path("nodes", node, "segments")))
+                    if s != seg]
+            return "%s has not enough free memory for %s (its other segments hold %s)" % (
+                node, size, human_size(sum(held)))
     if op == "segment-destroy" and e == errno.EBUSY:
         dmas = sorted(os.listdir(c.path(*here, "dma")))
         why = []

@@ -16,7 +16,7 @@ P0=$LAST_PID
 mount_sfs "$TMP/m1" --fabric "$FABRIC" --node host1 --topology "$conf"
 mount_sfs "$TMP/m2" --fabric "$FABRIC" --node host2 --topology "$conf"
 A=$TMP/m0 B=$TMP/m1 C=$TMP/m2
-unset SMARTIO_MOUNT
+unset SMARTIO_MOUNT SMARTIO_PROGRESS_AFTER
 
 s0() { "$SMARTIO" -m "$A" "$@"; }
 s1() { "$SMARTIO" -m "$B" "$@"; }
@@ -111,8 +111,12 @@ refused "this mount acts only for its own node: use that node's mount or a manag
 ok "segment create on another node" s0 segment create host2.q 64k
 expect_eq "remote size" "$(cat "$C/nodes/host2/segments/q/size")" "65536"
 ok "segment export off" s0 segment export host2.q off
-ok "segment export" s0 segment export host2.q
+expect_eq "remote withdrawn" "$(cat "$C/nodes/host2/segments/q/available")" "0"
+ok "segment export on" s0 segment export host2.q on
 expect_eq "remote exported" "$(cat "$C/nodes/host2/segments/q/available")" "1"
+ok "segment export off again" s0 segment export host2.q off
+ok "segment export (on by default)" s0 segment export host2.q
+expect_eq "remote exported by default" "$(cat "$C/nodes/host2/segments/q/available")" "1"
 # host1 attaches; the attachment lasts as long as the writing process.
 ( echo host1 > "$B/seg/host0.ring/attach" && exec sleep 600 ) &
 holder=$!
@@ -140,6 +144,12 @@ ok "segment destroy" s0 segment destroy ring
 ok "segment destroy remote" s0 segment destroy host2.q
 expect_eq "segments left" "$(ls "$A/nodes/host0/segments" "$C/nodes/host2/segments")" \
 	"$(printf '%s\n\n%s' "$A/nodes/host0/segments:" "$C/nodes/host2/segments:")"
+# host0 has 256M of RAM (operator.conf): a 200M segment leaves no room for
+# 100M more (memory is allocated sparse: this costs nothing).
+ok "a segment of most of host0's memory" s0 segment create big 200M
+refused "host0 has not enough free memory for 100M (its other segments hold 200 MiB) (ENOMEM)" \
+	s0 segment create more 100M
+ok "segment destroy big" s0 segment destroy big
 # A size that is not one is a usage error (exit 2), before any write.
 set +e; s0 segment create y 1X 2> "$TMP/err"; rc=$?; set -e
 expect_eq "bad size exit" "$rc" 2
@@ -191,6 +201,12 @@ assert ev["kind"] == "return" and ev["object"] == "dev/nvme0" and ev["node"] == 
 assert isinstance(ev["seq"], int) and ev["time"].count(".") == 1, ev
 EOF
 expect_eq "watch by node" "$(sed -E 's/^[0-9:.]+ #[0-9]+ //' "$TMP/watch.node")" "gpu0 lent to a list of nodes"
+# -t: no event for that long ends the watch (exit 0, nothing printed).
+set +e
+timeout 30 "$SMARTIO" -m "$A" watch -t 0.5 -d nvme0 > "$TMP/out" 2> "$TMP/err"; rc=$?
+set -e
+expect_eq "watch -t exit" "$rc" 0
+expect_eq "watch -t output" "$(cat "$TMP/out" "$TMP/err")" ""
 ok "reclaim" s0 reclaim nvme0
 expect_eq "reclaimed" "$(cat "$A/dev/nvme0/borrow")" ""
 ok "mode exclusive once nobody borrows it" s0 mode nvme0 exclusive
@@ -204,6 +220,60 @@ expect_eq "progress start" "$(head -n1 "$TMP/err")" "smartio: host1 borrowing ni
 grep -Eq "^smartio: host1 borrowing nic0 from host0: done after [0-9.]+ s$" "$TMP/err" ||
 	fail "forced progress: $(cat "$TMP/err")"
 s1 return nic0
+# With the default threshold (1 s) a quick write shows no line ...
+ok "quick borrow" s1 borrow nic0
+expect_eq "no progress line for a quick borrow" "$(cat "$TMP/err")" ""
+s1 return nic0
+# ... and a write the daemon answers only after 1.5 s shows it.  The
+# daemon of a mount of its own is stopped (SIGSTOP) when smartio opens the
+# borrow file (an audit hook: nothing else in smartio changes) and
+# continued 1.5 s later, so that the write waits as over a slow fabric.
+mount_sfs "$TMP/m4" --fabric "$FABRIC-slow"
+P4=$LAST_PID D=$TMP/m4
+mkdir "$TMP/hook"
+cat > "$TMP/hook/sitecustomize.py" <<'PYEOF'
+# The first open for writing of the file SMARTIO_TEST_SLOW names stops
+# the daemon SMARTIO_TEST_DAEMON (not the reads that explain an error).
+import os, signal, sys
+_file = os.environ.get("SMARTIO_TEST_SLOW")
+_done = []
+def _hook(event, args):
+    if (event == "open" and not _done and isinstance(args[0], str)
+            and args[0].endswith(_file) and args[2] & (os.O_WRONLY | os.O_RDWR)):
+        _done.append(1)
+        os.kill(int(os.environ["SMARTIO_TEST_DAEMON"]), signal.SIGSTOP)
+if _file:
+    sys.addaudithook(_hook)
+PYEOF
+echo all > "$D/dev/nic0/lend"
+slow() {	# slow WHO: WHO borrows nic0 through $D, its daemon stopped for 1.5 s
+	SMARTIO_TEST_SLOW=/dev/nic0/borrow SMARTIO_TEST_DAEMON=$P4 \
+		PYTHONPATH="$TMP/hook:$PYTHONPATH" "$SMARTIO" -m "$D" borrow nic0 "$1" \
+		> "$TMP/out" 2> "$TMP/err" &
+	pid=$!
+	i=0
+	until [ "$(cut -d' ' -f3 "/proc/$P4/stat")" = T ]; do
+		i=$((i + 1)); [ $i -lt 500 ] || { kill $pid; fail "the daemon was not stopped"; }
+		sleep 0.02
+	done
+	sleep 1.5
+	kill -CONT "$P4"
+	set +e; wait $pid; rc=$?; set -e
+}
+slow host1
+expect_eq "slow borrow exit" "$rc" 0
+expect_eq "slow borrow" "$(cat "$D/dev/nic0/borrow")" host1
+expect_eq "slow progress start" "$(head -n1 "$TMP/err")" "smartio: host1 borrowing nic0 from host0 ..."
+t=$(sed -nE 's/^smartio: host1 borrowing nic0 from host0: done after ([0-9.]+) s$/\1/p' "$TMP/err")
+[ -n "$t" ] || fail "slow progress end: $(cat "$TMP/err")"
+awk -v t="$t" 'BEGIN { exit !(t >= 1.5) }' || fail "slow borrow took $t s, not 1.5 s or more"
+expect_eq "slow progress lines" "$(wc -l < "$TMP/err")" 2
+slow host2
+expect_eq "slow refused exit" "$rc" 1
+sed -E 's/after [0-9.]+ s$/after N s/' "$TMP/err" > "$TMP/err.n"
+expect_eq "slow refused progress" "$(cat "$TMP/err.n")" "smartio: host2 borrowing nic0 from host0 ...
+smartio: host2 borrowing nic0 from host0: failed after N s
+smartio: nic0 is borrowed by host1 in exclusive mode (EBUSY)"
 
 # --- list, status ---------------------------------------------------------
 ok "list" s0 list
@@ -219,6 +289,15 @@ expect_eq "status exit with host3 down" "$rc" 1
 grep -q '^cluster: node host3 is down$' "$TMP/out" || fail "status: $(cat "$TMP/out")"
 grep -qx '  ntb0   link up    luts   0/256 \[\.\{20\}\]  requesters  2/3  \[#\{13\}\.\{7\}\]' "$TMP/out" ||
 	fail "status bars: $(cat "$TMP/out")"
+# On the cluster of $D (every node up): exit 0; then a link down is exit 1.
+set +e; "$SMARTIO" -m "$D" status > "$TMP/out" 2>&1; rc=$?; set -e
+expect_eq "status exit, all up" "$rc" 0
+expect_eq "status all up" "$(tail -n1 "$TMP/out")" "cluster: all nodes and links up"
+echo down > "$D/nodes/host3/adapters/ntb0/link"
+set +e; "$SMARTIO" -m "$D" status > "$TMP/out" 2>&1; rc=$?; set -e
+expect_eq "status exit with a link down" "$rc" 1
+expect_eq "status link down" "$(tail -n1 "$TMP/out")" "cluster: link of ntb0 on host3 is down"
+rm -rf "/dev/shm/smartio-$FABRIC-slow"
 # Not a mount: exit 2 and a sentence.
 set +e; "$SMARTIO" -m "$TMP" list 2> "$TMP/err"; rc=$?; set -e
 expect_eq "not a mount exit" "$rc" 2
@@ -243,9 +322,11 @@ fi
 rm -rf "/dev/shm/smartio-$FABRIC-users"
 
 # Every sentence of smartio(1)'s DIAGNOSTICS table was seen above ("..."
-# stands for the names of the case).
+# stands for the names of the case), and every (operation, errno) that
+# smartio.errors.TABLE explains is a row of it.
 python3 - "$sfs_top/man/smartio.1" "$TMP/sentences" <<'PYEOF' || fail "smartio(1) and the sentences differ"
-import re, sys
+import errno, re, sys
+from smartio.errors import TABLE
 man = open(sys.argv[1]).read()
 table = man[man.index(".Sh DIAGNOSTICS"):man.index(".Sh SEE ALSO")]
 want = [m.group(1) for m in re.finditer(r"Ql (.*?)(?: ,)?$", table, re.M)
@@ -256,6 +337,12 @@ missing = [w for w in want if not any(
     for s in seen)]
 for w in missing:
     print("  not seen:", w)
-sys.exit(1 if missing or len(want) < 25 else 0)
+rows = set(re.findall(r"^\.It (.+?) Ta Er (E[A-Z]+) Ta ", table, re.M))
+absent = [(cmd, errno.errorcode[e]) for op, e in sorted(TABLE)
+          for cmd in ["segment create" if op == "segment-size" else op.replace("-", " ")]
+          if (cmd, errno.errorcode[e]) not in rows]
+for cmd, name in absent:
+    print("  no row in smartio(1):", cmd, name)
+sys.exit(1 if missing or absent or len(want) < 26 or len(rows) < 20 else 0)
 PYEOF
 echo "PASS: $TEST: $sentences sentences"
