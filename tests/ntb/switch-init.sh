@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # /init of a check-ntb switch guest (tests/ntb/check_switch.sh): one port
 # of a 4-port smartio-ntb-switch.  Kernel command line: swport=0..3,
 # swphase=1|2.  Every check prints "PASS: ..." or "FAIL: ...";
@@ -15,7 +16,8 @@
 #  - blocked accesses: outside every enabled entry, and from a requester
 #    the entry does not allow (counted by the receiver);
 #  - port 0's CPU reads and writes the edu device of port 1 through a
-#    window; port 0's edu DMA reads from and writes into port 1's RAM;
+#    window; port 0's edu DMA reads from and writes into port 1's RAM,
+#    and its MSI messages, aimed into the window, interrupt port 1's CPU;
 #  - port 3 powers off while port 2 writes to it: the others see the link
 #    down within 3 s and all-ones from its window.
 # Phase 2 (port 3 booted again): every port sees the link to 3 back and
@@ -53,6 +55,23 @@ R=$(bar "$pci" 0)
 B2=$(bar "$pci" 2)
 B4=$(bar "$pci" 4)
 reg() { devmem $((R + $1)) "${2:-32}"; }
+# cfg_u8 BDF OFF: a byte of a function's configuration space;
+# cfg_w BDF OFF LEN VALUE: writes LEN (2 or 4) bytes, little endian.
+cfg_u8() {
+	dd if="/sys/bus/pci/devices/$1/config" bs=1 skip=$(($2)) count=1 \
+		2>/dev/null | od -An -tu1 | tr -d ' '
+}
+cfg_w() {
+	local i=0 b=""
+	while [ "$i" -lt "$3" ]; do
+		b="$b\\$(printf %03o $((($4 >> (8 * i)) & 255)))"
+		i=$((i + 1))
+	done
+	printf "$b" | dd of="/sys/bus/pci/devices/$1/config" bs="$3" \
+		seek=$(($2 / $3)) conv=notrunc 2>/dev/null
+}
+# Interrupts this port's NTB driver took (its three MSI-X vectors).
+ntb_irqs() { awk '/ntb_sioswitch/ { n += $2 } END { print n + 0 }' /proc/interrupts; }
 setreg() { devmem $((R + $1)) 32 "$2"; }
 MW=$(reg 0x20 64)
 ENT=$(reg 0x28 64)
@@ -286,6 +305,20 @@ if [ "$P" = 1 ]; then
 	setreg $((e + 4)) $((ebar >> 32))
 	setreg $((e + 12)) 1
 	setreg $((e + 8)) 1
+	# Entry 2 of the same window leads to the MSI range, at the page of
+	# this port's doorbell vector (MSI-X entry 0, in BAR 1): port 0 aims
+	# its edu's MSI there.  Offset and data go to port 0's spads 4 and 5
+	# (ntb_pingpong's and ntb_perf's, long unloaded).
+	mt=$(bar "$pci" 1)
+	malo=$(devmem "$mt" 32)
+	e=$((0x1000 + ((0 * 2 + 1) * 8 + 2) * 16))
+	setreg $((e + 0)) $((malo & ~(ENT - 1) & 0xffffffff))
+	setreg $((e + 4)) "$(devmem $((mt + 4)) 32)"
+	setreg $((e + 12)) 1
+	setreg $((e + 8)) 1
+	echo $((malo & (ENT - 1))) >"$D/peer0/spad4"
+	echo "$(devmem $((mt + 8)) 32)" >"$D/peer0/spad5"
+	irqs0=$(ntb_irqs)
 fi
 handshake 6
 if [ "$P" = 0 ]; then
@@ -314,8 +347,35 @@ if [ "$P" = 0 ]; then
 	devmem $((ea + 0x90)) 64 14
 	devmem $((ea + 0x98)) 64 3
 	waitfor 5 edu_idle
+	# edu's MSI through the window: written by the device, not the CPU,
+	# carried to port 1 and performed there into its MSI range.
+	cap=$(cfg_u8 "$edu" 0x34)
+	while [ "$cap" -ne 0 ] && [ "$(cfg_u8 "$edu" "$cap")" -ne 5 ]; do
+		cap=$(cfg_u8 "$edu" $((cap + 1)))
+	done
+	if [ "$cap" -eq 0 ]; then
+		fail "edu has no MSI capability"
+	else
+		ma=$((B4 + 1 * MW + 2 * ENT + $(cat "$D/spad4")))
+		cfg_w "$edu" $((cap + 4)) 4 $((ma & 0xffffffff))
+		cfg_w "$edu" $((cap + 8)) 4 $((ma >> 32))
+		cfg_w "$edu" $((cap + 12)) 2 $(($(cat "$D/spad5") & 0xffff))
+		cfg_w "$edu" $((cap + 2)) 2 $(($(cfg_u8 "$edu" $((cap + 2))) | 1))
+		for k in 1 2 3; do
+			devmem $((ea + 0x60)) 32 1	# raise
+			devmem $((ea + 0x64)) 32 1	# acknowledge
+		done
+	fi
 fi
 handshake 7
+if [ "$P" = 1 ]; then
+	got_msi() { [ "$(ntb_irqs)" -ge $((irqs0 + 3)) ]; }
+	if waitfor 10 got_msi; then
+		pass "port 0's edu MSI reached this CPU through the window: $(($(ntb_irqs) - irqs0)) interrupts"
+	else
+		fail "port 0's edu MSI: $(($(ntb_irqs) - irqs0)) interrupts"
+	fi
+fi
 if [ "$P" = 1 ]; then
 	got=$(dd if="$D/peer0/mw0" bs=4096 skip=1 count=1 2>/dev/null | head -c 14)
 	[ "$got" = "from 0 to 1 w0" ] &&
