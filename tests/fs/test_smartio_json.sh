@@ -83,4 +83,28 @@ for name in $(ls "$M/dev") $(ls "$M/nodes") "borrowed by host2 (exclusive)" \
 	"borrowed by host1 (shared)" "borrowed by host3 (shared)"; do
 	grep -qF ">$name" "$TMP/c.svg" || fail "'$name' is not in the picture"
 done
+
+# The README's picture (doc/smartio-cluster.svg) is what --dot draws of the
+# default cluster after the commands the README names: the same nodes,
+# adapters, devices, segments, links and borrows, and the same labels but
+# for the look-up table and requester counts.
+cmds=$(sed -n '/^The default cluster after `/,/`,$/p' "$sfs_top/README.md" | tr '\n' ' ' |
+	sed -E 's/^[^`]*`([^`]*)`.*$/\1/')
+case $cmds in smartio\ *) ;; *) fail "no commands for the picture in README.md: '$cmds'";; esac
+mount_sfs "$TMP/r" --fabric "$FABRIC-readme"
+IFS=';' read -ra steps <<< "$cmds"
+for step in "${steps[@]}"; do
+	read -ra argv <<< "$step"
+	[ "${argv[0]}" = smartio ] || fail "README step '$step'"
+	"$SMARTIO" -m "$TMP/r" "${argv[@]:1}" > /dev/null || fail "README step '$step' failed"
+done
+"$SMARTIO" -m "$TMP/r" list --dot | dot -Tsvg > "$TMP/readme.svg" || fail "README picture: dot failed"
+rm -rf "/dev/shm/smartio-$FABRIC-readme"
+words() {	# the titles and labels of an SVG, one a line, sorted
+	grep -oE '<title>[^<]*</title>|>[^<]*</text>' "$1" |
+		grep -vE '>(luts|req) [0-9]+/[0-9]+</text>$' | sort
+}
+diff <(words "$sfs_top/doc/smartio-cluster.svg") <(words "$TMP/readme.svg") > "$TMP/readme.diff" ||
+	fail "doc/smartio-cluster.svg is not what README's commands draw: $(cat "$TMP/readme.diff")"
+[ "$(words "$TMP/readme.svg" | grep -c '^<title>')" -gt 30 ] || fail "README picture: too few elements"
 echo "PASS: $TEST: $n files round-tripped"
