@@ -18,16 +18,17 @@
 #define LINE_MAX_LEN 512
 
 struct ev_file {
-	struct sfs_file file;	/* first: what ops.c sees */
-	struct wq_file wq;
+	struct wq_file wq;	/* first: its ops are what ops.c sees */
 	uint64_t cursor;
 	char line[LINE_MAX_LEN];
 	size_t len, pos;	/* unread part of the current line */
 };
+_Static_assert(offsetof(struct ev_file, wq) == 0,
+	       "an open ev_file is its wq_file and its sfs_file");
 
 static struct ev_file *ev_of(struct wq_file *f)
 {
-	return (struct ev_file *)((char *)f - offsetof(struct ev_file, wq));
+	return (struct ev_file *)f;
 }
 
 /* Makes sure ef holds unread text; 1 if it does, 0 if nothing is new. */
@@ -78,13 +79,7 @@ static const struct sfs_fops events_fops;
 
 static void events_release(struct fuse_file_info *fi)
 {
-	struct ev_file *ef = (struct ev_file *)sfs_file_of(fi);
-
-	if (!ef)
-		return;
-	wq_remove(&events_q, &ef->wq);
-	free(ef);
-	fi->fh = 0;
+	wq_release(&events_q, fi);
 }
 
 static void events_open(fuse_req_t req, const struct sfs_obj *o,
@@ -97,13 +92,9 @@ static void events_open(fuse_req_t req, const struct sfs_obj *o,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	ef->file.ops = &events_fops;
+	ef->wq.file.ops = &events_fops;
 	ef->cursor = smartio_event_cursor(sfs.h);
-	wq_add(&events_q, &ef->wq);
-	fi->fh = (uintptr_t)ef;
-	fi->direct_io = 1;
-	if (fuse_reply_open(req, fi) != 0)
-		events_release(fi);
+	wq_open(&events_q, req, fi, &ef->wq);
 }
 
 static void events_read(fuse_req_t req, const struct sfs_obj *o, size_t size,

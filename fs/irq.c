@@ -18,15 +18,16 @@
 #include "sfs.h"
 
 struct irq_file {
-	struct sfs_file file;	/* first: what ops.c sees */
-	struct wq_file wq;
+	struct wq_file wq;	/* first: its ops are what ops.c sees */
 	unsigned dev, vec;
 	uint64_t seen;
 };
+_Static_assert(offsetof(struct irq_file, wq) == 0,
+	       "an open irq_file is its wq_file and its sfs_file");
 
 static struct irq_file *irq_of(struct wq_file *f)
 {
-	return (struct irq_file *)((char *)f - offsetof(struct irq_file, wq));
+	return (struct irq_file *)f;
 }
 
 /* The vector's count when it is routed to this node, else -EIO. */
@@ -78,13 +79,7 @@ static const struct sfs_fops irq_fops;
 
 static void irq_release(struct fuse_file_info *fi)
 {
-	struct irq_file *irf = (struct irq_file *)sfs_file_of(fi);
-
-	if (!irf)
-		return;
-	wq_remove(&irq_q, &irf->wq);
-	free(irf);
-	fi->fh = 0;
+	wq_release(&irq_q, fi);
 }
 
 static void irq_open(fuse_req_t req, const struct sfs_obj *o,
@@ -96,7 +91,7 @@ static void irq_open(fuse_req_t req, const struct sfs_obj *o,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	irf->file.ops = &irq_fops;
+	irf->wq.file.ops = &irq_fops;
 	irf->dev = o->dev;
 	irf->vec = o->attr;
 	if (current(irf, &irf->seen)) {
@@ -104,12 +99,8 @@ static void irq_open(fuse_req_t req, const struct sfs_obj *o,
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	wq_add(&irq_q, &irf->wq);
-	fi->fh = (uintptr_t)irf;
-	fi->direct_io = 1;
 	fi->nonseekable = 1;
-	if (fuse_reply_open(req, fi) != 0)
-		irq_release(fi);
+	wq_open(&irq_q, req, fi, &irf->wq);
 }
 
 /* An open irq file outlives its vector: its reads fail with EIO. */

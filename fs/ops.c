@@ -26,6 +26,8 @@ struct attr_file {
 	struct sbuf sb;
 	int have;
 };
+_Static_assert(offsetof(struct attr_file, file) == 0,
+	       "an open attribute file is its sfs_file");
 
 struct dir_ent {
 	char *name;

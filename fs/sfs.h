@@ -363,10 +363,13 @@ static inline struct sfs_file *sfs_file_of(const struct fuse_file_info *fi)
 extern const struct sfs_fops sfs_text_fops, sfs_config_fops;
 
 /* --- parked reads and poll handles (waitq.c) --------------------------- */
-struct wq_file {		/* in each open file that can block */
+struct wq_file {		/* first in each open file that can block */
+	struct sfs_file file;
 	struct fuse_pollhandle *ph;
 	struct wq_file *prev, *next;
 };
+_Static_assert(offsetof(struct wq_file, file) == 0,
+	       "a blocking file is an sfs_file first");
 
 struct wq_ops {
 	/* Under the queue's lock: replies to req from f and returns 1, or
@@ -388,14 +391,16 @@ struct waitq {
 #define WAITQ_INIT(q, o) \
 	{ .lock = PTHREAD_MUTEX_INITIALIZER, .ops = (o), .tail = &(q).head }
 
-void wq_add(struct waitq *q, struct wq_file *f);
+/* Adds f (its ops set) and replies to the open; undone if that fails. */
+void wq_open(struct waitq *q, fuse_req_t req, struct fuse_file_info *fi,
+	     struct wq_file *f);
 /* Answers now, fails with EAGAIN (nonblock) or parks the read. */
 void wq_read(struct waitq *q, fuse_req_t req, struct wq_file *f, size_t size,
 	     int nonblock);
 void wq_poll(struct waitq *q, fuse_req_t req, struct wq_file *f,
 	     struct fuse_pollhandle *ph);
-/* Fails f's parked reads with EINTR and forgets f. */
-void wq_remove(struct waitq *q, struct wq_file *f);
+/* Fails the file's parked reads with EINTR, forgets and frees it. */
+void wq_release(struct waitq *q, struct fuse_file_info *fi);
 /* Serves parked reads and poll handles; returns 1 if reads still wait. */
 int wq_kick(struct waitq *q);
 void wq_shutdown(struct waitq *q);

@@ -660,7 +660,7 @@ int tree_valid(const struct sfs_obj *o)
 	return k->valid ? k->valid(o) : 0;
 }
 
-/* The attribute files of dir: their group and the kind of the files. */
+/* The group of dir's attribute files (their kind is its attr_kind). */
 static const struct sfs_attr_group *dir_attrs(const struct sfs_obj *dir)
 {
 	unsigned ak = kind_of(dir)->attr_kind;

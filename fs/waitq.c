@@ -45,17 +45,6 @@ static void drop(struct waitq *q, struct wq_wait **pp, int err)
 	free(w);
 }
 
-void wq_add(struct waitq *q, struct wq_file *f)
-{
-	pthread_mutex_lock(&q->lock);
-	f->prev = NULL;
-	f->next = q->files;
-	if (q->files)
-		q->files->prev = f;
-	q->files = f;
-	pthread_mutex_unlock(&q->lock);
-}
-
 void wq_read(struct waitq *q, fuse_req_t req, struct wq_file *f, size_t size,
 	     int nonblock)
 {
@@ -105,10 +94,13 @@ void wq_poll(struct waitq *q, fuse_req_t req, struct wq_file *f,
 		notify_poke();
 }
 
-void wq_remove(struct waitq *q, struct wq_file *f)
+void wq_release(struct waitq *q, struct fuse_file_info *fi)
 {
+	struct wq_file *f = (struct wq_file *)sfs_file_of(fi);
 	struct wq_wait **pp;
 
+	if (!f)
+		return;
 	pthread_mutex_lock(&q->lock);
 	/* The kernel holds the file while reads run; drop any leftovers. */
 	for (pp = &q->head; *pp;) {
@@ -125,8 +117,25 @@ void wq_remove(struct waitq *q, struct wq_file *f)
 		f->next->prev = f->prev;
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
-	f->ph = NULL;
 	pthread_mutex_unlock(&q->lock);
+	free(f);
+	fi->fh = 0;
+}
+
+void wq_open(struct waitq *q, fuse_req_t req, struct fuse_file_info *fi,
+	     struct wq_file *f)
+{
+	pthread_mutex_lock(&q->lock);
+	f->prev = NULL;
+	f->next = q->files;
+	if (q->files)
+		q->files->prev = f;
+	q->files = f;
+	pthread_mutex_unlock(&q->lock);
+	fi->fh = (uintptr_t)f;
+	fi->direct_io = 1;
+	if (fuse_reply_open(req, fi) != 0)
+		wq_release(q, fi);
 }
 
 int wq_kick(struct waitq *q)
