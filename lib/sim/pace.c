@@ -5,12 +5,15 @@
  * simulator with its shape (issue 17, item 3).
  *
  * A transaction of len bytes from device dev to where sim_translate_dma
- * sent it holds every link it crosses for len / rate, rate being that of
- * the slowest of them (sio_path_speed: the device's own link, the adapter
- * it leaves by, the switches, the adapter it arrives at; SmartIO section
- * 7.1.5, ffLink section 8.2).  Each link is a "busy until" time in the
- * shared state, so the four engines of one device, or two devices lent
- * over one adapter, share its rate as they would share the wire.  For
+ * sent it takes len / rate, rate being that of the slowest link on its
+ * path (sio_path_speed: the device's own link, the adapter it leaves by,
+ * the switches, the adapter it arrives at; SmartIO section 7.1.5, ffLink
+ * section 8.2).  It holds the device's link and the two adapters' for
+ * that long, each a "busy until" time in the shared state, so the four
+ * engines of one device, or two devices lent over one adapter, share its
+ * rate as they would share the wire.  A switch is not a budget of its
+ * own: its ports are at least as fast as the adapters cabled to them
+ * unless the topology says otherwise, and then only the rate shows.  For
  * the device a write is done when its last byte is on the link (writes
  * are posted: nothing comes back, and what the device writes next, its
  * completion entry or interrupt, follows in order); a read when its data

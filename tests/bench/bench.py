@@ -262,10 +262,11 @@ def bench_dma(m):
     segment, verified, in 1 MiB transfers, chunk i on engine i % engines),
     against the rate of the link the simulator paces it by (the default
     cluster's Gen3 x8, 7.306 GB/s), as ffLink measures its engines against
-    its link.  Each mode keeps its best warm round of 8 (-r), polling the
-    engines (-p); the CPU's memcpy through the device's memory (-C) is
-    shown beside it: a bounce buffer's copies are the processor's, never
-    paced, so how fast this machine copies decides that mode's ratio."""
+    its link.  Each mode keeps its best round of 100 (-r), as ffLink kept
+    the best of 100 runs, polling the engines (-p); the CPU's memcpy
+    through the device's memory (-C) is shown beside it: a bounce buffer's
+    copies are the processor's, never paced, so how fast this machine
+    copies decides that mode's ratio."""
     tool_path = os.path.join(BUILD, "contrib/dma/smartio-dma-copy")
     rate = link_rate() / 1e9
     if not os.access(tool_path, os.X_OK):
@@ -281,7 +282,7 @@ def bench_dma(m):
         for e in (1, 4):
             out = subprocess.run([tool_path, "-m", m.dir, "-d", "acc0", "-s",
                                   str(size), "-e", str(e), "-M", mode,
-                                  "-r", "8", "-p", "-C"], capture_output=True,
+                                  "-r", "100", "-p", "-C"], capture_output=True,
                                  text=True)
             lines = out.stdout.replace(",", "").splitlines()
             dma_l = [l for l in lines if l.startswith("copied")]
