@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """smartio: Python access to a /smartio namespace (smartio(7)).
 
 Everything here reads and writes the files of a mounted namespace, so it

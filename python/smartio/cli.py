@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """smartio(1): the cluster at a glance, and plain messages for what it
 refuses.  Every subcommand reads or writes the files of one mounted
 namespace (--mount, $SMARTIO_MOUNT, /smartio), through the package.

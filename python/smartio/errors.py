@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Errors of the namespace, turned into sentences that name the cause.
 
 The namespace answers a refused write with an errno only (smartio(7), ERROR

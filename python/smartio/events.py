@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The event stream (smartio(7), EVENTS) as dictionaries."""
 import os
 import select

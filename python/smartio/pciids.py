@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """PCI class codes in words, from pci.ids where it is installed (the pci.ids
 or hwdata package), else from the base classes of the PCI Code and ID
 Assignment specification."""

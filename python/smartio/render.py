@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The cluster as a snapshot dictionary (the JSON of `smartio list -J`), and
 that snapshot as a table, a tree, a Graphviz graph, a status report and
 Prometheus metrics.  Everything is read once into the snapshot, so one

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The smartio Python package's pytest suite (tests/python) against real
 # smartiofs mounts of private fabrics.  First python/pyproject.toml is
 # checked to build an installable package: pip installs a copy of python/

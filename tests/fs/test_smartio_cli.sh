@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every subcommand of smartio(1) against real mounts, and every sentence of
 # its errno table (smartio(1), ERRORS): each refused command exits 1 with
 # exactly that sentence on stderr and leaves the namespace as it was.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The bash completion of smartio(1) completes subcommands, and device,
 # node and segment names read from the mount that -m names.
 . "$(dirname "$0")/lib.sh"

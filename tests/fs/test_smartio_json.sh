@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `smartio list -J | jq` round-trips the state: jq turns the JSON back into
 # file paths and values, and every one equals what the namespace's file
 # holds (after lending, borrowing, shared mode and segments, so that no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `smartio status --prometheus` is accepted by python3-prometheus-client's
 # parser of the text format, and its samples are the namespace's values:
 # node and link up, LUT and requester use, borrowers and counters per

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The systemd units of contrib/systemd pass `systemd-analyze verify` (and a
 # unit with a missing program does not); smartiofs-kernel.service is
 # ordered after the module and udev.  What the units run after mounting

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Fixtures of the Python package's tests: real smartiofs mounts of a
 private fabric (tests/fs/sfshelp.py), unmounted after each test."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The smartio Python package against real mounts: what it reads is what
 the files hold, what it writes changes them, and what the namespace
 refuses arrives as a SmartioError with the errno and a sentence naming the
