@@ -25,7 +25,7 @@
 #include "core.h"
 
 #define SIM_MAGIC 0x53494d46u	/* "SIMF" */
-#define SIM_VERSION 4
+#define SIM_VERSION 5
 #define SIM_IOMMU_ENTRIES 1024	/* per node */
 #define SIM_HEARTBEAT_MS 200
 #define SIM_DEAD_MS 2000	/* heartbeat age that declares a node down */
@@ -51,14 +51,19 @@ struct sim_iommu {
 	u64 phys;
 };
 
+/* A PCIe link carries each direction on its own lanes (ffLink section
+ * 2): out of the device or node at that end, or into it. */
+enum sim_link_dir { SIM_LINK_OUT, SIM_LINK_IN };
+
 struct sim_node_hw {
 	s32 owner_pid;		/* process serving the node, 0 = none */
 	u32 pad;
 	u64 owner_start;	/* its start time: tells a reused pid apart */
 	u64 blocked;		/* transactions blocked at this node */
 	u64 msi_count[SIO_MSI_VECTORS];
-	/* Monotonic ns until which each adapter's link is taken (pace.c). */
-	u64 link_busy_ns[SIO_MAX_ADAPTERS];
+	/* Monotonic ns until which each adapter's link is taken, in each
+	 * direction (enum sim_link_dir; pace.c). */
+	u64 link_busy_ns[SIO_MAX_ADAPTERS][2];
 };
 
 /* Per device: its BAR memory's generation (revoke.c). */
@@ -68,7 +73,7 @@ struct sim_dev_hw {
 	s32 runner_pid;		/* process whose model maps them, 0 = none */
 	u32 pad;
 	u64 runner_start;
-	u64 link_busy_ns;	/* its own PCIe link is taken until (pace.c) */
+	u64 link_busy_ns[2];	/* its own link is taken until (pace.c) */
 };
 
 struct sim_shared {

@@ -9,9 +9,10 @@
  * path (sio_path_speed: the device's own link, the adapter it leaves by,
  * the switches, the adapter it arrives at; SmartIO section 7.1.5, ffLink
  * section 8.2).  It holds the device's link and the two adapters' for
- * that long, each a "busy until" time in the shared state, so the four
- * engines of one device, or two devices lent over one adapter, share its
- * rate as they would share the wire.  A switch is not a budget of its
+ * that long in the direction its data flows (links are full duplex),
+ * each a "busy until" time in the shared state, so the four engines of
+ * one device, or two devices lent over one adapter, share its rate as
+ * they would share the wire.  A switch is not a budget of its
  * own: its ports are at least as fast as the adapters cabled to them
  * unless the topology says otherwise, and then only the rate shows.  For
  * the device a write is done when its last byte is on the link (writes
@@ -89,18 +90,24 @@ u64 sim_pace_reserve(struct sim_fabric *f, u32 dev, const struct sim_loc *loc,
 	u64 start = sim_now_ns(), end, lat = 0;
 	u32 n = 0, i;
 
+	/* A write's data leaves the device and its node, arrives at the far
+	 * node; a read's comes the other way. */
+	int out = write ? SIM_LINK_OUT : SIM_LINK_IN;
+	int in = write ? SIM_LINK_IN : SIM_LINK_OUT;
+
 	/* The device's own slot: a Gen3 x8 link like the adapters'. */
-	busy[n++] = &sim_dev_hw(f, dev)->link_busy_ns;
+	busy[n++] = &sim_dev_hw(f, dev)->link_busy_ns[out];
 	if (loc->adapter >= 0 && loc->node != d->node &&
 	    !sio_path_speed(f->reg, d->node, (u32)loc->adapter, loc->node,
 			    &ps)) {
 		if (ps.rate < rate)
 			rate = ps.rate;
 		lat = ps.latency_ns;
-		busy[n++] = &sim_node_hw(f, d->node)->link_busy_ns[loc->adapter];
+		busy[n++] = &sim_node_hw(f, d->node)
+				     ->link_busy_ns[loc->adapter][out];
 		if (ps.far_adapter >= 0)
 			busy[n++] = &sim_node_hw(f, loc->node)
-					     ->link_busy_ns[ps.far_adapter];
+					     ->link_busy_ns[ps.far_adapter][in];
 	}
 	for (i = 0; i < n; i++)
 		if (*busy[i] > start)
