@@ -249,7 +249,13 @@ ADAPTER_NS, SWITCH_NS = 132, 170     # per chip, one way (smartio.conf(5))
 
 # ffLink's table (section 8.2, its 1- and 4-engine figures over the 7.306
 # GB/s of its Gen3 x8 link): zero-copy 6.29 and 7.06 GB/s, double
-# buffering 6.72 and 7.06, one bounce buffer 3.87 and 6.15.
+# buffering 6.72 and 7.06, one bounce buffer 3.87 and 6.15.  Two of them
+# rest on what the simulator does not model: ffLink's driver restarts a
+# double-buffered engine from its interrupt handler, sooner than a
+# zero-copy user program can, while smartio-dma-copy restarts both the
+# same way; and four engines bouncing through the CPU met the limits of
+# its memory bus, while here the CPU's copies are only as slow as this
+# machine's memcpy (shown on each line), twice the link on a quiet one.
 DMA_GOALS = {("zero-copy", 1): 0.86, ("zero-copy", 4): 0.97,
              ("double", 1): 0.92, ("double", 4): 0.97,
              ("bounce", 1): 0.53, ("bounce", 4): 0.84}
