@@ -5,10 +5,15 @@
  *   sw_bench memcpy BYTES CHUNK     MB/s of memcpy between two buffers of
  *                                   this guest, in CHUNK pieces (what
  *                                   ntb_perf does, into its window)
+ *   sw_bench write PHYS SIZE BYTES  MB/s of memcpy from this guest's RAM
+ *                                   into SIZE bytes at physical address
+ *                                   PHYS (/dev/mem), BYTES in all (a
+ *                                   window: into the peer's RAM)
  *   sw_bench read8 PHYS COUNT       mean ns of one 8-byte load from the
  *                                   physical address PHYS (/dev/mem)
  *
- * Prints one line: "SWBENCH memcpy <MB/s>" or "SWBENCH read8 <ns> <value>".
+ * Prints one line: "SWBENCH memcpy <MB/s>", "SWBENCH write <MB/s>" or
+ * "SWBENCH read8 <ns> <value>".
  * Static: the guests have no C library.
  */
 #include <fcntl.h>
@@ -48,6 +53,34 @@ static int bench_memcpy(size_t bytes, size_t chunk)
 	return 0;
 }
 
+/* MB/s of memcpy into SIZE bytes of physical memory at PHYS (/dev/mem). */
+static int bench_write(unsigned long long phys, size_t size, size_t bytes)
+{
+	int fd = open("/dev/mem", O_RDWR | O_SYNC);
+	char *src = malloc(size), *map;
+	size_t done;
+	double t;
+
+	if (fd < 0 || !src || !size) {
+		perror("/dev/mem");
+		return 1;
+	}
+	map = mmap(NULL, size, PROT_WRITE, MAP_SHARED, fd, phys);
+	if (map == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	memset(src, 0x5a, size);
+	t = now();
+	for (done = 0; done < bytes; done += size) {
+		src[done / size % size] ^= 1;
+		memcpy(map, src, size);
+	}
+	t = now() - t;
+	printf("SWBENCH write %.0f\n", bytes / t / 1e6);
+	return 0;
+}
+
 static int bench_read8(unsigned long long phys, unsigned long count)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -82,9 +115,13 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "memcpy"))
 		return bench_memcpy(strtoull(argv[2], NULL, 0),
 				    strtoull(argv[3], NULL, 0));
+	if (argc == 5 && !strcmp(argv[1], "write"))
+		return bench_write(strtoull(argv[2], NULL, 0),
+				   strtoull(argv[3], NULL, 0),
+				   strtoull(argv[4], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "read8"))
 		return bench_read8(strtoull(argv[2], NULL, 0),
 				   strtoul(argv[3], NULL, 0));
-	fprintf(stderr, "usage: sw_bench memcpy BYTES CHUNK | read8 PHYS COUNT\n");
+	fprintf(stderr, "usage: sw_bench memcpy BYTES CHUNK | write PHYS SIZE BYTES | read8 PHYS COUNT\n");
 	return 2;
 }

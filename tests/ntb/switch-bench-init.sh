@@ -3,7 +3,8 @@
 # /init of make bench's switch guests (tests/bench/ntb_switch.sh): two
 # ports of a 2-port smartio-ntb-switch.  Port 0 measures, side by side:
 # ntb_perf's throughput to port 1 and memcpy inside this guest (the same
-# bytes, the same chunks); an 8-byte read of port 1's edu register
+# bytes, the same chunks); memcpy from user space into the window
+# ntb_perf used (port 1's RAM); an 8-byte read of port 1's edu register
 # through a window and of this guest's own edu register.  Port 1 points
 # an inbound entry at its edu and waits.  Lines: "SWBENCH ...".
 /bin/busybox --install -s /bin
@@ -53,6 +54,12 @@ r=$(grep -m1 MBytes/s "$F/run")
 echo "SWBENCH perf $(echo "$r" | sed -n 's/.* \([0-9]*\) MBytes\/s.*/\1/p')"
 echo "SWBENCH slow-accesses $(($(devmem $((R + 0x80)) 64)))"
 sw_bench memcpy 67108864 524288
+# The window ntb_perf used (window 0 to port 1, translated by port 1's
+# ntb_perf to its inbound buffer, a RAM alias here): the same bytes by
+# memcpy, in the same 512 KiB chunks, and the forwarded accesses it cost.
+s0=$(devmem $((R + 0x80)) 64)
+sw_bench write $(($(bar "$pci" 2) + MW)) 524288 67108864
+echo "SWBENCH write-forwarded $(($(devmem $((R + 0x80)) 64) - s0))"
 # Port 1's edu, identification register, through window 1 entry 1.
 a=$((B4 + 1 * MW + ENT + 0x80))	# edu's 8-byte DMA source register
 sw_bench read8 "$a" 2000 | sed 's/read8/read8-remote/'
