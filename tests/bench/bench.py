@@ -449,13 +449,17 @@ def bench_qemu():
 def bench_ntb_switch():
     """Two TCG guests on a 2-port smartio-ntb-switch
     (tests/bench/ntb_switch.sh): ntb_perf's throughput to the peer against
-    memcpy of the same bytes in the same chunks inside the guest; an 8-byte
+    memcpy of the same bytes in the same chunks inside the guest, and
+    memcpy into the window ntb_perf used (the peer's RAM) against the same
+    reference, which tells the switch's cost from ntb_perf's; an 8-byte
     read of the peer's edu register through a window (forwarded to the
     peer's QEMU) against the same read of the guest's own edu."""
     perf = "QEMU switch: ntb_perf throughput / memcpy in one guest"
+    write = "QEMU switch: memcpy into a peer's RAM through a window / in one guest"
     read = "QEMU switch: 8-byte read of a peer's device register / a local one"
     if os.environ.get("BENCH_QEMU", "1") == "0":
         skipped(perf, ">= 0.8", "BENCH_QEMU=0")
+        skipped(write, ">= 0.8", "BENCH_QEMU=0")
         skipped(read, "report", "BENCH_QEMU=0")
         return
     out = subprocess.run(["sh", os.path.join(HERE, "ntb_switch.sh")],
@@ -467,6 +471,7 @@ def bench_ntb_switch():
                if l.startswith(("SKIP: ", "FAIL: "))]
         why = why[0] if why else "ntb_switch.sh exited %d" % out.returncode
         skipped(perf, ">= 0.8", why)
+        skipped(write, ">= 0.8", why)
         skipped(read, "report", why)
         if out.returncode != 77:
             ERRORS.append(why)
@@ -486,6 +491,14 @@ def bench_ntb_switch():
     else:
         skipped(perf, ">= 0.8", "the guest printed no figures")
         ERRORS.append("no ntb_perf/memcpy figures from the switch guests")
+    if v.get("write") and v.get("memcpy"):
+        r = v["write"] / v["memcpy"]
+        row(write, "%.2f (%.0f vs %.0f MB/s, %d forwarded)"
+            % (r, v["write"], v["memcpy"], v.get("write-forwarded", -1)),
+            ">= 0.8", r >= 0.8)
+    else:
+        skipped(write, ">= 0.8", "the guest printed no figures")
+        ERRORS.append("no window write figure from the switch guests")
     if v.get("read8-remote") and v.get("read8-local"):
         r = v["read8-remote"] / v["read8-local"]
         row(read, "%.1f (%.0f vs %.0f ns)" % (r, v["read8-remote"],
