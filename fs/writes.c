@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "numparse.h"
 #include "sfs.h"
 
 static int is_space(char c)
@@ -44,36 +45,19 @@ int parse_token(const char *buf, size_t size, char *out, size_t outlen)
 	return 0;
 }
 
+/*
+ * A size written to a file: one token in the grammar of topology files
+ * (lib/core/numparse.h, smartio.conf(5)), more than 0.
+ */
 int parse_size(const char *buf, size_t size, uint64_t *out)
 {
 	char tok[32];
-	uint64_t v = 0, mul = 1;
-	size_t i, len;
+	uint64_t v;
 
-	if (parse_token(buf, size, tok, sizeof(tok)))
+	if (parse_token(buf, size, tok, sizeof(tok)) ||
+	    sio_parse_u64(tok, strlen(tok), 1, &v) || !v)
 		return -EINVAL;
-	len = strlen(tok);
-	switch (tok[len - 1]) {
-	case 'k': case 'K': mul = 1ull << 10; len--; break;
-	case 'M': mul = 1ull << 20; len--; break;
-	case 'G': mul = 1ull << 30; len--; break;
-	default: break;
-	}
-	if (!len)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		unsigned d;
-
-		if (tok[i] < '0' || tok[i] > '9')
-			return -EINVAL;
-		d = (unsigned)(tok[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -EINVAL;
-		v = v * 10 + d;
-	}
-	if (!v || v > UINT64_MAX / mul)
-		return -EINVAL;
-	*out = v * mul;
+	*out = v;
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "numparse.h"
 #include "topology_parse.h"
 
 #define MAX_FIELDS 32		/* a valid line has at most 19 */
@@ -117,62 +118,11 @@ static int is_pow2(u64 v)
 	return v && !(v & (v - 1));
 }
 
-static unsigned digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return (unsigned)(c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (unsigned)(c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (unsigned)(c - 'A' + 10);
-	return 99;
-}
-
-/*
- * [s, s + len): decimal digits or 0x/0X and hex digits; for a size, then
- * at most one of k K (2^10) M (2^20) G (2^30).  Nothing else is accepted.
- * 0, -EINVAL (syntax) or -ERANGE (above 2^64 - 1).
- */
-static int parse_u64(const char *s, size_t len, int size, u64 *out)
-{
-	u64 v = 0, mul = 1;
-	unsigned base = 10;
-	size_t i = 0;
-
-	if (size && len) {
-		switch (s[len - 1]) {
-		case 'k': case 'K': mul = 1ull << 10; len--; break;
-		case 'M': mul = 1ull << 20; len--; break;
-		case 'G': mul = 1ull << 30; len--; break;
-		default: break;
-		}
-	}
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	if (i == len)
-		return -EINVAL;
-	for (; i < len; i++) {
-		unsigned d = digit_value(s[i]);
-
-		if (d >= base)
-			return -EINVAL;
-		if (v > (UINT64_MAX - d) / base)
-			return -ERANGE;
-		v = v * base + d;
-	}
-	if (v > UINT64_MAX / mul)
-		return -ERANGE;
-	*out = v * mul;
-	return 0;
-}
-
 /* A number (or size) from [s, s + len), part of token tok, at most max. */
 static int get_num(struct parser *p, const char *tok, const char *s,
 		   size_t len, int size, u64 max, u64 *out)
 {
-	int rc = parse_u64(s, len, size, out);
+	int rc = sio_parse_u64(s, len, size, out);
 
 	if (rc == -EINVAL)
 		return fail(p, -EINVAL, "bad %s: '%s'", size ? "size" : "number",
@@ -232,14 +182,14 @@ static int bdf_parse(const char *s, char *out)
 	for (i = 0; i < 12; i++) {
 		if (i == 4 || i == 7 || i == 10)
 			out[i] = s[i];
-		else if (digit_value(s[i]) < 16)
+		else if (sio_digit_value(s[i]) < 16)
 			out[i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 'a'
 							     : s[i]);
 		else
 			return 0;
 	}
 	out[12] = '\0';
-	return digit_value(s[8]) < 2 && s[11] >= '0' && s[11] <= '7';
+	return sio_digit_value(s[8]) < 2 && s[11] >= '0' && s[11] <= '7';
 }
 
 static int find_node(const struct sio_topology *t, const char *s, size_t len)
@@ -441,14 +391,14 @@ static int link_params(struct parser *p, const struct opts *o, int kg,
 	u64 v;
 
 	if (o->tok[kg]) {
-		if (parse_u64(o->val[kg], strlen(o->val[kg]), 0, &v) ||
+		if (sio_parse_u64(o->val[kg], strlen(o->val[kg]), 0, &v) ||
 		    v < 1 || v > SIO_LINK_GEN_MAX)
 			return fail(p, -EINVAL, "gen must be from 1 to %d: '%s'",
 				    SIO_LINK_GEN_MAX, o->tok[kg]);
 		*gen = (u32)v;
 	}
 	if (o->tok[kw]) {
-		if (parse_u64(o->val[kw], strlen(o->val[kw]), 0, &v) ||
+		if (sio_parse_u64(o->val[kw], strlen(o->val[kw]), 0, &v) ||
 		    !sio_link_speed_ok(SIO_LINK_GEN, v > 64 ? 0 : (u32)v))
 			return fail(p, -EINVAL,
 				    "width must be 1, 2, 4, 8 or 16 lanes: '%s'",
@@ -456,7 +406,7 @@ static int link_params(struct parser *p, const struct opts *o, int kg,
 		*width = (u32)v;
 	}
 	if (kl >= 0 && o->tok[kl]) {
-		if (parse_u64(o->val[kl], strlen(o->val[kl]), 0, &v) ||
+		if (sio_parse_u64(o->val[kl], strlen(o->val[kl]), 0, &v) ||
 		    v < 1 || v > SIO_LATENCY_MAX_NS)
 			return fail(p, -EINVAL,
 				    "latency must be from 1 to %d ns: '%s'",

@@ -130,6 +130,17 @@ check("size overflow by suffix", E, wr(os.path.join(u, "size"), "17179869184G"))
 check("size zero with suffix", E, wr(os.path.join(u, "size"), "0M"))
 check("size only suffix", E, wr(os.path.join(u, "size"), "M"))
 check("size larger than the node's RAM", E, wr(os.path.join(u, "size"), "2G"))
+check("size hex prefix alone", E, wr(os.path.join(u, "size"), "0x"))
+check("size bad hex digit", E, wr(os.path.join(u, "size"), "0x1g"))
+check("size lower-case m", E, wr(os.path.join(u, "size"), "16m"))
+# Sizes have the topology files' grammar: hexadecimal too, suffix included.
+hx = os.path.join(A, "nodes/host0/segments/hx")
+os.mkdir(hx)
+must(os.path.join(hx, "size"), "0x10K")
+with open(os.path.join(hx, "size")) as f:
+    if f.read() != "16384\n":
+        fail("size 0x10K did not read back as 16384")
+os.rmdir(hx)
 check("available 2", E, wr(os.path.join(u, "available"), "2"))
 check("segment name with a dot", E, oserr(os.mkdir, os.path.join(A, "nodes/host0/segments/a.b")))
 check("config write past the end", E, wr(dev(A, "nic0", "config"), b"\0" * 8, 256))
