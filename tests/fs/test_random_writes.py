@@ -134,7 +134,8 @@ def maybe_valid(kind, f, data):
     if f == "available":
         return s in ("0", "1")
     if f == "size":
-        return re.fullmatch(r"[0-9]+[kKMG]?", s) is not None
+        # smartio.conf(5)'s size grammar: decimal or 0x hex, one suffix.
+        return re.fullmatch(r"(?:[0-9]+|0[xX][0-9a-fA-F]+)[kKMG]?", s) is not None
     return True
 
 
