@@ -6,6 +6,7 @@
 EXTRA_PROGRAMS += tests/bench/memcpy_ratio
 tests_bench_memcpy_ratio_SOURCES = tests/bench/memcpy_ratio.c
 tests_bench_memcpy_ratio_CFLAGS = $(AM_CFLAGS) -O2
+tests_bench_memcpy_ratio_LDADD =
 EXTRA_PROGRAMS += tests/bench/dma_hops
 tests_bench_dma_hops_SOURCES = tests/bench/dma_hops.c
 tests_bench_dma_hops_LDADD = lib/libsmartio.la

@@ -10,16 +10,16 @@ check_PROGRAMS += tests/fuzz/replay_proto tests/fuzz/replay_topology \
 	tests/fuzz/replay_peer
 tests_fuzz_replay_proto_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_proto.c
 tests_fuzz_replay_proto_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS='"corpus-proto"'
-tests_fuzz_replay_proto_LDADD = lib/libsmartio-internal.la
+tests_fuzz_replay_proto_LDADD = lib/libsmartio-core.la
 tests_fuzz_replay_topology_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_topology.c
 tests_fuzz_replay_topology_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS='"corpus-topology"'
-tests_fuzz_replay_topology_LDADD = lib/libsmartio-internal.la
+tests_fuzz_replay_topology_LDADD = lib/libsmartio-core.la
 # Messages from an NTB peer into a simulated node's core (the whole
 # library: the core runs on a simulated fabric).
 tests_fuzz_replay_peer_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_peer.c \
 	tests/peer_state.h
 tests_fuzz_replay_peer_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS='"corpus-peer"'
-tests_fuzz_replay_peer_LDADD = lib/libsmartio-internal.la
+tests_fuzz_replay_peer_LDADD = lib/libsmartio-core.la
 EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/mkseeds.py \
 	tests/fuzz/topology.dict tests/fuzz/corpus-proto tests/fuzz/corpus-topology \
 	tests/fuzz/corpus-peer

@@ -16,10 +16,12 @@
 bin_PROGRAMS = contrib/ivshmem/smartio-ivshmem-server
 contrib_ivshmem_smartio_ivshmem_server_SOURCES = \
 	contrib/ivshmem/smartio-ivshmem-server.c
+contrib_ivshmem_smartio_ivshmem_server_LDADD =
 dist_man_MANS += man/smartio-ivshmem-server.8 man/smartio-ntb-port.7
 
 check_PROGRAMS += tests/ntb/test_ivshmem_server
 tests_ntb_test_ivshmem_server_SOURCES = tests/ntb/test_ivshmem_server.c
+tests_ntb_test_ivshmem_server_LDADD =
 
 # The NTB switch process (contrib/qemu; the QEMU device itself is built
 # by contrib/qemu/build.sh) and its protocol test, in make check.
@@ -28,9 +30,11 @@ bin_PROGRAMS += contrib/qemu/smartio-ntb-switch
 contrib_qemu_smartio_ntb_switch_SOURCES = contrib/qemu/smartio-ntb-switch.c \
 	contrib/qemu/ntbsw-proto.h kmod/ntb/ntb_sioswitch_regs.h
 contrib_qemu_smartio_ntb_switch_CPPFLAGS = $(NTBSW_CPPFLAGS)
+contrib_qemu_smartio_ntb_switch_LDADD =
 check_PROGRAMS += tests/ntb/test_ntb_switch
 tests_ntb_test_ntb_switch_SOURCES = tests/ntb/test_ntb_switch.c
 tests_ntb_test_ntb_switch_CPPFLAGS = $(NTBSW_CPPFLAGS)
+tests_ntb_test_ntb_switch_LDADD =
 
 NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
 	kmod/ntb/smartio_ntb.h kmod/ntb/Kbuild kmod/ntb/Makefile \
