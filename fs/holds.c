@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "procstat.h"
 #include "sfs.h"
 
 /*
@@ -98,7 +99,7 @@ static int process_id(pid_t tid, struct proc_id *id)
 		if (errno != ENOSYS)
 			return -errno;
 	}
-	st = sfs_proc_state(id->pid, &id->start);
+	st = sio_proc_stat(id->pid, &id->start);
 	return st && st != 'Z' && st != 'X' ? 0 : -ESRCH;
 }
 
@@ -111,7 +112,7 @@ static int process_gone(const struct proc_id *id)
 
 	if (id->pidfd >= 0)
 		return poll(&p, 1, 0) > 0;	/* readable once it exited */
-	st = sfs_proc_state(id->pid, &start);
+	st = sio_proc_stat(id->pid, &start);
 	return !st || st == 'Z' || st == 'X' || start != id->start;
 }
 

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procstat.h"
 #include "sfs.h"
 
 #define REAPER_POLL_MS 100
@@ -67,43 +68,6 @@ static int connection_of(const char *mnt, unsigned *conn)
 	return found ? 0 : -ENOENT;
 }
 
-/*
- * State of pid's main thread (field 3 of /proc/<pid>/stat: 'Z' or 'X' once
- * it has exited), 0 when the process is gone; with start, also its start
- * time (field 22), 0 when that cannot be read.
- */
-char sfs_proc_state(pid_t pid, unsigned long long *start)
-{
-	char path[64], buf[1024], *p, state;
-	unsigned i;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the name may hold anything */
-	if (!p || p[1] != ' ')
-		return 0;
-	state = p[2];
-	if (!start)
-		return state;
-	for (i = 3, p += 2; i < 22 && p; i++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p || sscanf(p, "%llu", start) != 1)
-		return 0;
-	return state;
-}
-
 static void abort_connection(unsigned conn, const char *mnt)
 {
 	char path[96];
@@ -137,7 +101,7 @@ static void reaper_main(pid_t daemon, int pipe_r, unsigned conn,
 	for (;;) {
 		if (poll(&p, 1, REAPER_POLL_MS) > 0)
 			_exit(0);	/* clean stop, or the process is gone */
-		state = sfs_proc_state(daemon, NULL);
+		state = sio_proc_stat(daemon, NULL);
 		if (!state)
 			_exit(0);
 		/* Its files are released before it becomes a zombie: a

@@ -418,9 +418,6 @@ void notify_stop(void);
 /* reaper.c: a child that aborts the FUSE connection if the daemon dies
  * stuck in the kernel (see there); stopped on a clean exit. */
 int reaper_start(const char *mnt);
-/* Main-thread state of pid from /proc ('Z', 'X' exited; 0 gone), and
- * with start its start time: the reaper and the attachment holds. */
-char sfs_proc_state(pid_t pid, unsigned long long *start);
 void reaper_stop(void);
 /* holds.c: attach segment owner/seg for node, held by the process of
  * thread tid (none if tid is 0) until it exits or a detach. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "devmodel.h"
+#include "procstat.h"
 
 static const struct sio_reg_limits sim_limits = {
 	.max_borrows = 1024,
@@ -81,39 +82,16 @@ int sim_wait_change(struct sim_fabric *f, u32 seen, int timeout_ms)
 }
 
 /*
- * Start time of a process (clock ticks since boot, /proc/<pid>/stat field
- * 22), 0 when unknown; *zombie tells whether it has exited unreaped.
+ * Start time of a process (clock ticks since boot), 0 when unknown;
+ * *zombie tells whether it has exited unreaped.
  */
 static u64 proc_start(s32 pid, int *zombie)
 {
-	char path[64], buf[512], *p;
 	unsigned long long start = 0;
-	ssize_t n;
-	int fd, field;
+	char state = sio_proc_stat((pid_t)pid, &start);
 
-	*zombie = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the command name may contain anything */
-	if (!p || p[1] != ' ')
-		return 0;
-	*zombie = p[2] == 'Z' || p[2] == 'X';
-	/* Fields after the name start at 3 (state); starttime is 22. */
-	for (field = 3, p += 2; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (p)
-		start = strtoull(p, NULL, 10);
-	return start;
+	*zombie = state == 'Z' || state == 'X';
+	return state ? start : 0;
 }
 
 static u64 self_start(void)
