@@ -50,45 +50,29 @@ static void kplat_lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
 		memset(&sio_k.lut[node][slot], 0, sizeof(struct sio_klut));
 }
 
+/* One slot of node's LUT for sio_lut_walk: valid, and covering the part. */
+static int kplat_slot(void *ctx, u32 index, u64 off, u64 len,
+		      struct sio_lut_view *v)
+{
+	u32 node = *(u32 *)ctx;
+	struct sio_klut *l;
+
+	if (index >= SIO_K_LUTS)
+		return -EFAULT;
+	l = &sio_k.lut[node][index];
+	if (!l->valid || off + len > l->len)
+		return -EFAULT;
+	v->target_node = l->target_node;
+	v->target_addr = l->target_addr;
+	return 0;
+}
+
 int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr)
 {
-	struct sio_adapter *ad;
-	struct sio_klut *first;
-	u64 rel, slot, off, left = len, expect;
-
 	if (node >= sio_k.nnodes || !len)
 		return -EFAULT;
-	ad = &sio_node(sio_k.reg, node)->adapter[0];
-	if (addr < ad->window_base || addr - ad->window_base >= ad->window_size ||
-	    len > ad->window_size - (addr - ad->window_base))
-		return -EFAULT;
-	rel = addr - ad->window_base;
-	slot = div64_u64(rel, ad->slot_size);
-	off = rel - slot * ad->slot_size;
-	first = &sio_k.lut[node][slot];
-	if (!first->valid)
-		return -EFAULT;
-	expect = first->target_addr + off;
-	*tnode = first->target_node;
-	*taddr = expect;
-	/* A range spanning slots must be contiguous on the far side. */
-	while (left) {
-		u64 piece = min(ad->slot_size - off, left);
-		struct sio_klut *l;
-
-		if (slot >= SIO_K_LUTS)
-			return -EFAULT;
-		l = &sio_k.lut[node][slot];
-		if (!l->valid ||
-		    l->target_node != first->target_node ||
-		    l->target_addr + off != expect || off + piece > l->len)
-			return -EFAULT;
-		expect += piece;
-		left -= piece;
-		slot++;
-		off = 0;
-	}
-	return 0;
+	return sio_lut_walk(&sio_node(sio_k.reg, node)->adapter[0], addr, len,
+			    kplat_slot, &node, tnode, taddr) ? -EFAULT : 0;
 }
 
 /*

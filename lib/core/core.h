@@ -166,6 +166,25 @@ void sio_core_dma_fault(struct sio_core *c, u32 node, u16 rid, u64 addr,
 			const char *why);
 
 /*
+ * The LUT walk (lut_walk.c) of an access [addr, addr + len) entering
+ * adapter ad's window: slot() is asked about each slot it crosses, with
+ * the part of the access in it (offset and length within the slot); it
+ * says where the slot leads (target node and the address of the slot's
+ * start there) and returns 0, or a negative errno that ends the walk.
+ * 0 with the far side's node and address of addr; -ERANGE when the access
+ * is not all inside the window (an empty access asks about addr's slot); -EXDEV when the slots do not lead on
+ * contiguously to one node; else what slot() returned.
+ */
+struct sio_lut_view {
+	u32 target_node;
+	u64 target_addr;
+};
+typedef int (*sio_lut_slot_fn)(void *ctx, u32 index, u64 off, u64 len,
+			       struct sio_lut_view *v);
+int sio_lut_walk(const struct sio_adapter *ad, u64 addr, u64 len,
+		 sio_lut_slot_fn slot, void *ctx, u32 *tnode, u64 *taddr);
+
+/*
  * Path resolution (path.c): the best adapter of `from` that reaches `to`
  * (fewest switches, then most free LUT entries), -EHOSTUNREACH when the
  * topology does not connect them, -EHOSTDOWN when every path's link is down.

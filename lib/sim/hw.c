@@ -402,38 +402,47 @@ static int resolve_local(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 	return -EFAULT;
 }
 
-/* One LUT slot's verdict on the part [addr, addr+len) that falls in it. */
-static int check_slot(struct sim_fabric *f, u32 node, struct sio_adapter *ad,
-		      const struct sim_lut *l, u64 off, u64 len, u16 rid,
-		      const char **why)
+/* What sio_lut_walk asks of the simulator about one slot. */
+struct slot_check {
+	struct sim_fabric *f;
+	u32 node, adapter;
+	u16 rid;
+	const char **why;
+};
+
+/* One LUT slot's verdict on the part [off, off+len) of it an access uses. */
+static int check_slot(void *ctx, u32 index, u64 off, u64 len,
+		      struct sio_lut_view *v)
 {
+	struct slot_check *c = ctx;
+	const struct sim_lut *l = sim_lut_at(c->f, c->node, c->adapter, index);
+
 	if (!l->valid) {
-		*why = "no-lut-entry";
+		*c->why = "no-lut-entry";
 		return -EFAULT;
 	}
-	if (l->src_node != node || l->rid != rid) {
-		*why = "requester-not-allowed";
+	if (l->src_node != c->node || l->rid != c->rid) {
+		*c->why = "requester-not-allowed";
 		return -EACCES;
 	}
 	if (off >= l->len || len > l->len - off) {
-		*why = "outside-lut-range";
+		*c->why = "outside-lut-range";
 		return -EFAULT;
 	}
-	(void)ad;
-	if (sio_node(f->reg, l->target_node)->state != SIO_NODE_UP) {
-		*why = "link-down";
+	if (sio_node(c->f->reg, l->target_node)->state != SIO_NODE_UP) {
+		*c->why = "link-down";
 		return -EHOSTDOWN;
 	}
+	v->target_node = l->target_node;
+	v->target_addr = l->target_addr;
 	return 0;
 }
 
 /*
- * If addr falls in one of node's NTB windows, applies its LUT: returns 1
- * with the far side's node and address, 0 when addr is not in a window, or
- * a negative errno with *why set when the LUT blocks the transaction.
- * A transaction may span several slots (a BAR larger than one slot is
- * mapped by consecutive entries); each must allow it and they must be
- * contiguous on the far side, as a burst crossing them would be.
+ * If addr falls in one of node's NTB windows, applies its LUT
+ * (sio_lut_walk): returns 1 with the far side's node and address, 0 when
+ * addr is not in a window, or a negative errno with *why set when the
+ * LUT blocks the transaction.
  */
 static int through_window(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 			  u16 rid, u32 *tnode, u64 *taddr, s32 *via,
@@ -444,50 +453,29 @@ static int through_window(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 
 	for (a = 0; a < n->nadapters; a++) {
 		struct sio_adapter *ad = &n->adapter[a];
-		const struct sim_lut *first = NULL, *l;
-		u64 rel, slot, off, left = len, expect = 0;
+		struct slot_check c = { f, node, a, rid, why };
 		int err;
 
 		if (addr < ad->window_base ||
 		    addr - ad->window_base >= ad->window_size)
 			continue;
-		rel = addr - ad->window_base;
-		if (len > ad->window_size - rel) {
+		err = sio_lut_walk(ad, addr, len, check_slot, &c, tnode, taddr);
+		if (err == -ERANGE) {
 			*why = "outside-window";
 			return -EFAULT;
 		}
-		slot = rel / ad->slot_size;
-		off = rel % ad->slot_size;
-		do {
-			u64 piece = ad->slot_size - off;
-
-			if (piece > left)
-				piece = left;
-			l = sim_lut_at(f, node, a, (u32)slot);
-			err = check_slot(f, node, ad, l, off, piece, rid, why);
-			if (err)
-				return err;
-			if (!first) {
-				first = l;
-				expect = l->target_addr + off;
-			} else if (l->target_node != first->target_node ||
-				   l->target_addr != expect) {
-				*why = "outside-lut-range";
-				return -EFAULT;
-			}
-			expect += piece;
-			left -= piece;
-			slot++;
-			off = 0;
-		} while (left);
+		if (err == -EXDEV) {
+			*why = "outside-lut-range";
+			return -EFAULT;
+		}
+		if (err)
+			return err;
 		/* The adapter's link and the path beyond it (a cable or
 		 * switch port whose far end is down carries nothing). */
-		if (sio_path_hops(f->reg, node, a, first->target_node) < 0) {
+		if (sio_path_hops(f->reg, node, a, *tnode) < 0) {
 			*why = "link-down";
 			return -EHOSTDOWN;
 		}
-		*tnode = first->target_node;
-		*taddr = first->target_addr + rel % ad->slot_size;
 		*via = (s32)a;
 		return 1;
 	}
