@@ -258,17 +258,16 @@ int main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	if (fuse_opt_parse(&args, &o, option_spec, option_proc) == -1)
 		die("invalid arguments (see --help)");
-	if (o.help) {
-		usage(argv[0]);
-		return 0;
-	}
-	if (o.list_attributes) {
-		tree_print(stdout);
-		return 0;
-	}
-	if (o.version) {
-		printf("smartiofs %s (FUSE library %s)\n", PACKAGE_VERSION,
-		       fuse_pkgversion());
+	/* What only prints: the arguments are freed (the ASan run checks). */
+	if (o.help || o.list_attributes || o.version) {
+		if (o.help)
+			usage(argv[0]);
+		else if (o.list_attributes)
+			tree_print(stdout);
+		else
+			printf("smartiofs %s (FUSE library %s)\n",
+			       PACKAGE_VERSION, fuse_pkgversion());
+		fuse_opt_free_args(&args);
 		return 0;
 	}
 	if (o.npos == 0)

@@ -19,7 +19,7 @@ VALGRIND_TESTS = tests/fs/test_walkthrough.sh tests/fs/test_two_nodes.sh \
 	tests/fs/test_mmap_two_nodes.py tests/fs/test_mmap_noio.py \
 	tests/fs/test_events.py tests/fs/test_attrs.py tests/fs/test_irq.py \
 	tests/fs/test_contrib_nvme.sh tests/fs/test_contrib_dma.sh
-EXTRA_DIST += tests/sanitize/check_reports.sh
+EXTRA_DIST += tests/sanitize/check_reports.sh tests/sanitize/libfuse.supp
 
 check-asan: distdir
 	rm -rf $(ASAN_DIR)
@@ -39,6 +39,7 @@ check-valgrind: all
 	SMARTIOFS_WRAPPER="$(abs_top_builddir)/libtool --mode=execute valgrind \
 		--quiet --leak-check=full --errors-for-leak-kinds=definite \
 		--show-leak-kinds=definite --track-fds=no \
+		--suppressions=$(abs_top_srcdir)/tests/sanitize/libfuse.supp \
 		--log-file=$(VALGRIND_DIR)/vg.%p.log" \
 		$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(VALGRIND_TESTS)'
 	$(SHELL) $(srcdir)/tests/sanitize/check_reports.sh valgrind $(VALGRIND_DIR)
