@@ -54,17 +54,33 @@ static void put(struct text *t, const char *fmt, ...)
 }
 
 /* The cluster in smartio.conf(5) syntax, every value spelled out. */
+/* A link's options as written (0: not given, the default), and the
+ * line's end. */
+static void put_link(struct text *o, u32 gen, u32 width, u32 latency)
+{
+	if (gen)
+		put(o, " gen=%" PRIu32, gen);
+	if (width)
+		put(o, " width=%" PRIu32, width);
+	if (latency)
+		put(o, " latency=%" PRIu32, latency);
+	put(o, "\n");
+}
+
 static void to_text(const struct sio_topology *t, struct text *o)
 {
 	static const char *const model[] = { "generic", "nvme", "dma" };
 	u32 i, k, b;
 
+	if (t->no_pace)
+		put(o, "fabric pace=off\n");
 	for (i = 0; i < t->nswitches; i++) {
 		const struct sio_topo_switch *s = &t->switches[i];
 
 		put(o, "switch %s ports=%" PRIu32 " requesters=%" PRIu32
-		    " reserved=%" PRIu32 "\n", s->name, s->ports, s->requesters,
+		    " reserved=%" PRIu32, s->name, s->ports, s->requesters,
 		    s->reserved);
+		put_link(o, s->gen, s->width, s->latency_ns);
 	}
 	for (i = 0; i < t->nswitches; i++)
 		for (k = 0; k < t->switches[i].ports; k++) {
@@ -95,8 +111,9 @@ static void to_text(const struct sio_topology *t, struct text *o)
 				sep = ',';
 			}
 		put(o, " window=%" PRIu64 " luts=%" PRIu32 " requesters=%" PRIu32
-		    " reserved=%" PRIu32 "\n", a->window, a->luts, a->requesters,
+		    " reserved=%" PRIu32, a->window, a->luts, a->requesters,
 		    a->reserved);
+		put_link(o, a->gen, a->width, a->latency_ns);
 	}
 	for (i = 0; i < t->ndevices; i++) {
 		const struct sio_topo_device *d = &t->devices[i];
