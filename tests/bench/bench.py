@@ -405,26 +405,39 @@ def bench_scale(tmp, nodes, per_node):
         "%.0f B (%.0f MiB in all)" % (per, rss / 1024), "<= 4096 B", per <= 4096)
 
 
+def guest_script(script, rows):
+    """Runs tests/bench/SCRIPT (QEMU guests) and returns its output lines.
+    With BENCH_QEMU=0, or when it skips (77) or fails, marks each (what,
+    goal) of rows not measured with the reason (a failure is also an
+    error) and returns None."""
+    if os.environ.get("BENCH_QEMU", "1") == "0":
+        why, code = "BENCH_QEMU=0", 77
+    else:
+        out = subprocess.run(["sh", os.path.join(HERE, script)],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, SRCDIR=SRC, BUILDDIR=BUILD))
+        lines = out.stdout.splitlines()
+        if not out.returncode:
+            return lines
+        why = [l.split(": ", 1)[1] for l in lines
+               if l.startswith(("SKIP: ", "FAIL: "))]
+        why = why[0] if why else "%s exited %d" % (script, out.returncode)
+        code = out.returncode
+    for what, goal in rows:
+        skipped(what, goal, why)
+    if code != 77:
+        ERRORS.append(why)
+    return None
+
+
 def bench_qemu():
     """dd (O_DIRECT) in a QEMU guest through its NVMe natively and through
     the shadow function of the same controller lent by smartio.ko to a
     loopback borrower: tests/bench/kmod_dd.sh boots one guest that
     alternates native and shadow passes; the ratio of the medians."""
     what = "QEMU: dd through the shadow nvme / the same device natively"
-    if os.environ.get("BENCH_QEMU", "1") == "0":
-        skipped(what, ">= 0.9", "BENCH_QEMU=0")
-        return
-    out = subprocess.run(["sh", os.path.join(HERE, "kmod_dd.sh")],
-                         capture_output=True, text=True,
-                         env=dict(os.environ, SRCDIR=SRC, BUILDDIR=BUILD))
-    lines = out.stdout.splitlines()
-    if out.returncode:
-        why = [l.split(": ", 1)[1] for l in lines
-               if l.startswith(("SKIP: ", "FAIL: "))]
-        why = why[0] if why else "kmod_dd.sh exited %d" % out.returncode
-        skipped(what, ">= 0.9", why)
-        if out.returncode != 77:
-            ERRORS.append(why)
+    lines = guest_script("kmod_dd.sh", [(what, ">= 0.9")])
+    if lines is None:
         return
     rates = {}      # (side, dir, bs) -> [MB/s]
     for l in lines:
@@ -457,24 +470,10 @@ def bench_ntb_switch():
     perf = "QEMU switch: ntb_perf throughput / memcpy in one guest"
     write = "QEMU switch: memcpy into a peer's RAM through a window / in one guest"
     read = "QEMU switch: 8-byte read of a peer's device register / a local one"
-    if os.environ.get("BENCH_QEMU", "1") == "0":
-        skipped(perf, ">= 0.8", "BENCH_QEMU=0")
-        skipped(write, ">= 0.8", "BENCH_QEMU=0")
-        skipped(read, "report", "BENCH_QEMU=0")
-        return
-    out = subprocess.run(["sh", os.path.join(HERE, "ntb_switch.sh")],
-                         capture_output=True, text=True,
-                         env=dict(os.environ, SRCDIR=SRC, BUILDDIR=BUILD))
-    lines = out.stdout.splitlines()
-    if out.returncode:
-        why = [l.split(": ", 1)[1] for l in lines
-               if l.startswith(("SKIP: ", "FAIL: "))]
-        why = why[0] if why else "ntb_switch.sh exited %d" % out.returncode
-        skipped(perf, ">= 0.8", why)
-        skipped(write, ">= 0.8", why)
-        skipped(read, "report", why)
-        if out.returncode != 77:
-            ERRORS.append(why)
+    lines = guest_script("ntb_switch.sh", [(perf, ">= 0.8"),
+                                           (write, ">= 0.8"),
+                                           (read, "report")])
+    if lines is None:
         return
     v = {}
     for l in lines:
