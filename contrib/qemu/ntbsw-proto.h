@@ -48,9 +48,17 @@ struct ntbsw_port_state {
 struct ntbsw_state {
 	uint32_t magic;
 	uint32_t nports;
-	uint64_t mw_size;	/* bytes per outbound window */
+	uint64_t mw_size;	/* bytes per outbound window 0 (BAR2) */
+	uint64_t mw1_size;	/* bytes per outbound window 1 (BAR4) */
 	struct ntbsw_port_state port[NTBSW_MAX_PORTS];
 };
+
+/* A window size: a power of two, NTBSW_NR_LUT pages to 4 GiB. */
+static inline int ntbsw_wsize_ok(uint64_t v)
+{
+	return v >= NTBSW_NR_LUT * 4096ULL && !(v & (v - 1)) &&
+	       v <= (1ULL << 32);
+}
 
 enum ntbsw_msg_type {
 	NTBSW_HELLO = 1,	/* port -> switch: arg0 = port, arg1 = RAM size; fd */

@@ -57,6 +57,7 @@ struct ntbsw_peer {
 	uint64_t ram_size;
 	MemoryRegion *alias[NTBSW_NR_MW][NTBSW_NR_LUT];
 	uint64_t alias_target[NTBSW_NR_MW][NTBSW_NR_LUT];
+	uint64_t alias_len[NTBSW_NR_MW][NTBSW_NR_LUT];
 };
 
 struct NtbswPort {
@@ -71,7 +72,9 @@ struct NtbswPort {
 	struct ntbsw_state *st;
 	size_t st_len;
 	uint32_t nports;
-	uint64_t mw_size, ent_size, bar_size;
+	/* per window: outbound window per peer, LUT entry, BAR */
+	uint64_t mw_size[NTBSW_NR_MW], ent_size[NTBSW_NR_MW];
+	uint64_t bar_size[NTBSW_NR_MW];
 	uint32_t slots;
 
 	MemoryRegion bar0;
@@ -200,19 +203,30 @@ static void ntbsw_irq(NtbswPort *s, unsigned int vec)
 		msix_notify(d, vec);
 }
 
-/* Whether entry (p, w, e) may be a RAM alias, and at which target. */
+/* How much of its entry of window w a LUT entry covers (CTRL's pages). */
+static uint64_t ntbsw_lut_len(NtbswPort *s, unsigned int w,
+			      struct ntbsw_lut *l)
+{
+	uint64_t pages = qatomic_read(&l->ctrl) >> NTBSW_LUT_PAGES_SHIFT;
+
+	return pages && pages * 4096 < s->ent_size[w] ? pages * 4096
+						       : s->ent_size[w];
+}
+
+/* Whether entry (p, w, e) may be a RAM alias, its target and length. */
 static bool ntbsw_alias_want(NtbswPort *s, unsigned int p, unsigned int w,
-			     unsigned int e, uint64_t *target)
+			     unsigned int e, uint64_t *target, uint64_t *len)
 {
 	struct ntbsw_peer *pe = &s->peer[p];
 	struct ntbsw_lut *l = &s->st->port[p].lut[s->port][w][e];
 	uint64_t t = qatomic_read(&l->target);
 
+	*len = ntbsw_lut_len(s, w, l);
 	if (!pe->have_ram || !ntbsw_link_up(s, p) ||
 	    !(qatomic_read(&l->ctrl) & NTBSW_LUT_EN) ||
 	    !(qatomic_read(&l->rid_allow) & BIT(s->port)) ||
 	    (t & (qemu_real_host_page_size() - 1)) ||
-	    t + s->ent_size > pe->ram_size || t + s->ent_size < t)
+	    t + *len > pe->ram_size || t + *len < t)
 		return false;
 	*target = t;
 	return true;
@@ -228,20 +242,28 @@ static void ntbsw_remap_peer(NtbswPort *s, unsigned int p)
 	for (w = 0; w < NTBSW_NR_MW; w++) {
 		for (e = 0; e < NTBSW_NR_LUT; e++) {
 			MemoryRegion *a = pe->alias[w][e];
-			uint64_t t;
-			bool want = ntbsw_alias_want(s, p, w, e, &t);
+			uint64_t t, len;
+			bool want = ntbsw_alias_want(s, p, w, e, &t, &len);
 
+			/* An alias of another length is made anew. */
+			if (a && want && pe->alias_len[w][e] != len) {
+				memory_region_del_subregion(&s->win[w], a);
+				object_unparent(OBJECT(a));
+				pe->alias[w][e] = a = NULL;
+			}
 			if (!a) {
 				if (!want)
 					continue;
 				a = g_new0(MemoryRegion, 1);
 				memory_region_init_alias(a, OBJECT(s),
 							 "ntb-peer-ram", &pe->ram,
-							 t, s->ent_size);
+							 t, len);
 				memory_region_add_subregion_overlap(&s->win[w],
-					p * s->mw_size + e * s->ent_size, a, 1);
+					p * s->mw_size[w] + e * s->ent_size[w],
+					a, 1);
 				pe->alias[w][e] = a;
 				pe->alias_target[w][e] = t;
+				pe->alias_len[w][e] = len;
 				continue;
 			}
 			if (!want) {
@@ -341,9 +363,9 @@ static bool ntbsw_translate(NtbswPort *s, unsigned int w, hwaddr addr,
 			    unsigned int size, unsigned int *pp,
 			    uint64_t *target, void **ram)
 {
-	unsigned int p = addr / s->mw_size;
-	uint64_t off = addr % s->mw_size;
-	unsigned int e = off / s->ent_size;
+	unsigned int p = addr / s->mw_size[w];
+	uint64_t off = addr % s->mw_size[w];
+	unsigned int e = off / s->ent_size[w];
 	struct ntbsw_lut *l;
 	uint64_t t;
 
@@ -359,7 +381,12 @@ static bool ntbsw_translate(NtbswPort *s, unsigned int w, hwaddr addr,
 		ntbsw_block(s, p, true, ((uint64_t)w << 48) | off);
 		return false;
 	}
-	t = qatomic_read(&l->target) + off % s->ent_size;
+	/* Past the entry's length: no entry covers it. */
+	if (off % s->ent_size[w] + size > ntbsw_lut_len(s, w, l)) {
+		ntbsw_block(s, p, false, ((uint64_t)w << 48) | off);
+		return false;
+	}
+	t = qatomic_read(&l->target) + off % s->ent_size[w];
 	*pp = p;
 	*target = t;
 	if (s->peer[p].have_ram && t + size <= s->peer[p].ram_size &&
@@ -516,9 +543,13 @@ static uint64_t ntbsw_reg64(NtbswPort *s, hwaddr a, bool *ok)
 	*ok = true;
 	switch (a) {
 	case NTBSW_REG_MW_SIZE:
-		return s->mw_size;
+		return s->mw_size[0];
 	case NTBSW_REG_ENT_SIZE:
-		return s->ent_size;
+		return s->ent_size[0];
+	case NTBSW_REG_MW1_SIZE:
+		return s->mw_size[1];
+	case NTBSW_REG_ENT1_SIZE:
+		return s->ent_size[1];
 	case NTBSW_REG_DB_STATUS:
 		return qatomic_read(&me->db_status);
 	case NTBSW_REG_DB_MASK:
@@ -662,7 +693,7 @@ static void ntbsw_lut_write(NtbswPort *s, hwaddr a, uint32_t v)
 					 0xffffffffULL) | ((uint64_t)v << 32));
 		break;
 	case 8:
-		qatomic_set(&l->ctrl, v & NTBSW_LUT_EN);
+		qatomic_set(&l->ctrl, v & (NTBSW_LUT_EN | NTBSW_LUT_PAGES_MASK));
 		break;
 	default:
 		qatomic_set(&l->rid_allow, v);
@@ -909,6 +940,7 @@ static int ntbsw_connect(NtbswPort *s, int ram_fd, uint64_t ram_size,
 	struct ntbsw_msg m = { .type = NTBSW_HELLO, .dst = NTBSW_DST_ALL,
 			       .arg0 = s->port, .arg1 = ram_size };
 	struct stat sb;
+	unsigned int w;
 	int fd;
 
 	if (strlen(s->switch_path) >= sizeof(sa.sun_path)) {
@@ -946,15 +978,17 @@ static int ntbsw_connect(NtbswPort *s, int ram_fd, uint64_t ram_size,
 	close(fd);
 	if (s->st == MAP_FAILED || s->st->magic != NTBSW_MAGIC ||
 	    s->st->nports < 2 || s->st->nports > NTBSW_MAX_PORTS ||
-	    s->st->mw_size < NTBSW_NR_LUT * 4096ULL ||
-	    (s->st->mw_size & (s->st->mw_size - 1))) {
+	    !ntbsw_wsize_ok(s->st->mw_size) ||
+	    !ntbsw_wsize_ok(s->st->mw1_size)) {
 		error_setg(errp, "switch state is not a smartio NTB switch's");
 		s->st = NULL;
 		return -1;
 	}
 	s->nports = s->st->nports;
-	s->mw_size = s->st->mw_size;
-	s->ent_size = s->mw_size / NTBSW_NR_LUT;
+	s->mw_size[0] = s->st->mw_size;
+	s->mw_size[1] = s->st->mw1_size;
+	for (w = 0; w < NTBSW_NR_MW; w++)
+		s->ent_size[w] = s->mw_size[w] / NTBSW_NR_LUT;
 	return 0;
 }
 
@@ -995,7 +1029,8 @@ static void ntbsw_realize(PCIDevice *d, Error **errp)
 		return;
 	}
 	s->slots = pow2ceil(s->nports);
-	s->bar_size = s->slots * s->mw_size;
+	for (w = 0; w < NTBSW_NR_MW; w++)
+		s->bar_size[w] = s->slots * s->mw_size[w];
 
 	pci_config_set_interrupt_pin(d->config, 1);
 	memory_region_init_io(&s->bar0, OBJECT(s), &ntbsw_bar0_ops, s,
@@ -1003,10 +1038,10 @@ static void ntbsw_realize(PCIDevice *d, Error **errp)
 	pci_register_bar(d, 0, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->bar0);
 	for (w = 0; w < NTBSW_NR_MW; w++) {
 		memory_region_init(&s->win[w], OBJECT(s), "ntb-window",
-				   s->bar_size);
+				   s->bar_size[w]);
 		memory_region_init_io(&s->win_io[w], OBJECT(s),
 				      &ntbsw_win_ops[w], s, "ntb-window-fwd",
-				      s->bar_size);
+				      s->bar_size[w]);
 		memory_region_add_subregion_overlap(&s->win[w], 0,
 						    &s->win_io[w], 0);
 		pci_register_bar(d, 2 + 2 * w, bar_flags, &s->win[w]);

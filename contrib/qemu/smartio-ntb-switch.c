@@ -155,7 +155,7 @@ static int relay(unsigned int p)
 static void usage(void)
 {
 	fprintf(stderr, "usage: smartio-ntb-switch -S SOCKET -n PORTS "
-		"[-w WINDOW_BYTES]\n");
+		"[-w WINDOW_BYTES] [-W WINDOW1_BYTES]\n");
 	exit(2);
 }
 
@@ -163,13 +163,13 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct pollfd pfd[NTBSW_MAX_PORTS + 1];
-	unsigned long long wsize = 4ULL << 20;
+	unsigned long long wsize = 4ULL << 20, w1size = 0, v;
 	const char *path = NULL;
 	char *end;
 	int c, lfd;
 	unsigned int p;
 
-	while ((c = getopt(argc, argv, "S:n:w:")) != -1) {
+	while ((c = getopt(argc, argv, "S:n:w:W:")) != -1) {
 		switch (c) {
 		case 'S':
 			path = optarg;
@@ -183,18 +183,25 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'w':
-			wsize = strtoull(optarg, &end, 0);
+		case 'W':
+			v = strtoull(optarg, &end, 0);
 			if (*end == 'M' || *end == 'm') {
-				wsize <<= 20;
+				v <<= 20;
+				end++;
+			} else if (*end == 'G' || *end == 'g') {
+				v <<= 30;
 				end++;
 			}
-			if (*end || wsize < NTBSW_NR_LUT * 4096ULL ||
-			    (wsize & (wsize - 1)) || wsize > (1ULL << 32)) {
-				fprintf(stderr, "-w: a power of two from "
-					"%d KiB to 4 GiB\n",
+			if (*end || !ntbsw_wsize_ok(v)) {
+				fprintf(stderr, "-%c: a power of two from "
+					"%d KiB to 4 GiB\n", c,
 					NTBSW_NR_LUT * 4);
 				return 2;
 			}
+			if (c == 'w')
+				wsize = v;
+			else
+				w1size = v;
 			break;
 		default:
 			usage();
@@ -221,6 +228,8 @@ int main(int argc, char **argv)
 	}
 	st->nports = nports;
 	st->mw_size = wsize;
+	/* Window 1 as large as window 0 unless -W says otherwise. */
+	st->mw1_size = w1size ? w1size : wsize;
 	for (p = 0; p < NTBSW_MAX_PORTS; p++) {
 		ports[p].fd = -1;
 		ports[p].ram_fd = -1;
@@ -236,8 +245,9 @@ int main(int argc, char **argv)
 		perror(path);
 		return 1;
 	}
-	fprintf(stderr, "smartio-ntb-switch: %u ports, %llu KiB windows, "
-		"on %s\n", nports, wsize >> 10, path);
+	fprintf(stderr, "smartio-ntb-switch: %u ports, windows of %llu and "
+		"%llu KiB, on %s\n", nports, wsize >> 10,
+		(unsigned long long)st->mw1_size >> 10, path);
 
 	for (;;) {
 		unsigned int n = 0;

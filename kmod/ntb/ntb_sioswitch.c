@@ -9,9 +9,13 @@
  * NTBSW_NR_LUT equal LUT entries; ntb_mw_set_trans() fills the entries
  * covering the buffer and allows only that peer's requester id.
  * Outbound: one window per (peer, window) in BAR2 (window 0) and BAR4
- * (window 1); outbound index widx = pidx * NTBSW_NR_MW + window, wired to
- * its peer (ntb_peer_mw_set_trans() only checks the pairing: translation
- * is the receiver's).  Doorbells: bit p of ntb_peer_db_set() rings port p
+ * (window 1); outbound index widx = pidx * (memory windows per peer) +
+ * window, wired to its peer (ntb_peer_mw_set_trans() only checks the
+ * pairing: translation is the receiver's).  With lut_mws=1, as
+ * ntb_hw_switchtec offers its LUT windows, window 1 is instead
+ * NTBSW_NR_LUT memory windows of one entry each (memory windows 1 ..
+ * NTBSW_NR_LUT), each translated on its own: what smartio's device
+ * lending needs (a BAR, the DMA window, the MSI window per entry).  Doorbells: bit p of ntb_peer_db_set() rings port p
  * (bit p of its status), the convention ntb_pingpong and ntb_perf use for
  * several peers; with one peer (peers= mask) its bits are the peer's, as
  * on two-port hardware.
@@ -35,12 +39,17 @@ module_param(peers, uint, 0444);
 MODULE_PARM_DESC(peers,
 		 "Bit mask of the switch ports this port pairs with (default: all)");
 
+static bool lut_mws;
+module_param(lut_mws, bool, 0444);
+MODULE_PARM_DESC(lut_mws,
+		 "Window 1's look-up table entries as memory windows of their own");
+
 struct sws {
 	struct ntb_dev ntb;
 	void __iomem *regs;
 	phys_addr_t win_base[NTBSW_NR_MW];
-	resource_size_t mw_size;
-	resource_size_t ent_size;
+	resource_size_t mw_size[NTBSW_NR_MW];	/* per peer, per window */
+	resource_size_t ent_size[NTBSW_NR_MW];
 	u32 port;
 	u32 nports;
 	int pcnt;
@@ -128,9 +137,37 @@ static int sws_link_disable(struct ntb_dev *ntb)
 	return 0;
 }
 
+/* Memory windows per peer: two, or window 0 and window 1's entries. */
+static int sws_mws(void)
+{
+	return lut_mws ? 1 + NTBSW_NR_LUT : NTBSW_NR_MW;
+}
+
+/*
+ * Memory window widx of a peer: the switch window, its first entry, how
+ * many entries and their size.
+ */
+struct sws_mw {
+	int win;
+	int first;
+	int count;
+	resource_size_t ent;
+};
+
+static int sws_mw_of(struct sws *s, int widx, struct sws_mw *mw)
+{
+	if (widx < 0 || widx >= sws_mws())
+		return -EINVAL;
+	mw->win = widx ? 1 : 0;
+	mw->ent = s->ent_size[mw->win];
+	mw->first = lut_mws && widx ? widx - 1 : 0;
+	mw->count = lut_mws && widx ? 1 : NTBSW_NR_LUT;
+	return 0;
+}
+
 static int sws_mw_count(struct ntb_dev *ntb, int pidx)
 {
-	return NTBSW_NR_MW;
+	return sws_mws();
 }
 
 static int sws_mw_get_align(struct ntb_dev *ntb, int pidx, int widx,
@@ -139,51 +176,63 @@ static int sws_mw_get_align(struct ntb_dev *ntb, int pidx, int widx,
 			    resource_size_t *size_max)
 {
 	struct sws *s = ntb_sws(ntb);
+	struct sws_mw mw;
 
-	if (pidx < 0 || pidx >= s->pcnt || widx < 0 || widx >= NTBSW_NR_MW)
+	if (pidx < 0 || pidx >= s->pcnt || sws_mw_of(s, widx, &mw))
 		return -EINVAL;
-	/* A RAM alias needs page alignment; a whole entry is exposed. */
+	/*
+	 * A RAM alias needs page alignment; the entry a buffer ends in
+	 * covers only the buffer's pages (CTRL's length), so the peer
+	 * reaches nothing past it.
+	 */
 	if (addr_align)
 		*addr_align = PAGE_SIZE;
 	if (size_align)
-		*size_align = s->ent_size;
+		*size_align = PAGE_SIZE;
 	if (size_max)
-		*size_max = s->mw_size;
+		*size_max = mw.ent * mw.count;
 	return 0;
 }
 
-static u32 sws_lut_reg(struct sws *s, int pidx, int widx, int e)
+static u32 sws_lut_reg(struct sws *s, int pidx, int win, int e)
 {
 	u32 src = s->peer_port[pidx];
 
 	return NTBSW_REG_LUT +
-	       ((src * NTBSW_NR_MW + widx) * NTBSW_NR_LUT + e) * 16;
+	       ((src * NTBSW_NR_MW + win) * NTBSW_NR_LUT + e) * 16;
 }
 
 static int sws_mw_set_trans(struct ntb_dev *ntb, int pidx, int widx,
 			    dma_addr_t addr, resource_size_t size)
 {
 	struct sws *s = ntb_sws(ntb);
+	resource_size_t align;
+	struct sws_mw mw;
 	int e;
 
-	if (pidx < 0 || pidx >= s->pcnt || widx < 0 || widx >= NTBSW_NR_MW)
+	if (pidx < 0 || pidx >= s->pcnt || sws_mw_of(s, widx, &mw))
 		return -EINVAL;
-	if (!size || size > s->mw_size || !IS_ALIGNED(size, s->ent_size) ||
+	sws_mw_get_align(ntb, pidx, widx, NULL, &align, NULL);
+	if (!size || size > mw.ent * mw.count || !IS_ALIGNED(size, align) ||
 	    !IS_ALIGNED(addr, PAGE_SIZE))
 		return -EINVAL;
-	for (e = 0; e < NTBSW_NR_LUT; e++) {
-		u32 reg = sws_lut_reg(s, pidx, widx, e);
-		u64 target = addr + (u64)e * s->ent_size;
+	for (e = mw.first; e < mw.first + mw.count; e++) {
+		u32 reg = sws_lut_reg(s, pidx, mw.win, e);
+		u64 done = (u64)(e - mw.first) * mw.ent;
 
 		/* Disabled while it changes; enabled last. */
 		sws_wr(s, reg + NTBSW_LUT_CTRL, 0);
-		if ((u64)e * s->ent_size >= size)
+		if (done >= size)
 			continue;
-		sws_wr(s, reg + NTBSW_LUT_TARGET_LO, lower_32_bits(target));
-		sws_wr(s, reg + NTBSW_LUT_TARGET_HI, upper_32_bits(target));
+		sws_wr(s, reg + NTBSW_LUT_TARGET_LO, lower_32_bits(addr + done));
+		sws_wr(s, reg + NTBSW_LUT_TARGET_HI, upper_32_bits(addr + done));
 		sws_wr(s, reg + NTBSW_LUT_RID_ALLOW,
 		       BIT(s->peer_port[pidx]));
-		sws_wr(s, reg + NTBSW_LUT_CTRL, NTBSW_LUT_EN);
+		/* An entry the buffer ends in covers only the buffer. */
+		sws_wr(s, reg + NTBSW_LUT_CTRL,
+		       NTBSW_LUT_EN | (size - done < mw.ent ?
+				       (u32)((size - done) >> 12) <<
+				       NTBSW_LUT_PAGES_SHIFT : 0));
 	}
 	return 0;
 }
@@ -191,33 +240,36 @@ static int sws_mw_set_trans(struct ntb_dev *ntb, int pidx, int widx,
 static int sws_mw_clear_trans(struct ntb_dev *ntb, int pidx, int widx)
 {
 	struct sws *s = ntb_sws(ntb);
+	struct sws_mw mw;
 	int e;
 
-	if (pidx < 0 || pidx >= s->pcnt || widx < 0 || widx >= NTBSW_NR_MW)
+	if (pidx < 0 || pidx >= s->pcnt || sws_mw_of(s, widx, &mw))
 		return -EINVAL;
-	for (e = 0; e < NTBSW_NR_LUT; e++)
-		sws_wr(s, sws_lut_reg(s, pidx, widx, e) + NTBSW_LUT_CTRL, 0);
+	for (e = mw.first; e < mw.first + mw.count; e++)
+		sws_wr(s, sws_lut_reg(s, pidx, mw.win, e) + NTBSW_LUT_CTRL, 0);
 	return 0;
 }
 
 static int sws_peer_mw_count(struct ntb_dev *ntb)
 {
-	return NTBSW_NR_MW * ntb_sws(ntb)->pcnt;
+	return sws_mws() * ntb_sws(ntb)->pcnt;
 }
 
 static int sws_peer_mw_get_addr(struct ntb_dev *ntb, int widx,
 				phys_addr_t *base, resource_size_t *size)
 {
 	struct sws *s = ntb_sws(ntb);
-	int pidx = widx / NTBSW_NR_MW;
+	int pidx = widx / sws_mws();
+	struct sws_mw mw;
 
-	if (widx < 0 || pidx >= s->pcnt)
+	if (widx < 0 || pidx >= s->pcnt || sws_mw_of(s, widx % sws_mws(), &mw))
 		return -EINVAL;
 	if (base)
-		*base = s->win_base[widx % NTBSW_NR_MW] +
-			s->peer_port[pidx] * s->mw_size;
+		*base = s->win_base[mw.win] +
+			s->peer_port[pidx] * s->mw_size[mw.win] +
+			mw.first * mw.ent;
 	if (size)
-		*size = s->mw_size;
+		*size = mw.ent * mw.count;
 	return 0;
 }
 
@@ -225,10 +277,11 @@ static int sws_peer_mw_set_trans(struct ntb_dev *ntb, int pidx, int widx,
 				 u64 addr, resource_size_t size)
 {
 	struct sws *s = ntb_sws(ntb);
+	struct sws_mw mw;
 
 	/* Outbound windows are wired to one peer each; nothing to set. */
-	if (pidx < 0 || pidx >= s->pcnt || widx / NTBSW_NR_MW != pidx ||
-	    size > s->mw_size)
+	if (pidx < 0 || pidx >= s->pcnt || widx / sws_mws() != pidx ||
+	    sws_mw_of(s, widx % sws_mws(), &mw) || size > mw.ent * mw.count)
 		return -EINVAL;
 	return 0;
 }
@@ -466,11 +519,14 @@ static int sws_read_geometry(struct sws *s, struct pci_dev *pdev)
 	}
 	s->port = sws_rd(s, NTBSW_REG_PORT);
 	s->nports = sws_rd(s, NTBSW_REG_PORT_COUNT);
-	s->mw_size = lo_hi_readq(s->regs + NTBSW_REG_MW_SIZE);
-	s->ent_size = lo_hi_readq(s->regs + NTBSW_REG_ENT_SIZE);
+	s->mw_size[0] = lo_hi_readq(s->regs + NTBSW_REG_MW_SIZE);
+	s->ent_size[0] = lo_hi_readq(s->regs + NTBSW_REG_ENT_SIZE);
+	s->mw_size[1] = lo_hi_readq(s->regs + NTBSW_REG_MW1_SIZE);
+	s->ent_size[1] = lo_hi_readq(s->regs + NTBSW_REG_ENT1_SIZE);
 	if (s->nports < 2 || s->nports > NTBSW_MAX_PORTS ||
-	    s->port >= s->nports || !s->ent_size ||
-	    s->ent_size * NTBSW_NR_LUT != s->mw_size ||
+	    s->port >= s->nports || !s->ent_size[0] || !s->ent_size[1] ||
+	    s->ent_size[0] * NTBSW_NR_LUT != s->mw_size[0] ||
+	    s->ent_size[1] * NTBSW_NR_LUT != s->mw_size[1] ||
 	    sws_rd(s, NTBSW_REG_NR_MW) != NTBSW_NR_MW ||
 	    sws_rd(s, NTBSW_REG_NR_LUT) != NTBSW_NR_LUT ||
 	    sws_rd(s, NTBSW_REG_NR_SPAD) != NTBSW_NR_SPAD) {
@@ -491,7 +547,7 @@ static int sws_read_geometry(struct sws *s, struct pci_dev *pdev)
 	for (p = 0; p < NTBSW_NR_MW; p++) {
 		int bar = 2 + 2 * p;
 
-		if (pci_resource_len(pdev, bar) < s->nports * s->mw_size) {
+		if (pci_resource_len(pdev, bar) < s->nports * s->mw_size[p]) {
 			dev_err(&pdev->dev, "BAR%d smaller than its windows\n",
 				bar);
 			return -ENODEV;
@@ -542,9 +598,11 @@ static int sws_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		sws_free_irqs(s, pdev);
 		return ret;
 	}
-	dev_info(&pdev->dev, "port %u of %u, %d peers, %llu KiB windows\n",
+	dev_info(&pdev->dev, "port %u of %u, %d peers, windows of %llu and %llu KiB%s\n",
 		 s->port, s->nports, s->pcnt,
-		 (unsigned long long)s->mw_size >> 10);
+		 (unsigned long long)s->mw_size[0] >> 10,
+		 (unsigned long long)s->mw_size[1] >> 10,
+		 lut_mws ? ", window 1 as single entries" : "");
 	return 0;
 }
 

@@ -12,7 +12,7 @@
 #define NTBSW_PCI_DEVICE	0x5a10
 
 #define NTBSW_MAGIC		0x53544e42u
-#define NTBSW_VERSION		1u
+#define NTBSW_VERSION		2u	/* 2: window 1 sized apart, entry lengths */
 #define NTBSW_MAX_PORTS		8
 #define NTBSW_NR_MW		2	/* windows per peer: BAR2, BAR4 */
 #define NTBSW_NR_LUT		8	/* LUT entries per (source, window) */
@@ -50,6 +50,8 @@
 #define NTBSW_REG_BLOCKED_RID	0x068
 #define NTBSW_REG_LAST_BLOCKED	0x078
 #define NTBSW_REG_SLOW_ACCESSES	0x080	/* outbound accesses not by alias */
+#define NTBSW_REG_MW1_SIZE	0x088	/* window 1's (MW_SIZE: window 0's) */
+#define NTBSW_REG_ENT1_SIZE	0x090
 /* arrays */
 #define NTBSW_REG_SPAD		0x100	/* own scratchpads, 4 bytes each */
 #define NTBSW_REG_PEER_SPAD	0x200	/* + port * stride + 4 * index */
@@ -65,5 +67,8 @@
 #define NTBSW_LUT_CTRL		0x8
 #define NTBSW_LUT_RID_ALLOW	0xc
 #define NTBSW_LUT_EN		0x1u
+/* CTRL bits 31:12: the entry's length in 4 KiB pages, 0 = the whole entry */
+#define NTBSW_LUT_PAGES_SHIFT	12
+#define NTBSW_LUT_PAGES_MASK	0xfffff000u
 
 #endif

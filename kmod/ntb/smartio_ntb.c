@@ -53,6 +53,7 @@
 
 #define SIO_MW_MSG		0	/* per peer: its request and reply slots */
 #define SIO_MW_SEG		1	/* the segment heap, shared by the peers */
+#define SIO_MW_LUT		2	/* single LUT entries for smartio.ko */
 #define SIO_SPAD_MAGIC		0
 #define SIO_SPAD_NODE		1
 #define SIO_SPAD_GEN		2
@@ -588,6 +589,79 @@ void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 	return p->seg_out + off;
 }
 EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
+
+/*
+ * Single look-up-table entries: memory windows SIO_MW_LUT.. of every peer
+ * (ntb_sioswitch lut_mws=1, as ntb_hw_switchtec's LUT windows), each
+ * translated on its own.  How many and how large, on d.
+ */
+static u32 sio_lut_count(struct sio_ntb_dev *d, u64 *ent_size)
+{
+	resource_size_t size;
+	phys_addr_t base;
+	int mws = ntb_mw_count(d->ntb, 0);
+
+	/*
+	 * The outbound side's size: ntb_mw_get_align() answers only while
+	 * that peer's link is up, and the geometry is asked at load time.
+	 */
+	if (mws <= SIO_MW_LUT ||
+	    ntb_peer_mw_get_addr(d->ntb, SIO_MW_LUT, &base, &size))
+		return 0;
+	*ent_size = size;
+	return mws - SIO_MW_LUT;
+}
+
+u32 sio_ntb_lut_geometry(u64 *ent_size)
+{
+	struct sio_ntb_dev *d;
+	u32 n = 0;
+
+	mutex_lock(&sio_lock);
+	d = list_first_entry_or_null(&sio_devs, struct sio_ntb_dev, node);
+	if (d)
+		n = sio_lut_count(d, ent_size);
+	mutex_unlock(&sio_lock);
+	return n;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_lut_geometry);
+
+int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size)
+{
+	u64 ent;
+
+	if (entry >= sio_lut_count(p->d, &ent) || !size || size > ent ||
+	    !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size))
+		return -EINVAL;
+	return ntb_mw_set_trans(p->d->ntb, p->pidx, SIO_MW_LUT + entry, addr,
+				size);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_lut_set);
+
+void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry)
+{
+	u64 ent;
+
+	if (entry < sio_lut_count(p->d, &ent))
+		ntb_mw_clear_trans(p->d->ntb, p->pidx, SIO_MW_LUT + entry);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_lut_clear);
+
+phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry)
+{
+	struct ntb_dev *ntb = p->d->ntb;
+	int per_peer = ntb_peer_mw_count(ntb) / p->d->pcnt;
+	resource_size_t size;
+	phys_addr_t base;
+	u64 ent;
+
+	if (entry >= sio_lut_count(p->d, &ent) ||
+	    ntb_peer_mw_get_addr(ntb, p->pidx * per_peer + SIO_MW_LUT + entry,
+				 &base, &size))
+		return 0;
+	return base;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_lut_peer_addr);
 
 /*
  * A new user (or none) is a new node to the peers: a new generation,

@@ -82,4 +82,21 @@ phys_addr_t sio_ntb_seg_phys(struct sio_ntb_peer *p, void *va);
 void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 			       phys_addr_t *phys);
 
+/*
+ * Single look-up-table entries (NTBs that translate one entry at a time:
+ * ntb_sioswitch lut_mws=1), numbered 0 .. count - 1 per peer, for the
+ * kernel core's device lending.  sio_ntb_lut_geometry(): how many and
+ * their size on the first NTB device (0: none).  sio_ntb_lut_set(): what
+ * peer p accesses at entry `entry` of its window to us reaches bus
+ * address addr here (page aligned; our RAM or MMIO such as a BAR or the
+ * interrupt range), size at most the entry's; -EINVAL otherwise.
+ * sio_ntb_lut_peer_addr(): where this machine's CPU and devices reach
+ * entry `entry` of our window to p (whatever p translated it to), 0 when
+ * there is none.
+ */
+u32 sio_ntb_lut_geometry(u64 *ent_size);
+int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size);
+void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry);
+phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry);
+
 #endif

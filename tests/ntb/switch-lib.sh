@@ -59,9 +59,10 @@ sw_cleanup() {
 	fi
 }
 
-# sw_start PORTS: the switch for PORTS ports (2 MiB windows) on $tmp/sw.sock.
+# sw_start PORTS [WINDOW1]: the switch for PORTS ports on $tmp/sw.sock, 2 MiB
+# windows (window 1 of WINDOW1 bytes when given, e.g. 1G).
 sw_start() {
-	"$sw/smartio-ntb-switch" -S "$tmp/sw.sock" -n "$1" -w 2M \
+	"$sw/smartio-ntb-switch" -S "$tmp/sw.sock" -n "$1" -w 2M ${2:+-W "$2"} \
 		>"$tmp/switch.log" 2>&1 &
 	pids="$pids $!"
 	local n=0
@@ -75,7 +76,8 @@ sw_start() {
 # sw_guest PORT PHASE MEMORY [QEMU ARGS...]: boots $tmp/initrd.gz on port
 # PORT of the switch in the background (at most $limit s, MEMORY MiB,
 # kernel command line swport=PORT swphase=PHASE); serial console in
-# $tmp/pPORT-PHASE.log, QEMU's pid in $guest_pid.
+# $tmp/pPORT-PHASE.log, QEMU's pid in $guest_pid; $SW_APPEND is added to
+# the kernel command line.
 sw_guest() {
 	local port=$1 phase=$2 mem=$3
 	shift 3
@@ -84,7 +86,7 @@ sw_guest() {
 		-object "memory-backend-memfd,id=ram,size=${mem}M,share=on" \
 		-serial "file:$tmp/p$port-$phase.log" -pidfile "$tmp/p$port-$phase.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-		-append "console=ttyS0 panic=-1 swport=$port swphase=$phase" \
+		-append "console=ttyS0 panic=-1 swport=$port swphase=$phase${SW_APPEND:+ $SW_APPEND}" \
 		-device "smartio-ntb-port,switch=$tmp/sw.sock,port=$port,memdev=ram" \
 		"$@" >"$tmp/p$port-$phase.qemu" 2>&1 &
 	guest_pid=$!
