@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The static part of the cluster: node names, device names and their fixed
- * properties (lender, BDF, ids, BARs).  Loaded once at startup; device names
+ * properties (lender, BDF, ids, BARs).  Loaded at startup; device names
  * are found through a hash table so that lookups stay O(1) on clusters with
  * many thousands of devices.
+ *
+ * Over smartio.ko's NTB fabric another machine's devices are known only
+ * once its device table arrived: their slots are absent at startup, and
+ * names_refresh() names them when they appear.  A slot is named once and
+ * keeps its name (absent again, it is not listed); readers take no lock,
+ * so a new entry is written whole before the hash and the node's list
+ * publish it (release stores, acquire loads).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +25,9 @@ static struct {
 	struct sfs_dev *devs;
 	unsigned *hash;		/* dev index + 1, 0 = empty */
 	size_t hsize;		/* power of two */
-} nm;
+	struct smartio *h;
+	pthread_mutex_t refresh;	/* one writer at a time */
+} nm = { .refresh = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t fnv(const char *s)
 {
@@ -28,6 +38,46 @@ static uint64_t fnv(const char *s)
 		h *= 1099511628211ull;
 	}
 	return h;
+}
+
+/* Device i (its info written) joins the hash and its node's list. */
+static void publish(unsigned i)
+{
+	struct smartio_device_info *d = &nm.devs[i].info;
+	struct sfs_nodeinfo *ni;
+	size_t slot;
+
+	d->name[SMARTIO_NAME_MAX - 1] = '\0';
+	for (slot = fnv(d->name) & (nm.hsize - 1); nm.hash[slot];
+	     slot = (slot + 1) & (nm.hsize - 1))
+		;
+	__atomic_store_n(&nm.hash[slot], i + 1, __ATOMIC_RELEASE);
+	if (d->node >= nm.nnodes)
+		return;
+	ni = &nm.nodes[d->node];
+	ni->devs[ni->ndevs] = i;
+	__atomic_store_n(&ni->ndevs, ni->ndevs + 1, __ATOMIC_RELEASE);
+}
+
+int names_refresh(void)
+{
+	struct smartio_device_info di;
+	unsigned i, named = 0;
+
+	if (!nm.h)
+		return 0;
+	pthread_mutex_lock(&nm.refresh);
+	for (i = 0; i < nm.ndevs; i++) {
+		if (nm.devs[i].info.name[0] ||
+		    smartio_device_info(nm.h, i, &di) || !di.name[0] ||
+		    names_dev(di.name) >= 0)
+			continue;
+		nm.devs[i].info = di;
+		publish(i);
+		named++;
+	}
+	pthread_mutex_unlock(&nm.refresh);
+	return (int)named;
 }
 
 int names_load(struct smartio *h)
@@ -68,32 +118,27 @@ int names_load(struct smartio *h)
 		}
 	}
 	for (i = 0; i < nm.ndevs; i++) {
-		struct smartio_device_info *d = &nm.devs[i].info;
-		size_t slot;
-
-		rc = smartio_device_info(h, i, d);
+		rc = smartio_device_info(h, i, &nm.devs[i].info);
+		if (rc == -ENXIO) {
+			nm.devs[i].info.name[0] = '\0';	/* absent slot */
+			continue;
+		}
 		if (rc)
 			return rc;
-		d->name[SMARTIO_NAME_MAX - 1] = '\0';
-		if (d->node < nm.nnodes)
-			nm.nodes[d->node].ndevs++;
-		for (slot = fnv(d->name) & (nm.hsize - 1); nm.hash[slot];
-		     slot = (slot + 1) & (nm.hsize - 1))
-			;
-		nm.hash[slot] = i + 1;
+		if (nm.devs[i].info.node < nm.nnodes)
+			nm.nodes[nm.devs[i].info.node].ndevs++;
 	}
+	/* Room for every slot: absent ones may join a node's list later. */
 	for (n = 0; n < nm.nnodes; n++) {
-		nm.nodes[n].devs = calloc(nm.nodes[n].ndevs + 1, sizeof(unsigned));
+		nm.nodes[n].devs = calloc(nm.ndevs + 1, sizeof(unsigned));
 		if (!nm.nodes[n].devs)
 			return -ENOMEM;
 		nm.nodes[n].ndevs = 0;
 	}
-	for (i = 0; i < nm.ndevs; i++) {
-		unsigned node = nm.devs[i].info.node;
-
-		if (node < nm.nnodes)
-			nm.nodes[node].devs[nm.nodes[node].ndevs++] = i;
-	}
+	for (i = 0; i < nm.ndevs; i++)
+		if (nm.devs[i].info.name[0])
+			publish(i);
+	nm.h = h;
 	return 0;
 }
 
@@ -124,13 +169,15 @@ int names_node(const char *name)
 int names_dev(const char *name)
 {
 	size_t slot;
+	unsigned v;
 
 	if (!nm.hash)
 		return -ENXIO;
-	for (slot = fnv(name) & (nm.hsize - 1); nm.hash[slot];
+	for (slot = fnv(name) & (nm.hsize - 1);
+	     (v = __atomic_load_n(&nm.hash[slot], __ATOMIC_ACQUIRE)) != 0;
 	     slot = (slot + 1) & (nm.hsize - 1))
-		if (!strcmp(nm.devs[nm.hash[slot] - 1].info.name, name))
-			return (int)nm.hash[slot] - 1;
+		if (!strcmp(nm.devs[v - 1].info.name, name))
+			return (int)v - 1;
 	return -ENXIO;
 }
 

@@ -68,6 +68,8 @@ struct sfs_nodeinfo {
 };
 
 int names_load(struct smartio *h);
+/* Names slots whose device appeared since (smartio.ko over an NTB). */
+int names_refresh(void);
 void names_free(void);
 int names_node(const char *name);	/* index or -ENOENT */
 int names_dev(const char *name);	/* index or -ENXIO */

@@ -273,10 +273,15 @@ static int adapters_list(const struct sfs_obj *dir, unsigned kind,
 static int devs_lookup(const struct sfs_obj *dir, unsigned kind,
 		       const char *name, struct sfs_obj *out)
 {
+	struct smartio_device_info di;
 	int i = names_dev(name);
 
-	if (i < 0 || (kind == K_NODE_DEVLINK &&
-		      names_devinfo((unsigned)i)->info.node != dir->node))
+	if (i < 0 && names_refresh() > 0)
+		i = names_dev(name);
+	/* Absent: another machine's device whose table has not come (yet). */
+	if (i < 0 || dev_dynamic((unsigned)i, &di) ||
+	    (kind == K_NODE_DEVLINK &&
+	     names_devinfo((unsigned)i)->info.node != dir->node))
 		return -ENOENT;
 	init_child(dir, out, kind);
 	out->dev = (uint32_t)i;
@@ -287,17 +292,21 @@ static int devs_list(const struct sfs_obj *dir, unsigned kind,
 		     tree_fill_fn fill, void *ctx)
 {
 	const struct sfs_nodeinfo *ni = names_nodeinfo(dir->node);
-	unsigned i, n = kind == K_NODE_DEVLINK ? (ni ? ni->ndevs : 0)
-					       : names_ndevs();
 	struct smartio_device_info di;
 	struct sfs_obj o;
+	unsigned i, n;
 	int rc;
 
+	names_refresh();
+	n = kind == K_NODE_DEVLINK ?
+	    (ni ? __atomic_load_n(&ni->ndevs, __ATOMIC_ACQUIRE) : 0) :
+	    names_ndevs();
 	for (i = 0; i < n; i++) {
 		unsigned dev = kind == K_NODE_DEVLINK ? ni->devs[i] : i;
 
-		if (kind == K_BORROWED_LINK &&
-		    (dev_dynamic(dev, &di) || !(di.borrowers >> dir->node & 1)))
+		/* Absent slots and devices that left are not listed. */
+		if (!names_devinfo(dev)->info.name[0] || dev_dynamic(dev, &di) ||
+		    (kind == K_BORROWED_LINK && !(di.borrowers >> dir->node & 1)))
 			continue;
 		if (kind == K_SEG_DMA_DEV) {
 			uint64_t addr;

@@ -459,7 +459,8 @@ int smartio_device_info(struct smartio *h, unsigned dev,
 	unsigned b;
 
 	sio_lib_lock(h);
-	if (dev >= REG(h)->ndevices) {
+	/* A slot no device fills (yet): another machine's, over an NTB. */
+	if (dev >= REG(h)->ndevices || !sio_dev(REG(h), dev)->present) {
 		sio_lib_unlock(h);
 		return -ENXIO;
 	}

@@ -174,6 +174,8 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_REG_READ] = A(OFFSET) | A(SIZE),
 	[SIO_CMD_SEG_TABLE] = A(NODE) | A(SEG),
 	[SIO_CMD_SEG_TABLE_GET] = A(NODE),
+	[SIO_CMD_DEV_TABLE] = A(NODE) | A(DATA),
+	[SIO_CMD_MAP_BAR_WINDOW] = A(DEV) | A(NODE) | A(INDEX) | A(ADDR) | A(SIZE),
 };
 
 static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
@@ -202,6 +204,8 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose", [SIO_CMD_REPLY] = "reply",
 	[SIO_CMD_REG_READ] = "reg-read", [SIO_CMD_SEG_TABLE] = "seg-table",
 	[SIO_CMD_SEG_TABLE_GET] = "seg-table-get",
+	[SIO_CMD_DEV_TABLE] = "dev-table",
+	[SIO_CMD_MAP_BAR_WINDOW] = "map-bar-window",
 };
 
 #define NBARS 4

@@ -65,7 +65,31 @@ struct sio_platform_ops {
 			  u32 len, int write);
 	/* Registry state or the event ring changed: wake readers. */
 	void (*notify)(void *plat);
+	/*
+	 * Optional, separate registries (SIO_CORE_SEPARATE).  lend_claim: the
+	 * lender takes device dev from its driver for borrower (claim 1),
+	 * after every check of BORROW_REQ passed and before anything is
+	 * mapped (an error refuses the borrow), or gives it back (claim 0)
+	 * when the last borrower's lender half is released.
+	 */
+	int (*lend_claim)(void *plat, u32 dev, u32 borrower, int claim);
+	/*
+	 * peer's window [peer_addr, peer_addr + size) (an address of one of
+	 * peer's adapter windows, on a slot boundary) leads to local_addr
+	 * on self, as real NTBs translate on the receiving side: kind
+	 * SIO_INB_BAR, a BAR of self's device dev (its registry address);
+	 * SIO_INB_DMA, the DMA window (b->iova) of self's borrow of dev;
+	 * SIO_INB_MSI, SIO_MSI_BASE.  Unmapped with the same peer_addr.
+	 */
+	int (*inbound_map)(void *plat, u32 self, u32 peer, u32 kind, u32 dev,
+			   u64 peer_addr, u64 local_addr, u64 size);
+	void (*inbound_unmap)(void *plat, u32 self, u32 peer, u32 kind,
+			      u32 dev, u64 peer_addr, u64 size);
 };
+
+#define SIO_INB_BAR 1u
+#define SIO_INB_DMA 2u
+#define SIO_INB_MSI 3u
 
 /*
  * sio_core.flags.  SEPARATE: the nodes are separate machines (smartio.ko
@@ -124,6 +148,16 @@ u32 sio_core_repair(struct sio_core *c);
 int sio_core_seg_table(struct sio_core *c, u32 self, u32 dst, void *buf,
 		       u32 cap);
 void sio_core_seg_forget(struct sio_core *c, u32 self, u32 owner);
+
+/*
+ * The same for devices (dev_table.c): self's own devices as a DEV_TABLE
+ * message for dst (its length or a negative errno), which replaces the
+ * receiver's copies of self's device slots; sio_core_dev_forget makes
+ * owner's copies absent (the platform calls it when owner is lost).
+ */
+int sio_core_dev_table(struct sio_core *c, u32 self, u32 dst, void *buf,
+		       u32 cap);
+void sio_core_dev_forget(struct sio_core *c, u32 self, u32 owner);
 
 /*
  * Every refusal a borrow of device dev (registry index) by node self would

@@ -98,6 +98,11 @@ int sio_h_seg_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		    struct sio_msg *rep);
 int sio_h_seg_table_get(struct sio_core *c, u32 self,
 			const struct sio_parsed *p, struct sio_msg *rep);
+/* Device tables (dev_table.c) and the lender's BAR windows (lend.c). */
+int sio_h_dev_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		    struct sio_msg *rep);
+int sio_h_map_bar_window(struct sio_core *c, u32 self,
+			 const struct sio_parsed *p, struct sio_msg *rep);
 int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		      struct sio_msg *rep);
 int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,

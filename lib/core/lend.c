@@ -13,6 +13,11 @@
  */
 #include "core_int.h"
 
+static int separate(const struct sio_core *c)
+{
+	return !!(c->flags & SIO_CORE_SEPARATE);
+}
+
 int sio_lut_map(struct sio_core *c, u32 node, u32 adapter, u64 len,
 		u32 target_node, u64 target_addr, u32 src_node, u16 rid,
 		u32 *count_out)
@@ -201,6 +206,31 @@ static void give_route(struct sio_registry *r, struct sio_borrow *b)
 	b->l_hops = 0;
 }
 
+/*
+ * Separate registries: the lender's inbound translations of the
+ * borrower's BAR slots go, and with the last borrower the device goes
+ * back to its driver.
+ */
+static void release_lender_separate(struct sio_core *c, struct sio_borrow *b)
+{
+	struct sio_device *d = sio_dev(c->reg, b->dev);
+	u32 i;
+
+	for (i = 0; i < SIO_MAX_BARS; i++) {
+		if (!(b->bar_inbound >> i & 1))
+			continue;
+		if (c->ops->inbound_unmap)
+			c->ops->inbound_unmap(c->plat, b->lender, b->borrower,
+					      SIO_INB_BAR, b->dev,
+					      b->bar_local[i], d->bar[i].size);
+		b->bar_local[i] = 0;
+	}
+	b->bar_inbound = 0;
+	d->borrowers &= ~(1ull << b->borrower);
+	if (!d->borrowers && c->ops->lend_claim)
+		c->ops->lend_claim(c->plat, b->dev, b->borrower, 0);
+}
+
 /* Lender's half: requester entries, DMA and MSI window slots. */
 static void release_lender_part(struct sio_core *c, struct sio_borrow *b)
 {
@@ -215,6 +245,8 @@ static void release_lender_part(struct sio_core *c, struct sio_borrow *b)
 	give_route(c->reg, b);
 	b->l_lut = b->msi_lut = b->l_req = -1;
 	b->l_lut_count = 0;
+	if (separate(c))
+		release_lender_separate(c, b);
 }
 
 /* Borrower's half: BAR slots, IOVA, requester entry. */
@@ -225,6 +257,15 @@ static void release_borrower_part(struct sio_core *c, struct sio_borrow *b)
 	struct sio_device *d = sio_dev(c->reg, b->dev);
 	u32 i;
 
+	if (c->ops->inbound_unmap && (b->inbound & (1u << SIO_INB_DMA)))
+		c->ops->inbound_unmap(c->plat, b->borrower, b->lender,
+				      SIO_INB_DMA, b->dev, b->dma_addr,
+				      b->iova_size);
+	if (c->ops->inbound_unmap && (b->inbound & (1u << SIO_INB_MSI)))
+		c->ops->inbound_unmap(c->plat, b->borrower, b->lender,
+				      SIO_INB_MSI, b->dev, b->msi_addr,
+				      SIO_MSI_SIZE);
+	b->inbound = 0;
 	for (i = 0; i < SIO_MAX_BARS; i++) {
 		if (!b->bar_local[i])
 			continue;
@@ -279,13 +320,23 @@ static int peer_call(struct sio_core *c, u32 self, u32 dst, u8 cmd, u32 dev,
 	return sio_core_call(c, self, dst, &m, rep, repbuf, repcap);
 }
 
-/* Gives the lender back its half; a down lender has nothing left to free. */
+/*
+ * Gives the lender back its half; a down lender has nothing left to free.
+ * With separate registries that half is in the lender's own record only.
+ */
 static void return_to_lender(struct sio_core *c, u32 self, u32 bidx)
 {
 	struct sio_borrow *b = sio_borrow_at(c->reg, bidx);
 	struct sio_parsed rep;
 	u8 repbuf[SIO_PEER_MSG];
 
+	if (separate(c)) {
+		if (sio_node_up(c->reg, b->lender))
+			peer_call(c, self, b->lender, SIO_CMD_RETURN_REQ,
+				  b->dev, self, 0, 0, &rep, repbuf,
+				  sizeof(repbuf));
+		return;
+	}
 	if (b->l_req < 0)
 		return;
 	if (!sio_node_up(c->reg, b->lender) ||
@@ -402,6 +453,55 @@ static int map_bars(struct sio_core *c, struct sio_borrow *b,
 	return 0;
 }
 
+/*
+ * The borrower's side of a window the lender mapped toward it: its own
+ * inbound translation (separate registries; nothing to do otherwise).
+ */
+static int inbound(struct sio_core *c, struct sio_borrow *b, u32 kind,
+		   u64 peer_addr, u64 local_addr, u64 size)
+{
+	int err;
+
+	if (!c->ops->inbound_map)
+		return 0;
+	err = c->ops->inbound_map(c->plat, b->borrower, b->lender, kind, b->dev,
+				  peer_addr, local_addr, size);
+	if (!err)
+		b->inbound |= (u8)(1u << kind);
+	return err;
+}
+
+/*
+ * Separate registries: the lender translates each BAR slot of ours onto
+ * the device's BAR (MAP_BAR_WINDOW), as hardware does on its side.
+ */
+static int bar_windows(struct sio_core *c, u32 self, struct sio_borrow *b)
+{
+	const struct sio_device *d = sio_dev(c->reg, b->dev);
+	u8 buf[SIO_PEER_MSG], repbuf[SIO_PEER_MSG];
+	struct sio_parsed rep;
+	struct sio_msg m;
+	u32 i;
+	int err;
+
+	for (i = 0; i < SIO_MAX_BARS; i++) {
+		if (!b->bar_local[i])
+			continue;
+		sio_msg_init(&m, buf, sizeof(buf), SIO_CMD_MAP_BAR_WINDOW,
+			     SIO_F_REQUEST, 0);
+		sio_msg_put_u32(&m, SIO_A_DEV, d->fdid);
+		sio_msg_put_u32(&m, SIO_A_NODE, self);
+		sio_msg_put_u32(&m, SIO_A_INDEX, i);
+		sio_msg_put_u64(&m, SIO_A_ADDR, b->bar_local[i]);
+		sio_msg_put_u64(&m, SIO_A_SIZE, d->bar[i].size);
+		err = sio_core_call(c, self, b->lender, &m, &rep, repbuf,
+				    sizeof(repbuf));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
 {
 	struct sio_borrow *b = sio_borrow_at(c->reg, bidx);
@@ -414,6 +514,8 @@ static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
 	if (err)
 		return err;
 	err = map_bars(c, b, &rep);
+	if (!err && separate(c))
+		err = bar_windows(c, self, b);
 	if (err)
 		return err;
 	err = peer_call(c, self, b->lender, SIO_CMD_MAP_DMA_WINDOW, b->dev,
@@ -426,6 +528,9 @@ static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
 			   b->iova_size))
 		return -EPROTO;
 	b->dma_addr = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
+	err = inbound(c, b, SIO_INB_DMA, b->dma_addr, b->iova, b->iova_size);
+	if (err)
+		return err;
 	err = peer_call(c, self, b->lender, SIO_CMD_MAP_MSI_WINDOW, b->dev,
 			self, SIO_MSI_BASE, SIO_MSI_SIZE, &rep, repbuf,
 			sizeof(repbuf));
@@ -436,7 +541,8 @@ static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
 			   SIO_MSI_SIZE))
 		return -EPROTO;
 	b->msi_addr = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
-	return 0;
+	return inbound(c, b, SIO_INB_MSI, b->msi_addr, SIO_MSI_BASE,
+		       SIO_MSI_SIZE);
 }
 
 /* The DMA window a BORROW asks for, checked (see SIO_DMA_WINDOW_RAM). */
@@ -521,6 +627,63 @@ int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	return 0;
 }
 
+/* Entries a dry run took, to be given back. */
+struct sio_dry {
+	struct sio_bitmap *map[SIO_MAX_BARS + 4];
+	u32 first[SIO_MAX_BARS + 4];
+	u32 n[SIO_MAX_BARS + 4];
+	u32 count;
+};
+
+static int dry_luts(struct sio_dry *t, struct sio_adapter *ad, u64 len);
+static int dry_take(struct sio_dry *t, struct sio_bitmap *map, u32 n);
+
+/*
+ * Separate registries: the lender's own record of a borrow, made by
+ * BORROW_REQ once every check passed: the DMA and MSI window slots fit on
+ * adapter ad, and the platform took the device from its driver.  Its
+ * index, -EBUSY when node borrows dev already, or the refusal.
+ */
+static int lender_record(struct sio_core *c, u32 dev, u32 node, u32 ad,
+			 u64 window, int bidx)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_adapter *la = &sio_node(r, sio_dev(r, dev)->node)->adapter[ad];
+	struct sio_borrow *b;
+	struct sio_dry t;
+	int slot, err;
+
+	if (bidx >= 0)
+		return -EBUSY;
+	slot = SIO_FREE_ENTRY(r, sio_borrow_at, max_borrows);
+	if (slot < 0)
+		return slot;
+	t.count = 0;
+	err = dry_take(&t, &sio_node(r, sio_dev(r, dev)->node)->adapter[ad].reqs_out,
+		       1);
+	if (!err)
+		err = dry_luts(&t, la, window);
+	if (!err)
+		err = SIO_DIV_ROUND_UP(SIO_MSI_SIZE, la->slot_size) == 1 ?
+		      dry_luts(&t, la, SIO_MSI_SIZE) : -EINVAL;
+	while (t.count--)
+		sio_bitmap_free(t.map[t.count], t.first[t.count], t.n[t.count]);
+	if (!err && c->ops->lend_claim)
+		err = c->ops->lend_claim(c->plat, dev, node, 1);
+	if (err) {
+		sio_dev(r, dev)->stats.denied++;
+		return err;
+	}
+	b = sio_borrow_at(r, (u32)slot);
+	sio_memset(b, 0, sizeof(*b));
+	b->used = 1;
+	b->dev = dev;
+	b->borrower = (u16)node;
+	b->lender = sio_dev(r, dev)->node;
+	b->b_req = b->l_req = b->l_lut = b->msi_lut = -1;
+	return slot;
+}
+
 /* Lender side of BORROW_REQ: policy, mode, requester entry; grant BARs. */
 int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		     struct sio_msg *rep)
@@ -546,10 +709,6 @@ int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	err = lend_allows(d, (u32)node);
 	if (err)
 		return err;
-	bidx = sio_borrow_find(r, (u32)dev, (u32)node);
-	if (bidx < 0)
-		return -EPROTO;
-	b = sio_borrow_at(r, (u32)bidx);
 	/* The DMA window the borrower will ask for, and nothing else. */
 	window = p->present[SIO_A_SIZE] ? sio_nla_u64(&p->tb[SIO_A_SIZE]) : 0;
 	if (window < SIO_PAGE || (window & (window - 1)) ||
@@ -567,10 +726,22 @@ int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		err = sio_route_fits(r, &rt);
 	if (err)
 		return err;
+	bidx = sio_borrow_find(r, (u32)dev, (u32)node);
+	if (separate(c))
+		bidx = lender_record(c, (u32)dev, (u32)node, (u32)ad, window,
+				     bidx);
+	if (bidx < 0)
+		return bidx == -ENOENT ? -EPROTO : bidx;
+	b = sio_borrow_at(r, (u32)bidx);
 	req = sio_bitmap_alloc(&sio_node(r, self)->adapter[ad].reqs_out, 1);
-	if (req < 0)
+	if (req < 0) {
+		if (separate(c))
+			sio_memset(b, 0, sizeof(*b));
 		return req;
+	}
 	sio_route_account(r, &rt, 1);
+	if (separate(c))
+		d->borrowers |= 1ull << node;
 	b->l_adapter = (u8)ad;
 	b->l_req = req;
 	b->l_window_shift = 0;
@@ -596,14 +767,6 @@ int sio_h_borrow_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	}
 	return rep->err;
 }
-
-/* Entries a dry run took, to be given back. */
-struct sio_dry {
-	struct sio_bitmap *map[SIO_MAX_BARS + 4];
-	u32 first[SIO_MAX_BARS + 4];
-	u32 n[SIO_MAX_BARS + 4];
-	u32 count;
-};
 
 static int dry_take(struct sio_dry *t, struct sio_bitmap *map, u32 n)
 {
@@ -647,11 +810,12 @@ static int borrow_fits(struct sio_core *c, u32 self, u32 dev, u32 b_ad,
 
 	t.count = 0;
 	err = dry_take(&t, &ba->reqs_in, 1);
-	if (!err)
+	/* Separate registries: the lender checks its side in BORROW_REQ. */
+	if (!err && !separate(c))
 		err = dry_take(&t, &la->reqs_out, 1);
-	if (!err)
+	if (!err && !separate(c))
 		err = sio_path_route(r, d->node, l_ad, self, &rt);
-	if (!err)
+	if (!err && !separate(c))
 		err = sio_route_fits(r, &rt);
 	if (!err)
 		err = sio_range_alloc(&bn->iova, SIO_DMA_WINDOW_SIZE,
@@ -661,9 +825,9 @@ static int borrow_fits(struct sio_core *c, u32 self, u32 dev, u32 b_ad,
 	for (i = 0; !err && i < SIO_MAX_BARS; i++)
 		if (d->bar[i].size)
 			err = dry_luts(&t, ba, d->bar[i].size);
-	if (!err)
+	if (!err && !separate(c))
 		err = dry_luts(&t, la, SIO_DMA_WINDOW_SIZE);
-	if (!err)
+	if (!err && !separate(c))
 		err = SIO_DIV_ROUND_UP(SIO_MSI_SIZE, la->slot_size) == 1 ?
 		      dry_luts(&t, la, SIO_MSI_SIZE) : -EINVAL;
 	while (t.count--)
@@ -749,18 +913,95 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 			    sio_dev(r, (u32)dev)->rid, &count);
 	if (first < 0)
 		return first;
+	ad = &sio_node(r, self)->adapter[b->l_adapter];
 	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW) {
 		b->l_lut = first;
 		b->l_lut_count = count;
+		b->dma_addr = ad->window_base + (u64)first * ad->slot_size;
 	} else if (count != 1) {
 		sio_lut_unmap(c, self, b->l_adapter, first, count);
 		return -EINVAL;
 	} else {
 		b->msi_lut = first;
+		b->msi_addr = ad->window_base + (u64)first * ad->slot_size;
 	}
-	ad = &sio_node(r, self)->adapter[b->l_adapter];
 	return sio_msg_put_u64(rep, SIO_A_ADDR,
 			       ad->window_base + (u64)first * ad->slot_size);
+}
+
+/* A window address of one of node's adapters, on a slot, room for size. */
+static int node_window_ok(struct sio_registry *r, u32 node, u64 addr,
+			  u64 size)
+{
+	const struct sio_node *n = sio_node(r, node);
+	u32 a;
+
+	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++) {
+		const struct sio_adapter *ad = &n->adapter[a];
+
+		if (ad->slot_size && addr >= ad->window_base &&
+		    (addr - ad->window_base) % ad->slot_size == 0 &&
+		    size <= ad->window_size &&
+		    addr - ad->window_base <= ad->window_size - size)
+			return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Lender side of MAP_BAR_WINDOW (separate registries): the borrower's
+ * slot for BAR INDEX of a device it borrows from us is translated onto
+ * the BAR, once, with exactly the BAR's size.
+ */
+int sio_h_map_bar_window(struct sio_core *c, u32 self,
+			 const struct sio_parsed *p, struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	int dev = sio_msg_dev(r, p), node, bidx, err;
+	struct sio_device *d;
+	struct sio_borrow *b;
+	u64 addr, size;
+	u32 i;
+
+	(void)rep;
+	if (!separate(c))
+		return -EOPNOTSUPP;
+	if (p->from == self)
+		return -EPERM;	/* a peer's request only */
+	if (dev < 0)
+		return dev;
+	node = sio_msg_node(r, p, SIO_A_NODE);
+	if (node < 0)
+		return node;
+	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_INDEX) |
+			       SIO_ATTR_BIT(SIO_A_ADDR) |
+			       SIO_ATTR_BIT(SIO_A_SIZE)))
+		return -EINVAL;
+	i = sio_nla_u32(&p->tb[SIO_A_INDEX]);
+	addr = sio_nla_u64(&p->tb[SIO_A_ADDR]);
+	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
+	d = sio_dev(r, (u32)dev);
+	bidx = sio_borrow_find(r, (u32)dev, (u32)node);
+	if (d->node != self || bidx < 0)
+		return -ENXIO;
+	b = sio_borrow_at(r, (u32)bidx);
+	if (b->l_req < 0)
+		return -EPROTO;
+	if (i >= SIO_MAX_BARS || !d->bar[i].size || size != d->bar[i].size ||
+	    node_window_ok(r, (u32)node, addr, size))
+		return -EINVAL;
+	if (b->bar_inbound >> i & 1)
+		return -EBUSY;
+	if (c->ops->inbound_map) {
+		err = c->ops->inbound_map(c->plat, self, (u32)node,
+					  SIO_INB_BAR, (u32)dev, addr,
+					  d->bar[i].addr, size);
+		if (err)
+			return err;
+	}
+	b->bar_local[i] = addr;
+	b->bar_inbound |= (u8)(1u << i);
+	return 0;
 }
 
 int sio_h_return_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
@@ -777,6 +1018,17 @@ int sio_h_return_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	bidx = sio_borrow_find(c->reg, (u32)dev, (u32)node);
 	if (bidx < 0 || sio_dev(c->reg, (u32)dev)->node != self)
 		return -ENXIO;
+	/*
+	 * Separate registries: the record is the lender's alone, and goes
+	 * with its interrupt routing; shared, the borrower frees it.
+	 */
+	if (separate(c)) {
+		sio_borrow_release(c, (u32)bidx, 1, 0);
+		sio_dev(c->reg, (u32)dev)->stats.returns++;
+		sio_event_dev(c, SIO_EV_RETURN, (u32)dev, "node",
+			      sio_node(c->reg, (u32)node)->name);
+		return 0;
+	}
 	release_lender_part(c, sio_borrow_at(c->reg, (u32)bidx));
 	return 0;
 }
@@ -789,7 +1041,12 @@ static int do_return(struct sio_core *c, u32 self, u32 dev, u32 kind)
 	if (bidx < 0 || !(sio_dev(c->reg, dev)->borrowers >> self & 1))
 		return -EINVAL;	/* that node does not borrow the device */
 	sio_segdma_release_dev(c, dev, self);
-	return_to_lender(c, self, (u32)bidx);
+	/*
+	 * A reclaim is the lender's request: with separate registries the
+	 * lender releases its half itself (a request never sends).
+	 */
+	if (!separate(c) || kind != SIO_EV_RECLAIM)
+		return_to_lender(c, self, (u32)bidx);
 	sio_borrow_release(c, (u32)bidx, 1, 1);
 	if (kind == SIO_EV_RETURN)
 		sio_dev(c->reg, dev)->stats.returns++;
@@ -843,9 +1100,13 @@ int sio_h_reclaim(struct sio_core *c, u32 self, const struct sio_parsed *p,
 
 		if (!(d->borrowers >> n & 1))
 			continue;
-		/* A borrower that cannot answer is revoked on our side alone. */
-		if (peer_call(c, self, n, SIO_CMD_RECLAIM_REQ, (u32)dev, n, 0, 0,
-			      &prep, repbuf, sizeof(repbuf)) &&
+		/*
+		 * A borrower that cannot answer is revoked on our side alone;
+		 * with separate registries our side is always ours to undo.
+		 */
+		if ((peer_call(c, self, n, SIO_CMD_RECLAIM_REQ, (u32)dev, n, 0,
+			       0, &prep, repbuf, sizeof(repbuf)) ||
+		     separate(c)) &&
 		    (d->borrowers >> n & 1)) {
 			int bidx = sio_borrow_find(r, (u32)dev, n);
 

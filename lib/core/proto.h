@@ -78,6 +78,16 @@ enum sio_cmd {
 	/* core <-> core when the nodes do not share one registry */
 	SIO_CMD_SEG_TABLE,	/* NODE (owner), SEG* (nested) */
 	SIO_CMD_SEG_TABLE_GET,	/* NODE (who asks) -> reply NODE (owner), SEG* */
+	/*
+	 * NODE (the lender), DATA* (one struct sio_dev_wire per device,
+	 * lib/core/dev_table.c): its devices' records for the others' copies.
+	 */
+	SIO_CMD_DEV_TABLE,
+	/*
+	 * Borrower -> lender: DEV, NODE (borrower), INDEX (BAR), ADDR (the
+	 * borrower's window address of it), SIZE: translate it inbound.
+	 */
+	SIO_CMD_MAP_BAR_WINDOW,
 	__SIO_CMD_MAX,
 };
 #define SIO_CMD_MAX (__SIO_CMD_MAX - 1)

@@ -158,8 +158,6 @@ static int init_device(struct sio_registry *r, u32 i,
 
 	if (td->node >= t->nnodes)
 		return -EINVAL;
-	sio_strlcpy(d->name, td->name, sizeof(d->name));
-	sio_strlcpy(d->bdf, td->bdf, sizeof(d->bdf));
 	/*
 	 * Stable across restarts of the same topology: the lender's position
 	 * (below 64) and the device's slot (below 2^20) -- unlike the node id,
@@ -167,6 +165,12 @@ static int init_device(struct sio_registry *r, u32 i,
 	 */
 	d->fdid = (td->node << 20) | (i & 0xfffffu);
 	d->node = (u16)td->node;
+	if (td->absent) {
+		d->gone = 1;	/* present 0: nothing to list or borrow */
+		return 0;
+	}
+	sio_strlcpy(d->name, td->name, sizeof(d->name));
+	sio_strlcpy(d->bdf, td->bdf, sizeof(d->bdf));
 	d->rid = sio_bdf_to_rid(td->bdf);
 	d->present = 1;
 	d->mode = SIO_MODE_EXCLUSIVE;
@@ -496,7 +500,8 @@ int sio_dev_lookup(struct sio_registry *r, const char *name)
 	u32 i;
 
 	for (i = 0; i < r->ndevices; i++)
-		if (sio_streq(sio_dev(r, i)->name, name))
+		if (sio_dev(r, i)->present &&
+		    sio_streq(sio_dev(r, i)->name, name))
 			return (int)i;
 	return -ENXIO;
 }
@@ -505,7 +510,8 @@ int sio_dev_lookup_fdid(struct sio_registry *r, u32 fdid)
 {
 	u32 i = fdid & 0xfffffu;
 
-	if (i < r->ndevices && sio_dev(r, i)->fdid == fdid)
+	if (i < r->ndevices && sio_dev(r, i)->fdid == fdid &&
+	    sio_dev(r, i)->present)
 		return (int)i;
 	return -ENXIO;
 }

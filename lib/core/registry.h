@@ -184,7 +184,14 @@ struct sio_borrow {
 	u64 dma_addr;		/* the window as the device sees it */
 	u64 msi_iova;		/* MSI window: borrower side IOVA */
 	s32 msi_lut;		/* lender's LUT slot for the MSI window */
-	u32 pad2;
+	/*
+	 * Separate registries: what this side translated inbound (borrower:
+	 * SIO_INB_DMA / SIO_INB_MSI bits; lender: the BARs, by bit index,
+	 * at the borrower's window addresses in bar_local).
+	 */
+	u8 inbound;
+	u8 bar_inbound;
+	u16 pad2;
 	u64 msi_addr;		/* MSI window as the device sees it */
 	struct sio_range window;	/* IOVA inside the DMA window, for segments */
 	/*

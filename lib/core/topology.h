@@ -97,6 +97,11 @@ struct sio_topo_device {
 	u32 config_size;	/* 256 or 4096 */
 	u32 model;	/* enum sio_dev_model */
 	struct sio_topo_bar bar[SIO_MAX_BARS];
+	/*
+	 * A slot for a device of another machine, whose record comes with
+	 * its device table (smartio.ko over an NTB): present 0 until then.
+	 */
+	u8 absent;
 };
 
 struct sio_topology {
