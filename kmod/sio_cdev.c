@@ -579,10 +579,10 @@ static int view_fill(struct sio_view *v, u32 dev, u32 node, u64 *phys,
 		phys[b] = d->bar[b].addr;
 		if (!bo || !size[b])
 			continue;
-		/* The borrower's window slot, as the loopback LUT leads. */
+		/* Where the borrower's window slot is reached. */
 		if (!bo->bar_local[b] ||
-		    sio_kplat_resolve(node, bo->bar_local[b], size[b], &tnode,
-				      &phys[b]) || tnode != d->node)
+		    sio_kplat_reach(node, bo->bar_local[b], size[b], &tnode,
+				    &phys[b]) || tnode != d->node)
 			size[b] = 0;
 	}
 	return 0;

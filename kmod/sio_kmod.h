@@ -27,6 +27,16 @@
 #define SIO_K_LUTS 256		/* per loopback adapter */
 #define SIO_K_WINDOW BIT_ULL(30)	/* 4 MiB per LUT slot */
 #define SIO_PEER_MSG_K 512	/* a message without bulk data */
+/* fabric=ntb: the adapter's window at most (all LUT entries of a peer). */
+#define SIO_K_NTB_WINDOW_MAX BIT_ULL(36)
+/* The lent device's IOMMU addresses of the lender's window slots. */
+#define SIO_K_DEV_IOVA BIT_ULL(36)
+
+/* The adapter ntb0 (or lo0) of this machine's registry. */
+struct sio_k_geometry {
+	u64 window;
+	u32 luts;
+};
 
 struct sio_klut {
 	bool valid;
@@ -35,6 +45,12 @@ struct sio_klut {
 	u32 src_node;
 	u64 target_addr;
 	u64 len;
+	/*
+	 * fabric=ntb: the slot's hardware entry in this machine's outbound
+	 * window, and the lent device's IOMMU address of it (0: none).
+	 */
+	phys_addr_t hw;
+	u64 iova;
 };
 
 struct sio_shadow;
@@ -85,15 +101,25 @@ struct sio_kernel {
 };
 
 extern struct sio_kernel sio_k;
-extern const struct sio_platform_ops sio_kplat_ops;
+extern const struct sio_platform_ops sio_kplat_ops, sio_kplat_ntb_ops;
 
 /*
  * Where a window address of node's loopback adapter leads: 0 and the LUT
  * target (node, address) for len bytes, or -EFAULT.  Caller holds the lock.
  */
 int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr);
+/*
+ * Where node's CPU reaches that window address: the target itself on one
+ * machine, the outbound window's physical address over an NTB.
+ */
+int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys);
+/* fabric=ntb: the lent device's address of a slot of node's window. */
+u64 sio_kplat_dev_iova(u32 node, u64 addr);
 
-/* Lender side (sio_lender.c): the device leaves its driver for smartio's. */
+/*
+ * Lender side (sio_lender.c): the device leaves its driver for smartio's.
+ * The caller resets the emulated config registers (sio_vcfg_reset).
+ */
 int sio_lender_init(void);
 void sio_lender_exit(void);
 int sio_lender_claim(struct sio_kdev *kd);
@@ -124,9 +150,11 @@ struct sio_kdev *sio_kdev_of(u32 dev);
  */
 int sio_vcfg_access(struct sio_kdev *kd, u32 off, u32 n, u32 *v, bool write);
 void sio_vcfg_reset(struct sio_kdev *kd);
-/* A user command as host0: sio_core_call under the lock. */
+/* A user command as this node: sio_core_call under the lock. */
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	       u32 cap);
+/* The same for a command of a device (DEV) and a node (NODE). */
+int sio_k_cmd(u8 cmd, u32 dev, u32 node);
 
 int sio_genl_init(void);
 void sio_genl_exit(void);
@@ -170,5 +198,26 @@ int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap);
 int sio_ntb_fab_seg_backing(u32 seg, int create);
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map);
 void sio_ntb_fab_notify(void);
+int sio_ntb_fab_probe(struct sio_k_geometry *geo);
+void sio_ntb_fab_unprobe(void);
+phys_addr_t sio_ntb_fab_lut_peer_addr(u32 node, u32 entry);
+int sio_ntb_fab_lut_set(u32 node, u32 entry, u64 addr, u64 size);
+void sio_ntb_fab_lut_clear(u32 node, u32 entry);
+
+/*
+ * Lending between machines (sio_ntb_lend.c): the platform's LUT slots,
+ * lend_claim and inbound_map over the NTB, and the borrower's shadows.
+ */
+void sio_ntb_lend_init(void);
+void sio_ntb_lend_exit(void);
+void sio_ntb_lend_notify(void);
+void sio_ntb_lend_show(struct seq_file *s);
+int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l);
+void sio_ntb_lend_lut_clear(struct sio_klut *l);
+int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim);
+int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
+			 u64 size, bool map);
+int sio_ntb_k_borrow(u32 dev, u32 node);
+int sio_ntb_k_return(u32 dev, u32 node);
 
 #endif /* SIO_KMOD_H */

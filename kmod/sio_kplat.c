@@ -35,19 +35,33 @@ static int kplat_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
 	if (node >= sio_k.nnodes || adapter != 0 || slot >= SIO_K_LUTS)
 		return -EINVAL;
 	l = &sio_k.lut[node][slot];
+	memset(l, 0, sizeof(*l));
 	l->target_node = target_node;
 	l->target_addr = target_addr;
 	l->len = len;
 	l->src_node = src_node;
 	l->rid = rid;
+	/* Over an NTB the core programs only this machine's own slots. */
+	if (sio_k.ntb) {
+		int err = node == sio_k.self ? sio_ntb_lend_lut_set(slot, l) :
+					       -EINVAL;
+
+		if (err) {
+			memset(l, 0, sizeof(*l));
+			return err;
+		}
+	}
 	l->valid = true;
 	return 0;
 }
 
 static void kplat_lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
 {
-	if (node < sio_k.nnodes && adapter == 0 && slot < SIO_K_LUTS)
-		memset(&sio_k.lut[node][slot], 0, sizeof(struct sio_klut));
+	if (node >= sio_k.nnodes || adapter != 0 || slot >= SIO_K_LUTS)
+		return;
+	if (sio_k.ntb)
+		sio_ntb_lend_lut_clear(&sio_k.lut[node][slot]);
+	memset(&sio_k.lut[node][slot], 0, sizeof(struct sio_klut));
 }
 
 /* One slot of node's LUT for sio_lut_walk: valid, and covering the part. */
@@ -73,6 +87,28 @@ int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr)
 		return -EFAULT;
 	return sio_lut_walk(&sio_node(sio_k.reg, node)->adapter[0], addr, len,
 			    kplat_slot, &node, tnode, taddr) ? -EFAULT : 0;
+}
+
+/*
+ * Over an NTB the slots of one mapping are consecutive hardware entries,
+ * which lie back to back in the outbound window: the first one's address
+ * plus the offset.
+ */
+int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys)
+{
+	const struct sio_adapter *ad;
+	u64 slot;
+	int err = sio_kplat_resolve(node, addr, len, tnode, phys);
+
+	if (err || !sio_k.ntb)
+		return err;
+	ad = &sio_node(sio_k.reg, node)->adapter[0];
+	slot = (addr - ad->window_base) / ad->slot_size;
+	if (!sio_k.lut[node][slot].hw)
+		return -EFAULT;
+	*phys = sio_k.lut[node][slot].hw +
+		(addr - ad->window_base) % ad->slot_size;
+	return 0;
 }
 
 /*
@@ -261,6 +297,14 @@ static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 	    len > pci_resource_len(pdev, bar) - off || (off | len) & 3)
 		return -EINVAL;
 	if (write && msix_entry(pdev, bar, off, len, &index)) {
+		/*
+		 * Over an NTB the borrower's shadow writes its messages, already
+		 * aimed at the MSI window (sio_shadow_ntb.c), straight into
+		 * the table; the lender's IOMMU confines the device to the
+		 * windows whatever the table says.
+		 */
+		if (sio_k.ntb)
+			return 0;
 		memcpy(entry, buf, sizeof(entry));
 		msix_translate(kd, entry);
 		buf = entry;
@@ -300,10 +344,33 @@ static int kplat_send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
 				      cap);
 }
 
+static int kplat_lend_claim(void *plat, u32 dev, u32 borrower, int claim)
+{
+	return sio_ntb_lend_claim(dev, borrower, claim);
+}
+
+static int kplat_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
+			     u32 dev, u64 peer_addr, u64 local_addr, u64 size)
+{
+	if (self != sio_k.self)
+		return -EINVAL;
+	return sio_ntb_lend_inbound(peer, kind, peer_addr, local_addr, size,
+				    true);
+}
+
+static void kplat_inbound_unmap(void *plat, u32 self, u32 peer, u32 kind,
+				u32 dev, u64 peer_addr, u64 size)
+{
+	if (self == sio_k.self)
+		sio_ntb_lend_inbound(peer, kind, peer_addr, 0, size, false);
+}
+
 static void kplat_notify(void *plat)
 {
-	if (sio_k.ntb)
+	if (sio_k.ntb) {
 		sio_ntb_fab_notify();
+		sio_ntb_lend_notify();
+	}
 	WRITE_ONCE(sio_k.notifies, sio_k.notifies + 1);
 	sio_fabric_notify();
 }
@@ -321,4 +388,23 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.bar_access = kplat_bar_access,
 	.send = kplat_send,
 	.notify = kplat_notify,
+};
+
+/* fabric=ntb: the core's registries are separate, so is lending. */
+const struct sio_platform_ops sio_kplat_ntb_ops = {
+	.now_ns = kplat_now_ns,
+	.mono_ns = kplat_mono_ns,
+	.lut_set = kplat_lut_set,
+	.lut_clear = kplat_lut_clear,
+	.iommu_map = kplat_iommu_map,
+	.iommu_unmap = kplat_iommu_unmap,
+	.seg_backing = kplat_seg_backing,
+	.seg_map = kplat_seg_map,
+	.cfg_access = kplat_cfg_access,
+	.bar_access = kplat_bar_access,
+	.send = kplat_send,
+	.notify = kplat_notify,
+	.lend_claim = kplat_lend_claim,
+	.inbound_map = kplat_inbound_map,
+	.inbound_unmap = kplat_inbound_unmap,
 };

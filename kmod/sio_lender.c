@@ -123,7 +123,6 @@ int sio_lender_claim(struct sio_kdev *kd)
 		return err ? err : -ENODEV;
 	}
 	kd->claimed = true;
-	sio_vcfg_reset(kd);
 	return 0;
 }
 

@@ -49,18 +49,25 @@ static bool wanted(struct pci_dev *pdev)
 	return false;
 }
 
+/*
+ * Over an NTB every machine names its own devices, so a name carries its
+ * node ("host2-nvme0"): the cluster's /smartio/dev lists them all.
+ */
 static void fill_device(struct sio_topo_device *td, struct pci_dev *pdev,
 			u32 nvme)
 {
+	char prefix[12] = "";
 	int b;
 
+	if (sio_k.ntb)
+		snprintf(prefix, sizeof(prefix), "host%u-", sio_k.self);
 	if (pdev->class == PCI_CLASS_STORAGE_EXPRESS)
-		snprintf(td->name, sizeof(td->name), "nvme%u", nvme);
+		snprintf(td->name, sizeof(td->name), "%snvme%u", prefix, nvme);
 	else
-		snprintf(td->name, sizeof(td->name), "pci%02x%02x%x",
+		snprintf(td->name, sizeof(td->name), "%spci%02x%02x%x", prefix,
 			 pdev->bus->number, PCI_SLOT(pdev->devfn),
 			 PCI_FUNC(pdev->devfn));
-	td->node = SIO_K_LENDER;
+	td->node = sio_k.self;
 	strscpy(td->bdf, pci_name(pdev), sizeof(td->bdf));
 	td->vendor = pdev->vendor;
 	td->device = pdev->device;
@@ -84,7 +91,23 @@ static void fill_device(struct sio_topo_device *td, struct pci_dev *pdev,
 	}
 }
 
-static int build_registry(void)
+/*
+ * fabric=ntb: every machine lays out the same device slots, SIO_K_MAX_DEVS
+ * per node in node order, so a device has one index (and fdid) in every
+ * registry; the other nodes' slots wait for their device tables.
+ */
+static void ntb_slots(struct sio_topo_device *tdev)
+{
+	u32 n, k;
+
+	for (n = 0; n < sio_k.nnodes; n++)
+		for (k = 0; k < SIO_K_MAX_DEVS; k++) {
+			tdev[n * SIO_K_MAX_DEVS + k].node = n;
+			tdev[n * SIO_K_MAX_DEVS + k].absent = 1;
+		}
+}
+
+static int build_registry(const struct sio_k_geometry *geo)
 {
 	static struct sio_topo_node tnodes[SIO_K_NTB_NODES];
 	static struct sio_topo_adapter adapters[SIO_K_NTB_NODES];
@@ -98,7 +121,7 @@ static int build_registry(void)
 		.nodes = tnodes, .adapters = adapters,
 	};
 	struct pci_dev *pdev = NULL;
-	u32 i, nvme = 0;
+	u32 i, nvme = 0, first = 0, slots = SIO_K_MAX_DEVS;
 	u64 size;
 	int err, b;
 
@@ -111,34 +134,38 @@ static int build_registry(void)
 			sizeof(adapters[i].name));
 		adapters[i].node = i;
 		adapters[i].peers = GENMASK_ULL(sio_k.nnodes - 1, 0) & ~BIT_ULL(i);
-		adapters[i].window = SIO_K_WINDOW;
-		adapters[i].luts = SIO_K_LUTS;
+		adapters[i].window = geo->window;
+		adapters[i].luts = geo->luts;
 		adapters[i].requesters = 32;
 		adapters[i].reserved = 2;
 	}
-	tdev = kcalloc(SIO_K_MAX_DEVS, sizeof(*tdev), GFP_KERNEL);
+	if (sio_k.ntb) {
+		slots = sio_k.nnodes * SIO_K_MAX_DEVS;
+		first = sio_k.self * SIO_K_MAX_DEVS;
+	}
+	tdev = kcalloc(slots, sizeof(*tdev), GFP_KERNEL);
 	if (!tdev)
 		return -ENOMEM;
-	/* Over an NTB a machine lends nothing (yet): nodes and segments. */
+	if (sio_k.ntb)
+		ntb_slots(tdev);
 	for_each_pci_dev(pdev) {
-		if (sio_k.ntb) {
-			pci_dev_put(pdev);
-			break;
-		}
+		struct sio_kdev *kd = &sio_k.dev[sio_k.ndevs];
+
 		if (pdev->hdr_type != PCI_HEADER_TYPE_NORMAL || !wanted(pdev))
 			continue;
 		if (sio_k.ndevs == SIO_K_MAX_DEVS) {
 			pci_dev_put(pdev);
 			break;
 		}
-		fill_device(&tdev[sio_k.ndevs], pdev, nvme);
+		kd->index = first + sio_k.ndevs;
+		tdev[kd->index].absent = 0;
+		fill_device(&tdev[kd->index], pdev, nvme);
 		if (pdev->class == PCI_CLASS_STORAGE_EXPRESS)
 			nvme++;
-		sio_k.dev[sio_k.ndevs].pdev = pci_dev_get(pdev);
-		sio_k.dev[sio_k.ndevs].index = sio_k.ndevs;
+		kd->pdev = pci_dev_get(pdev);
 		sio_k.ndevs++;
 	}
-	t.ndevices = sio_k.ndevs;
+	t.ndevices = sio_k.ntb ? slots : sio_k.ndevs;
 	t.devices = tdev;
 	size = sio_registry_size(&t, &lim);
 	err = size ? 0 : -E2BIG;
@@ -153,7 +180,7 @@ static int build_registry(void)
 		return err;
 	/* The core placed BARs in its own map; these are the real ones. */
 	for (i = 0; i < sio_k.ndevs; i++) {
-		struct sio_device *d = sio_dev(sio_k.reg, i);
+		struct sio_device *d = sio_dev(sio_k.reg, sio_k.dev[i].index);
 
 		for (b = 0; b < SIO_MAX_BARS; b++)
 			if (d->bar[b].size)
@@ -190,7 +217,7 @@ static int lender_views(void)
 	u32 i;
 
 	for (i = 0; i < sio_k.ndevs; i++) {
-		v = sio_view_add(sio_k.dev[i].index, SIO_K_LENDER);
+		v = sio_view_add(sio_k.dev[i].index, sio_k.self);
 		if (IS_ERR(v)) {
 			remove_views();
 			return PTR_ERR(v);
@@ -202,6 +229,9 @@ static int lender_views(void)
 
 static int __init sio_init(void)
 {
+	struct sio_k_geometry geo = {
+		.window = SIO_K_WINDOW, .luts = SIO_K_LUTS,
+	};
 	int err;
 
 	mutex_init(&sio_k.lock);
@@ -215,11 +245,18 @@ static int __init sio_init(void)
 	} else if (strcmp(fabric, "loopback")) {
 		return -EINVAL;
 	}
-	err = build_registry();
+	/* Over an NTB the adapter's slots are the hardware's LUT entries. */
+	if (sio_k.ntb) {
+		sio_ntb_lend_init();
+		err = sio_ntb_fab_probe(&geo);
+		if (err)
+			return err;
+	}
+	err = build_registry(&geo);
 	if (err)
 		goto fail;
 	sio_k.core.reg = sio_k.reg;
-	sio_k.core.ops = &sio_kplat_ops;
+	sio_k.core.ops = sio_k.ntb ? &sio_kplat_ntb_ops : &sio_kplat_ops;
 	sio_k.core.plat = &sio_k;
 	sio_k.core.flags = sio_k.ntb ? SIO_CORE_SEPARATE : 0;
 	mutex_lock(&sio_k.lock);
@@ -273,6 +310,8 @@ fail_cdev:
 fail:
 	vfree(sio_k.reg);
 	put_devices();
+	if (sio_k.ntb)
+		sio_ntb_fab_unprobe();
 	return err;
 }
 
@@ -282,8 +321,10 @@ static void __exit sio_exit(void)
 
 	sio_genl_exit();
 	sio_debugfs_exit();
-	if (sio_k.ntb)
+	if (sio_k.ntb) {
+		sio_ntb_lend_exit();
 		sio_ntb_fab_exit();
+	}
 	sio_fabric_exit();
 	/* Shadows go and devices return to their drivers first. */
 	for (i = 0; i < sio_k.ndevs; i++)

@@ -44,6 +44,7 @@
 #include "smartio_ntb.h"
 
 #define SIO_FAB_TIMEOUT_MS 5000
+#define SIO_FAB_CLAIM_TIMEOUT_MS 30000
 #define SIO_FAB_RETRY_MS 200
 
 static struct {
@@ -56,6 +57,10 @@ static struct {
 	phys_addr_t (*seg_phys)(struct sio_ntb_peer *p, void *va);
 	void __iomem *(*peer_seg)(struct sio_ntb_peer *p, u64 off, size_t size,
 				  phys_addr_t *phys);
+	u32 (*lut_geometry)(u64 *ent_size);
+	int (*lut_set)(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size);
+	void (*lut_clear)(struct sio_ntb_peer *p, u32 entry);
+	phys_addr_t (*lut_peer_addr)(struct sio_ntb_peer *p, u32 entry);
 } ntb;
 
 /* This node's segments: their memory in the segment heap. */
@@ -87,6 +92,7 @@ static struct {
 	struct delayed_work push;
 	u8 *out, *reply;
 	struct sio_fab_sent sent[SIO_K_NTB_NODES];
+	struct sio_fab_sent dsent[SIO_K_NTB_NODES];	/* device tables */
 	bool pushing;		/* notify queues the push */
 } fab;
 
@@ -106,6 +112,14 @@ static void fab_put_symbols(void)
 		symbol_put(sio_ntb_seg_phys);
 	if (ntb.peer_seg)
 		symbol_put(sio_ntb_peer_seg);
+	if (ntb.lut_geometry)
+		symbol_put(sio_ntb_lut_geometry);
+	if (ntb.lut_set)
+		symbol_put(sio_ntb_lut_set);
+	if (ntb.lut_clear)
+		symbol_put(sio_ntb_lut_clear);
+	if (ntb.lut_peer_addr)
+		symbol_put(sio_ntb_lut_peer_addr);
 	memset(&ntb, 0, sizeof(ntb));
 }
 
@@ -118,8 +132,13 @@ static int fab_get_symbols(void)
 	ntb.seg_free = symbol_get(sio_ntb_seg_free);
 	ntb.seg_phys = symbol_get(sio_ntb_seg_phys);
 	ntb.peer_seg = symbol_get(sio_ntb_peer_seg);
+	ntb.lut_geometry = symbol_get(sio_ntb_lut_geometry);
+	ntb.lut_set = symbol_get(sio_ntb_lut_set);
+	ntb.lut_clear = symbol_get(sio_ntb_lut_clear);
+	ntb.lut_peer_addr = symbol_get(sio_ntb_lut_peer_addr);
 	if (ntb.attach && ntb.detach && ntb.call && ntb.seg_alloc &&
-	    ntb.seg_free && ntb.seg_phys && ntb.peer_seg)
+	    ntb.seg_free && ntb.seg_phys && ntb.peer_seg && ntb.lut_geometry &&
+	    ntb.lut_set && ntb.lut_clear && ntb.lut_peer_addr)
 		return 0;
 	fab_put_symbols();
 	return -ENODEV;
@@ -203,6 +222,19 @@ static void apply_table(u32 dst, const u8 *rep, int len)
 	kfree(p);
 }
 
+/*
+ * A borrow request makes the lender take the device from its driver
+ * (unbinding a driver may take seconds, more under emulation): it may
+ * take longer than other calls.
+ */
+static unsigned int call_timeout(const void *msg, u32 len)
+{
+	u8 cmd = len > SIO_NLMSG_HDRLEN ? ((const u8 *)msg)[SIO_NLMSG_HDRLEN] : 0;
+
+	return cmd == SIO_CMD_BORROW_REQ ? SIO_FAB_CLAIM_TIMEOUT_MS :
+					   SIO_FAB_TIMEOUT_MS;
+}
+
 int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
 {
 	u8 *rep = NULL;
@@ -217,7 +249,7 @@ int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
 	fab.parked++;
 	mutex_unlock(&fab.park_lock);
 	wake_up_all(&fab.park_wq);
-	n = ntb.call(fab.p[dst], msg, len, reply, cap, SIO_FAB_TIMEOUT_MS);
+	n = ntb.call(fab.p[dst], msg, len, reply, cap, call_timeout(msg, len));
 	if (n > 0 && changes_peer_table(msg, len)) {
 		rep = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
 		if (rep)
@@ -287,36 +319,45 @@ static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 	}
 }
 
-/* Sends this node's segment table to every peer it changed for. */
+/*
+ * One of this node's tables (segments, or devices) for peer dst, sent when
+ * it differs from what dst got last; false when it must be tried again.
+ */
+static bool push_table(u32 dst, struct sio_fab_sent *st,
+		       int (*build)(struct sio_core *c, u32 self, u32 dst,
+				    void *buf, u32 cap))
+{
+	struct sio_ntb_peer *p;
+	int n, rc;
+
+	mutex_lock(&sio_k.lock);
+	if (!peer_up(dst)) {
+		mutex_unlock(&sio_k.lock);
+		return true;
+	}
+	n = build(&sio_k.core, sio_k.self, dst, fab.out, SIO_MSG_MAX);
+	p = fab.p[dst];
+	mutex_unlock(&sio_k.lock);
+	if (n < 0 || (n == st->len && !memcmp(fab.out, st->buf, n)))
+		return true;
+	rc = ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
+		      SIO_FAB_TIMEOUT_MS);
+	if (rc >= 0) {
+		memcpy(st->buf, fab.out, n);
+		st->len = n;
+	}
+	return rc >= 0 || rc == -EHOSTDOWN;
+}
+
+/* Sends this node's segment and device tables to every peer they changed for. */
 static void fab_push(struct work_struct *work)
 {
-	struct sio_fab_sent *st;
-	struct sio_ntb_peer *p;
 	bool retry = false;
-	int n, rc;
 	u32 dst;
 
 	for (dst = 0; dst < sio_k.nnodes; dst++) {
-		mutex_lock(&sio_k.lock);
-		if (!peer_up(dst)) {
-			mutex_unlock(&sio_k.lock);
-			continue;
-		}
-		n = sio_core_seg_table(&sio_k.core, sio_k.self, dst, fab.out,
-				       SIO_MSG_MAX);
-		p = fab.p[dst];
-		mutex_unlock(&sio_k.lock);
-		st = &fab.sent[dst];
-		if (n < 0 || (n == st->len && !memcmp(fab.out, st->buf, n)))
-			continue;
-		rc = ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
-			      SIO_FAB_TIMEOUT_MS);
-		if (rc >= 0) {
-			memcpy(st->buf, fab.out, n);
-			st->len = n;
-		} else if (rc != -EHOSTDOWN) {
-			retry = true;
-		}
+		retry |= !push_table(dst, &fab.sent[dst], sio_core_seg_table);
+		retry |= !push_table(dst, &fab.dsent[dst], sio_core_dev_table);
 	}
 	if (retry)
 		schedule_delayed_work(&fab.push,
@@ -371,6 +412,7 @@ static void fab_peer_up(void *ctx, struct sio_ntb_peer *p, u32 id, u32 gen)
 	sio_core_node_up(&sio_k.core, n);
 	link_state();
 	fab.sent[n].len = 0;	/* it knows nothing of ours */
+	fab.dsent[n].len = 0;
 	mutex_unlock(&sio_k.lock);
 	pr_info("smartio: %s up (generation %#x)\n",
 		sio_node(sio_k.reg, n)->name, gen);
@@ -390,6 +432,7 @@ static void fab_peer_down(void *ctx, struct sio_ntb_peer *p, u32 id)
 	/* Attachments on both sides end, mappings are zapped. */
 	sio_core_node_down(&sio_k.core, n);
 	sio_core_seg_forget(&sio_k.core, sio_k.self, n);
+	sio_core_dev_forget(&sio_k.core, sio_k.self, n);
 	link_state();
 	mutex_unlock(&sio_k.lock);
 	pr_info("smartio: %s down\n", sio_node(sio_k.reg, n)->name);
@@ -469,7 +512,67 @@ int sio_ntb_fab_seg_map(u32 seg, u32 node, int map)
 	return 0;
 }
 
+/* --- single look-up-table entries, for lending (sio_ntb_lend.c) ----------- */
+
+/* Where this machine reaches entry `entry` of its window to node. */
+phys_addr_t sio_ntb_fab_lut_peer_addr(u32 node, u32 entry)
+{
+	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
+
+	return p && node != sio_k.self ? ntb.lut_peer_addr(p, entry) : 0;
+}
+
+/* Node's accesses at entry `entry` of its window to us reach addr here. */
+int sio_ntb_fab_lut_set(u32 node, u32 entry, u64 addr, u64 size)
+{
+	if (!peer_up(node))
+		return -EHOSTDOWN;
+	return ntb.lut_set(fab.p[node], entry, addr, size);
+}
+
+void sio_ntb_fab_lut_clear(u32 node, u32 entry)
+{
+	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
+
+	if (p && node != sio_k.self)
+		ntb.lut_clear(p, entry);
+}
+
 /* --- load and unload ------------------------------------------------------- */
+
+/*
+ * Before the registry is built: smartio_ntb's functions, and the look-up
+ * table entries it offers per peer, which become the slots of adapter
+ * ntb0 (one core slot is one hardware entry, the same on every machine of
+ * one switch).  An NTB without single entries lends nothing: one page.
+ */
+int sio_ntb_fab_probe(struct sio_k_geometry *geo)
+{
+	u64 ent;
+	u32 count;
+
+	if (fab_get_symbols()) {
+		pr_err("smartio: fabric=ntb needs smartio_ntb.ko loaded\n");
+		return -ENODEV;
+	}
+	count = ntb.lut_geometry(&ent);
+	if (count > SIO_K_LUTS)
+		count = SIO_K_LUTS;
+	if (!count || ent < PAGE_SIZE || ent > SIO_K_NTB_WINDOW_MAX / count) {
+		count = 1;
+		ent = PAGE_SIZE;
+	}
+	geo->luts = count;
+	geo->window = count * ent;
+	pr_info("smartio: %u look-up table entries of %llu MiB per peer for lending\n",
+		count, ent >> 20);
+	return 0;
+}
+
+void sio_ntb_fab_unprobe(void)
+{
+	fab_put_symbols();
+}
 
 static void fab_free_bufs(void)
 {
@@ -477,11 +580,14 @@ static void fab_free_bufs(void)
 
 	kfree(fab.out);
 	kfree(fab.reply);
-	for (n = 0; n < SIO_K_NTB_NODES; n++)
+	for (n = 0; n < SIO_K_NTB_NODES; n++) {
 		kfree(fab.sent[n].buf);
+		kfree(fab.dsent[n].buf);
+	}
 	fab.out = NULL;
 	fab.reply = NULL;
 	memset(fab.sent, 0, sizeof(fab.sent));
+	memset(fab.dsent, 0, sizeof(fab.dsent));
 }
 
 int sio_ntb_fab_init(void)
@@ -500,19 +606,13 @@ int sio_ntb_fab_init(void)
 		goto fail;
 	for (n = 0; n < sio_k.nnodes; n++) {
 		fab.sent[n].buf = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
-		if (!fab.sent[n].buf)
+		fab.dsent[n].buf = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
+		if (!fab.sent[n].buf || !fab.dsent[n].buf)
 			goto fail;
 	}
-	err = fab_get_symbols();
-	if (err) {
-		pr_err("smartio: fabric=ntb needs smartio_ntb.ko loaded\n");
-		goto fail;
-	}
 	err = ntb.attach(sio_k.self, &fab_ops, NULL);
-	if (err) {
-		fab_put_symbols();
+	if (err)
 		goto fail;
-	}
 	/* For tests: how often two nodes' calls crossed. */
 	fab.dbgfs = debugfs_create_dir("smartio_fabric", NULL);
 	debugfs_create_u32("in_place", 0444, fab.dbgfs, &fab.in_place);

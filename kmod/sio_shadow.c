@@ -28,36 +28,10 @@
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 
-#include "sio_kmod.h"
+#include "sio_shadow.h"
 
 #define SIO_SHADOW_DOMAIN 0x5100	/* PCI segment of the virtual buses */
 #define SIO_SHADOW_DRAIN (30 * HZ)	/* DMA unmapping after a removal */
-
-struct sio_shadow {
-	struct pci_sysdata sd;	/* first: the bus's sysdata */
-	struct sio_kdev *kd;
-	u32 fdid;
-	u32 borrower;
-	struct pci_bus *bus;
-	struct pci_dev *pdev;
-	struct resource busn;
-	struct resource win[PCI_STD_NUM_BARS];
-	struct gen_pool *iova;
-	u64 iova_base, iova_size;
-	atomic64_t maps;	/* DMA API mappings made, ever */
-	atomic_t live;		/* DMA API mappings not unmapped yet */
-};
-
-static struct sio_shadow *bus_shadow(struct pci_bus *bus)
-{
-	return container_of((struct pci_sysdata *)bus->sysdata,
-			    struct sio_shadow, sd);
-}
-
-static struct sio_shadow *dev_shadow(struct device *dev)
-{
-	return bus_shadow(to_pci_dev(dev)->bus);
-}
 
 struct sio_kdev *sio_kdev_of(u32 dev)
 {
@@ -75,7 +49,7 @@ int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	int err;
 
 	mutex_lock(&sio_k.lock);
-	err = sio_core_call(&sio_k.core, SIO_K_LENDER, SIO_K_LENDER, m, rep,
+	err = sio_core_call(&sio_k.core, sio_k.self, sio_k.self, m, rep,
 			    repbuf, cap);
 	mutex_unlock(&sio_k.lock);
 	return err;
@@ -133,10 +107,12 @@ out:
 static int shadow_read(struct pci_bus *bus, unsigned int devfn, int where,
 		       int size, u32 *val)
 {
-	struct sio_shadow *sh = bus_shadow(bus);
+	struct sio_shadow *sh = sio_bus_shadow(bus);
 
-	if (devfn != sh->kd->pdev->devfn ||
-	    shadow_cfg(sh, where, size, val, false)) {
+	if (devfn == sh->devfn && sio_k.ntb &&
+	    sio_shadow_ntb_cfg(sh, where, size, val, false))
+		return PCIBIOS_SUCCESSFUL;
+	if (devfn != sh->devfn || shadow_cfg(sh, where, size, val, false)) {
 		*val = ~0u;
 		return PCIBIOS_DEVICE_NOT_FOUND;
 	}
@@ -146,9 +122,12 @@ static int shadow_read(struct pci_bus *bus, unsigned int devfn, int where,
 static int shadow_write(struct pci_bus *bus, unsigned int devfn, int where,
 			int size, u32 val)
 {
-	if (devfn != bus_shadow(bus)->kd->pdev->devfn)
+	if (devfn != sio_bus_shadow(bus)->devfn)
 		return PCIBIOS_DEVICE_NOT_FOUND;
-	return shadow_cfg(bus_shadow(bus), where, size, &val, true) ?
+	if (sio_k.ntb && sio_shadow_ntb_cfg(sio_bus_shadow(bus), where, size,
+					    &val, true))
+		return PCIBIOS_SUCCESSFUL;
+	return shadow_cfg(sio_bus_shadow(bus), where, size, &val, true) ?
 	       PCIBIOS_SET_FAILED : PCIBIOS_SUCCESSFUL;
 }
 
@@ -203,7 +182,7 @@ static int dir_prot(enum dma_data_direction dir)
 static void *shadow_alloc(struct device *dev, size_t size,
 			  dma_addr_t *handle, gfp_t gfp, unsigned long attrs)
 {
-	struct sio_shadow *sh = dev_shadow(dev);
+	struct sio_shadow *sh = sio_dev_shadow(dev);
 	struct page *page;
 
 	gfp &= ~(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM);
@@ -222,7 +201,7 @@ static void *shadow_alloc(struct device *dev, size_t size,
 static void shadow_free(struct device *dev, size_t size, void *vaddr,
 			dma_addr_t handle, unsigned long attrs)
 {
-	window_unmap(dev_shadow(dev), handle, size);
+	window_unmap(sio_dev_shadow(dev), handle, size);
 	free_pages((unsigned long)vaddr, get_order(size));
 }
 
@@ -231,7 +210,7 @@ static dma_addr_t shadow_map_page(struct device *dev, struct page *page,
 				  enum dma_data_direction dir,
 				  unsigned long attrs)
 {
-	return window_map(dev_shadow(dev), page_to_phys(page) + offset, size,
+	return window_map(sio_dev_shadow(dev), page_to_phys(page) + offset, size,
 			  dir_prot(dir));
 }
 
@@ -239,7 +218,7 @@ static void shadow_unmap_page(struct device *dev, dma_addr_t addr,
 			      size_t size, enum dma_data_direction dir,
 			      unsigned long attrs)
 {
-	window_unmap(dev_shadow(dev), addr, size);
+	window_unmap(sio_dev_shadow(dev), addr, size);
 }
 
 /* The pages an sg entry spans, from the start of its first page. */
@@ -258,7 +237,7 @@ static void shadow_unmap_sg(struct device *dev, struct scatterlist *sgl,
 			    int nents, enum dma_data_direction dir,
 			    unsigned long attrs)
 {
-	struct sio_shadow *sh = dev_shadow(dev);
+	struct sio_shadow *sh = sio_dev_shadow(dev);
 	struct scatterlist *sg;
 	size_t len = 0;
 	int i;
@@ -290,7 +269,7 @@ static int shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 			 int nents, enum dma_data_direction dir,
 			 unsigned long attrs)
 {
-	struct sio_shadow *sh = dev_shadow(dev);
+	struct sio_shadow *sh = sio_dev_shadow(dev);
 	struct scatterlist *sg, *out = sgl;
 	unsigned long iova, at;
 	size_t len = 0, span;
@@ -370,6 +349,14 @@ void sio_shadow_show(struct seq_file *s, struct sio_kdev *kd)
 
 	if (!sh || !sh->pdev)
 		return;
+	if (!sh->iova) {
+		seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx msi_window=%#llx live=%d maps=%lld\n",
+			   pci_name(sh->pdev), sio_dev(sio_k.reg, kd->index)->bdf,
+			   sh->dma_base, sh->dma_size, sh->msi_base,
+			   atomic_read(&sh->live),
+			   (long long)atomic64_read(&sh->maps));
+		return;
+	}
 	seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx mapped=%zu maps=%lld\n",
 		   pci_name(sh->pdev), pci_name(kd->pdev), sh->iova_base,
 		   sh->iova_size, gen_pool_size(sh->iova) - gen_pool_avail(sh->iova),
@@ -378,9 +365,58 @@ void sio_shadow_show(struct seq_file *s, struct sio_kdev *kd)
 
 static void shadow_free_struct(struct sio_shadow *sh)
 {
+	sio_shadow_ntb_msi_free(sh);
 	if (sh->iova)
 		gen_pool_destroy(sh->iova);
 	kfree(sh);
+}
+
+/* The shadow's BAR i: the borrower's window slot onto the lender's BAR. */
+static int shadow_bar(struct sio_shadow *sh, const struct sio_device *d,
+		      const struct sio_borrow *b, int i, struct list_head *res)
+{
+	u32 tnode;
+	u64 addr;
+	int err;
+
+	err = sio_kplat_reach(sh->borrower, b->bar_local[i], d->bar[i].size,
+			      &tnode, &addr);
+	if (err || tnode != d->node)
+		return err ? err : -EPROTO;
+	sh->win[i].name = "smartio window";
+	sh->win[i].start = addr;
+	sh->win[i].end = addr + d->bar[i].size - 1;
+	sh->win[i].flags = IORESOURCE_MEM;
+	if (d->bar[i].flags & SIO_BAR_PREFETCH)
+		sh->win[i].flags |= IORESOURCE_PREFETCH;
+	pci_add_resource(res, &sh->win[i]);
+	return 0;
+}
+
+/*
+ * The DMA window.  Loopback: host1's IOVA range the lender's window leads
+ * to, mapped per DMA mapping in the device's IOMMU domain.  Over an NTB:
+ * the device's address of the lender's window, which this machine's
+ * inbound entries lead to all of its RAM (SmartIO section 8.1: a DMA
+ * mapping is address arithmetic), and of the MSI window.
+ */
+static int shadow_window(struct sio_shadow *sh, const struct sio_borrow *b)
+{
+	u32 tnode;
+	int err;
+
+	if (sio_k.ntb) {
+		sh->dma_base = sio_kplat_dev_iova(b->lender, b->dma_addr);
+		sh->dma_size = b->iova_size;
+		sh->msi_base = sio_kplat_dev_iova(b->lender, b->msi_addr);
+		return sh->dma_base && sh->msi_base ? 0 : -EPROTO;
+	}
+	err = sio_kplat_resolve(b->lender, b->dma_addr, b->iova_size, &tnode,
+				&sh->iova_base);
+	if (err || tnode != sh->borrower)
+		return err ? err : -EPROTO;
+	sh->iova_size = b->iova_size;
+	return 0;
 }
 
 /* Builds the shadow of kd for borrower from the core's borrow record. */
@@ -390,8 +426,6 @@ static int shadow_prepare(struct sio_shadow *sh, struct list_head *res)
 	struct sio_device *d = sio_dev(r, sh->kd->index);
 	struct sio_borrow *b;
 	int bidx, i, err;
-	u32 tnode;
-	u64 addr;
 
 	mutex_lock(&sio_k.lock);
 	bidx = sio_borrow_find(r, sh->kd->index, sh->borrower);
@@ -400,36 +434,70 @@ static int shadow_prepare(struct sio_shadow *sh, struct list_head *res)
 		goto out;
 	b = sio_borrow_at(r, bidx);
 	sh->fdid = d->fdid;
-	/* The DMA window as the device reaches it: host1's IOVA range. */
-	err = sio_kplat_resolve(b->lender, b->dma_addr, b->iova_size, &tnode,
-				&sh->iova_base);
-	if (err || tnode != sh->borrower)
-		goto out;
-	sh->iova_size = b->iova_size;
-	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
-		if (!b->bar_local[i])
-			continue;
-		err = sio_kplat_resolve(sh->borrower, b->bar_local[i],
-					d->bar[i].size, &tnode, &addr);
-		if (err)
-			goto out;
-		sh->win[i].name = "smartio window";
-		sh->win[i].start = addr;
-		sh->win[i].end = addr + d->bar[i].size - 1;
-		sh->win[i].flags = IORESOURCE_MEM;
-		if (d->bar[i].flags & SIO_BAR_PREFETCH)
-			sh->win[i].flags |= IORESOURCE_PREFETCH;
-		pci_add_resource(res, &sh->win[i]);
-	}
+	err = shadow_window(sh, b);
+	for (i = 0; !err && i < PCI_STD_NUM_BARS; i++)
+		if (b->bar_local[i])
+			err = shadow_bar(sh, d, b, i, res);
+	if (!err && sio_k.ntb)
+		sio_shadow_ntb_bars(sh, d);
 out:
 	mutex_unlock(&sio_k.lock);
-	if (err)
+	if (err || sio_k.ntb)
 		return err;
 	sh->iova = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
 	if (!sh->iova)
 		return -ENOMEM;
 	return gen_pool_add(sh->iova, sh->iova_base, sh->iova_size,
 			    NUMA_NO_NODE);
+}
+
+/*
+ * The lender's bus number and devfn: the real function's on one machine,
+ * the registry's bdf ("0000:03:00.0") of another machine's device.
+ */
+static int shadow_address(struct sio_shadow *sh)
+{
+	unsigned int dom, bus, slot, fn;
+	const char *bdf;
+
+	if (sh->kd->pdev) {
+		sh->busnr = sh->kd->pdev->bus->number;
+		sh->devfn = sh->kd->pdev->devfn;
+		return 0;
+	}
+	mutex_lock(&sio_k.lock);
+	bdf = sio_dev(sio_k.reg, sh->kd->index)->bdf;
+	if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4 ||
+	    bus > 0xff || slot > 0x1f || fn > 7)
+		bus = ~0u;
+	mutex_unlock(&sio_k.lock);
+	if (bus == ~0u)
+		return -EPROTO;
+	sh->busnr = bus;
+	sh->devfn = PCI_DEVFN(slot, fn);
+	return 0;
+}
+
+/*
+ * Before any driver sees the function: smartio's DMA API, and its MSI
+ * domain.  On one machine that is the real function's: with interrupt
+ * remapping its IOMMU's, which no other device of this virtual segment
+ * would get, and whose source-id check the shadow's messages pass since
+ * the device sends them.  Over an NTB, a domain that aims the messages at
+ * the MSI window (sio_shadow_ntb.c).
+ */
+static int shadow_dma_msi(struct sio_shadow *sh)
+{
+	struct pci_dev *pdev = sh->pdev;
+
+	if (!sio_k.ntb) {
+		set_dma_ops(&pdev->dev, &shadow_dma_ops);
+		dev_set_msi_domain(&pdev->dev,
+				   dev_get_msi_domain(&sh->kd->pdev->dev));
+		return 0;
+	}
+	set_dma_ops(&pdev->dev, &sio_shadow_ntb_dma_ops);
+	return sio_shadow_ntb_msi(sh);
 }
 
 int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
@@ -445,11 +513,16 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		return -ENOMEM;
 	sh->kd = kd;
 	sh->borrower = borrower;
+	err = shadow_address(sh);
+	if (err) {
+		kfree(sh);
+		return err;
+	}
 	sh->sd.domain = SIO_SHADOW_DOMAIN + kd->index;
 	sh->sd.node = NUMA_NO_NODE;
 	sh->busn.name = "smartio bus";
-	sh->busn.start = kd->pdev->bus->number;
-	sh->busn.end = kd->pdev->bus->number;
+	sh->busn.start = sh->busnr;
+	sh->busn.end = sh->busnr;
 	sh->busn.flags = IORESOURCE_BUS;
 	pci_add_resource(&res, &sh->busn);
 	err = shadow_prepare(sh, &res);
@@ -462,7 +535,7 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		err = -ENODEV;
 		goto unlock;
 	}
-	pdev = pci_get_slot(sh->bus, kd->pdev->devfn);
+	pdev = pci_get_slot(sh->bus, sh->devfn);
 	if (!pdev) {
 		err = -ENODEV;
 		goto remove_bus;
@@ -473,23 +546,17 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		    (pci_resource_flags(pdev, i) & IORESOURCE_MEM) &&
 		    pci_claim_resource(pdev, i))
 			err = -EBUSY;
-	/* Before any driver sees it: smartio's DMA API. */
-	set_dma_ops(&pdev->dev, &shadow_dma_ops);
-	/*
-	 * And the real function's MSI domain: with interrupt remapping that
-	 * is its IOMMU's, which no other device of this virtual segment
-	 * would get, and whose source-id check the shadow's messages pass
-	 * since the device sends them.
-	 */
-	dev_set_msi_domain(&pdev->dev, dev_get_msi_domain(&kd->pdev->dev));
+	if (!err)
+		err = shadow_dma_msi(sh);
 	if (err)
 		goto put_pdev;
 	pci_bus_add_devices(sh->bus);
 	pci_unlock_rescan_remove();
 	/* The shadow's DMA API is this module's code: no unloading under it. */
 	__module_get(THIS_MODULE);
-	pci_info(pdev, "smartio: shadow of %s lent by host0\n",
-		 pci_name(kd->pdev));
+	pci_info(pdev, "smartio: shadow of %s lent by %s\n",
+		 sio_dev(sio_k.reg, kd->index)->bdf,
+		 sio_node(sio_k.reg, sio_dev(sio_k.reg, kd->index)->node)->name);
 	return 0;
 
 put_pdev:
@@ -536,7 +603,7 @@ void sio_shadow_remove(struct sio_kdev *kd)
 
 /* --- borrow and return as one machine does them -------------------------- */
 
-static int core_cmd(u8 cmd, u32 dev, u32 node)
+int sio_k_cmd(u8 cmd, u32 dev, u32 node)
 {
 	struct sio_parsed *rep;
 	struct sio_msg m;
@@ -561,12 +628,15 @@ int sio_k_borrow(u32 dev, u32 node)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	struct sio_view *v;
+	bool fresh;
 	int err;
 
+	if (sio_k.ntb)
+		return sio_ntb_k_borrow(dev, node);
 	if (!kd)
 		return -ENXIO;
 	if (node != SIO_K_BORROWER)
-		return core_cmd(SIO_CMD_BORROW, dev, node);
+		return sio_k_cmd(SIO_CMD_BORROW, dev, node);
 	if (kd->shadow)
 		return -EBUSY;
 	/*
@@ -579,10 +649,13 @@ int sio_k_borrow(u32 dev, u32 node)
 	mutex_unlock(&sio_k.lock);
 	if (err)
 		return err;
+	fresh = !kd->claimed;
 	err = sio_lender_claim(kd);
 	if (err)
 		return err;
-	err = core_cmd(SIO_CMD_BORROW, dev, node);
+	if (fresh)
+		sio_vcfg_reset(kd);
+	err = sio_k_cmd(SIO_CMD_BORROW, dev, node);
 	if (err)
 		goto release;
 	/* The borrower's class devices first: the shadow's bus hangs below. */
@@ -597,7 +670,7 @@ int sio_k_borrow(u32 dev, u32 node)
 		}
 	}
 	if (err)
-		core_cmd(SIO_CMD_RETURN, dev, node);
+		sio_k_cmd(SIO_CMD_RETURN, dev, node);
 release:
 	if (err)
 		sio_lender_release(kd);
@@ -620,10 +693,12 @@ int sio_k_return(u32 dev, u32 node)
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	int err;
 
+	if (sio_k.ntb)
+		return sio_ntb_k_return(dev, node);
 	if (!kd)
 		return -ENXIO;
 	shadow_unplug(kd, node);
-	err = core_cmd(SIO_CMD_RETURN, dev, node);
+	err = sio_k_cmd(SIO_CMD_RETURN, dev, node);
 	if (kd->claimed && !kd->shadow)
 		sio_lender_release(kd);
 	return err;
@@ -639,12 +714,15 @@ int sio_k_reclaim(u32 dev, u32 asker)
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	int err;
 
+	/* Borrowers remove their shadows when the core took it away. */
+	if (sio_k.ntb)
+		return sio_k_cmd(SIO_CMD_RECLAIM, dev, asker);
 	if (!kd)
 		return -ENXIO;
 	if (asker != SIO_K_LENDER)	/* the core's answer: EACCES */
-		return core_cmd(SIO_CMD_RECLAIM, dev, asker);
+		return sio_k_cmd(SIO_CMD_RECLAIM, dev, asker);
 	shadow_unplug(kd, SIO_K_BORROWER);
-	err = core_cmd(SIO_CMD_RECLAIM, dev, asker);
+	err = sio_k_cmd(SIO_CMD_RECLAIM, dev, asker);
 	if (kd->claimed && !kd->shadow)
 		sio_lender_release(kd);
 	return err;

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabric=ntb: lending devices between machines (SmartIO section 4, Device
+ * Lending section 5) on the NTB's look-up tables.
+ *
+ * One slot of adapter ntb0 in the core is one look-up-table entry of the
+ * hardware (smartio_ntb's single entries, the same count and size on
+ * every machine of a switch): slot s that this node's core maps toward
+ * node T is entry s of this machine's outbound window to T, translated by
+ * T's inbound entry s for this machine.  The core asks the side whose
+ * memory or device is the target to translate (inbound_map), as real NTBs
+ * are programmed on the receiving side:
+ *  - the lender translates the borrower's BAR slots onto the device's BARs;
+ *  - the borrower translates the lender's DMA window onto all of its RAM
+ *    from physical address 0, and the MSI window onto 0xfee00000.
+ * The lender's slots carry the device's own traffic, so its IOMMU domain
+ * (sio_lender.c) maps the device's addresses of them, sio_kplat_dev_iova(),
+ * onto the outbound window: the device DMAs and signals MSIs through the
+ * NTB into the borrower with no software in the path.
+ *
+ * The borrower hot-adds a shadow function (sio_shadow.c) whose BARs are
+ * its outbound window; a reclaim or the lender's loss takes the borrow
+ * away inside a peer's request, where no device can be removed (its
+ * driver's config cycles would wait for the lock the request holds), so
+ * shadows without a borrow are removed by a work item after the core's
+ * notify: surprise removal, the window already closed.
+ */
+#include <linux/iommu.h>
+#include <linux/ioport.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "sio_kmod.h"
+
+static struct {
+	struct sio_kdev rdev[SIO_K_NTB_NODES * SIO_K_MAX_DEVS];
+	struct mutex lock;	/* shadows' hot-add and removal */
+	struct work_struct sync;
+} lend;
+
+/* The device of this machine whose requester id the lender's slot carries. */
+static struct sio_kdev *own_by_rid(u16 rid)
+{
+	u32 i;
+
+	for (i = 0; i < sio_k.ndevs; i++)
+		if (sio_dev(sio_k.reg, sio_k.dev[i].index)->rid == rid)
+			return &sio_k.dev[i];
+	return NULL;
+}
+
+/*
+ * The device's address of a window address of node's adapter: what its
+ * IOMMU domain maps (the core's window addresses lie above what a VT-d
+ * domain of 39 address bits reaches).  0 outside the window.
+ */
+u64 sio_kplat_dev_iova(u32 node, u64 addr)
+{
+	const struct sio_adapter *ad;
+
+	if (node >= sio_k.nnodes)
+		return 0;
+	ad = &sio_node(sio_k.reg, node)->adapter[0];
+	if (addr < ad->window_base || addr - ad->window_base >= ad->window_size)
+		return 0;
+	return SIO_K_DEV_IOVA + (addr - ad->window_base);
+}
+
+int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l)
+{
+	const struct sio_adapter *ad;
+	struct sio_kdev *kd;
+	u64 iova;
+	int err;
+
+	l->hw = sio_ntb_fab_lut_peer_addr(l->target_node, slot);
+	if (!l->hw)
+		return -ENOSPC;	/* no such entry toward that node */
+	if (l->rid == SIO_RID_CPU)
+		return 0;
+	/* The lent device's own slot: its IOMMU domain leads there. */
+	kd = own_by_rid(l->rid);
+	ad = &sio_node(sio_k.reg, sio_k.self)->adapter[0];
+	iova = sio_kplat_dev_iova(sio_k.self,
+				  ad->window_base + (u64)slot * ad->slot_size);
+	if (!kd || !kd->domain || !iova)
+		return -ENODEV;
+	err = iommu_map(kd->domain, iova, l->hw, PAGE_ALIGN(l->len),
+			IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO);
+	if (err)
+		return err;
+	l->iova = iova;
+	return 0;
+}
+
+void sio_ntb_lend_lut_clear(struct sio_klut *l)
+{
+	struct sio_kdev *kd;
+
+	if (!l->iova)
+		return;
+	kd = own_by_rid(l->rid);
+	if (kd && kd->domain)
+		iommu_unmap(kd->domain, l->iova, PAGE_ALIGN(l->len));
+}
+
+int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim)
+{
+	struct sio_kdev *kd = sio_kdev_of(dev);
+
+	if (!kd)
+		return -ENXIO;
+	if (claim && kd->claimed)
+		return 0;
+	if (claim) {
+		int err = sio_lender_claim(kd);
+
+		/*
+		 * Borrows start from the lender's registers (sio_vcfg_reset's
+		 * work: the lock is held here).
+		 */
+		if (!err)
+			kd->vcfg_ready = false;
+		return err;
+	}
+	if (kd->claimed)
+		sio_lender_release(kd);
+	return 0;
+}
+
+/*
+ * Peer's window [peer_addr, + size) leads to local_addr here, through
+ * this machine's inbound entries for that peer (one per slot).
+ */
+static int inbound_target(u32 kind, u64 local_addr, u64 *target)
+{
+	switch (kind) {
+	case SIO_INB_BAR:
+		*target = local_addr;	/* the registry has the real BARs */
+		return 0;
+	case SIO_INB_DMA:
+		*target = 0;		/* all of this machine's RAM */
+		return 0;
+	case SIO_INB_MSI:
+		*target = SIO_MSI_BASE;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
+			 u64 size, bool map)
+{
+	const struct sio_adapter *ad;
+	u64 target, off, piece;
+	u32 first, i, count;
+	int err;
+
+	if (peer >= sio_k.nnodes || peer == sio_k.self || !size)
+		return -EINVAL;
+	ad = &sio_node(sio_k.reg, peer)->adapter[0];
+	if (peer_addr < ad->window_base ||
+	    (peer_addr - ad->window_base) % ad->slot_size ||
+	    size > ad->window_size - (peer_addr - ad->window_base))
+		return -EINVAL;
+	err = inbound_target(kind, local_addr, &target);
+	if (err)
+		return err;
+	first = (peer_addr - ad->window_base) / ad->slot_size;
+	count = DIV_ROUND_UP_ULL(size, ad->slot_size);
+	for (i = 0; i < count; i++) {
+		off = (u64)i * ad->slot_size;
+		piece = min(size - off, ad->slot_size);
+		if (!map) {
+			sio_ntb_fab_lut_clear(peer, first + i);
+			continue;
+		}
+		err = sio_ntb_fab_lut_set(peer, first + i, target + off,
+					  PAGE_ALIGN(piece));
+		if (err) {
+			while (i--)
+				sio_ntb_fab_lut_clear(peer, first + i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* --- the borrower's shadows ------------------------------------------------ */
+
+static struct sio_kdev *remote(u32 dev)
+{
+	if (dev >= ARRAY_SIZE(lend.rdev) || dev >= sio_k.reg->ndevices)
+		return NULL;
+	lend.rdev[dev].index = dev;
+	return &lend.rdev[dev];
+}
+
+static int ram_end(struct resource *res, void *arg)
+{
+	u64 *end = arg;
+
+	*end = max_t(u64, *end, res->end + 1);
+	return 0;
+}
+
+/* The DMA window: all of this machine's RAM, a power of two. */
+static u64 ram_window(void)
+{
+	u64 end = 0;
+
+	walk_iomem_res_desc(IORES_DESC_NONE,
+			    IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY, 0, -1,
+			    &end, ram_end);
+	return roundup_pow_of_two(max_t(u64, end, PAGE_SIZE));
+}
+
+/* BORROW for this node with the DMA window over all of its RAM. */
+static int borrow_cmd(u32 dev)
+{
+	struct sio_parsed *rep;
+	struct sio_msg m;
+	u8 *buf;
+	int err = -ENOMEM;
+
+	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
+	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
+	if (buf && rep) {
+		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_BORROW,
+			     SIO_F_REQUEST, 0);
+		mutex_lock(&sio_k.lock);
+		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
+		mutex_unlock(&sio_k.lock);
+		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
+		sio_msg_put_u64(&m, SIO_A_SIZE, ram_window());
+		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
+	}
+	kfree(buf);
+	kfree(rep);
+	return err;
+}
+
+static void shadow_gone(struct sio_kdev *kd)
+{
+	sio_shadow_remove(kd);
+	/* Mappings of its BARs go with the view. */
+	sio_view_remove(kd->view[0]);
+	kd->view[0] = NULL;
+}
+
+int sio_ntb_k_borrow(u32 dev, u32 node)
+{
+	struct sio_kdev *kd = remote(dev);
+	struct sio_view *v;
+	int err;
+
+	/* For another node: the core forwards it (and refuses it there). */
+	if (node != sio_k.self || !kd)
+		return sio_k_cmd(SIO_CMD_BORROW, dev, node);
+	mutex_lock(&lend.lock);
+	err = kd->shadow ? -EBUSY : borrow_cmd(dev);
+	if (err)
+		goto out;
+	v = sio_view_add(dev, node);
+	err = PTR_ERR_OR_ZERO(v);
+	if (!err) {
+		kd->view[0] = v;
+		err = sio_shadow_create(kd, node, sio_view_device(v));
+		if (err) {
+			sio_view_remove(v);
+			kd->view[0] = NULL;
+		}
+	}
+	if (err)
+		sio_k_cmd(SIO_CMD_RETURN, dev, node);
+out:
+	mutex_unlock(&lend.lock);
+	return err;
+}
+
+/* The driver lets go of the shadow first, then the core returns it. */
+int sio_ntb_k_return(u32 dev, u32 node)
+{
+	struct sio_kdev *kd = remote(dev);
+
+	if (node == sio_k.self && kd) {
+		mutex_lock(&lend.lock);
+		if (kd->shadow)
+			shadow_gone(kd);
+		mutex_unlock(&lend.lock);
+	}
+	return sio_k_cmd(SIO_CMD_RETURN, dev, node);
+}
+
+/* Shadows whose borrow the core ended (reclaim, the lender lost) go. */
+static void sync_shadows(struct work_struct *work)
+{
+	struct sio_kdev *kd;
+	bool gone;
+	u32 i;
+
+	mutex_lock(&lend.lock);
+	for (i = 0; i < ARRAY_SIZE(lend.rdev); i++) {
+		kd = &lend.rdev[i];
+		if (!kd->shadow)
+			continue;
+		mutex_lock(&sio_k.lock);
+		gone = sio_borrow_find(sio_k.reg, i, sio_k.self) < 0;
+		mutex_unlock(&sio_k.lock);
+		if (gone) {
+			pr_info("smartio: %s taken away: surprise removal of its shadow\n",
+				sio_dev(sio_k.reg, i)->name);
+			shadow_gone(kd);
+		}
+	}
+	mutex_unlock(&lend.lock);
+}
+
+void sio_ntb_lend_notify(void)
+{
+	schedule_work(&lend.sync);
+}
+
+void sio_ntb_lend_init(void)
+{
+	mutex_init(&lend.lock);
+	INIT_WORK(&lend.sync, sync_shadows);
+}
+
+/* Unloading: every shadow goes and its borrow is returned. */
+void sio_ntb_lend_exit(void)
+{
+	u32 i;
+
+	cancel_work_sync(&lend.sync);
+	for (i = 0; i < ARRAY_SIZE(lend.rdev); i++)
+		if (lend.rdev[i].shadow)
+			sio_ntb_k_return(i, sio_k.self);
+	cancel_work_sync(&lend.sync);
+}
+
+void sio_ntb_lend_show(struct seq_file *s)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(lend.rdev); i++)
+		sio_shadow_show(s, &lend.rdev[i]);
+}

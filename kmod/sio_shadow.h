@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A borrower's shadow function (sio_shadow.c), shared with the parts that
+ * differ over an NTB (sio_shadow_ntb.c): its DMA API and its MSI domain.
+ */
+#ifndef SIO_SHADOW_H
+#define SIO_SHADOW_H
+
+#include <linux/genalloc.h>
+#include <linux/irq.h>
+#include <linux/irqdomain.h>
+#include <linux/msi.h>
+#include <linux/pci.h>
+
+#include "sio_kmod.h"
+
+struct sio_shadow {
+	struct pci_sysdata sd;	/* first: the bus's sysdata */
+	struct sio_kdev *kd;
+	u32 fdid;
+	u32 borrower;
+	u8 busnr;		/* the lender's bus number and devfn */
+	u8 devfn;
+	struct pci_bus *bus;
+	struct pci_dev *pdev;
+	struct resource busn;
+	struct resource win[PCI_STD_NUM_BARS];
+	/* Loopback: IOVA ranges of the window mapped per DMA mapping. */
+	struct gen_pool *iova;
+	u64 iova_base, iova_size;
+	/*
+	 * Over an NTB: the DMA window as the device addresses it, which
+	 * leads to this machine's RAM from physical address 0 (all of it is
+	 * mapped in advance, SmartIO section 8.1), and the device's address
+	 * of the MSI window onto this machine's interrupt range.
+	 */
+	u64 dma_base, dma_size, msi_base;
+	/* Its BAR registers, emulated (value, writable bits, type bits). */
+	u32 bar_reg[PCI_STD_NUM_BARS];
+	u32 bar_mask[PCI_STD_NUM_BARS];
+	u32 bar_flags[PCI_STD_NUM_BARS];
+	struct fwnode_handle *msi_fwnode;
+	struct irq_domain *msi_domain;
+	struct msi_domain_info msi_info;
+	struct irq_chip msi_chip;
+	atomic64_t maps;	/* DMA API mappings made, ever */
+	atomic_t live;		/* DMA API mappings not unmapped yet */
+};
+
+static inline struct sio_shadow *sio_bus_shadow(struct pci_bus *bus)
+{
+	return container_of((struct pci_sysdata *)bus->sysdata,
+			    struct sio_shadow, sd);
+}
+
+static inline struct sio_shadow *sio_dev_shadow(struct device *dev)
+{
+	return sio_bus_shadow(to_pci_dev(dev)->bus);
+}
+
+/* sio_shadow_ntb.c */
+extern const struct dma_map_ops sio_shadow_ntb_dma_ops;
+int sio_shadow_ntb_msi(struct sio_shadow *sh);
+void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d);
+bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
+			bool write);
+void sio_shadow_ntb_msi_free(struct sio_shadow *sh);
+
+#endif /* SIO_SHADOW_H */

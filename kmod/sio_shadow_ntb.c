@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A shadow over an NTB: what differs from one machine (sio_shadow.c).
+ *
+ * DMA (SmartIO section 8.1).  The borrower's inbound look-up-table
+ * entries lead the lender's DMA window to all of this machine's RAM from
+ * physical address 0, and the lender's IOMMU maps the device's addresses
+ * of that window onto its outbound window toward us.  So a DMA mapping is
+ * address arithmetic: the window's device address plus the page's
+ * physical address, with no per-mapping IOMMU work and no bounce copy --
+ * the device's writes land in the driver's own pages.  The price is that
+ * the lent device can reach all of the borrower's RAM (the lender's IOMMU
+ * still confines it to the window); smartio(4) says so.
+ *
+ * Interrupts.  The driver's MSI-X messages (this machine's local APIC
+ * address and a vector) are written by the driver straight into the
+ * device's table through the BAR window, so they must already be the
+ * device's view: the shadow gets an MSI domain of its own, a child of
+ * this machine's vector domain with the PCI MSI chip the function would
+ * have had, whose message write moves the address into the MSI window
+ * (the lender's outbound entry that this machine's inbound entry leads
+ * to the interrupt range, 0xfee00000).  The message arrives as a write of
+ * this machine's NTB function: without interrupt remapping (compatibility
+ * format messages) it is delivered as is; with remapping the IRTE's
+ * source-id would have to be the NTB function's (not done: the QEMU test
+ * runs without remapping).
+ */
+#include <linux/dma-map-ops.h>
+#include <linux/irq.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "sio_shadow.h"
+
+static dma_addr_t ntb_dma_addr(struct sio_shadow *sh, phys_addr_t phys,
+			       size_t size)
+{
+	if (phys >= sh->dma_size || size > sh->dma_size - phys)
+		return DMA_MAPPING_ERROR;	/* RAM beyond the window */
+	atomic64_inc(&sh->maps);
+	atomic_inc(&sh->live);
+	return sh->dma_base + phys;
+}
+
+static void ntb_dma_put(struct sio_shadow *sh)
+{
+	if (atomic_dec_and_test(&sh->live))
+		wake_up_var(&sh->live);
+}
+
+static void *ntb_alloc(struct device *dev, size_t size, dma_addr_t *handle,
+		       gfp_t gfp, unsigned long attrs)
+{
+	struct sio_shadow *sh = sio_dev_shadow(dev);
+	struct page *page;
+
+	gfp &= ~(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM);
+	page = alloc_pages(gfp | __GFP_ZERO, get_order(size));
+	if (!page)
+		return NULL;
+	*handle = ntb_dma_addr(sh, page_to_phys(page), size);
+	if (*handle == DMA_MAPPING_ERROR) {
+		__free_pages(page, get_order(size));
+		return NULL;
+	}
+	return page_address(page);
+}
+
+static void ntb_free(struct device *dev, size_t size, void *vaddr,
+		     dma_addr_t handle, unsigned long attrs)
+{
+	ntb_dma_put(sio_dev_shadow(dev));
+	free_pages((unsigned long)vaddr, get_order(size));
+}
+
+static dma_addr_t ntb_map_page(struct device *dev, struct page *page,
+			       unsigned long offset, size_t size,
+			       enum dma_data_direction dir, unsigned long attrs)
+{
+	return ntb_dma_addr(sio_dev_shadow(dev), page_to_phys(page) + offset,
+			    size);
+}
+
+static void ntb_unmap_page(struct device *dev, dma_addr_t addr, size_t size,
+			   enum dma_data_direction dir, unsigned long attrs)
+{
+	ntb_dma_put(sio_dev_shadow(dev));
+}
+
+/*
+ * Every entry keeps its pages' addresses; entries that are physically
+ * back to back become one DMA segment within the device's limits.
+ */
+static int ntb_map_sg(struct device *dev, struct scatterlist *sgl, int nents,
+		      enum dma_data_direction dir, unsigned long attrs)
+{
+	struct sio_shadow *sh = sio_dev_shadow(dev);
+	unsigned long mask = dma_get_seg_boundary(dev);
+	struct scatterlist *sg, *out = sgl;
+	int i, count = 0;
+
+	for_each_sg(sgl, sg, nents, i) {
+		phys_addr_t phys = sg_phys(sg);
+		dma_addr_t addr;
+
+		if (phys >= sh->dma_size || sg->length > sh->dma_size - phys)
+			return -EIO;
+		addr = sh->dma_base + phys;
+		if (count && sg_dma_address(out) + sg_dma_len(out) == addr &&
+		    sg_dma_len(out) + sg->length <= dma_get_max_seg_size(dev) &&
+		    (sg_dma_address(out) & ~mask) ==
+		    ((addr + sg->length - 1) & ~mask)) {
+			sg_dma_len(out) += sg->length;
+			continue;
+		}
+		if (count)
+			out = sg_next(out);
+		sg_dma_address(out) = addr;
+		sg_dma_len(out) = sg->length;
+		count++;
+	}
+	for_each_sg(sgl, sg, nents, i)
+		if (i >= count)
+			sg_dma_len(sg) = 0;
+	atomic64_inc(&sh->maps);
+	atomic_inc(&sh->live);
+	return count;
+}
+
+static void ntb_unmap_sg(struct device *dev, struct scatterlist *sgl,
+			 int nents, enum dma_data_direction dir,
+			 unsigned long attrs)
+{
+	if (nents && sg_dma_len(sgl))
+		ntb_dma_put(sio_dev_shadow(dev));
+}
+
+static u64 ntb_required_mask(struct device *dev)
+{
+	return DMA_BIT_MASK(64);
+}
+
+const struct dma_map_ops sio_shadow_ntb_dma_ops = {
+	.alloc = ntb_alloc,
+	.free = ntb_free,
+	.map_page = ntb_map_page,
+	.unmap_page = ntb_unmap_page,
+	.map_sg = ntb_map_sg,
+	.unmap_sg = ntb_unmap_sg,
+	.get_required_mask = ntb_required_mask,
+};
+
+/* --- BAR registers ---------------------------------------------------------- */
+
+/*
+ * The shadow's BARs are its outbound window, which the lender's BAR
+ * registers cannot say: the shadow's BAR and ROM registers are emulated
+ * here (sizing included), from the registry's sizes and flags, and never
+ * reach the lender (whose own emulation keeps the device's addresses).
+ */
+void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d)
+{
+	int i;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		u64 addr = sh->win[i].start;
+		u32 flags = 0;
+
+		if (!d->bar[i].size || !sh->win[i].flags)
+			continue;
+		if (d->bar[i].flags & SIO_BAR_MEM64)
+			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
+		if (d->bar[i].flags & SIO_BAR_PREFETCH)
+			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
+		sh->bar_flags[i] = flags;
+		sh->bar_mask[i] = lower_32_bits(~(d->bar[i].size - 1)) &
+				  PCI_BASE_ADDRESS_MEM_MASK;
+		sh->bar_reg[i] = lower_32_bits(addr) | flags;
+		if ((flags & PCI_BASE_ADDRESS_MEM_TYPE_64) &&
+		    i + 1 < PCI_STD_NUM_BARS) {
+			i++;
+			sh->bar_mask[i] = upper_32_bits(~(d->bar[i - 1].size - 1));
+			sh->bar_reg[i] = upper_32_bits(addr);
+		}
+	}
+}
+
+bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
+			bool write)
+{
+	int reg = where & ~3, shift = (where & 3) * 8, i;
+	u32 v, mask = size == 4 ? ~0u : (1u << (size * 8)) - 1;
+
+	if (reg == PCI_ROM_ADDRESS) {
+		if (!write)
+			*val = 0;	/* no expansion ROM across the NTB */
+		return true;
+	}
+	if (reg < PCI_BASE_ADDRESS_0 || reg > PCI_BASE_ADDRESS_5)
+		return false;
+	i = (reg - PCI_BASE_ADDRESS_0) / 4;
+	if (write) {
+		v = (sh->bar_reg[i] & ~(mask << shift)) | (*val & mask) << shift;
+		sh->bar_reg[i] = (v & sh->bar_mask[i]) | sh->bar_flags[i];
+		return true;
+	}
+	*val = (sh->bar_reg[i] >> shift) & mask;
+	return true;
+}
+
+/* --- the MSI domain -------------------------------------------------------- */
+
+/* The message as the device must send it: into the MSI window. */
+static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
+{
+	struct msi_desc *desc = irq_data_get_msi_desc(data);
+	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
+	u64 addr = (u64)msg->address_hi << 32 | msg->address_lo;
+	struct msi_msg m = *msg;
+
+	/* Address 0 is a vector shut down: written as it is. */
+	if (addr >= SIO_MSI_BASE && addr < SIO_MSI_BASE + SIO_MSI_SIZE) {
+		addr = sh->msi_base + (addr - SIO_MSI_BASE);
+	} else if (addr) {
+		/* Not this machine's interrupt range: the device stays mute. */
+		pci_warn(sh->pdev, "smartio: MSI address %#llx not routed\n",
+			 addr);
+		addr = 0;
+		m.data = 0;
+	}
+	m.address_lo = lower_32_bits(addr);
+	m.address_hi = upper_32_bits(addr);
+	/* The descriptor keeps what the table holds (restored on resume). */
+	pci_write_msi_msg(data->irq, &m);
+}
+
+int sio_shadow_ntb_msi(struct sio_shadow *sh)
+{
+	struct irq_domain *def = dev_get_msi_domain(&sh->pdev->dev);
+	struct msi_domain_info *info = def ? def->host_data : NULL;
+
+	/* The PCI MSI domain this machine gave the function, and its parent. */
+	if (!info || !info->chip || !def->parent) {
+		pci_err(sh->pdev, "smartio: no PCI MSI domain to follow\n");
+		return -EOPNOTSUPP;
+	}
+	sh->msi_chip = *info->chip;
+	sh->msi_chip.name = "smartio-NTB-MSI";
+	sh->msi_chip.irq_write_msi_msg = ntb_msi_write;
+	sh->msi_info = *info;
+	sh->msi_info.chip = &sh->msi_chip;
+	sh->msi_fwnode = irq_domain_alloc_named_id_fwnode("smartio-shadow",
+							  sh->kd->index);
+	if (!sh->msi_fwnode)
+		return -ENOMEM;
+	sh->msi_domain = pci_msi_create_irq_domain(sh->msi_fwnode,
+						   &sh->msi_info, def->parent);
+	if (!sh->msi_domain) {
+		irq_domain_free_fwnode(sh->msi_fwnode);
+		sh->msi_fwnode = NULL;
+		return -ENOMEM;
+	}
+	dev_set_msi_domain(&sh->pdev->dev, sh->msi_domain);
+	return 0;
+}
+
+void sio_shadow_ntb_msi_free(struct sio_shadow *sh)
+{
+	if (sh->msi_domain)
+		irq_domain_remove(sh->msi_domain);
+	if (sh->msi_fwnode)
+		irq_domain_free_fwnode(sh->msi_fwnode);
+	sh->msi_domain = NULL;
+	sh->msi_fwnode = NULL;
+}

@@ -1,0 +1,1 @@
+/work/main/kmod/../lib/core/repair.c

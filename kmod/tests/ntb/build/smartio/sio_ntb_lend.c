@@ -1,0 +1,1 @@
+/work/main/kmod/sio_ntb_lend.c

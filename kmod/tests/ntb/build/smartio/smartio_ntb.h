@@ -1,0 +1,1 @@
+/work/main/kmod/ntb/smartio_ntb.h

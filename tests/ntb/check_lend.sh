@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make check-ntb, the lending part: four QEMU guests, each with a QEMU NVMe
+# behind intel-iommu, on one 4-port smartio-ntb-switch with 1 GiB windows
+# (single look-up-table entries of 128 MiB, ntb_sioswitch lut_mws=1) form
+# one smartio cluster, and smartio.ko lends devices between them:
+# host1 borrows host0's NVMe and host3 host2's at the same time, the
+# unmodified nvme driver binds each shadow, 64 MiB go through it with
+# O_DIRECT and come back, and the lender reads them after the return
+# (tests/ntb/lend-init.sh).
+#
+# Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
+# build.sh), NTB_TIMEOUT (seconds per guest, default 1800), NTB_KEEP=1
+# keeps the work directory, NTBSW_OUT (see check_switch.sh).  Exit 77
+# when qemu, busybox-static, cpio, the kernel image, headers or source
+# are missing.
+set -u
+src=${SRCDIR:-.}
+build=${BUILDDIR:-.}
+limit=${NTB_TIMEOUT:-1800}
+N=4
+
+skip() { echo "SKIP: check-ntb (lending): $*"; exit 77; }
+. "$src/tests/kmod/guest-lib.sh"
+. "$src/tests/ntb/switch-lib.sh"
+sw_prepare
+sw_smartio_build
+
+mkdir -p "$tmp/root/bin"
+guest_root "$tmp/root" "$src/tests/ntb/lend-init.sh" "$out/smartio/smartio.ko" \
+	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
+cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
+sw_smartio_root "$tmp/root"
+guest_initrd "$tmp/root" "$tmp/initrd.gz"
+
+sw_start $N 1G
+# The lender's device gets an IOMMU domain of its own (intel-iommu); the
+# NTB functions stay in identity mode, since the switch's RAM aliases
+# bypass the receiving guest's IOMMU; MSIs arrive in compatibility format.
+SW_APPEND="intel_iommu=on iommu=pt"
+t0=$(date +%s)
+for p in 0 1 2 3; do
+	dd if=/dev/zero of="$tmp/nvme$p.img" bs=1M count=0 seek=128 status=none
+	sw_guest $p 1 256 -device intel-iommu,intremap=off \
+		-drive "file=$tmp/nvme$p.img,if=none,id=nv,format=raw" \
+		-device "nvme,serial=sio$p,drive=nv"
+	eval "pid$p=\$guest_pid"
+done
+# shellcheck disable=SC2154
+wait "$pid0" "$pid1" "$pid2" "$pid3"
+echo "all guests done after $(($(date +%s) - t0)) s"
+
+for p in 0 1 2 3; do
+	sw_check "p$p-1" $((p % 2 ? 15 : 10))
+done
+# What the borrowers wrote is on the lenders' drive images.
+for p in 1 3; do
+	want=$(sed -n 's/^PASS: .* read back equal (\([0-9a-f]*\)).*/\1/p' "$tmp/p$p-1.log" | tr -d '\r')
+	got=$(head -c $((64 << 20)) "$tmp/nvme$((p - 1)).img" | md5sum | cut -d' ' -f1)
+	if [ -n "$want" ] && [ "$want" = "$got" ]; then
+		echo "PASS: host$((p - 1))'s drive image holds the 64 MiB host$p wrote"
+	else
+		echo "FAIL: host$((p - 1))'s drive image: md5 $got, host$p wrote '$want'"
+		fails=$((fails + 1))
+	fi
+done
+echo "--- switch"
+cat "$tmp/switch.log"
+if [ "$fails" -eq 0 ]; then
+	echo "PASS: check-ntb (lending)"
+	exit 0
+fi
+echo "FAIL: check-ntb (lending) ($fails problems)"
+exit 1

@@ -1,0 +1,257 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# /init of a check-ntb lending guest (tests/ntb/check_lend.sh): port
+# swport= of a 4-port smartio-ntb-switch is smartio node host<port> of four
+# (smartio.ko fabric=ntb nodes=4 over smartio_ntb and ntb_sioswitch with
+# single look-up-table entries), with a QEMU NVMe of its own and smartiofs
+# on /smartio.  Even nodes lend their NVMe, odd nodes borrow the NVMe of
+# the node before them (host1 host0's, host3 host2's, at the same time):
+#  - every node lists the four NVMe drives (one registry across kernels),
+#    with their lender, bdf and ids;
+#  - a borrow refused by the lend policy (none) leaves the lender's drive
+#    with its driver, readable;
+#  - the borrower's unmodified nvme driver binds to the shadow; 64 MiB
+#    written through it with O_DIRECT (a distinct 1 MiB block each MiB) and
+#    read back equal; its MSI-X interrupts counted on the borrower; the
+#    shadow's DMA mappings made by address arithmetic (no bounce);
+#  - after the return the lender's own driver has the drive back and reads
+#    the same 64 MiB (the borrower's md5, passed in a segment).
+# The nodes wait for each other through /smartio: a step is a segment
+# <step><P> each node makes.  "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
+phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+N=4
+MIB=64
+echo "NTB-START port=$P phase=$phase"
+. /guest-common.sh
+
+fails=0
+pass() { echo "PASS: host$P: $*"; }
+fail() { echo "FAIL: host$P: $*"; fails=$((fails + 1)); }
+finish() { power_off "NTB-END port=$P phase=$phase fails=$fails"; }
+is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+
+others=
+q=0
+while [ $q -lt $N ]; do
+	[ $q = "$P" ] || others="$others $q"
+	q=$((q + 1))
+done
+if [ $((P % 2)) = 0 ]; then
+	lender=$P
+	pair=$((P + 1))
+else
+	lender=$((P - 1))
+	pair=$lender
+fi
+dev=/smartio/dev/host$lender-nvme0
+
+# --- the modules ---------------------------------------------------------------
+for m in $(cat /modules/order); do
+	insmod "$m" 2>/dev/null
+done
+waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1 of this node's NVMe"
+own_bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
+insmod /ntb.ko || fail "insmod ntb.ko"
+insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
+insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+if insmod /smartio.ko fabric=ntb nodes=$N node="$P" devices="$own_bdf"; then
+	pass "insmod smartio.ko fabric=ntb nodes=$N node=$P devices=$own_bdf"
+else
+	fail "insmod smartio.ko fabric=ntb nodes=$N node=$P"; finish
+fi
+mkdir -p /smartio /etc
+ln -sf /proc/mounts /etc/mtab
+if LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel \
+	--node "host$P" --manage /smartio; then
+	pass "smartiofs serves /smartio as host$P"
+else
+	fail "smartiofs --fabric kernel --node host$P"; finish
+fi
+for q in $others; do
+	waitfor 600 is "/smartio/nodes/host$q/state" up ||
+		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
+done
+pass "/smartio: the three other nodes up"
+
+# --- steps -----------------------------------------------------------------------
+mark() {
+	local s=/smartio/self/segments/$1$P
+	{ mkdir "$s" && echo 4k >"$s/size" && echo 1 >"$s/available"; } ||
+		fail "step segment $1$P"
+}
+wait_for() {
+	local q name=$1
+	shift
+	for q in "$@"; do
+		waitfor 900 [ -d "/smartio/nodes/host$q/segments/$name$q" ] ||
+			fail "host$q did not reach step $name"
+	done
+}
+
+# --- one registry across the kernels ----------------------------------------
+want="host0-nvme0 host1-nvme0 host2-nvme0 host3-nvme0 "
+listed() { [ "$(ls /smartio/dev | tr '\n' ' ')" = "$want" ]; }
+if waitfor 120 listed; then
+	pass "/smartio/dev lists every node's NVMe: $want"
+else
+	fail "/smartio/dev lists '$(ls /smartio/dev | tr '\n' ' ')'"
+fi
+for q in $others; do
+	d=/smartio/dev/host$q-nvme0
+	if is "$d/node" "host$q" && [ "$(cat "$d/vendor")" = 0x1b36 ] &&
+	   [ -n "$(cat "$d/bdf")" ]; then
+		pass "host$q-nvme0 here: node host$q, bdf $(cat "$d/bdf"), vendor $(cat "$d/vendor")"
+	else
+		fail "host$q-nvme0: node '$(cat "$d/node")', vendor '$(cat "$d/vendor")'"
+	fi
+done
+
+# --- a refused borrow leaves the lender's drive alone ------------------------
+if [ "$P" != "$lender" ]; then
+	if echo "host$P" >"$dev/borrow" 2>/tmp/err; then
+		fail "borrowed $dev under lend policy none"
+	else
+		pass "borrow under lend policy none refused: $(cat /tmp/err)"
+	fi
+fi
+mark refused
+wait_for refused $pair
+if [ "$P" = "$lender" ]; then
+	if [ -e "/sys/bus/pci/drivers/nvme/$own_bdf" ] &&
+	   dd if=/dev/nvme0n1 of=/dev/null bs=4k count=16 iflag=direct status=none; then
+		pass "after the refused borrow nvme still drives $own_bdf and reads"
+	else
+		fail "after the refused borrow $own_bdf lost its driver or its reads"
+	fi
+	echo all >"$dev/lend" || fail "lend all"
+	mark lent
+	wait_for lent $others
+else
+	mark lent
+	wait_for lent $others
+fi
+
+# --- the borrow ---------------------------------------------------------------
+# block I: the 1 MiB block I of the pattern (/tmp/chunk with "block I" first).
+block() {
+	printf 'block %04d' "$1" | dd of=/tmp/chunk conv=notrunc status=none
+	cat /tmp/chunk
+}
+pattern_md5() {
+	i=0
+	while [ $i -lt $MIB ]; do
+		block $i
+		i=$((i + 1))
+	done | md5sum | cut -d' ' -f1
+}
+msix() { awk '/smartio-NTB-MSI/ { n += $2 } END { print n + 0 }' /proc/interrupts; }
+# The shadow: PCI segment 0x5100 + the device's index, the lender's bdf.
+fdid=$(cat "$dev/fdid")
+bdf=$(cat "$dev/bdf")
+shadow=$(printf '%04x:%s' $((0x5100 + (fdid & 0xfffff))) "${bdf#*:}")
+shadow_disk() {
+	local c
+	c=$(ls "/sys/bus/pci/devices/$shadow/nvme" 2>/dev/null | head -n 1)
+	[ -n "$c" ] && [ -b "/dev/${c}n1" ] && echo "${c}n1"
+}
+if [ "$P" != "$lender" ]; then
+	t0=$(date +%s)
+	if echo "host$P" >"$dev/borrow" 2>/tmp/err; then
+		pass "host$P borrows host$lender-nvme0 ($(($(date +%s) - t0)) s)"
+	else
+		fail "borrow: $(cat /tmp/err)"; finish
+	fi
+	if waitfor 120 shadow_disk; then
+		disk=$(shadow_disk)
+		pass "the nvme driver bound the shadow $shadow: /dev/$disk"
+	else
+		fail "no disk of the shadow: $(ls /sys/block | tr '\n' ' ')"
+		dmesg | tail -n 30
+		finish
+	fi
+	# An exclusive borrow taken is refused to the other borrower (host3
+	# tries host0's NVMe while host1 has it), and host1's I/O goes on.
+	mark borrowed
+	if [ "$P" = 3 ]; then
+		wait_for borrowed 1
+		if echo "host$P" >/smartio/dev/host0-nvme0/borrow 2>/tmp/err; then
+			fail "borrowed host0-nvme0 while host1 has it exclusively"
+		else
+			pass "host0-nvme0 taken exclusively by host1: refused ($(cat /tmp/err))"
+		fi
+		mark tried
+	fi
+	dd if=/dev/urandom of=/tmp/chunk bs=1M count=1 status=none
+	before=$(msix)
+	i=0
+	while [ $i -lt $MIB ]; do
+		block $i | dd of="/dev/$disk" bs=1M seek=$i count=1 oflag=direct \
+			iflag=fullblock status=none || { fail "write of MiB $i"; break; }
+		i=$((i + 1))
+	done
+	want_md5=$(pattern_md5)
+	got_md5=$(dd if="/dev/$disk" bs=1M count=$MIB iflag=direct status=none | md5sum | cut -d' ' -f1)
+	if [ "$got_md5" = "$want_md5" ]; then
+		pass "$MIB MiB written through the shadow with O_DIRECT read back equal ($got_md5)"
+	else
+		fail "$MIB MiB read back as $got_md5, written $want_md5"
+	fi
+	after=$(msix)
+	if [ "$after" -gt "$before" ]; then
+		pass "MSI-X through the window: $((after - before)) interrupts of the shadow on host$P"
+	else
+		fail "no MSI-X interrupt of the shadow counted ($before, $after)"
+	fi
+	state=$(grep '^shadow' /sys/kernel/debug/smartio/state)
+	case $state in
+	*"dma_window="*"maps="*) pass "DMA by address arithmetic: $state" ;;
+	*) fail "shadow state '$state'" ;;
+	esac
+	[ "$P" = 1 ] && wait_for tried 3
+	# The md5 goes to the lender in a segment of this node.
+	s=/smartio/self/segments/md5$P
+	mkdir "$s" && echo 4k >"$s/size" && echo 1 >"$s/available" &&
+		sio_segrw "$s/mem" 0 write "$want_md5" || fail "md5 segment"
+	if echo "host$P" >"$dev/return"; then
+		pass "returned host$lender-nvme0"
+	else
+		fail "return of host$lender-nvme0"
+	fi
+	gone() { ! shadow_disk; }
+	waitfor 60 gone && pass "the shadow's disk is gone after the return" ||
+		fail "the shadow's disk $(shadow_disk) stays after the return"
+	mark returned
+	wait_for checked $pair
+else
+	wait_for returned $pair
+	s=/smartio/nodes/host$pair/segments/md5$pair
+	echo "host$P" >"$s/attach" || fail "attach md5$pair"
+	want_md5=$(sio_segrw "$s/mem" 0 read 32)
+	nobody() { [ -z "$(cat "$dev/borrow")" ]; }
+	waitfor 60 nobody || fail "$dev/borrow still lists '$(cat "$dev/borrow")'"
+	if waitfor 30 test -e "/sys/bus/pci/drivers/nvme/$own_bdf" &&
+	   waitfor 30 test -b /dev/nvme0n1; then
+		pass "the return gave $own_bdf back to the nvme driver"
+	else
+		fail "$own_bdf has no driver after the return"
+	fi
+	got_md5=$(dd if=/dev/nvme0n1 bs=1M count=$MIB iflag=direct status=none | md5sum | cut -d' ' -f1)
+	if [ "$got_md5" = "$want_md5" ]; then
+		pass "the lender reads the $MIB MiB host$pair wrote ($got_md5)"
+	else
+		fail "the lender reads $got_md5, host$pair wrote '$want_md5'"
+	fi
+	mark checked
+fi
+mark done
+# shellcheck disable=SC2086 # a list of nodes
+wait_for done $others
+finish
