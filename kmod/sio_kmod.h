@@ -22,7 +22,7 @@
 #define SIO_K_LENDER 0
 #define SIO_K_BORROWER 1
 #define SIO_K_MAX_DEVS 8
-#define SIO_K_MAX_SEGS 16	/* the registry's max_segments */
+#define SIO_K_MAX_SEGS 32	/* the registry's max_segments */
 #define SIO_K_SEG_RAM (256ull << 20)	/* segment memory per node, at most */
 #define SIO_K_LUTS 256		/* per loopback adapter */
 #define SIO_K_WINDOW BIT_ULL(30)	/* 4 MiB per LUT slot */

@@ -112,7 +112,7 @@ static int build_registry(const struct sio_k_geometry *geo)
 	static struct sio_topo_node tnodes[SIO_K_NTB_NODES];
 	static struct sio_topo_adapter adapters[SIO_K_NTB_NODES];
 	static const struct sio_reg_limits lim = {
-		.max_borrows = 16, .max_segments = 16, .max_attach = 16,
+		.max_borrows = 16, .max_segments = SIO_K_MAX_SEGS, .max_attach = 16,
 		.max_segdma = 16, .max_peermap = 8,
 	};
 	struct sio_topo_device *tdev;

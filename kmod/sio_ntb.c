@@ -94,6 +94,10 @@ static struct {
 	struct sio_fab_sent sent[SIO_K_NTB_NODES];
 	struct sio_fab_sent dsent[SIO_K_NTB_NODES];	/* device tables */
 	bool pushing;		/* notify queues the push */
+	/* Peers met anew: ask them for their tables (greet). */
+	struct work_struct greet;
+	unsigned long greet_mask;
+	u8 *greet_rep;
 } fab;
 
 static void fab_put_symbols(void)
@@ -289,6 +293,21 @@ static bool may_serve(void)
 	return READ_ONCE(fab.parked) || !mutex_is_locked(&sio_k.lock);
 }
 
+/*
+ * A peer that asks for our segment table met us anew (it saw us go down
+ * and up, and forgot what we had sent): everything is sent again.
+ */
+static void fab_asked(int from, const void *msg, u32 len)
+{
+	u8 cmd = len > SIO_NLMSG_HDRLEN ? ((const u8 *)msg)[SIO_NLMSG_HDRLEN] : 0;
+
+	if (from < 0 || cmd != SIO_CMD_SEG_TABLE_GET)
+		return;
+	WRITE_ONCE(fab.sent[from].len, 0);
+	WRITE_ONCE(fab.dsent[from].len, 0);
+	sio_ntb_fab_notify();
+}
+
 static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 		       u32 len, void *reply, u32 cap)
 {
@@ -301,6 +320,7 @@ static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 			n = from < 0 ? -EPERM : serve(from, msg, len, reply,
 						      cap);
 			mutex_unlock(&sio_k.lock);
+			fab_asked(from, msg, len);
 			return n;
 		}
 		mutex_lock(&fab.park_lock);
@@ -311,6 +331,7 @@ static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 						      cap);
 			fab.in_place++;
 			mutex_unlock(&fab.park_lock);
+			fab_asked(from, msg, len);
 			return n;
 		}
 		mutex_unlock(&fab.park_lock);
@@ -364,6 +385,45 @@ static void fab_push(struct work_struct *work)
 				      msecs_to_jiffies(SIO_FAB_RETRY_MS));
 }
 
+/*
+ * Peers that came up (again): their tables, asked for with SEG_TABLE_GET
+ * (which also makes them send their device table again, fab_asked), so
+ * that a peer that does not know we forgot its records sends them anew.
+ */
+static void fab_greet(struct work_struct *work)
+{
+	struct sio_msg m;
+	u8 *req;
+	u32 dst;
+	int n;
+
+	req = kmalloc(SIO_PEER_MSG_K, GFP_KERNEL);
+	if (!req)
+		return;
+	for (dst = 0; dst < sio_k.nnodes; dst++) {
+		if (!test_and_clear_bit(dst, &fab.greet_mask))
+			continue;
+		mutex_lock(&sio_k.lock);
+		if (!peer_up(dst)) {
+			mutex_unlock(&sio_k.lock);
+			continue;
+		}
+		sio_msg_init(&m, req, SIO_PEER_MSG_K, SIO_CMD_SEG_TABLE_GET,
+			     SIO_F_REQUEST, 0);
+		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
+		sio_msg_put_u32(&m, SIO_A_SRC,
+				sio_node(sio_k.reg, sio_k.self)->id);
+		n = sio_msg_finish(&m);
+		/* A sender: parked while it waits, as the core's are. */
+		n = n > 0 ? sio_ntb_fab_send(dst, req, n, fab.greet_rep,
+					     SIO_MSG_MAX) : n;
+		if (n > 0)
+			apply_table(dst, fab.greet_rep, n);
+		mutex_unlock(&sio_k.lock);
+	}
+	kfree(req);
+}
+
 void sio_ntb_fab_notify(void)
 {
 	if (fab.pushing)
@@ -413,6 +473,8 @@ static void fab_peer_up(void *ctx, struct sio_ntb_peer *p, u32 id, u32 gen)
 	link_state();
 	fab.sent[n].len = 0;	/* it knows nothing of ours */
 	fab.dsent[n].len = 0;
+	set_bit(n, &fab.greet_mask);
+	schedule_work(&fab.greet);
 	mutex_unlock(&sio_k.lock);
 	pr_info("smartio: %s up (generation %#x)\n",
 		sio_node(sio_k.reg, n)->name, gen);
@@ -580,6 +642,8 @@ static void fab_free_bufs(void)
 
 	kfree(fab.out);
 	kfree(fab.reply);
+	kfree(fab.greet_rep);
+	fab.greet_rep = NULL;
 	for (n = 0; n < SIO_K_NTB_NODES; n++) {
 		kfree(fab.sent[n].buf);
 		kfree(fab.dsent[n].buf);
@@ -598,11 +662,13 @@ int sio_ntb_fab_init(void)
 	mutex_init(&fab.park_lock);
 	init_waitqueue_head(&fab.park_wq);
 	INIT_DELAYED_WORK(&fab.push, fab_push);
+	INIT_WORK(&fab.greet, fab_greet);
 	fab.pushing = true;
 	sio_node(sio_k.reg, sio_k.self)->adapter[0].link_up = 0;
 	fab.out = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
 	fab.reply = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
-	if (!fab.out || !fab.reply)
+	fab.greet_rep = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
+	if (!fab.out || !fab.reply || !fab.greet_rep)
 		goto fail;
 	for (n = 0; n < sio_k.nnodes; n++) {
 		fab.sent[n].buf = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
@@ -635,6 +701,7 @@ void sio_ntb_fab_exit(void)
 	mutex_lock(&sio_k.lock);
 	fab.pushing = false;
 	mutex_unlock(&sio_k.lock);
+	cancel_work_sync(&fab.greet);
 	cancel_delayed_work_sync(&fab.push);
 	for (i = 0; i < sio_k.nnodes; i++) {
 		mutex_lock(&sio_k.lock);

@@ -17,7 +17,8 @@
 #  - after the return the lender's own driver has the drive back and reads
 #    the same 64 MiB (the borrower's md5, passed in a segment).
 # The nodes wait for each other through /smartio: a step is a segment
-# <step><P> each node makes.  "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
+# <step><P> each node makes (a node may own 8 segment records of the 32
+# with four nodes).  "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mkdir -p /proc /sys /dev /tmp
@@ -91,9 +92,16 @@ wait_for() {
 	local q name=$1
 	shift
 	for q in "$@"; do
-		waitfor 900 [ -d "/smartio/nodes/host$q/segments/$name$q" ] ||
-			fail "host$q did not reach step $name"
+		waitfor 300 [ -d "/smartio/nodes/host$q/segments/$name$q" ] ||
+			{ fail "host$q did not reach step $name"; debug; }
 	done
+}
+# What this node's kernel and tree say, after a failure.
+debug() {
+	ls /smartio/nodes/*/segments
+	cat /sys/kernel/debug/smartio/state
+	echo w >/proc/sysrq-trigger
+	dmesg | tail -n 40
 }
 
 # --- one registry across the kernels ----------------------------------------
@@ -230,6 +238,7 @@ if [ "$P" != "$lender" ]; then
 		fail "the shadow's disk $(shadow_disk) stays after the return"
 	mark returned
 	wait_for checked $pair
+	mark bye
 else
 	wait_for returned $pair
 	s=/smartio/nodes/host$pair/segments/md5$pair
@@ -250,8 +259,13 @@ else
 		fail "the lender reads $got_md5, host$pair wrote '$want_md5'"
 	fi
 	mark checked
+	# Until the borrower saw it: it marks bye, or has powered off.
+	left() {
+		[ -d "/smartio/nodes/host$pair/segments/bye$pair" ] ||
+			is "/smartio/nodes/host$pair/state" down
+	}
+	waitfor 300 left || fail "host$pair did not take its leave"
 fi
-mark done
-# shellcheck disable=SC2086 # a list of nodes
-wait_for done $others
+# No barrier of all four at the end: a node that powered off takes its
+# step segments with it, so each pair ends on its own, the lender last.
 finish

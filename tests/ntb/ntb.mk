@@ -46,16 +46,18 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
 	tests/ntb/check_switch.sh tests/ntb/switch-init.sh \
 	tests/ntb/switch-lib.sh tests/ntb/check_cluster.sh \
 	tests/ntb/cluster-init.sh \
-	tests/ntb/switch-bench-init.sh tests/ntb/sw_bench.c
+	tests/ntb/switch-bench-init.sh tests/ntb/sw_bench.c \
+	tests/ntb/check_lend.sh tests/ntb/lend-init.sh
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:
 # make check-ntb then says SKIP and succeeds.
-# Three parts: four guests on one smartio-ntb-switch (check_switch.sh,
+# Four parts: four guests on one smartio-ntb-switch (check_switch.sh,
 # which builds contrib/qemu first), three guests on one switch as one
-# smartio cluster (check_cluster.sh, smartio.ko fabric=ntb nodes=3), then
-# check_ntb.sh's two guests with smartio.ko over the ivshmem NTB.
-# make check-ntb-cluster runs the cluster part alone.  make check-ntb-switch2 runs
+# smartio cluster (check_cluster.sh, smartio.ko fabric=ntb nodes=3), four
+# guests with an NVMe each lending them to each other (check_lend.sh),
+# then check_ntb.sh's two guests with smartio.ko over the ivshmem NTB.
+# make check-ntb-cluster and make check-ntb-lend run those parts alone.  make check-ntb-switch2 runs
 # check_ntb.sh over two 2-port switches instead (NTB_FABRIC=switch): its
 # checks pass there except the concurrent write/attach timing on one
 # guest (397 s against a 60 s limit in the one run so far), so ivshmem
@@ -67,11 +69,20 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 	cl=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_cluster.sh || cl=$$?; \
 	if [ $$cl -eq 77 ]; then echo "check-ntb (cluster): SKIPPED"; cl=0; fi; \
+	ld=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_lend.sh || ld=$$?; \
+	if [ $$ld -eq 77 ]; then echo "check-ntb (lending): SKIPPED"; ld=0; fi; \
 	st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		NTB_FABRIC=ivshmem \
 		$(SHELL) $(srcdir)/tests/ntb/check_ntb.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb (ivshmem): SKIPPED"; st=0; fi; \
-	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ]
+	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ] && [ $$ld -eq 0 ]
+
+check-ntb-lend: fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_lend.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-lend: SKIPPED"; exit 0; fi; \
+	exit $$st
 
 check-ntb-cluster: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
@@ -90,4 +101,4 @@ clean-local: clean-ntb
 clean-ntb:
 	rm -rf tests/ntb/build contrib/qemu/build
 
-.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster clean-ntb
+.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend clean-ntb
