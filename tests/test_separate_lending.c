@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Issue 14: devices lent between machines that each keep a registry of
+ * their own (SIO_CORE_SEPARATE, smartio.ko over an NTB), with the real
+ * core on both sides and a transport that delivers a message to the other
+ * core as the NTB does (sio_core_dispatch_from with the link's far end)
+ * and refuses a send made while a request is being handled, as the kernel
+ * does (-ELOOP).
+ *
+ *  - test_dev_table_*: a lender's DEV_TABLE fills the others' slots; a
+ *    table of another owner, or one with a bad record, changes nothing.
+ *  - test_borrow_across_registries_*: the lender claims the device once,
+ *    after every check; each side translates what leads to its own memory
+ *    or device (inbound_map); return, reclaim and the loss of either node
+ *    release both halves (claim 0, every inbound map unmapped, LUT slots
+ *    and requester entries as before); refusals never claim.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_int.h"
+
+#define NODES 3
+#define SLOTS 2		/* device slots per node */
+#define BAR0 (16u << 10)
+
+static const struct sio_reg_limits limits = {
+	.max_borrows = 8, .max_segments = 8, .max_attach = 8,
+	.max_segdma = 8, .max_peermap = 8,
+};
+
+struct call {
+	u32 self, peer, kind, dev;
+	u64 peer_addr, local_addr, size;
+};
+
+static struct {
+	struct sio_registry *reg[NODES];
+	u64 size;
+	struct sio_core core[NODES];
+	int serving;		/* a request is being handled */
+	int loops;		/* sends refused because of that */
+	int claims, unclaims;
+	struct call maps[16], unmaps[16];
+	int nmaps, nunmaps;
+	u64 clock;
+} w;
+
+static u64 now_ns(void *plat)
+{
+	(void)plat;
+	return ++w.clock;
+}
+
+static int lut_set(void *plat, u32 node, u32 adapter, u32 slot, u32 tnode,
+		   u64 taddr, u64 len, u32 src, u16 rid)
+{
+	(void)plat; (void)node; (void)adapter; (void)slot; (void)tnode;
+	(void)taddr; (void)len; (void)src; (void)rid;
+	return 0;
+}
+
+static void lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
+{
+	(void)plat; (void)node; (void)adapter; (void)slot;
+}
+
+static int iommu_map(void *plat, u32 node, u32 src, u16 rid, u64 iova,
+		     u64 phys, u64 size)
+{
+	(void)plat; (void)node; (void)src; (void)rid; (void)iova; (void)phys;
+	(void)size;
+	return -EOPNOTSUPP;
+}
+
+static void iommu_unmap(void *plat, u32 node, u32 src, u16 rid, u64 iova)
+{
+	(void)plat; (void)node; (void)src; (void)rid; (void)iova;
+}
+
+static int seg_backing(void *plat, u32 seg, int create)
+{
+	(void)plat; (void)seg; (void)create;
+	return 0;
+}
+
+static int cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
+		      int write)
+{
+	(void)plat; (void)dev; (void)off; (void)write;
+	if (!write)
+		memset(buf, 0, len);
+	return 0;
+}
+
+/* The NTB: the other machine's core answers; never from inside a request. */
+static int send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
+		void *reply, u32 cap)
+{
+	int n;
+
+	(void)plat;
+	if (w.serving) {
+		w.loops++;
+		return -ELOOP;
+	}
+	if (dst >= NODES)
+		return -EHOSTDOWN;
+	w.serving = 1;
+	n = sio_core_dispatch_from(&w.core[dst], dst, src, msg, len, reply,
+				   cap);
+	w.serving = 0;
+	return n;
+}
+
+static int lend_claim(void *plat, u32 dev, u32 borrower, int claim)
+{
+	(void)plat; (void)dev; (void)borrower;
+	if (claim)
+		w.claims++;
+	else
+		w.unclaims++;
+	return 0;
+}
+
+static int inbound_map(void *plat, u32 self, u32 peer, u32 kind, u32 dev,
+		       u64 peer_addr, u64 local_addr, u64 size)
+{
+	(void)plat;
+	assert_true(w.nmaps < 16);
+	w.maps[w.nmaps++] = (struct call){ self, peer, kind, dev, peer_addr,
+					   local_addr, size };
+	return 0;
+}
+
+static void inbound_unmap(void *plat, u32 self, u32 peer, u32 kind, u32 dev,
+			  u64 peer_addr, u64 size)
+{
+	(void)plat;
+	assert_true(w.nunmaps < 16);
+	w.unmaps[w.nunmaps++] = (struct call){ self, peer, kind, dev,
+					       peer_addr, 0, size };
+}
+
+static const struct sio_platform_ops ops = {
+	.now_ns = now_ns, .lut_set = lut_set, .lut_clear = lut_clear,
+	.iommu_map = iommu_map, .iommu_unmap = iommu_unmap,
+	.seg_backing = seg_backing, .cfg_access = cfg_access, .send = send,
+	.lend_claim = lend_claim, .inbound_map = inbound_map,
+	.inbound_unmap = inbound_unmap,
+};
+
+/* Node self's registry: its own device in slot self * SLOTS, the rest absent. */
+static struct sio_registry *build(u32 self)
+{
+	struct sio_topo_node nodes[NODES];
+	struct sio_topo_adapter ad[NODES];
+	struct sio_topo_device dev[NODES * SLOTS];
+	struct sio_topology t = {
+		.nnodes = NODES, .nadapters = NODES, .ndevices = NODES * SLOTS,
+		.nodes = nodes, .adapters = ad, .devices = dev,
+	};
+	struct sio_registry *r;
+	u32 i;
+
+	memset(nodes, 0, sizeof(nodes));
+	memset(ad, 0, sizeof(ad));
+	memset(dev, 0, sizeof(dev));
+	for (i = 0; i < NODES; i++) {
+		snprintf(nodes[i].name, sizeof(nodes[i].name), "host%u", i);
+		nodes[i].id = i;
+		nodes[i].ram = 256u << 20;
+		snprintf(ad[i].name, sizeof(ad[i].name), "ntb0");
+		ad[i].node = i;
+		ad[i].peers = ((1u << NODES) - 1) & ~(1u << i);
+		ad[i].window = 8ull << 27;	/* 8 slots of 128 MiB */
+		ad[i].luts = 8;
+		ad[i].requesters = 32;
+		ad[i].reserved = 2;
+	}
+	for (i = 0; i < NODES * SLOTS; i++) {
+		dev[i].node = i / SLOTS;
+		dev[i].absent = i != self * SLOTS;
+	}
+	snprintf(dev[self * SLOTS].name, SIO_TOPO_NAME, "host%u-nvme0", self);
+	snprintf(dev[self * SLOTS].bdf, 16, "0000:00:04.0");
+	dev[self * SLOTS].vendor = 0x1b36;
+	dev[self * SLOTS].device = 0x0010;
+	dev[self * SLOTS].class_code = 0x010802;
+	dev[self * SLOTS].config_size = 4096;
+	dev[self * SLOTS].bar[0].size = BAR0;
+	dev[self * SLOTS].bar[0].flags = SIO_BAR_MEM64;
+	w.size = sio_registry_size(&t, &limits);
+	assert_true(w.size > 0);
+	r = calloc(1, w.size);
+	assert_non_null(r);
+	assert_int_equal(sio_registry_init(r, w.size, &t, &limits), 0);
+	return r;
+}
+
+static int setup(void **state)
+{
+	u32 i, n;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	for (i = 0; i < NODES; i++) {
+		w.reg[i] = build(i);
+		w.core[i] = (struct sio_core){ .reg = w.reg[i], .ops = &ops,
+					       .flags = SIO_CORE_SEPARATE };
+	}
+	for (i = 0; i < NODES; i++)
+		for (n = 0; n < NODES; n++)
+			sio_core_node_up(&w.core[i], n);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	u32 i;
+
+	(void)state;
+	for (i = 0; i < NODES; i++)
+		free(w.reg[i]);
+	return 0;
+}
+
+static u8 tbuf[SIO_MSG_MAX];
+
+/* Lender's DEV_TABLE for dst, delivered to dst as coming from `from`. */
+static int push_table(u32 lender, u32 dst, u32 from, int (*edit)(u8 *, int))
+{
+	u8 reply[512];
+	struct sio_parsed p;
+	int len = sio_core_dev_table(&w.core[lender], lender, dst, tbuf,
+				     sizeof(tbuf)), n;
+
+	assert_true(len > 0);
+	if (edit)
+		len = edit(tbuf, len);
+	n = sio_core_dispatch_from(&w.core[dst], dst, from, tbuf, (u32)len,
+				   reply, sizeof(reply));
+	assert_true(n > 0);
+	assert_int_equal(sio_msg_parse(reply, (u32)n, &p), 0);
+	return sio_nla_s32(&p.tb[SIO_A_ERRNO]);
+}
+
+/* A user command on node self (as smartiofs or genl would send it). */
+static int cmd(u32 self, u8 c, u32 dev, u32 node, u64 size)
+{
+	u8 buf[256], rep[1024];
+	struct sio_parsed p;
+	struct sio_msg m;
+
+	sio_msg_init(&m, buf, sizeof(buf), c, SIO_F_REQUEST, 1);
+	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(w.reg[self], dev)->fdid);
+	sio_msg_put_u32(&m, SIO_A_NODE, node);
+	if (c == SIO_CMD_LEND) {
+		sio_msg_put_u32(&m, SIO_A_FLAGS, SIO_LEND_ALL);
+		sio_msg_put_u64(&m, SIO_A_MASK, 0);
+	}
+	if (size)
+		sio_msg_put_u64(&m, SIO_A_SIZE, size);
+	return sio_core_call(&w.core[self], self, self, &m, &p, rep,
+			     sizeof(rep));
+}
+
+static void test_dev_table_lists_the_lenders_device_everywhere(void **state)
+{
+	const struct sio_device *d;
+
+	(void)state;
+	assert_int_equal(sio_dev(w.reg[1], 0)->present, 0);
+	assert_int_equal(push_table(0, 1, 0, NULL), 0);
+	assert_int_equal(push_table(0, 2, 0, NULL), 0);
+	d = sio_dev(w.reg[1], 0);
+	assert_int_equal(d->present, 1);
+	assert_string_equal(d->name, "host0-nvme0");
+	assert_string_equal(d->bdf, "0000:00:04.0");
+	assert_int_equal(d->vendor, 0x1b36);
+	assert_int_equal(d->bar[0].size, BAR0);
+	assert_int_equal(sio_dev(w.reg[2], 0)->present, 1);
+	assert_int_equal(sio_dev_lookup(w.reg[2], "host0-nvme0"), 0);
+	/*
+	 * The lend policy is the lender's users' (node 1's users act for
+	 * their node only), and reaches the others with the next table.
+	 */
+	assert_int_equal(cmd(1, SIO_CMD_LEND, 0, 1, 0), -EPERM);
+	assert_int_equal(sio_dev(w.reg[0], 0)->policy, SIO_LEND_NONE);
+	assert_int_equal(cmd(0, SIO_CMD_LEND, 0, 0, 0), 0);
+	assert_int_equal(push_table(0, 2, 0, NULL), 0);
+	assert_int_equal(sio_dev(w.reg[2], 0)->policy, SIO_LEND_ALL);
+	/* The lender lost: its slots are absent again. */
+	sio_core_dev_forget(&w.core[2], 2, 0);
+	assert_int_equal(sio_dev(w.reg[2], 0)->present, 0);
+	assert_int_equal(sio_dev_lookup(w.reg[2], "host0-nvme0"), -ENXIO);
+}
+
+/* The first record of a DEV_TABLE message (after NODE). */
+static u8 *first_record(u8 *buf)
+{
+	return buf + SIO_MSG_HDRLEN + SIO_NLA_HDRLEN + 4 + SIO_NLA_HDRLEN;
+}
+
+static int bad_owner(u8 *b, int len)
+{
+	first_record(b)[3] = 0x00;	/* fdid: node 0 -> ... */
+	first_record(b)[2] = 0x10;	/* node 1's index space */
+	return len;
+}
+
+static int bad_bar(u8 *b, int len)
+{
+	/* BAR0's size (after fdid .. pads: offset of bar[0].size). */
+	first_record(b)[4 + 2 + 2 + 32 + 16 + 8 + 8 + 8 + 16 + 8] = 0x03;
+	return len;
+}
+
+static int bad_name(u8 *b, int len)
+{
+	memset(first_record(b) + 8, 'a', SIO_TOPO_NAME);
+	return len;
+}
+
+static int bad_mask(u8 *b, int len)
+{
+	first_record(b)[4 + 2 + 2 + 32 + 16 + 8 + 8 + 8 + 8] = 0x20;
+	return len;
+}
+
+static int twice(u8 *b, int len)
+{
+	u32 rec = SIO_NLA_HDRLEN + 320;
+	u8 *r = first_record(b) - SIO_NLA_HDRLEN;
+
+	memmove(r + rec, r, (size_t)(b + len - r));
+	len += (int)rec;
+	b[0] = (u8)len;
+	b[1] = (u8)(len >> 8);
+	return len;
+}
+
+static void test_dev_table_hostile_records_change_nothing(void **state)
+{
+	int (*const edits[])(u8 *, int) = {
+		bad_owner, bad_bar, bad_name, bad_mask, twice,
+	};
+	unsigned char *before = malloc(w.size);
+	size_t i;
+
+	(void)state;
+	assert_non_null(before);
+	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		memcpy(before, w.reg[1], w.size);
+		assert_true(push_table(0, 1, 0, edits[i]) < 0);
+		assert_memory_equal(before, w.reg[1], w.size);
+	}
+	/* Another node's table, as node 2 would send it: refused. */
+	memcpy(before, w.reg[1], w.size);
+	assert_int_equal(push_table(0, 1, 2, NULL), -EPERM);
+	assert_int_equal(sio_dev(w.reg[1], 0)->present, 0);
+	free(before);
+}
+
+/* The adapters' allocations of every node, to compare before and after. */
+static void adapters(struct sio_adapter *out)
+{
+	u32 i;
+
+	for (i = 0; i < NODES; i++)
+		out[i] = sio_node(w.reg[i], i)->adapter[0];
+}
+
+static void lend_to_all(void)
+{
+	assert_int_equal(cmd(0, SIO_CMD_LEND, 0, 0, 0), 0);
+	assert_int_equal(push_table(0, 1, 0, NULL), 0);
+	assert_int_equal(push_table(0, 2, 0, NULL), 0);
+}
+
+static int has_map(u32 self, u32 kind)
+{
+	int i;
+
+	for (i = 0; i < w.nmaps; i++)
+		if (w.maps[i].self == self && w.maps[i].kind == kind)
+			return 1;
+	return 0;
+}
+
+static void test_borrow_across_registries_maps_each_side(void **state)
+{
+	struct sio_adapter before[NODES], after[NODES];
+	int i, j;
+
+	(void)state;
+	lend_to_all();
+	adapters(before);
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+	assert_int_equal(w.claims, 1);
+	assert_int_equal(w.loops, 0);
+	assert_true(sio_dev(w.reg[0], 0)->borrowers >> 1 & 1);
+	assert_true(sio_dev(w.reg[1], 0)->borrowers >> 1 & 1);
+	/* The lender translates the BAR, the borrower DMA and MSI windows. */
+	assert_true(has_map(0, SIO_INB_BAR));
+	assert_true(has_map(1, SIO_INB_DMA));
+	assert_true(has_map(1, SIO_INB_MSI));
+	for (i = 0; i < w.nmaps; i++)
+		if (w.maps[i].kind == SIO_INB_BAR)
+			assert_int_equal(w.maps[i].local_addr,
+					 sio_dev(w.reg[0], 0)->bar[0].addr);
+	assert_int_equal(w.nmaps, 3);
+	/* Exclusive: node 2 is refused, and nothing is claimed again. */
+	assert_int_equal(push_table(0, 2, 0, NULL), 0);
+	assert_int_equal(cmd(2, SIO_CMD_BORROW, 0, 2, 256u << 20), -EBUSY);
+	assert_int_equal(w.claims, 1);
+	assert_int_equal(cmd(1, SIO_CMD_RETURN, 0, 1, 0), 0);
+	assert_int_equal(w.unclaims, 1);
+	assert_int_equal(w.loops, 0);
+	/* Every map unmapped, by the side that mapped it. */
+	assert_int_equal(w.nunmaps, w.nmaps);
+	for (i = 0; i < w.nmaps; i++) {
+		int found = 0;
+
+		for (j = 0; j < w.nunmaps; j++)
+			found |= w.unmaps[j].self == w.maps[i].self &&
+				 w.unmaps[j].kind == w.maps[i].kind &&
+				 w.unmaps[j].peer_addr == w.maps[i].peer_addr;
+		assert_true(found);
+	}
+	assert_int_equal(sio_dev(w.reg[0], 0)->borrowers, 0);
+	assert_int_equal(sio_borrow_find(w.reg[0], 0, 1), -ENOENT);
+	assert_int_equal(sio_borrow_find(w.reg[1], 0, 1), -ENOENT);
+	adapters(after);
+	for (i = 0; i < NODES; i++)
+		assert_memory_equal(&before[i], &after[i], sizeof(before[i]));
+}
+
+static void test_borrow_across_registries_refused_never_claims(void **state)
+{
+	struct sio_adapter before[NODES], after[NODES];
+	int i;
+
+	(void)state;
+	assert_int_equal(push_table(0, 1, 0, NULL), 0);	/* policy none */
+	adapters(before);
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), -EACCES);
+	/* A DMA window larger than the lender's window: no room. */
+	lend_to_all();
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 2ull << 30), -ENOSPC);
+	assert_int_equal(w.claims, 0);
+	assert_int_equal(w.nmaps, w.nunmaps);
+	adapters(after);
+	for (i = 0; i < NODES; i++)
+		assert_memory_equal(&before[i], &after[i], sizeof(before[i]));
+	assert_int_equal(sio_borrow_find(w.reg[0], 0, 1), -ENOENT);
+	assert_int_equal(sio_borrow_find(w.reg[1], 0, 1), -ENOENT);
+}
+
+static void test_borrow_across_registries_reclaim_releases_both(void **state)
+{
+	(void)state;
+	lend_to_all();
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+	assert_int_equal(cmd(0, SIO_CMD_RECLAIM, 0, 0, 0), 0);
+	assert_int_equal(w.loops, 0);
+	assert_int_equal(w.unclaims, 1);
+	assert_int_equal(w.nunmaps, w.nmaps);
+	assert_int_equal(sio_borrow_find(w.reg[0], 0, 1), -ENOENT);
+	assert_int_equal(sio_borrow_find(w.reg[1], 0, 1), -ENOENT);
+	assert_int_equal(sio_dev(w.reg[0], 0)->borrowers, 0);
+	assert_int_equal(sio_dev(w.reg[1], 0)->borrowers, 0);
+}
+
+static void test_borrow_across_registries_node_loss_releases(void **state)
+{
+	(void)state;
+	lend_to_all();
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+	/* Each side learns of the other's loss on its own. */
+	sio_core_node_down(&w.core[0], 1);
+	sio_core_node_down(&w.core[1], 0);
+	assert_int_equal(w.loops, 0);
+	assert_int_equal(w.unclaims, 1);
+	assert_int_equal(w.nunmaps, w.nmaps);
+	assert_int_equal(sio_borrow_find(w.reg[0], 0, 1), -ENOENT);
+	assert_int_equal(sio_borrow_find(w.reg[1], 0, 1), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			test_dev_table_lists_the_lenders_device_everywhere,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_dev_table_hostile_records_change_nothing, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_borrow_across_registries_maps_each_side, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_borrow_across_registries_refused_never_claims,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_borrow_across_registries_reclaim_releases_both,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_borrow_across_registries_node_loss_releases,
+			setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
