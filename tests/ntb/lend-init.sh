@@ -15,7 +15,11 @@
 #    read back equal; its MSI-X interrupts counted on the borrower; the
 #    shadow's DMA mappings made by address arithmetic (no bounce);
 #  - after the return the lender's own driver has the drive back and reads
-#    the same 64 MiB (the borrower's md5, passed in a segment).
+#    the same 64 MiB (the borrower's md5, passed in a segment);
+#  - failures, each pair borrowing again: host0 (a lender) powers off while
+#    host1 reads through the shadow: the reads fail, nothing hangs, the
+#    shadow is removed; host3 (a borrower) powers off holding host2's
+#    drive: host2's nvme driver has it back within 3 s.
 # The nodes wait for each other through /smartio: a step is a segment
 # <step><P> each node makes (a node may own 8 segment records of the 32
 # with four nodes).  "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
@@ -239,6 +243,42 @@ if [ "$P" != "$lender" ]; then
 	mark returned
 	wait_for checked $pair
 	mark bye
+	# --- failures: borrowed again, then a machine of the pair is lost --
+	if echo "host$P" >"$dev/borrow" 2>/tmp/err && waitfor 120 shadow_disk; then
+		disk=$(shadow_disk)
+		pass "host$P borrows host$lender-nvme0 again: /dev/$disk"
+	else
+		fail "borrowing again: $(cat /tmp/err)"; finish
+	fi
+	if [ "$P" = 3 ]; then
+		# The borrower powers off holding the device: host2 takes it back.
+		finish
+	fi
+	# The lender powers off under I/O: the shadow goes, the I/O fails.
+	(while dd if="/dev/$disk" of=/dev/null bs=1M count=16 iflag=direct \
+		status=none; do :; done; echo ended >/tmp/io) &
+	io=$!
+	sleep 1
+	mark busy
+	t0=$(date +%s)
+	if waitfor 60 is "/smartio/nodes/host$lender/state" down; then
+		pass "host$lender (the lender) down $(($(date +%s) - t0)) s after its power-off began"
+	else
+		fail "host$lender still '$(cat "/smartio/nodes/host$lender/state")'"
+	fi
+	io_ended() { [ -e /tmp/io ]; }
+	t0=$(date +%s)
+	if waitfor 90 io_ended && ! kill -0 "$io" 2>/dev/null; then
+		pass "the reads in flight failed with errors, no hang ($(($(date +%s) - t0)) s)"
+	else
+		fail "the reads through the lost lender's device still run"
+		kill "$io" 2>/dev/null
+	fi
+	if waitfor 60 test ! -e "/sys/bus/pci/devices/$shadow"; then
+		pass "the shadow $shadow was removed by surprise"
+	else
+		fail "the shadow $shadow stays after the lender was lost"
+	fi
 else
 	wait_for returned $pair
 	s=/smartio/nodes/host$pair/segments/md5$pair
@@ -265,6 +305,32 @@ else
 			is "/smartio/nodes/host$pair/state" down
 	}
 	waitfor 300 left || fail "host$pair did not take its leave"
+	drv() { basename "$(readlink "/sys/bus/pci/devices/$own_bdf/driver")"; }
+	claimed() { [ "$(drv)" = smartio ]; }
+	if [ "$P" = 0 ]; then
+		# Borrowed again: this lender powers off under the borrower's I/O.
+		waitfor 120 claimed || fail "not borrowed again"
+		waitfor 300 [ -d "/smartio/nodes/host$pair/segments/busy$pair" ] ||
+			fail "host$pair did not start its I/O"
+		finish
+	fi
+	# Borrowed again, and the borrower powers off: the device comes back.
+	if waitfor 120 claimed; then
+		waitfor 300 is "/smartio/nodes/host$pair/state" down ||
+			fail "host$pair did not go down"
+		t0=$(date +%s)
+		back() { [ "$(drv)" = nvme ]; }
+		if waitfor 30 back; then
+			t=$(($(date +%s) - t0))
+			[ "$t" -le 3 ] &&
+				pass "host$pair powered off: $own_bdf back with nvme in $t s" ||
+				fail "host$pair powered off: $own_bdf back only after $t s"
+		else
+			fail "host$pair powered off: $own_bdf is with '$(drv)'"
+		fi
+	else
+		fail "host$pair did not borrow $own_bdf again (driver $(drv))"
+	fi
 fi
 # No barrier of all four at the end: a node that powered off takes its
 # step segments with it, so each pair ends on its own, the lender last.
