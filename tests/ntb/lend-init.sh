@@ -108,6 +108,17 @@ debug() {
 	dmesg | tail -n 40
 }
 
+# The switch port's count of outbound accesses not made by RAM alias
+# (man/smartio-ntb-port.7, SLOW_ACCESSES at BAR0 + 0x80).
+ntb_bdf=
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] && ntb_bdf=$(basename "$d")
+done
+slow_accesses() {
+	printf '%d' "$(devmem $(($(head -n 1 "/sys/bus/pci/devices/$ntb_bdf/resource" |
+		cut -d' ' -f1) + 0x80)) 64)"
+}
+
 # --- one registry across the kernels ----------------------------------------
 want="host0-nvme0 host1-nvme0 host2-nvme0 host3-nvme0 "
 listed() { [ "$(ls /smartio/dev | tr '\n' ' ')" = "$want" ]; }
@@ -144,6 +155,7 @@ if [ "$P" = "$lender" ]; then
 		fail "after the refused borrow $own_bdf lost its driver or its reads"
 	fi
 	echo all >"$dev/lend" || fail "lend all"
+	slow0=$(slow_accesses)
 	mark lent
 	wait_for lent $others
 else
@@ -297,6 +309,16 @@ else
 		pass "the lender reads the $MIB MiB host$pair wrote ($got_md5)"
 	else
 		fail "the lender reads $got_md5, host$pair wrote '$want_md5'"
+	fi
+	# The device's DMA went through the switch's RAM aliases into the
+	# borrower's pages: accesses this port made by callback (forwarded
+	# MSI writes, the CPU's messages) stay far below the pages moved.
+	slow=$(($(slow_accesses) - slow0))
+	pages=$((2 * MIB * 256))
+	if [ "$slow" -lt $((pages / 16)) ]; then
+		pass "DMA without a copy: $pages pages moved, $slow accesses of this port by callback (SLOW_ACCESSES)"
+	else
+		fail "$slow accesses of this port by callback for $pages pages"
 	fi
 	mark checked
 	# Until the borrower saw it: it marks bye, or has powered off.
