@@ -1,1 +1,0 @@
-/work/main/kmod/../lib/core/alloc.c

@@ -1,1 +1,0 @@
-/work/main/kmod/../lib/core/seg_attach.c

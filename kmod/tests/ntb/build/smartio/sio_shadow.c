@@ -1,1 +1,0 @@
-/work/main/kmod/sio_shadow.c

@@ -1,1 +1,0 @@
-/work/main/kmod/ntb/smartio_ntb.h
