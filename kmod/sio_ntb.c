@@ -606,7 +606,7 @@ void sio_ntb_fab_lut_clear(u32 node, u32 entry)
  * Before the registry is built: smartio_ntb's functions, and the look-up
  * table entries it offers per peer, which become the slots of adapter
  * ntb0 (one core slot is one hardware entry, the same on every machine of
- * one switch).  An NTB without single entries lends nothing: one page.
+ * one switch).
  */
 int sio_ntb_fab_probe(struct sio_k_geometry *geo)
 {
@@ -620,9 +620,15 @@ int sio_ntb_fab_probe(struct sio_k_geometry *geo)
 	count = ntb.lut_geometry(&ent);
 	if (count > SIO_K_LUTS)
 		count = SIO_K_LUTS;
+	/*
+	 * Without single entries (ntb_ivshmem, ntb_sioswitch without
+	 * lut_mws) devices are not lent; segments need no hardware slots
+	 * (they live in the segment heap's window), so the adapter keeps
+	 * its software geometry.
+	 */
 	if (!count || ent < PAGE_SIZE || ent > SIO_K_NTB_WINDOW_MAX / count) {
-		count = 1;
-		ent = PAGE_SIZE;
+		pr_info("smartio: no single look-up table entries: devices are not lent over this NTB\n");
+		return 0;
 	}
 	geo->luts = count;
 	geo->window = count * ent;

@@ -74,11 +74,16 @@ int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l)
 	u64 iova;
 	int err;
 
+	/*
+	 * A slot the CPU uses without an entry behind it is a segment's
+	 * (reached through the heap window) or a BAR the shadow will not
+	 * reach (sio_kplat_reach fails, so does the borrow).
+	 */
 	l->hw = sio_ntb_fab_lut_peer_addr(l->target_node, slot);
-	if (!l->hw)
-		return -ENOSPC;	/* no such entry toward that node */
 	if (l->rid == SIO_RID_CPU)
 		return 0;
+	if (!l->hw)
+		return -ENOSPC;	/* no such entry toward that node */
 	/* The lent device's own slot: its IOMMU domain leads there. */
 	kd = own_by_rid(l->rid);
 	ad = &sio_node(sio_k.reg, sio_k.self)->adapter[0];
