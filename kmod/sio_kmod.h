@@ -101,7 +101,7 @@ struct sio_kernel {
 };
 
 extern struct sio_kernel sio_k;
-extern const struct sio_platform_ops sio_kplat_ops, sio_kplat_ntb_ops;
+extern const struct sio_platform_ops sio_kplat_ops;
 
 /*
  * Where a window address of node's loopback adapter leads: 0 and the LUT

@@ -344,14 +344,21 @@ static int kplat_send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
 				      cap);
 }
 
+/* Called with separate registries only: over an NTB. */
 static int kplat_lend_claim(void *plat, u32 dev, u32 borrower, int claim)
 {
 	return sio_ntb_lend_claim(dev, borrower, claim);
 }
 
+/*
+ * Over an NTB the side a window leads to translates it (sio_ntb_lend.c);
+ * the loopback adapter's slots are resolved in software, nothing to do.
+ */
 static int kplat_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
 			     u32 dev, u64 peer_addr, u64 local_addr, u64 size)
 {
+	if (!sio_k.ntb)
+		return 0;
 	if (self != sio_k.self)
 		return -EINVAL;
 	return sio_ntb_lend_inbound(peer, kind, peer_addr, local_addr, size,
@@ -361,7 +368,7 @@ static int kplat_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
 static void kplat_inbound_unmap(void *plat, u32 self, u32 peer, u32 kind,
 				u32 dev, u64 peer_addr, u64 size)
 {
-	if (self == sio_k.self)
+	if (sio_k.ntb && self == sio_k.self)
 		sio_ntb_lend_inbound(peer, kind, peer_addr, 0, size, false);
 }
 
@@ -376,22 +383,6 @@ static void kplat_notify(void *plat)
 }
 
 const struct sio_platform_ops sio_kplat_ops = {
-	.now_ns = kplat_now_ns,
-	.mono_ns = kplat_mono_ns,
-	.lut_set = kplat_lut_set,
-	.lut_clear = kplat_lut_clear,
-	.iommu_map = kplat_iommu_map,
-	.iommu_unmap = kplat_iommu_unmap,
-	.seg_backing = kplat_seg_backing,
-	.seg_map = kplat_seg_map,
-	.cfg_access = kplat_cfg_access,
-	.bar_access = kplat_bar_access,
-	.send = kplat_send,
-	.notify = kplat_notify,
-};
-
-/* fabric=ntb: the core's registries are separate, so is lending. */
-const struct sio_platform_ops sio_kplat_ntb_ops = {
 	.now_ns = kplat_now_ns,
 	.mono_ns = kplat_mono_ns,
 	.lut_set = kplat_lut_set,

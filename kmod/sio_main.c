@@ -256,7 +256,7 @@ static int __init sio_init(void)
 	if (err)
 		goto fail;
 	sio_k.core.reg = sio_k.reg;
-	sio_k.core.ops = sio_k.ntb ? &sio_kplat_ntb_ops : &sio_kplat_ops;
+	sio_k.core.ops = &sio_kplat_ops;
 	sio_k.core.plat = &sio_k;
 	sio_k.core.flags = sio_k.ntb ? SIO_CORE_SEPARATE : 0;
 	mutex_lock(&sio_k.lock);

@@ -265,6 +265,37 @@ static bool seg_extends(struct device *dev, dma_addr_t start, size_t len,
 	       (start & ~mask) == ((addr + more - 1) & ~mask);
 }
 
+/*
+ * The DMA segments of a scatterlist, built at *out (*count so far): an
+ * entry mapped right after the last segment extends it within the
+ * device's segment size and boundary, else it starts the next one.
+ */
+void sio_sg_add(struct device *dev, struct scatterlist **out, int *count,
+		dma_addr_t addr, unsigned int len)
+{
+	if (*count && seg_extends(dev, sg_dma_address(*out),
+				  sg_dma_len(*out), addr, len)) {
+		sg_dma_len(*out) += len;
+		return;
+	}
+	if (*count)
+		*out = sg_next(*out);
+	sg_dma_address(*out) = addr;
+	sg_dma_len(*out) = len;
+	(*count)++;
+}
+
+/* The entries past the segments built carry no DMA length. */
+void sio_sg_end(struct scatterlist *sgl, int nents, int count)
+{
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i)
+		if (i >= count)
+			sg_dma_len(sg) = 0;
+}
+
 static int shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 			 int nents, enum dma_data_direction dir,
 			 unsigned long attrs)
@@ -295,20 +326,9 @@ static int shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 		}
 		addr = at + offset_in_page(sg_phys(sg));
 		at += span;
-		if (count && seg_extends(dev, sg_dma_address(out),
-					 sg_dma_len(out), addr, sg->length)) {
-			sg_dma_len(out) += sg->length;
-			continue;
-		}
-		if (count)
-			out = sg_next(out);
-		sg_dma_address(out) = addr;
-		sg_dma_len(out) = sg->length;
-		count++;
+		sio_sg_add(dev, &out, &count, addr, sg->length);
 	}
-	for_each_sg(sgl, sg, nents, i)
-		if (i >= count)
-			sg_dma_len(sg) = 0;
+	sio_sg_end(sgl, nents, count);
 	atomic64_inc(&sh->maps);
 	atomic_inc(&sh->live);
 	return count;

@@ -11,6 +11,7 @@
 #include <linux/irqdomain.h>
 #include <linux/msi.h>
 #include <linux/pci.h>
+#include <linux/scatterlist.h>
 
 #include "sio_kmod.h"
 
@@ -57,6 +58,11 @@ static inline struct sio_shadow *sio_dev_shadow(struct device *dev)
 {
 	return sio_bus_shadow(to_pci_dev(dev)->bus);
 }
+
+/* sio_shadow.c: a scatterlist's DMA segments, as the DMA APIs build them. */
+void sio_sg_add(struct device *dev, struct scatterlist **out, int *count,
+		dma_addr_t addr, unsigned int len);
+void sio_sg_end(struct scatterlist *sgl, int nents, int count);
 
 /* sio_shadow_ntb.c */
 extern const struct dma_map_ops sio_shadow_ntb_dma_ops;

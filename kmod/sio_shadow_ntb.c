@@ -96,33 +96,17 @@ static int ntb_map_sg(struct device *dev, struct scatterlist *sgl, int nents,
 		      enum dma_data_direction dir, unsigned long attrs)
 {
 	struct sio_shadow *sh = sio_dev_shadow(dev);
-	unsigned long mask = dma_get_seg_boundary(dev);
 	struct scatterlist *sg, *out = sgl;
 	int i, count = 0;
 
 	for_each_sg(sgl, sg, nents, i) {
 		phys_addr_t phys = sg_phys(sg);
-		dma_addr_t addr;
 
 		if (phys >= sh->dma_size || sg->length > sh->dma_size - phys)
 			return -EIO;
-		addr = sh->dma_base + phys;
-		if (count && sg_dma_address(out) + sg_dma_len(out) == addr &&
-		    sg_dma_len(out) + sg->length <= dma_get_max_seg_size(dev) &&
-		    (sg_dma_address(out) & ~mask) ==
-		    ((addr + sg->length - 1) & ~mask)) {
-			sg_dma_len(out) += sg->length;
-			continue;
-		}
-		if (count)
-			out = sg_next(out);
-		sg_dma_address(out) = addr;
-		sg_dma_len(out) = sg->length;
-		count++;
+		sio_sg_add(dev, &out, &count, sh->dma_base + phys, sg->length);
 	}
-	for_each_sg(sgl, sg, nents, i)
-		if (i >= count)
-			sg_dma_len(sg) = 0;
+	sio_sg_end(sgl, nents, count);
 	atomic64_inc(&sh->maps);
 	atomic_inc(&sh->live);
 	return count;

@@ -19,8 +19,8 @@
 # Phase 2 (host2 booted again): host2 up on both, its new segment attached
 # and read by both, both segments of theirs attached and read by host2,
 # and each written by the others again.
-# The nodes wait for each other through /smartio itself: a step is a
-# segment <step><P> each node makes; the others wait until it is listed.
+# The nodes wait for each other through /smartio itself (steps,
+# tests/ntb/cluster-steps.sh).
 # A node that powers off waits until the others marked that they saw its
 # last step (bye, fin) first: its segments go with it.
 # Every check prints "PASS: ..." or "FAIL: ..."; "NTB-END" ends the run.
@@ -38,18 +38,8 @@ OFF=2	# the node that powers off in phase 1
 echo "NTB-START port=$P phase=$phase"
 . /guest-common.sh
 
-fails=0
-pass() { echo "PASS: host$P: $*"; }
-fail() { echo "FAIL: host$P: $*"; fails=$((fails + 1)); }
-finish() { power_off "NTB-END port=$P phase=$phase fails=$fails"; }
-is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+. /cluster-steps.sh
 
-others=
-q=0
-while [ $q -lt $N ]; do
-	[ $q = "$P" ] || others="$others $q"
-	q=$((q + 1))
-done
 mine=/smartio/self/segments/seg$P
 seg_of() { echo "/smartio/nodes/host$1/segments/seg$1"; }
 
@@ -92,27 +82,6 @@ is /smartio/self/adapters/ntb0/link up && pass "ntb0 link up" ||
 	fail "ntb0 link '$(cat /smartio/self/adapters/ntb0/link)'"
 
 # --- helpers -----------------------------------------------------------------
-# mark NAME: this node reached step NAME (a segment NAME<P> of its own).
-mark() {
-	local s=/smartio/self/segments/$1$P
-	{ mkdir "$s" && echo 4k >"$s/size" && echo 1 >"$s/available"; } ||
-		fail "step segment $1$P"
-}
-# wait_for NAME NODES...: every node in NODES reached step NAME.
-wait_for() {
-	local q name=$1
-	shift
-	for q in "$@"; do
-		waitfor 900 [ -d "/smartio/nodes/host$q/segments/$name$q" ] ||
-			fail "host$q did not reach step $name"
-	done
-}
-# step NAME: mark NAME, then wait until every other node has.
-step() {
-	mark "$1"
-	# shellcheck disable=SC2086 # a list of nodes
-	wait_for "$1" $others
-}
 # own_segment TEXT: seg<P> of 64 KiB, exported, TEXT at 0.
 own_segment() {
 	if mkdir "$mine" && echo 64k >"$mine/size" &&

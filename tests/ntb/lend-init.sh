@@ -37,18 +37,9 @@ MIB=64
 echo "NTB-START port=$P phase=$phase"
 . /guest-common.sh
 
-fails=0
-pass() { echo "PASS: host$P: $*"; }
-fail() { echo "FAIL: host$P: $*"; fails=$((fails + 1)); }
-finish() { power_off "NTB-END port=$P phase=$phase fails=$fails"; }
-is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+STEP_WAIT=300
+. /cluster-steps.sh
 
-others=
-q=0
-while [ $q -lt $N ]; do
-	[ $q = "$P" ] || others="$others $q"
-	q=$((q + 1))
-done
 if [ $((P % 2)) = 0 ]; then
 	lender=$P
 	pair=$((P + 1))
@@ -86,22 +77,8 @@ for q in $others; do
 done
 pass "/smartio: the three other nodes up"
 
-# --- steps -----------------------------------------------------------------------
-mark() {
-	local s=/smartio/self/segments/$1$P
-	{ mkdir "$s" && echo 4k >"$s/size" && echo 1 >"$s/available"; } ||
-		fail "step segment $1$P"
-}
-wait_for() {
-	local q name=$1
-	shift
-	for q in "$@"; do
-		waitfor 300 [ -d "/smartio/nodes/host$q/segments/$name$q" ] ||
-			{ fail "host$q did not reach step $name"; debug; }
-	done
-}
-# What this node's kernel and tree say, after a failure.
-debug() {
+# What this node's kernel and tree say when a step's wait runs out.
+step_debug() {
 	ls /smartio/nodes/*/segments
 	cat /sys/kernel/debug/smartio/state
 	echo w >/proc/sysrq-trigger
