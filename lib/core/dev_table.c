@@ -62,8 +62,9 @@ int sio_core_dev_table(struct sio_core *c, u32 self, u32 dst, void *buf,
 		       u32 cap)
 {
 	struct sio_registry *r = c->reg;
-	struct sio_dev_wire *w;
+	struct sio_dev_wire w;
 	struct sio_msg m;
+	u8 *out;
 	u32 i;
 
 	if (self >= r->nnodes || dst >= r->nnodes)
@@ -75,11 +76,12 @@ int sio_core_dev_table(struct sio_core *c, u32 self, u32 dst, void *buf,
 
 		if (d->node != self || !d->present)
 			continue;
-		w = (struct sio_dev_wire *)sio_msg_reserve(&m, SIO_A_DATA,
-							   sizeof(*w));
-		if (!w)
+		out = sio_msg_reserve(&m, SIO_A_DATA, sizeof(w));
+		if (!out)
 			return m.err;
-		wire_from(w, d);
+		/* Attributes are 4-byte aligned, the record wants 8: copied. */
+		wire_from(&w, d);
+		sio_memcpy(out, &w, sizeof(w));
 	}
 	sio_msg_put_u32(&m, SIO_A_SRC, sio_node(r, self)->id);
 	sio_msg_put_u32(&m, SIO_A_DST, sio_node(r, dst)->id);
@@ -151,30 +153,42 @@ static int wire_ok(struct sio_registry *r, u32 self, u32 owner,
 	return (int)idx;
 }
 
+/* Record a of a table, into w (attributes are 4-byte aligned only). */
+static int wire_get(const struct sio_nla *a, struct sio_dev_wire *w)
+{
+	if (a->len != sizeof(*w))
+		return -EPROTO;
+	sio_memcpy(w, a->data, sizeof(*w));
+	return 0;
+}
+
 /* Every record first; two records for one slot or one name are refused. */
 static int table_ok(struct sio_registry *r, u32 self, u32 owner,
 		    const struct sio_parsed *p)
 {
-	const struct sio_dev_wire *w, *v;
+	const u32 name_at = (u32)__builtin_offsetof(struct sio_dev_wire, name);
+	struct sio_dev_wire w;
 	struct sio_nla a, b;
-	u32 pos = 0, pos2;
+	u32 pos = 0, pos2, fdid;
 	int idx;
 
 	while (sio_nla_next(p->attrs, p->attrs_len, &pos, &a)) {
 		if (a.type != SIO_A_DATA)
 			continue;
-		if (a.len != sizeof(*w))
+		if (wire_get(&a, &w))
 			return -EPROTO;
-		w = (const struct sio_dev_wire *)a.data;
-		idx = wire_ok(r, self, owner, w);
+		idx = wire_ok(r, self, owner, &w);
 		if (idx < 0)
 			return idx;
 		pos2 = pos;
 		while (sio_nla_next(p->attrs, p->attrs_len, &pos2, &b)) {
-			if (b.type != SIO_A_DATA || b.len != sizeof(*v))
+			if (b.type != SIO_A_DATA || b.len != sizeof(w))
 				continue;
-			v = (const struct sio_dev_wire *)b.data;
-			if (v->fdid == w->fdid || sio_streq(v->name, w->name))
+			sio_memcpy(&fdid, b.data, sizeof(fdid));
+			/* w's name is checked: compared with its NUL. */
+			if (fdid == w.fdid ||
+			    !sio_memcmp(b.data + name_at, w.name,
+					sio_strnlen(w.name, sizeof(w.name)) + 1))
 				return -EPROTO;
 		}
 	}
@@ -211,7 +225,7 @@ int sio_h_dev_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
 {
 	struct sio_registry *r = c->reg;
 	int owner = sio_msg_node(r, p, SIO_A_NODE), err;
-	const struct sio_dev_wire *w;
+	struct sio_dev_wire w;
 	struct sio_nla a;
 	u32 i, pos = 0;
 
@@ -236,11 +250,10 @@ int sio_h_dev_table(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	while (sio_nla_next(p->attrs, p->attrs_len, &pos, &a)) {
 		struct sio_device *d;
 
-		if (a.type != SIO_A_DATA)
+		if (a.type != SIO_A_DATA || wire_get(&a, &w))
 			continue;
-		w = (const struct sio_dev_wire *)a.data;
-		d = sio_dev(r, w->fdid & 0xfffffu);
-		wire_to(d, w);
+		d = sio_dev(r, w.fdid & 0xfffffu);
+		wire_to(d, &w);
 		d->present = 1;
 		d->gone = !sio_node_up(r, (u32)owner);
 	}
