@@ -16,6 +16,9 @@
 #  - host2 powers off: host0 and host1 see it down, its segment gone, a
 #    mapping of it revoked (SIGBUS), and each other still up with its
 #    segment readable;
+# Before that, in phase 1, single look-up-table entries (ntb_sioswitch
+# lut_mws=1, smartio_ntb's debugfs lut files; see lut_check below), then
+# ntb_sioswitch and smartio_ntb are loaded again without lut_mws.
 # Phase 2 (host2 booted again): host2 up on both, its new segment attached
 # and read by both, both segments of theirs attached and read by host2,
 # and each written by the others again.
@@ -43,8 +46,185 @@ echo "NTB-START port=$P phase=$phase"
 mine=/smartio/self/segments/seg$P
 seg_of() { echo "/smartio/nodes/host$1/segments/seg$1"; }
 
+# --- single LUT entries -----------------------------------------------------
+# lut_check: every node translates, for every peer Q, entry 0 (a mailbox:
+# Q writes there the last round it finished, a digit) and entry 1 onto pages of
+# its own (smartio_ntb/<dev>/port<Q>/lut, sio_ntb_lut_set), and reaches
+# the peers' entries at sio_ntb_lut_peer_addr (peer_lut_data).  Round 1:
+# it writes through entry 1 of every peer and reads it back, and finds
+# in its own page for each peer what that peer wrote (one entry number,
+# a page per peer).  2: it clears entry 1 for the next node.  3: through
+# the previous node's cleared entry 1 it reads all-ones and writes; the
+# next node's entry 1 for it still reads back; its edu's DMA copies
+# through that entry (RAM alias) within the next node's page.  4: its
+# BLOCKED_NOENTRY counter rose (last from the next node, window 1), its
+# page for the next node is unchanged, and the previous node's DMA copy
+# is in its page for that node.
+LD=
+pci=
+lut_pos() { echo $(($1 * 4096 + $2)); }
+# lut_read Q E OFF LEN, lut_peer_read Q E OFF LEN: bytes of this node's
+# page for Q's entry E; of Q's entry E through this node's window.
+lut_read() {
+	dd if="$LD/port$1/lut_data" bs=1 skip="$(lut_pos "$2" "$3")" count="$4" 2>/dev/null
+}
+lut_peer_read() {
+	dd if="$LD/port$1/peer_lut_data" bs=1 skip="$(lut_pos "$2" "$3")" count="$4" 2>/dev/null
+}
+# lut_peer_write Q E OFF TEXT: TEXT through Q's entry E.
+lut_peer_write() {
+	printf '%s' "$4" | dd of="$LD/port$1/peer_lut_data" bs=1 \
+		seek="$(lut_pos "$2" "$3")" conv=notrunc 2>/dev/null
+}
+hex4() { od -An -tx1 | tr -d ' \n'; }
+lut_on() { [ "$(lut_peer_read "$1" 0 0 4 | hex4)" != ffffffff ]; }
+# A peer may finish the next round before this node looks: at least R.
+mbox_ge() {
+	local v
+	v=$(lut_read "$1" 0 0 1)
+	case $v in
+	[1-9]) [ "$v" -ge "$2" ] ;;
+	*) false ;;
+	esac
+}
+# round R: R into every peer's mailbox, then wait for theirs.
+round() {
+	local q
+	for q in $others; do
+		lut_peer_write "$q" 0 0 "$1"
+	done
+	for q in $others; do
+		waitfor 300 mbox_ge "$q" "$1" ||
+			fail "lut: host$q did not reach round $1 (mailbox '$(lut_read "$q" 0 0 1 | hex4)')"
+	done
+}
+blocked() { devmem $(($(bar0) + 0x60)) 64; }
+bar0() { sed -n 1p "/sys/bus/pci/devices/$pci/resource" | cut -d' ' -f1; }
+dev_of() {
+	local d
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor"):$(cat "$d/device")" = "$1" ] &&
+			{ basename "$d"; return; }
+	done
+}
+# edu_copy SRC DST LEN: the edu device's DMA copies LEN bytes SRC -> DST
+# through its buffer (bus addresses).
+edu_copy() {
+	local ea edu
+	edu=$(dev_of 0x1234:0x11e8)
+	ea=$(sed -n 1p "/sys/bus/pci/devices/$edu/resource" | cut -d' ' -f1)
+	printf '\006' | dd of="/sys/bus/pci/devices/$edu/config" bs=1 seek=4 \
+		conv=notrunc 2>/dev/null
+	edu_idle() { [ $(($(devmem $((ea + 0x98)) 64) & 1)) = 0 ]; }
+	devmem $((ea + 0x80)) 64 "$1"
+	devmem $((ea + 0x88)) 64 0x40000
+	devmem $((ea + 0x90)) 64 "$3"
+	devmem $((ea + 0x98)) 64 1
+	waitfor 5 edu_idle || return 1
+	devmem $((ea + 0x80)) 64 0x40000
+	devmem $((ea + 0x88)) 64 "$2"
+	devmem $((ea + 0x90)) 64 "$3"
+	devmem $((ea + 0x98)) 64 3
+	waitfor 5 edu_idle
+}
+lut_check() {
+	local q d next prev c0 c1 lb got addr ent
+	next=$(((P + 1) % N))
+	prev=$(((P + N - 1) % N))
+	pci=$(dev_of 0x1234:0x5a10)
+	LD=$(ls -d /sys/kernel/debug/smartio_ntb/*/ | head -n 1)
+	LD=${LD%/}
+	# Entries of window 1 (ENT1_SIZE).
+	ent=$(($(devmem $(($(bar0) + 0x90)) 64)))
+	for q in $others; do
+		d=$LD/port$q
+		# Entry 1 first: a peer that sees entry 0 translated finds 1 too.
+		if echo 1 >"$d/lut" && echo 0 >"$d/lut" &&
+		   [ "$(head -n 1 "$d/lut")" = "count 7 size $ent" ] &&
+		   [ "$(grep -c ' on$' "$d/lut")" = 2 ]; then
+			pass "lut: entries 0 and 1 for host$q translated ($(head -n 1 "$d/lut"))"
+		else
+			fail "lut: entries for host$q: $(cat "$d/lut" | tr '\n' ';')"
+		fi
+	done
+	for q in $others; do
+		waitfor 600 lut_on "$q" ||
+			fail "lut: host$q's entry 0 for this node never translated"
+	done
+	# Round 1: the same entry number of every peer, a page per peer.
+	for q in $others; do
+		lut_peer_write "$q" 1 0 "host$P to host$q"
+		got=$(lut_peer_read "$q" 1 0 15)
+		[ "$got" = "host$P to host$q" ] &&
+			pass "lut: written through host$q's entry 1 and read back" ||
+			fail "lut: host$q's entry 1 reads '$got'"
+	done
+	round 1
+	# The heap (512 KiB), made at the first link up, in entry 0.
+	heap_capped() { dmesg | grep -q "segment heap capped to $((ent >> 10)) KiB"; }
+	if [ "$ent" -ge 524288 ] || heap_capped; then
+		pass "lut: the segment heap fits entry 0 of window 1 ($ent bytes)"
+	else
+		fail "lut: no heap cap to $((ent >> 10)) KiB: $(dmesg | grep smartio_ntb | tail -n 3)"
+	fi
+	for q in $others; do
+		got=$(lut_read "$q" 1 0 15)
+		[ "$got" = "host$q to host$P" ] &&
+			pass "lut: this node's page for host$q's entry 1 holds '$got'" ||
+			fail "lut: page for host$q's entry 1 holds '$got'"
+	done
+	# Round 2: entry 1 for the next node cleared.
+	echo -1 >"$LD/port$next/lut" || fail "lut: clearing entry 1 for host$next"
+	grep -q '^1 .* off$' "$LD/port$next/lut" ||
+		fail "lut: entry 1 for host$next: $(cat "$LD/port$next/lut" | tr '\n' ';')"
+	c0=$(blocked)
+	round 2
+	# Round 3: the previous node's cleared entry, the next node's live one.
+	got=$(lut_peer_read "$prev" 1 0 4 | hex4)
+	[ "$got" = ffffffff ] &&
+		pass "lut: host$prev's cleared entry 1 reads all-ones here" ||
+		fail "lut: host$prev's cleared entry 1 reads $got"
+	lut_peer_write "$prev" 1 0 "blocked write!!"
+	got=$(lut_peer_read "$next" 1 0 15)
+	[ "$got" = "host$P to host$next" ] &&
+		pass "lut: host$next's entry 1 for this node still reads back (its entry 1 for host$((next + 1 == N ? 0 : next + 1)) is cleared)" ||
+		fail "lut: host$next's entry 1 reads '$got'"
+	addr=$(sed -n 's/^1 //p' "$LD/port$next/peer_lut")
+	if edu_copy "$addr" $((addr + 2048)) 15; then
+		pass "lut: edu DMA through host$next's entry 1 at $addr"
+	else
+		fail "lut: edu DMA through $addr did not finish"
+	fi
+	round 3
+	# Round 4: what the next node's blocked accesses did here.
+	c1=$(blocked)
+	lb=$(devmem $(($(bar0) + 0x78)) 64)
+	if [ $((c1)) -gt $((c0)) ] && [ $((lb >> 56)) = "$next" ] &&
+	   [ $(((lb >> 48) & 255)) = 1 ]; then
+		pass "lut: host$next's accesses to cleared entry 1 blocked ($((c0)) -> $((c1)) without entry, last $lb)"
+	else
+		fail "lut: blocked without entry $((c0)) -> $((c1)), last $lb"
+	fi
+	got=$(lut_read "$next" 1 0 15)
+	[ "$got" = "host$next to host$P" ] &&
+		pass "lut: the page of cleared entry 1 unchanged: '$got'" ||
+		fail "lut: the page of cleared entry 1 holds '$got'"
+	got=$(lut_read "$prev" 1 2048 15)
+	[ "$got" = "host$prev to host$P" ] &&
+		pass "lut: host$prev's edu DMA landed in this node's page: '$got'" ||
+		fail "lut: at 2048 of the page for host$prev: '$got'"
+	round 4
+}
+
 # --- smartio.ko fabric=ntb, node P of N ----------------------------------
 insmod /ntb.ko || fail "insmod ntb.ko"
+if [ "$phase" = 1 ]; then
+	insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
+	insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+	lut_check
+	rmmod smartio_ntb || fail "rmmod smartio_ntb"
+	rmmod ntb_sioswitch || fail "rmmod ntb_sioswitch"
+fi
 insmod /ntb_sioswitch.ko || fail "insmod ntb_sioswitch.ko"
 insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
 for m in $(cat /modules/order); do
