@@ -59,15 +59,11 @@ sw_cleanup() {
 	fi
 }
 
-# sw_start PORTS [WINDOW1 [WINDOW0]]: the switch for PORTS ports on
-# $tmp/sw.sock, 2 MiB windows; window 1 (BAR4, the one ntb_sioswitch
-# lut_mws=1 splits into single entries) of WINDOW1 bytes and window 0
-# (BAR2, smartio_ntb's messages) of WINDOW0 when given, e.g. 1G: four
-# 256 MiB guests boot with windows of up to 4G (each BAR is ports rounded
-# up to a power of two times the window; SeaBIOS puts them above 4 GiB).
+# sw_start PORTS [WINDOW1]: the switch for PORTS ports on $tmp/sw.sock, 2 MiB
+# windows (window 1 of WINDOW1 bytes when given, e.g. 1G).
 sw_start() {
-	"$sw/smartio-ntb-switch" -S "$tmp/sw.sock" -n "$1" -w "${3:-2M}" \
-		${2:+-W "$2"} >"$tmp/switch.log" 2>&1 &
+	"$sw/smartio-ntb-switch" -S "$tmp/sw.sock" -n "$1" -w 2M ${2:+-W "$2"} \
+		>"$tmp/switch.log" 2>&1 &
 	pids="$pids $!"
 	local n=0
 	until [ -S "$tmp/sw.sock" ]; do
