@@ -33,25 +33,6 @@
  * with "node N got: <request>", and debugfs smartio_ntb/<dev>/ (one peer)
  * or smartio_ntb/<dev>/port<P>/ (several) has "peer" (up/down, node,
  * generation) and "call" (write a request, read the reply) to drive it.
- *
- * Single LUT entries (memory windows SIO_MW_LUT.., ntb_sioswitch
- * lut_mws=1), exported to the kernel core as entries 0 .. count - 1 per
- * peer, are driven in debugfs too.  Guest A (port 0) lets port 1 reach a
- * page of its own at entry 2, port 1 writes into it, A reads it:
- *
- *   a# cd /sys/kernel/debug/smartio_ntb/0000:00:03.0/port1
- *   a# echo 2 > lut; cat lut
- *   count 7 size 262144
- *   2 0x0000000003a51000 on
- *   b# cd /sys/kernel/debug/smartio_ntb/0000:00:03.0/port0
- *   b# printf hello | dd of=peer_lut_data bs=4096 seek=2
- *   a# dd if=lut_data bs=4096 skip=2 count=1 | head -c 5
- *   hello
- *   a# echo -2 > lut          # b's writes are blocked, its reads all-ones
- *
- * lut_data and peer_lut_data hold entry E's page (ours; the first of the
- * entry of our window to the peer) at offset E * 4096; peer_lut lists
- * the entries' physical addresses here.
  */
 
 #include <linux/debugfs.h>
@@ -140,19 +121,6 @@ struct sio_ntb_peer {
 	size_t dbg_seg_size;
 	u64 dbg_peer_off;		/* debugfs: a view of a peer's segment */
 	size_t dbg_peer_size;
-	struct mutex dbg_lock;		/* dbg_lut[].page, .on */
-	struct sio_dbg_lut *dbg_lut;	/* debugfs lut: one per entry */
-};
-
-/*
- * debugfs lut: the page of ours an inbound entry is translated onto, and
- * the first page of the outbound entry, mapped.
- */
-struct sio_dbg_lut {
-	struct page *page;
-	bool on;
-	void __iomem *peer;
-	phys_addr_t peer_phys;
 };
 
 /* One NTB device: its peers and the segment heap they all reach. */
@@ -239,13 +207,11 @@ static void sio_peer_down(struct sio_ntb_peer *p)
 }
 
 /*
- * A buffer for inbound window widx of peer pidx, translated: want bytes,
- * or as many as the window takes if that is less, but at least need;
- * 0 or -errno.
+ * A buffer for inbound window widx of peer pidx, at least want bytes (at
+ * most what the window takes), translated; 0 or -errno.
  */
 static int sio_inbound(struct sio_ntb_peer *p, int widx, resource_size_t want,
-		       resource_size_t need, void **va, dma_addr_t *dma,
-		       resource_size_t *size)
+		       void **va, dma_addr_t *dma, resource_size_t *size)
 {
 	resource_size_t addr_align, size_align, size_max, sz;
 	struct ntb_dev *ntb = p->d->ntb;
@@ -257,9 +223,9 @@ static int sio_inbound(struct sio_ntb_peer *p, int widx, resource_size_t want,
 	if (rc)
 		return rc;
 	sz = round_up(min(round_up(want, PAGE_SIZE), size_max), size_align);
-	if (sz > size_max || sz < need) {
+	if (sz > size_max || sz < want) {
 		dev_err(&ntb->dev, "window %d: %pa bytes, %pa needed\n", widx,
-			&size_max, &need);
+			&size_max, &want);
 		return -ENOSPC;
 	}
 	*va = dma_alloc_coherent(&ntb->pdev->dev, sz, dma, GFP_KERNEL);
@@ -288,19 +254,10 @@ static int sio_setup_heap(struct sio_ntb_peer *p)
 	if (p->seg_trans)
 		goto out;
 	if (!d->heap_va) {
-		size = (resource_size_t)window_kb << 10;
-		rc = sio_inbound(p, SIO_MW_SEG, size, PAGE_SIZE, &d->heap_va,
-				 &d->heap_dma, &d->heap_size);
+		rc = sio_inbound(p, SIO_MW_SEG, (resource_size_t)window_kb << 10,
+				 &d->heap_va, &d->heap_dma, &d->heap_size);
 		if (rc)
 			goto out;
-		/*
-		 * With single-entry windows (ntb_sioswitch lut_mws=1) the heap
-		 * is one entry: at most the entry's size.
-		 */
-		if (d->heap_size < size)
-			dev_info(&d->ntb->dev, "segment heap capped to %llu KiB (window_kb=%u): what window %d takes\n",
-				 (unsigned long long)d->heap_size >> 10,
-				 window_kb, SIO_MW_SEG);
 		d->heap_pages = d->heap_size >> PAGE_SHIFT;
 		d->heap = bitmap_zalloc(d->heap_pages, GFP_KERNEL);
 		if (!d->heap) {
@@ -333,9 +290,8 @@ static int sio_setup_inbound(struct sio_ntb_peer *p)
 	int rc;
 
 	if (!p->in) {
-		rc = sio_inbound(p, SIO_MW_MSG, sizeof(struct sio_window),
-				 sizeof(struct sio_window), &va, &p->in_dma,
-				 &p->in_size);
+		rc = sio_inbound(p, SIO_MW_MSG, sizeof(struct sio_window), &va,
+				 &p->in_dma, &p->in_size);
 		if (rc) {
 			dev_err(&p->d->ntb->dev,
 				"message window for port %d: %d\n", p->port,
@@ -352,16 +308,6 @@ static int sio_setup_inbound(struct sio_ntb_peer *p)
 static u64 sio_db_bits(struct sio_ntb_peer *p, u64 what)
 {
 	return p->d->pcnt == 1 ? what : BIT_ULL(p->port);
-}
-
-/*
- * Our outbound memory window w to p: ntb_peer_mw_count() / peers of them
- * per peer, in peer order, the numbering of ntb_sioswitch and of
- * two-port NTBs.
- */
-static int sio_out_widx(struct sio_ntb_peer *p, int w)
-{
-	return p->pidx * (ntb_peer_mw_count(p->d->ntb) / p->d->pcnt) + w;
 }
 
 /* A hello (token bit 0 set) asks for an answer; an answer does not. */
@@ -645,37 +591,27 @@ void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
 
 /*
- * Single look-up-table entries: entry e toward and from a peer is its
- * memory window SIO_MW_LUT + e (ntb_sioswitch lut_mws=1 makes every
- * entry of its window 1 a memory window, as ntb_hw_switchtec does with
- * its LUT windows), translated on its own.  An NTB whose memory windows
- * stop at SIO_MW_SEG has none.  (ntb_ivshmem mw_count=3.. offers more
- * windows, but they translate only onto their own slot: set refuses
- * anything else.)
+ * Single look-up-table entries: memory windows SIO_MW_LUT.. of every peer
+ * (ntb_sioswitch lut_mws=1, as ntb_hw_switchtec's LUT windows), each
+ * translated on its own.  How many and how large, on d.
  */
-u32 sio_ntb_lut_count(struct sio_ntb_peer *p, u64 *ent_size)
+static u32 sio_lut_count(struct sio_ntb_dev *d, u64 *ent_size)
 {
-	struct ntb_dev *ntb = p->d->ntb;
-	int mws = ntb_mw_count(ntb, p->pidx);
 	resource_size_t size;
 	phys_addr_t base;
+	int mws = ntb_mw_count(d->ntb, 0);
 
 	/*
-	 * The size of our outbound window: ntb_mw_get_align() may answer
-	 * only while the link is up (Intel, AMD), and the kernel core asks
-	 * before.  The framework's windows are the same size both ways.
+	 * The outbound side's size: ntb_mw_get_align() answers only while
+	 * that peer's link is up, and the geometry is asked at load time.
 	 */
 	if (mws <= SIO_MW_LUT ||
-	    ntb_peer_mw_get_addr(ntb, sio_out_widx(p, SIO_MW_LUT), &base,
-				 &size))
+	    ntb_peer_mw_get_addr(d->ntb, SIO_MW_LUT, &base, &size))
 		return 0;
-	if (ent_size)
-		*ent_size = size;
+	*ent_size = size;
 	return mws - SIO_MW_LUT;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_lut_count);
 
-/* The first NTB device's first peer's count (kmod/sio_ntb.c asks this). */
 u32 sio_ntb_lut_geometry(u64 *ent_size)
 {
 	struct sio_ntb_dev *d;
@@ -684,7 +620,7 @@ u32 sio_ntb_lut_geometry(u64 *ent_size)
 	mutex_lock(&sio_lock);
 	d = list_first_entry_or_null(&sio_devs, struct sio_ntb_dev, node);
 	if (d)
-		n = sio_ntb_lut_count(&d->peer[0], ent_size);
+		n = sio_lut_count(d, ent_size);
 	mutex_unlock(&sio_lock);
 	return n;
 }
@@ -694,7 +630,7 @@ int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size)
 {
 	u64 ent;
 
-	if (entry >= sio_ntb_lut_count(p, &ent) || !size || size > ent ||
+	if (entry >= sio_lut_count(p->d, &ent) || !size || size > ent ||
 	    !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size))
 		return -EINVAL;
 	return ntb_mw_set_trans(p->d->ntb, p->pidx, SIO_MW_LUT + entry, addr,
@@ -704,20 +640,24 @@ EXPORT_SYMBOL_GPL(sio_ntb_lut_set);
 
 void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry)
 {
-	if (entry < sio_ntb_lut_count(p, NULL))
+	u64 ent;
+
+	if (entry < sio_lut_count(p->d, &ent))
 		ntb_mw_clear_trans(p->d->ntb, p->pidx, SIO_MW_LUT + entry);
 }
 EXPORT_SYMBOL_GPL(sio_ntb_lut_clear);
 
 phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry)
 {
+	struct ntb_dev *ntb = p->d->ntb;
+	int per_peer = ntb_peer_mw_count(ntb) / p->d->pcnt;
 	resource_size_t size;
 	phys_addr_t base;
+	u64 ent;
 
-	if (entry >= sio_ntb_lut_count(p, NULL) ||
-	    ntb_peer_mw_get_addr(p->d->ntb,
-				 sio_out_widx(p, SIO_MW_LUT + entry), &base,
-				 &size))
+	if (entry >= sio_lut_count(p->d, &ent) ||
+	    ntb_peer_mw_get_addr(ntb, p->pidx * per_peer + SIO_MW_LUT + entry,
+				 &base, &size))
 		return 0;
 	return base;
 }
@@ -1024,248 +964,10 @@ static ssize_t sio_peer_seg_data_write(struct file *file,
 SIO_DBG_FOPS(sio_peer_seg_data_fops, sio_peer_seg_data_read,
 	     sio_peer_seg_data_write, default_llseek);
 
-/* lut: "E" names single entry E (sio_ntb_lut_count()), "-E" clears it. */
-static int sio_dbg_entry(struct sio_ntb_peer *p, const char __user *ubuf,
-			 size_t size, u32 *entry, bool *clear)
-{
-	char buf[16];
-	int rc;
-
-	if (!size || size >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, size))
-		return -EFAULT;
-	buf[size] = 0;
-	*clear = buf[0] == '-';
-	rc = kstrtou32(buf + *clear, 0, entry);
-	if (rc)
-		return rc;
-	return *entry < sio_ntb_lut_count(p, NULL) ? 0 : -EINVAL;
-}
-
-/* lut: "E" translates entry E onto a zeroed page of ours, "-E" clears it. */
-static ssize_t sio_lut_write(struct file *file, const char __user *ubuf,
-			     size_t size, loff_t *ppos)
-{
-	struct sio_ntb_peer *p = file->private_data;
-	struct sio_dbg_lut *l;
-	bool clear;
-	u32 e;
-	int rc;
-
-	rc = sio_dbg_entry(p, ubuf, size, &e, &clear);
-	if (rc)
-		return rc;
-	mutex_lock(&p->dbg_lock);
-	l = &p->dbg_lut[e];
-	if (clear) {
-		sio_ntb_lut_clear(p, e);
-		l->on = false;
-	} else {
-		if (!l->page)
-			l->page = alloc_page(GFP_KERNEL);
-		if (l->page) {
-			clear_page(page_address(l->page));
-			rc = sio_ntb_lut_set(p, e, page_to_phys(l->page),
-					     PAGE_SIZE);
-		} else {
-			rc = -ENOMEM;
-		}
-		l->on = !rc;
-	}
-	mutex_unlock(&p->dbg_lock);
-	return rc ? rc : size;
-}
-
-/* "count N size S", then "E PHYS on|off" for every entry with a page. */
-static ssize_t sio_lut_read(struct file *file, char __user *ubuf,
-			    size_t size, loff_t *ppos)
-{
-	struct sio_ntb_peer *p = file->private_data;
-	u64 ent = 0;
-	u32 n = sio_ntb_lut_count(p, &ent), e;
-	size_t cap = (n + 1) * 48;
-	phys_addr_t phys;
-	ssize_t rc;
-	char *buf;
-	int len;
-
-	buf = kmalloc(cap, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	len = scnprintf(buf, cap, "count %u size %llu\n", n, ent);
-	mutex_lock(&p->dbg_lock);
-	for (e = 0; e < n; e++) {
-		if (!p->dbg_lut[e].page)
-			continue;
-		phys = page_to_phys(p->dbg_lut[e].page);
-		len += scnprintf(buf + len, cap - len, "%u %pa %s\n", e, &phys,
-				 p->dbg_lut[e].on ? "on" : "off");
-	}
-	mutex_unlock(&p->dbg_lock);
-	rc = simple_read_from_buffer(ubuf, size, ppos, buf, len);
-	kfree(buf);
-	return rc;
-}
-
-SIO_DBG_FOPS(sio_lut_fops, sio_lut_read, sio_lut_write, NULL);
-
-/*
- * lut_data and peer_lut_data: entry E's page at offset E * PAGE_SIZE; an
- * access stops at the end of the page.  The entry and the offset in it,
- * 0 at the end of the entries.
- */
-static size_t sio_dbg_page(struct sio_ntb_peer *p, loff_t pos, size_t size,
-			   u32 *e, size_t *off)
-{
-	if (pos < 0 || pos >= (loff_t)sio_ntb_lut_count(p, NULL) * PAGE_SIZE)
-		return 0;
-	*e = pos >> PAGE_SHIFT;
-	*off = offset_in_page(pos);
-	return min_t(size_t, size, PAGE_SIZE - *off);
-}
-
-/* lut_data: our pages, translated or not (what the peer wrote). */
-static ssize_t sio_lut_data_rw(struct file *file, char __user *ubuf,
-			       const char __user *wbuf, size_t size,
-			       loff_t *ppos)
-{
-	struct sio_ntb_peer *p = file->private_data;
-	struct page *page;
-	ssize_t rc = -ENXIO;
-	size_t off;
-	u32 e;
-
-	size = sio_dbg_page(p, *ppos, size, &e, &off);
-	if (!size)
-		return wbuf ? -ENOSPC : 0;
-	mutex_lock(&p->dbg_lock);
-	page = p->dbg_lut[e].page;
-	if (page && wbuf)
-		rc = size - copy_from_user(page_address(page) + off, wbuf,
-					   size);
-	else if (page)
-		rc = size - copy_to_user(ubuf, page_address(page) + off, size);
-	mutex_unlock(&p->dbg_lock);
-	if (!rc)
-		return -EFAULT;
-	if (rc > 0)
-		*ppos += rc;
-	return rc;
-}
-
-static ssize_t sio_lut_data_read(struct file *file, char __user *ubuf,
-				 size_t size, loff_t *ppos)
-{
-	return sio_lut_data_rw(file, ubuf, NULL, size, ppos);
-}
-
-static ssize_t sio_lut_data_write(struct file *file, const char __user *ubuf,
-				  size_t size, loff_t *ppos)
-{
-	return sio_lut_data_rw(file, NULL, ubuf, size, ppos);
-}
-
-SIO_DBG_FOPS(sio_lut_data_fops, sio_lut_data_read, sio_lut_data_write,
-	     default_llseek);
-
-/* peer_lut: "E ADDR", where this machine reaches entry E to the peer. */
-static ssize_t sio_peer_lut_read(struct file *file, char __user *ubuf,
-				 size_t size, loff_t *ppos)
-{
-	struct sio_ntb_peer *p = file->private_data;
-	u32 n = sio_ntb_lut_count(p, NULL), e;
-	size_t cap = n * 32 + 1;
-	ssize_t rc;
-	char *buf;
-	int len = 0;
-
-	buf = kmalloc(cap, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	for (e = 0; e < n; e++)
-		len += scnprintf(buf + len, cap - len, "%u %pa\n", e,
-				 &p->dbg_lut[e].peer_phys);
-	rc = simple_read_from_buffer(ubuf, size, ppos, buf, len);
-	kfree(buf);
-	return rc;
-}
-
-SIO_DBG_FOPS(sio_peer_lut_fops, sio_peer_lut_read, NULL, NULL);
-
-/*
- * peer_lut_data: the first page of each entry of our window to the peer
- * (uncached), whatever the peer translated it to: where it translated
- * nothing, reads return all-ones and writes are dropped.
- */
-static ssize_t sio_peer_lut_data_rw(struct file *file, char __user *ubuf,
-				    const char __user *wbuf, size_t size,
-				    loff_t *ppos)
-{
-	struct sio_ntb_peer *p = file->private_data;
-	size_t off, left;
-	void *buf;
-	u32 e;
-
-	size = sio_dbg_page(p, *ppos, size, &e, &off);
-	if (!size)
-		return wbuf ? -ENOSPC : 0;
-	if (!p->dbg_lut[e].peer)
-		return -ENXIO;
-	buf = kmalloc(size, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (wbuf) {
-		left = copy_from_user(buf, wbuf, size);
-		memcpy_toio(p->dbg_lut[e].peer + off, buf, size - left);
-	} else {
-		memcpy_fromio(buf, p->dbg_lut[e].peer + off, size);
-		left = copy_to_user(ubuf, buf, size);
-	}
-	kfree(buf);
-	if (left == size)
-		return -EFAULT;
-	*ppos += size - left;
-	return size - left;
-}
-
-static ssize_t sio_peer_lut_data_read(struct file *file, char __user *ubuf,
-				      size_t size, loff_t *ppos)
-{
-	return sio_peer_lut_data_rw(file, ubuf, NULL, size, ppos);
-}
-
-static ssize_t sio_peer_lut_data_write(struct file *file,
-				       const char __user *ubuf, size_t size,
-				       loff_t *ppos)
-{
-	return sio_peer_lut_data_rw(file, NULL, ubuf, size, ppos);
-}
-
-SIO_DBG_FOPS(sio_peer_lut_data_fops, sio_peer_lut_data_read,
-	     sio_peer_lut_data_write, default_llseek);
-
-/* Entries still translated onto debugfs pages go with the module. */
-static void sio_dbg_lut_free(struct sio_ntb_peer *p)
-{
-	u32 n = sio_ntb_lut_count(p, NULL), e;
-
-	for (e = 0; p->dbg_lut && e < n; e++) {
-		if (p->dbg_lut[e].on)
-			sio_ntb_lut_clear(p, e);
-		if (p->dbg_lut[e].page)
-			__free_page(p->dbg_lut[e].page);
-		if (p->dbg_lut[e].peer)
-			iounmap(p->dbg_lut[e].peer);
-	}
-}
-
 static void sio_peer_debugfs(struct sio_ntb_peer *p)
 {
 	struct sio_ntb_dev *d = p->d;
-	struct sio_dbg_lut *l;
 	char name[16];
-	u32 n, e;
 
 	if (!d->dbgfs)
 		return;
@@ -1282,24 +984,6 @@ static void sio_peer_debugfs(struct sio_ntb_peer *p)
 	debugfs_create_file("peer_seg", 0200, p->dbgfs, p, &sio_peer_seg_fops);
 	debugfs_create_file("peer_seg_data", 0600, p->dbgfs, p,
 			    &sio_peer_seg_data_fops);
-	n = sio_ntb_lut_count(p, NULL);
-	if (!n)
-		return;
-	p->dbg_lut = devm_kcalloc(&d->ntb->dev, n, sizeof(*p->dbg_lut),
-				  GFP_KERNEL);
-	if (!p->dbg_lut)
-		return;
-	for (e = 0; e < n; e++) {
-		l = &p->dbg_lut[e];
-		l->peer_phys = sio_ntb_lut_peer_addr(p, e);
-		if (l->peer_phys)
-			l->peer = ioremap(l->peer_phys, PAGE_SIZE);
-	}
-	debugfs_create_file("lut", 0600, p->dbgfs, p, &sio_lut_fops);
-	debugfs_create_file("lut_data", 0600, p->dbgfs, p, &sio_lut_data_fops);
-	debugfs_create_file("peer_lut", 0400, p->dbgfs, p, &sio_peer_lut_fops);
-	debugfs_create_file("peer_lut_data", 0600, p->dbgfs, p,
-			    &sio_peer_lut_data_fops);
 }
 
 /* Our outbound window widx, mapped: at most SIO_OUT_MAX of it. */
@@ -1321,6 +1005,7 @@ static int sio_peer_init(struct sio_ntb_dev *d, int pidx, int own_port)
 {
 	struct sio_ntb_peer *p = &d->peer[pidx];
 	struct ntb_dev *ntb = d->ntb;
+	int per_peer = ntb_peer_mw_count(ntb) / d->pcnt;
 	phys_addr_t phys;
 
 	p->d = d;
@@ -1338,16 +1023,16 @@ static int sio_peer_init(struct sio_ntb_dev *d, int pidx, int own_port)
 	INIT_WORK(&p->req_work, sio_req_work);
 	mutex_init(&p->call_lock);
 	mutex_init(&p->state_lock);
-	mutex_init(&p->dbg_lock);
 	init_waitqueue_head(&p->wq);
 	p->call_seq = get_random_u32();
 	p->relink = true;
 	/* Whatever the scratchpads hold now is a previous peer's. */
 	p->stale_token = ntb_spad_read(ntb, p->spad_in + SIO_SPAD_TOKEN);
 
-	p->out = sio_map_out(ntb, sio_out_widx(p, SIO_MW_MSG),
+	/* Outbound windows: per_peer of them for each peer, in peer order. */
+	p->out = sio_map_out(ntb, pidx * per_peer + SIO_MW_MSG,
 			     sizeof(struct sio_window), &phys, &p->out_size);
-	p->seg_out = sio_map_out(ntb, sio_out_widx(p, SIO_MW_SEG), PAGE_SIZE,
+	p->seg_out = sio_map_out(ntb, pidx * per_peer + SIO_MW_SEG, PAGE_SIZE,
 				 &p->seg_out_phys, &p->seg_out_size);
 	if (!p->out || !p->seg_out)
 		return -ENOMEM;
@@ -1427,7 +1112,6 @@ static void sio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 	list_del(&d->node);
 	mutex_unlock(&sio_lock);
 	for (p = d->peer; p < d->peer + d->pcnt; p++) {
-		sio_dbg_lut_free(p);
 		if (p->dbg_seg)
 			sio_ntb_seg_free(p, p->dbg_seg, p->dbg_seg_size);
 		if (p->seg_trans)

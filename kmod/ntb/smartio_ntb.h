@@ -83,31 +83,20 @@ void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 			       phys_addr_t *phys);
 
 /*
- * Single look-up-table entries, for the kernel core's device lending: on
- * NTBs that translate one entry at a time (ntb_sioswitch lut_mws=1) the
- * memory windows past the message window and the segment heap, numbered
- * 0 .. count - 1 per peer.  None (0) on ntb_ivshmem and on ntb_sioswitch
- * without lut_mws.
- *
- * sio_ntb_lut_count(): how many toward and from p, and their size.
- * sio_ntb_lut_set(): inbound: what p's CPU or devices access at entry
- * `entry` of p's window to us reaches bus address addr here (page
- * aligned; our RAM's physical address, or MMIO such as a device BAR or
- * the interrupt range 0xfee00000), size bytes of it (page aligned, at
- * most the entry's size; past them p's accesses are blocked); -EINVAL
- * out of range.  sio_ntb_lut_clear(): p's accesses there are blocked
- * again (its reads return all-ones).
- * sio_ntb_lut_peer_addr(): outbound: the physical (on x86 also the bus)
- * address at which this machine's CPU and devices reach entry `entry` of
- * our window to p, i.e. whatever p translated it to; 0 when there is
- * none.
- * sio_ntb_lut_geometry(): sio_ntb_lut_count() of the first NTB device's
- * first peer (0 without one).
+ * Single look-up-table entries (NTBs that translate one entry at a time:
+ * ntb_sioswitch lut_mws=1), numbered 0 .. count - 1 per peer, for the
+ * kernel core's device lending.  sio_ntb_lut_geometry(): how many and
+ * their size on the first NTB device (0: none).  sio_ntb_lut_set(): what
+ * peer p accesses at entry `entry` of its window to us reaches bus
+ * address addr here (page aligned; our RAM or MMIO such as a BAR or the
+ * interrupt range), size at most the entry's; -EINVAL otherwise.
+ * sio_ntb_lut_peer_addr(): where this machine's CPU and devices reach
+ * entry `entry` of our window to p (whatever p translated it to), 0 when
+ * there is none.
  */
-u32 sio_ntb_lut_count(struct sio_ntb_peer *p, u64 *ent_size);
+u32 sio_ntb_lut_geometry(u64 *ent_size);
 int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size);
 void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry);
 phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry);
-u32 sio_ntb_lut_geometry(u64 *ent_size);
 
 #endif
