@@ -14,6 +14,12 @@
  *    or device (inbound_map); return, reclaim and the loss of either node
  *    release both halves (claim 0, every inbound map unmapped, LUT slots
  *    and requester entries as before); refusals never claim.
+ *  - test_segment_dma_across_registries_*: SmartIO's third address-domain
+ *    case: node 2 maps a segment of its own for node 0's device, lent to
+ *    node 1.  The lender keeps a record of its own half (LUT slots toward
+ *    node 2), node 2 translates the slots onto the segment (inbound_map
+ *    SIO_INB_SEG); unmap and the loss of either node free both halves;
+ *    hostile MAP_SEG_WINDOW requests change nothing.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,12 +78,15 @@ static void lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
 	(void)plat; (void)node; (void)adapter; (void)slot;
 }
 
+/*
+ * As smartio.ko over an NTB: no IOMMU of the core's on the path of another
+ * machine's device (the inbound entries are the gate), none for its own.
+ */
 static int iommu_map(void *plat, u32 node, u32 src, u16 rid, u64 iova,
 		     u64 phys, u64 size)
 {
-	(void)plat; (void)node; (void)src; (void)rid; (void)iova; (void)phys;
-	(void)size;
-	return -EOPNOTSUPP;
+	(void)plat; (void)rid; (void)iova; (void)phys; (void)size;
+	return node != src ? 0 : -EOPNOTSUPP;
 }
 
 static void iommu_unmap(void *plat, u32 node, u32 src, u16 rid, u64 iova)
@@ -252,24 +261,46 @@ static int push_table(u32 lender, u32 dst, u32 from, int (*edit)(u8 *, int))
 	return sio_nla_s32(&p.tb[SIO_A_ERRNO]);
 }
 
+static u64 last_addr;	/* SIO_A_ADDR of the last reply of seg_cmd() */
+
 /* A user command on node self (as smartiofs or genl would send it). */
-static int cmd(u32 self, u8 c, u32 dev, u32 node, u64 size)
+static int user_cmd(u32 self, u8 c, u32 dev, u32 node, u64 size,
+		    const char *seg)
 {
 	u8 buf[256], rep[1024];
 	struct sio_parsed p;
 	struct sio_msg m;
+	int err;
 
 	sio_msg_init(&m, buf, sizeof(buf), c, SIO_F_REQUEST, 1);
-	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(w.reg[self], dev)->fdid);
+	if (dev != ~0u)
+		sio_msg_put_u32(&m, SIO_A_DEV,
+				sio_dev(w.reg[self], dev)->fdid);
 	sio_msg_put_u32(&m, SIO_A_NODE, node);
+	if (seg)
+		sio_msg_put_str(&m, SIO_A_NAME, seg);
 	if (c == SIO_CMD_LEND) {
 		sio_msg_put_u32(&m, SIO_A_FLAGS, SIO_LEND_ALL);
 		sio_msg_put_u64(&m, SIO_A_MASK, 0);
 	}
 	if (size)
 		sio_msg_put_u64(&m, SIO_A_SIZE, size);
-	return sio_core_call(&w.core[self], self, self, &m, &p, rep,
-			     sizeof(rep));
+	err = sio_core_call(&w.core[self], self, self, &m, &p, rep,
+			    sizeof(rep));
+	if (!err && p.present[SIO_A_ADDR])
+		last_addr = sio_nla_u64(&p.tb[SIO_A_ADDR]);
+	return err;
+}
+
+static int cmd(u32 self, u8 c, u32 dev, u32 node, u64 size)
+{
+	return user_cmd(self, c, dev, node, size, NULL);
+}
+
+/* A segment command of node self's user on its own segment `name`. */
+static int seg_cmd(u32 self, u8 c, const char *name, u32 dev, u64 size)
+{
+	return user_cmd(self, c, dev, self, size, name);
 }
 
 static void test_dev_table_lists_the_lenders_device_everywhere(void **state)
@@ -494,6 +525,169 @@ static void test_borrow_across_registries_node_loss_releases(void **state)
 	assert_int_equal(sio_borrow_find(w.reg[1], 0, 1), -ENOENT);
 }
 
+/* Node 0 lends to all, node 1 borrows; node 2 sizes a segment "dst". */
+static void three_domains(void)
+{
+	lend_to_all();
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_CREATE, "dst", ~0u, 0), 0);
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_SIZE, "dst", ~0u, 1u << 20), 0);
+}
+
+/* Node's record of the lender's half of a WINDOW mapping, or NULL. */
+static const struct sio_segdma *lender_record(u32 node)
+{
+	u32 i;
+
+	for (i = 0; i < w.reg[node]->max_segdma; i++) {
+		const struct sio_segdma *m = sio_segdma_at(w.reg[node], i);
+
+		if (m->used && m->kind == SIO_SEGDMA_LENDER)
+			return m;
+	}
+	return NULL;
+}
+
+static void test_segment_dma_across_registries_maps_each_side(void **state)
+{
+	struct sio_adapter before[NODES], after[NODES];
+	const struct sio_segment *s;
+	const struct sio_segdma *l, *o;
+	int seg, idx, i, maps;
+
+	(void)state;
+	three_domains();
+	adapters(before);
+	maps = w.nmaps;
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DMA_MAP, "dst", 0, 0), 0);
+	assert_int_equal(w.loops, 0);
+	seg = sio_seg_lookup(w.reg[2], 2, "dst");
+	assert_true(seg >= 0);
+	s = sio_seg(w.reg[2], (u32)seg);
+	idx = sio_segdma_find(w.reg[2], (u32)seg, 0);
+	assert_true(idx >= 0);
+	o = sio_segdma_at(w.reg[2], (u32)idx);
+	assert_int_equal(o->kind, SIO_SEGDMA_WINDOW);
+	assert_int_equal(o->owner, 2);
+	/* The lender's half: LUT slots of its own toward node 2. */
+	l = lender_record(0);
+	assert_non_null(l);
+	assert_int_equal(l->owner, 2);
+	assert_int_equal(l->iova, o->iova);
+	assert_true(l->lut >= 0);
+	assert_int_equal(l->lut_count, 1);
+	assert_true(sio_node(w.reg[0], 0)->adapter[0].luts.used >
+		    before[0].luts.used);
+	/* The device's address is the granted window address ... */
+	assert_int_equal(o->window, last_addr);
+	assert_int_equal(o->ioaddr, last_addr);
+	assert_int_equal(last_addr,
+			 sio_node(w.reg[0], 0)->adapter[0].window_base +
+			 (u64)l->lut * sio_node(w.reg[0], 0)->adapter[0].slot_size);
+	/* ... which node 2 translates onto the segment. */
+	assert_int_equal(w.nmaps, maps + 1);
+	assert_int_equal(w.maps[maps].self, 2);
+	assert_int_equal(w.maps[maps].peer, 0);
+	assert_int_equal(w.maps[maps].kind, SIO_INB_SEG);
+	assert_int_equal(w.maps[maps].peer_addr, last_addr);
+	assert_int_equal(w.maps[maps].local_addr, s->phys);
+	assert_int_equal(w.maps[maps].size, 1u << 20);
+	/* Mapped twice: EEXIST; the segment cannot go while mapped. */
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DMA_MAP, "dst", 0, 0), -EEXIST);
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DESTROY, "dst", ~0u, 0), -EBUSY);
+	/* Unmapped: both halves gone, the lender's slots free again. */
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DMA_UNMAP, "dst", 0, 0), 0);
+	assert_null(lender_record(0));
+	assert_int_equal(sio_segdma_find(w.reg[2], (u32)seg, 0), -ENOENT);
+	assert_int_equal(w.unmaps[w.nunmaps - 1].kind, SIO_INB_SEG);
+	assert_int_equal(w.unmaps[w.nunmaps - 1].peer_addr, last_addr);
+	adapters(after);
+	for (i = 0; i < NODES; i++)
+		assert_memory_equal(&before[i], &after[i], sizeof(before[i]));
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DESTROY, "dst", ~0u, 0), 0);
+}
+
+static void test_segment_dma_across_registries_node_loss_frees(void **state)
+{
+	struct sio_adapter before[NODES];
+	int seg, n;
+
+	(void)state;
+	three_domains();
+	adapters(before);
+	seg = sio_seg_lookup(w.reg[2], 2, "dst");
+	assert_true(seg >= 0);
+	/* The owner lost: the lender frees its half on its own. */
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DMA_MAP, "dst", 0, 0), 0);
+	sio_core_node_down(&w.core[0], 2);
+	assert_null(lender_record(0));
+	assert_int_equal(sio_node(w.reg[0], 0)->adapter[0].luts.used,
+			 before[0].luts.used);
+	/* The lender has forgotten it: the owner's unmap still completes. */
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DMA_UNMAP, "dst", 0, 0), 0);
+	assert_int_equal(sio_segdma_find(w.reg[2], (u32)seg, 0), -ENOENT);
+	/* The lender lost: the owner unmaps its side, asks nobody. */
+	sio_core_node_up(&w.core[0], 2);
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DMA_MAP, "dst", 0, 0), 0);
+	n = w.nunmaps;
+	sio_core_node_down(&w.core[2], 0);
+	assert_int_equal(sio_segdma_find(w.reg[2], (u32)seg, 0), -ENOENT);
+	assert_int_equal(w.nunmaps, n + 1);
+	assert_int_equal(w.unmaps[n].kind, SIO_INB_SEG);
+	assert_int_equal(w.loops, 0);
+}
+
+/* A MAP_SEG_WINDOW as node `from` sends it to node 0, claiming `owner`. */
+static int seg_window_req(u32 from, u32 owner, u32 dev, u64 size)
+{
+	u8 buf[256], reply[512];
+	struct sio_parsed p;
+	struct sio_msg m;
+	int n;
+
+	sio_msg_init(&m, buf, sizeof(buf), SIO_CMD_MAP_SEG_WINDOW,
+		     SIO_F_REQUEST, 7);
+	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(w.reg[0], dev)->fdid);
+	sio_msg_put_u32(&m, SIO_A_NODE, owner);
+	sio_msg_put_u64(&m, SIO_A_IOVA, SIO_IOVA_BASE);
+	sio_msg_put_u64(&m, SIO_A_SIZE, size);
+	assert_true(sio_msg_finish(&m) > 0);
+	n = sio_core_dispatch_from(&w.core[0], 0, from, buf, m.len, reply,
+				   sizeof(reply));
+	assert_true(n > 0);
+	assert_int_equal(sio_msg_parse(reply, (u32)n, &p), 0);
+	return sio_nla_s32(&p.tb[SIO_A_ERRNO]);
+}
+
+static void test_segment_dma_across_registries_hostile_requests(void **state)
+{
+	unsigned char *before;
+
+	(void)state;
+	three_domains();
+	before = malloc(w.size);
+	assert_non_null(before);
+	memcpy(before, w.reg[0], w.size);
+	/* Not whole pages, nothing, more than the window: EINVAL. */
+	assert_int_equal(seg_window_req(2, 2, 0, 4097), -EINVAL);
+	assert_int_equal(seg_window_req(2, 2, 0, 0), -EINVAL);
+	assert_int_equal(seg_window_req(2, 2, 0, 16ull << 30), -EINVAL);
+	/* For the lender itself: ENXIO. */
+	assert_int_equal(seg_window_req(0, 0, 0, 4096), -ENXIO);
+	assert_memory_equal(before, w.reg[0], w.size);
+	/* As another owner than the sender: EPERM, counted, nothing mapped. */
+	assert_int_equal(seg_window_req(2, 1, 0, 4096), -EPERM);
+	assert_int_equal(sio_node(w.reg[0], 2)->refused, 1);
+	assert_null(lender_record(0));
+	assert_int_equal(sio_node(w.reg[0], 0)->adapter[0].luts.used,
+			 sio_node((struct sio_registry *)before, 0)->adapter[0].luts.used);
+	/* More slots than the window has free: refused, nothing kept. */
+	memcpy(before, w.reg[0], w.size);
+	assert_int_equal(seg_window_req(2, 2, 0, 8ull << 27), -ENOSPC);
+	assert_null(lender_record(0));
+	free(before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +708,15 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_borrow_across_registries_node_loss_releases,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_segment_dma_across_registries_maps_each_side,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_segment_dma_across_registries_node_loss_frees,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_segment_dma_across_registries_hostile_requests,
 			setup, teardown),
 	};
 

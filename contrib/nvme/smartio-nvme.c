@@ -9,9 +9,14 @@
  * back (or, with -v, only reads and checks them).  With -r it then reads
  * random 4 KiB blocks of that range one at a time, polling without sleep,
  * and prints IOPS and latency percentiles (what make bench compares).
+ * With -t NODE/SEGMENT@IOADDR it then has the controller read the blocks
+ * once more straight into another node's segment (SmartIO section 4.4:
+ * device, driver and memory in three address domains), which that
+ * segment's owner mapped for the device (its dma/<dev>/ioaddr, IOADDR)
+ * and this node attached, and checks the pattern there.
  *
  *   smartio-nvme [-m mount] [-d dev] [-l lba] [-n blocks] [-i] [-v]
- *                [-r reads]
+ *                [-r reads] [-t node/segment@ioaddr]
  *
  * Plain C and POSIX; no smartio library.  Exit status 0 when every block
  * read back holds the pattern.
@@ -228,22 +233,98 @@ static uint8_t pattern(uint64_t lba, unsigned j)
 	return (uint8_t)(lba * 7 + j * 13 + (j >> 8));
 }
 
-static int rw(uint8_t op, uint64_t lba, unsigned n, unsigned off)
+/* n blocks at lba from or to the device address at (page-aligned). */
+static int rw_at(uint8_t op, uint64_t lba, unsigned n, uint64_t at)
 {
 	uint64_t *list = (uint64_t *)(mem + PRPL), prp2 = 0;
 	unsigned pages = (n * 512 + 4095) / 4096, i;
 	uint8_t c[64];
 
-	cmd(c, op, 1, io + off, (uint32_t)lba, (uint32_t)(lba >> 32), n - 1);
+	cmd(c, op, 1, at, (uint32_t)lba, (uint32_t)(lba >> 32), n - 1);
 	if (pages == 2) {
-		prp2 = io + off + 4096;
+		prp2 = at + 4096;
 	} else if (pages > 2) {
 		for (i = 1; i < pages; i++)
-			list[i - 1] = io + off + 4096ull * i;
+			list[i - 1] = at + 4096ull * i;
 		prp2 = io + PRPL;
 	}
 	memcpy(c + 32, &prp2, 8);
 	return submit(1, c, NULL);
+}
+
+/* n blocks at lba from or to offset off of our segment. */
+static int rw(uint8_t op, uint64_t lba, unsigned n, unsigned off)
+{
+	return rw_at(op, lba, n, io + off);
+}
+
+/* Index of the first byte of buf (blocks from lba on) off the pattern. */
+static size_t pattern_differs(const volatile uint8_t *buf, uint64_t lba,
+			      size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != pattern(lba + i / 512, (unsigned)(i % 512)))
+			break;
+	return i;
+}
+
+/* -t: another node's segment, mapped for the device by its owner. */
+struct target {
+	char mem[512];		/* its mem file under the mount */
+	uint64_t io;		/* the device's address of it */
+	uint8_t *map;
+	size_t size;
+};
+
+static int parse_target(const char *arg, struct target *t)
+{
+	const char *at = strchr(arg, '@'), *slash = strchr(arg, '/');
+	char *end;
+	int n;
+
+	if (!at || !slash || slash > at || slash == arg || at == slash + 1 ||
+	    strchr(slash + 1, '/') != NULL)
+		return -1;
+	errno = 0;
+	t->io = strtoull(at + 1, &end, 16);
+	if (errno || *end || end == at + 1 || t->io % 4096)
+		return -1;
+	n = snprintf(t->mem, sizeof(t->mem), "%s/nodes/%.*s/segments/%.*s/mem",
+		     mnt, (int)(slash - arg), arg, (int)(at - slash - 1),
+		     slash + 1);
+	return n > 0 && (size_t)n < sizeof(t->mem) ? 0 : -1;
+}
+
+/* Reads [lba, lba + blocks) into t, a chunk at a time, and checks it. */
+static int read_into(struct target *t, uint64_t lba, unsigned blocks)
+{
+	uint64_t done;
+	size_t bad;
+
+	if ((uint64_t)blocks * 512 > t->size) {
+		fprintf(stderr, "smartio-nvme: %s holds %zu bytes, not %u blocks\n",
+			t->mem, t->size, blocks);
+		return -1;
+	}
+	memset(t->map, 0, (size_t)blocks * 512);
+	for (done = 0; done < blocks; done += CHUNK) {
+		unsigned n = blocks - done < CHUNK ? (unsigned)(blocks - done) : CHUNK;
+
+		if (rw_at(0x02, lba + done, n, t->io + done * 512))
+			return -1;
+	}
+	bad = pattern_differs(t->map, lba, (size_t)blocks * 512);
+	if (bad < (size_t)blocks * 512) {
+		fprintf(stderr, "smartio-nvme: %s: block %llu differs\n", t->mem,
+			(unsigned long long)(lba + bad / 512));
+		return -1;
+	}
+	printf("read %u blocks at %llu through %s into %s at 0x%llx: "
+	       "verified\n", blocks, (unsigned long long)lba, devname, t->mem,
+	       (unsigned long long)t->io);
+	return 0;
 }
 
 static unsigned find_cap(const uint8_t *cfg, uint8_t id)
@@ -341,7 +422,8 @@ static int random_reads(unsigned long n, uint64_t lba, unsigned blocks)
 static void usage(void)
 {
 	fprintf(stderr, "usage: smartio-nvme [-m mount] [-d dev] [-l lba] "
-			"[-n blocks] [-i] [-v] [-r reads]\n");
+			"[-n blocks] [-i] [-v] [-r reads] "
+			"[-t node/segment@ioaddr]\n");
 	exit(2);
 }
 
@@ -353,9 +435,11 @@ int main(int argc, char **argv)
 	int opt, use_irq = 0, verify_only = 0, lender, borrowed = 0, bad = 0;
 	char p[512], buf[256];
 	size_t size = 0, segsize = SEG_SIZE;
+	struct target target = { .map = NULL };
+	const char *target_arg = NULL;
 	uint8_t c[64];
 
-	while ((opt = getopt(argc, argv, "m:d:l:n:ivr:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:d:l:n:ivr:t:")) != -1) {
 		switch (opt) {
 		case 'm': mnt = optarg; break;
 		case 'd': devname = optarg; break;
@@ -363,6 +447,7 @@ int main(int argc, char **argv)
 		case 'n': blocks = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'i': use_irq = 1; break;
 		case 'v': verify_only = 1; break;
+		case 't': target_arg = optarg; break;
 		case 'r': {
 			char *end;
 
@@ -377,6 +462,11 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !blocks || (reads && blocks < 8))
 		usage();
+	if (target_arg && parse_target(target_arg, &target)) {
+		fprintf(stderr, "smartio-nvme: -t wants node/segment@ioaddr "
+				"(hex, page-aligned), not '%s'\n", target_arg);
+		return 2;
+	}
 	path(p, sizeof(p), "self", "", "");
 	if (readlink(p, buf, sizeof(buf) - 1) < 0)
 		die(p);
@@ -430,6 +520,8 @@ int main(int argc, char **argv)
 	mem = map(p, &segsize);
 	path(p, sizeof(p), "dev/%s/bar0", devname, "");
 	bar = map(p, &size);
+	if (target_arg)
+		target.map = map(target.mem, &target.size);
 	if (use_irq)
 		setup_irq();
 
@@ -483,9 +575,7 @@ int main(int argc, char **argv)
 		memset(mem + RBUF, 0, n * 512);
 		if (rw(0x02, at, n, RBUF))
 			goto failed;
-		for (i = 0; i < n * 512; i++)
-			if (mem[RBUF + i] != pattern(at + i / 512, i % 512))
-				break;
+		i = (unsigned)pattern_differs(mem + RBUF, at, n * 512);
 		if (i < n * 512) {
 			fprintf(stderr, "smartio-nvme: block %llu differs\n",
 				(unsigned long long)(at + i / 512));
@@ -494,6 +584,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!bad && reads && random_reads(reads, lba, blocks))
+		goto failed;
+	if (!bad && target_arg && read_into(&target, lba, blocks))
 		goto failed;
 	cmd(c, 0x00, 1, 0, 0, 0, 0);
 	if (!bad && submit(1, c, NULL))
@@ -517,6 +609,8 @@ out:
 	wait_csts(1, 0);
 	munmap((void *)bar, size);
 	munmap(mem, SEG_SIZE);
+	if (target.map)
+		munmap(target.map, target.size);
 	if (irqfd >= 0)
 		close(irqfd);
 	if (msix_cap) {		/* interrupts off: the vectors go back */

@@ -79,17 +79,33 @@ struct sio_platform_ops {
 	 * on self, as real NTBs translate on the receiving side: kind
 	 * SIO_INB_BAR, a BAR of self's device dev (its registry address);
 	 * SIO_INB_DMA, the DMA window (b->iova) of self's borrow of dev;
-	 * SIO_INB_MSI, SIO_MSI_BASE.  Unmapped with the same peer_addr.
+	 * SIO_INB_MSI, SIO_MSI_BASE; SIO_INB_SEG, self's segment (its
+	 * s->phys) for a device of peer (dev) it was mapped for.  Unmapped
+	 * with the same peer_addr.
 	 */
 	int (*inbound_map)(void *plat, u32 self, u32 peer, u32 kind, u32 dev,
 			   u64 peer_addr, u64 local_addr, u64 size);
 	void (*inbound_unmap)(void *plat, u32 self, u32 peer, u32 kind,
 			      u32 dev, u64 peer_addr, u64 size);
+	/*
+	 * Optional.  dev_addr: the address a device of node uses for
+	 * address addr of node's adapter window, when its IOMMU maps the
+	 * window elsewhere than the core's address map (smartio.ko); the
+	 * window address itself without it.  window_dma_addr: the device
+	 * address at which self's borrow of dev reaches self's memory
+	 * [phys, phys + size), for a platform whose DMA window leads to all
+	 * of the borrower's RAM (address arithmetic); without it the core
+	 * places a range of the window and maps it in self's IOMMU.
+	 */
+	u64 (*dev_addr)(void *plat, u32 node, u64 addr);
+	int (*window_dma_addr)(void *plat, u32 self, u32 dev, u64 phys,
+			       u64 size, u64 *ioaddr);
 };
 
 #define SIO_INB_BAR 1u
 #define SIO_INB_DMA 2u
 #define SIO_INB_MSI 3u
+#define SIO_INB_SEG 4u
 
 /*
  * sio_core.flags.  SEPARATE: the nodes are separate machines (smartio.ko

@@ -420,6 +420,7 @@ static int records_ok(struct sio_registry *r)
 		const struct sio_segdma *m = sio_segdma_at(r, i);
 
 		if (m->used && (m->seg >= ns || m->dev >= nd ||
+				m->owner >= nn || m->kind > SIO_SEGDMA_LENDER ||
 				m->adapter >= SIO_MAX_ADAPTERS))
 			return 0;
 	}

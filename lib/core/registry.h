@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 7
+#define SIO_REG_VERSION 8
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -237,20 +237,32 @@ enum sio_segdma_kind {
 	SIO_SEGDMA_LOCAL,	/* device and segment on one node: IOMMU only */
 	SIO_SEGDMA_BORROW,	/* inside the DMA window of the owner's borrow */
 	SIO_SEGDMA_WINDOW,	/* own LUT slots on the lender's NTB window */
+	/*
+	 * Separate registries (smartio.ko over an NTB): the lender's half of
+	 * another node's WINDOW mapping, its LUT slots; seg is unused.
+	 */
+	SIO_SEGDMA_LENDER,
 };
 
 /* A segment mapped for a device (SmartIO's "available for device"). */
 struct sio_segdma {
 	u8 used;
 	u8 kind;
-	u8 adapter;		/* lender adapter (WINDOW) */
-	u8 pad;
+	u8 adapter;		/* lender adapter (WINDOW, LENDER) */
+	/*
+	 * BORROW placed by the platform (window_dma_addr): the window
+	 * already leads to all of the owner's RAM, no range or IOMMU
+	 * mapping of the core's.
+	 */
+	u8 direct;
 	u32 seg;
 	u32 dev;
 	s32 lut;
 	u32 lut_count;
+	u32 owner;		/* the segment's owner */
 	u64 iova;		/* IOVA on the segment owner */
 	u64 ioaddr;		/* what the device uses */
+	u64 window;		/* WINDOW: the lender's window address granted */
 };
 
 /*
@@ -331,7 +343,7 @@ SIO_REG_PIN(sio_borrow, 2232);
 SIO_REG_PIN(sio_switch, 808);
 SIO_REG_PIN(sio_segment, 80);
 SIO_REG_PIN(sio_attach, 24);
-SIO_REG_PIN(sio_segdma, 40);
+SIO_REG_PIN(sio_segdma, 48);
 SIO_REG_PIN(sio_peermap, 40);
 SIO_REG_PIN(sio_event, 184);
 _Static_assert(__builtin_offsetof(struct sio_registry, total_size) == 8 &&

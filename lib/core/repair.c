@@ -89,7 +89,8 @@ static int each_lut_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
 	for (i = 0; i < r->max_segdma && !hit; i++) {
 		const struct sio_segdma *m = sio_segdma_at(r, i);
 
-		if (m->used && m->kind == SIO_SEGDMA_WINDOW)
+		if (m->used && (m->kind == SIO_SEGDMA_WINDOW ||
+				m->kind == SIO_SEGDMA_LENDER))
 			hit = visit(c, fn, arg, sio_dev(r, m->dev)->node,
 				    m->adapter, m->lut, m->lut_count);
 	}

@@ -4,14 +4,25 @@
  * owner of the segment gives the device an address that reaches it.
  *   LOCAL   device and segment on one node: an IOMMU mapping only.
  *   BORROW  the owner borrows the device: an IOVA inside the DMA window
- *           mapped at borrow time, so no NTB change at all.
+ *           mapped at borrow time, so no NTB change at all.  A platform
+ *           whose window leads to all of the owner's RAM places it itself
+ *           (window_dma_addr: address arithmetic, as the shadow's DMA).
  *   WINDOW  the device is lent elsewhere or not at all: the owner asks the
  *           device's lender (MAP_SEG_WINDOW) for LUT slots from the
  *           lender's NTB window to an IOVA of the owner, allowed for the
  *           device's requester id only; UNMAP_SEG_WINDOW gives them back.
- * As for borrows, the lender writes only its own half of the record.
+ * As for borrows, the lender writes only its own half of the record.  With
+ * separate registries (SIO_CORE_SEPARATE) that half is a record of the
+ * lender's own (SIO_SEGDMA_LENDER), and the owner translates the granted
+ * slots onto the segment on its side (inbound_map SIO_INB_SEG), as NTBs
+ * are programmed on the receiving side.
  */
 #include "core_int.h"
+
+static int separate(const struct sio_core *c)
+{
+	return !!(c->flags & SIO_CORE_SEPARATE);
+}
 
 int sio_segdma_find(struct sio_registry *r, u32 seg, u32 dev)
 {
@@ -20,7 +31,8 @@ int sio_segdma_find(struct sio_registry *r, u32 seg, u32 dev)
 	for (i = 0; i < r->max_segdma; i++) {
 		struct sio_segdma *m = sio_segdma_at(r, i);
 
-		if (m->used && m->seg == seg && m->dev == dev)
+		if (m->used && m->kind != SIO_SEGDMA_LENDER && m->seg == seg &&
+		    m->dev == dev)
 			return (int)i;
 	}
 	return -ENOENT;
@@ -60,13 +72,27 @@ static void lender_unmap(struct sio_core *c, struct sio_segdma *m)
 	m->lut_count = 0;
 }
 
+/* The owner's half of a WINDOW mapping with separate registries. */
+static void owner_unmap_separate(struct sio_core *c, struct sio_segdma *m)
+{
+	struct sio_device *d = sio_dev(c->reg, m->dev);
+
+	/* A lender that is down or refuses has nothing left to free. */
+	if (sio_node_up(c->reg, d->node))
+		window_call(c, m->owner, m, SIO_CMD_UNMAP_SEG_WINDOW, 0, NULL);
+	if (m->window && c->ops->inbound_unmap)
+		c->ops->inbound_unmap(c->plat, m->owner, d->node, SIO_INB_SEG,
+				      m->dev, m->window,
+				      sio_seg(c->reg, m->seg)->size);
+	m->window = 0;
+}
+
 static void segdma_release(struct sio_core *c, u32 midx)
 {
 	struct sio_registry *r = c->reg;
 	struct sio_segdma *m = sio_segdma_at(r, midx);
-	struct sio_segment *s = sio_seg(r, m->seg);
 	struct sio_device *d = sio_dev(r, m->dev);
-	u32 owner = s->owner;
+	u32 owner = m->owner;
 	int bidx;
 
 	switch (m->kind) {
@@ -75,18 +101,25 @@ static void segdma_release(struct sio_core *c, u32 midx)
 		sio_range_free(&sio_node(r, owner)->iova, m->iova);
 		break;
 	case SIO_SEGDMA_BORROW:
+		if (m->direct)
+			break;
 		c->ops->iommu_unmap(c->plat, owner, d->node, d->rid, m->iova);
 		bidx = sio_borrow_find(r, m->dev, owner);
 		if (bidx >= 0)
 			sio_range_free(&sio_borrow_at(r, (u32)bidx)->window,
 				       m->iova);
 		break;
+	case SIO_SEGDMA_LENDER:
+		if (m->lut >= 0)
+			lender_unmap(c, m);
+		break;
 	default:
-		/* A lender that is down or refuses has nothing left to free. */
-		if (m->lut >= 0 && (!sio_node_up(r, d->node) ||
-				    window_call(c, owner, m,
-						SIO_CMD_UNMAP_SEG_WINDOW, 0,
-						NULL)))
+		if (separate(c))
+			owner_unmap_separate(c, m);
+		else if (m->lut >= 0 && (!sio_node_up(r, d->node) ||
+					 window_call(c, owner, m,
+						     SIO_CMD_UNMAP_SEG_WINDOW,
+						     0, NULL)))
 			lender_unmap(c, m);
 		c->ops->iommu_unmap(c->plat, owner, d->node, d->rid, m->iova);
 		sio_range_free(&sio_node(r, owner)->iova, m->iova);
@@ -104,7 +137,7 @@ void sio_segdma_release_dev(struct sio_core *c, u32 dev, u32 borrower)
 		struct sio_segdma *m = sio_segdma_at(r, i);
 
 		if (m->used && m->dev == dev && m->kind == SIO_SEGDMA_BORROW &&
-		    sio_seg(r, m->seg)->owner == borrower)
+		    m->owner == borrower)
 			segdma_release(c, i);
 	}
 }
@@ -117,7 +150,7 @@ void sio_segdma_node_down(struct sio_core *c, u32 node)
 	for (i = 0; i < r->max_segdma; i++) {
 		struct sio_segdma *m = sio_segdma_at(r, i);
 
-		if (m->used && (sio_seg(r, m->seg)->owner == node ||
+		if (m->used && (m->owner == node ||
 				sio_dev(r, m->dev)->node == node))
 			segdma_release(c, i);
 	}
@@ -137,6 +170,12 @@ static int place(struct sio_core *c, u32 self, struct sio_segdma *m)
 		struct sio_borrow *b = sio_borrow_at(r, (u32)bidx);
 
 		m->kind = SIO_SEGDMA_BORROW;
+		if (c->ops->window_dma_addr) {
+			m->direct = 1;
+			return c->ops->window_dma_addr(c->plat, self, m->dev,
+						       s->phys, s->size,
+						       &m->ioaddr);
+		}
 		err = sio_range_alloc(&b->window, s->size, SIO_PAGE, &m->iova);
 		if (!err)
 			m->ioaddr = b->dma_addr + (m->iova - b->iova);
@@ -149,6 +188,52 @@ static int place(struct sio_core *c, u32 self, struct sio_segdma *m)
 	if (!err)
 		m->ioaddr = m->iova;
 	return err;
+}
+
+/* The device's address of a window address of node's adapter. */
+static u64 dev_addr(struct sio_core *c, u32 node, u64 addr)
+{
+	return c->ops->dev_addr ? c->ops->dev_addr(c->plat, node, addr) : addr;
+}
+
+/*
+ * The WINDOW kind's conversation: the lender grants LUT slots toward us;
+ * with separate registries we then translate them onto the segment.
+ */
+static int window_open(struct sio_core *c, u32 self, struct sio_segdma *m)
+{
+	struct sio_segment *s = sio_seg(c->reg, m->seg);
+	u32 lender = sio_dev(c->reg, m->dev)->node;
+	u64 addr;
+	int err;
+
+	err = window_call(c, self, m, SIO_CMD_MAP_SEG_WINDOW, s->size, &addr);
+	if (err)
+		return err;
+	if (separate(c) && c->ops->inbound_map) {
+		err = c->ops->inbound_map(c->plat, self, lender, SIO_INB_SEG,
+					  m->dev, addr, s->phys, s->size);
+		if (err) {
+			window_call(c, self, m, SIO_CMD_UNMAP_SEG_WINDOW, 0,
+				    NULL);
+			return err;
+		}
+		m->window = addr;
+	}
+	m->ioaddr = dev_addr(c, lender, addr);
+	return 0;
+}
+
+/* Gives back what place() reserved. */
+static void unplace(struct sio_core *c, u32 self, struct sio_segdma *m)
+{
+	struct sio_registry *r = c->reg;
+
+	if (m->kind == SIO_SEGDMA_BORROW && !m->direct)
+		sio_range_free(&sio_borrow_at(r, (u32)sio_borrow_find(
+					       r, m->dev, self))->window, m->iova);
+	else if (m->kind != SIO_SEGDMA_BORROW)
+		sio_range_free(&sio_node(r, self)->iova, m->iova);
 }
 
 /* Maps segment seg for device dev; the owner of seg is self. */
@@ -174,6 +259,7 @@ int sio_seg_dma_map(struct sio_core *c, u32 self, u32 seg, u32 dev,
 	sio_memset(m, 0, sizeof(*m));
 	m->seg = seg;
 	m->dev = dev;
+	m->owner = self;
 	m->lut = -1;
 	err = place(c, self, m);
 	if (err) {
@@ -181,22 +267,19 @@ int sio_seg_dma_map(struct sio_core *c, u32 self, u32 seg, u32 dev,
 		return err;
 	}
 	m->used = 1;
-	err = c->ops->iommu_map(c->plat, self,
-				m->kind == SIO_SEGDMA_LOCAL ? self : d->node,
-				d->rid, m->iova, s->phys, s->size);
+	if (!m->direct)
+		err = c->ops->iommu_map(c->plat, self,
+					m->kind == SIO_SEGDMA_LOCAL ?
+					self : d->node,
+					d->rid, m->iova, s->phys, s->size);
 	if (!err && m->kind == SIO_SEGDMA_WINDOW) {
-		err = window_call(c, self, m, SIO_CMD_MAP_SEG_WINDOW, s->size,
-				  &m->ioaddr);
+		err = window_open(c, self, m);
 		if (err)
 			c->ops->iommu_unmap(c->plat, self, d->node, d->rid,
 					    m->iova);
 	}
 	if (err) {
-		if (m->kind == SIO_SEGDMA_BORROW)
-			sio_range_free(&sio_borrow_at(r, (u32)sio_borrow_find(
-					       r, dev, self))->window, m->iova);
-		else
-			sio_range_free(&sio_node(r, self)->iova, m->iova);
+		unplace(c, self, m);
 		sio_memset(m, 0, sizeof(*m));
 		return err;
 	}
@@ -217,56 +300,108 @@ int sio_seg_dma_unmap(struct sio_core *c, u32 self, u32 seg, u32 dev)
 	return 0;
 }
 
+/*
+ * The record of the lender's half: the owner's own WINDOW record in one
+ * registry; with separate registries one of the lender's, made by the map.
+ */
+static struct sio_segdma *lender_half(struct sio_core *c, u32 dev, u32 owner,
+				      u64 iova, int create)
+{
+	struct sio_registry *r = c->reg;
+	u8 kind = separate(c) ? SIO_SEGDMA_LENDER : SIO_SEGDMA_WINDOW;
+	struct sio_segdma *m;
+	int idx;
+	u32 i;
+
+	for (i = 0; i < r->max_segdma; i++) {
+		m = sio_segdma_at(r, i);
+		if (m->used && m->kind == kind && m->dev == dev &&
+		    m->iova == iova && m->owner == owner)
+			return m;
+	}
+	if (!create || kind != SIO_SEGDMA_LENDER)
+		return NULL;
+	idx = SIO_FREE_ENTRY(r, sio_segdma_at, max_segdma);
+	if (idx < 0)
+		return NULL;
+	m = sio_segdma_at(r, (u32)idx);
+	sio_memset(m, 0, sizeof(*m));
+	m->used = 1;
+	m->kind = SIO_SEGDMA_LENDER;
+	m->dev = dev;
+	m->owner = owner;
+	m->iova = iova;
+	m->lut = -1;
+	return m;
+}
+
+/*
+ * The size a MAP_SEG_WINDOW may ask for: the segment's as this registry
+ * knows it; with separate registries, whole pages of at most one window
+ * (sio_lut_map then refuses what the free slots cannot hold).
+ */
+static int window_size_ok(struct sio_core *c, const struct sio_segdma *m,
+			  u32 path, u64 size)
+{
+	const struct sio_adapter *ad =
+		&sio_node(c->reg, sio_dev(c->reg, m->dev)->node)->adapter[path];
+
+	if (m->kind == SIO_SEGDMA_WINDOW)
+		return size == sio_seg(c->reg, m->seg)->size;
+	return size && size % SIO_PAGE == 0 && size <= ad->window_size;
+}
+
 /* MAP_SEG_WINDOW and UNMAP_SEG_WINDOW, handled by the device's lender. */
 int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		     struct sio_msg *rep)
 {
 	struct sio_registry *r = c->reg;
 	int dev = sio_msg_dev(r, p), owner, path, first;
-	struct sio_segdma *m = NULL;
+	int map = p->cmd == SIO_CMD_MAP_SEG_WINDOW;
+	struct sio_segdma *m;
 	struct sio_adapter *ad;
-	u64 iova;
-	u32 i, count;
+	u64 size;
+	u32 count;
 
 	if (dev < 0)
 		return dev;
 	owner = sio_msg_node(r, p, SIO_A_NODE);
 	if (owner < 0)
 		return owner;
-	if (!p->present[SIO_A_IOVA])
+	if (!p->present[SIO_A_IOVA] || (map && !p->present[SIO_A_SIZE]))
 		return -EINVAL;
-	if (sio_dev(r, (u32)dev)->node != self)
+	if (sio_dev(r, (u32)dev)->node != self || (u32)owner == self)
 		return -ENXIO;
-	iova = sio_nla_u64(&p->tb[SIO_A_IOVA]);
-	for (i = 0; i < r->max_segdma; i++) {
-		struct sio_segdma *e = sio_segdma_at(r, i);
-
-		if (e->used && e->kind == SIO_SEGDMA_WINDOW &&
-		    e->dev == (u32)dev && e->iova == iova &&
-		    sio_seg(r, e->seg)->owner == (u32)owner)
-			m = e;
-	}
-	if (!m)
-		return -ENOENT;
-	if (p->cmd == SIO_CMD_UNMAP_SEG_WINDOW) {
-		if (m->lut < 0)
+	path = sio_path_find(r, self, (u32)owner);
+	if (map && path < 0)
+		return path;
+	m = lender_half(c, (u32)dev, (u32)owner,
+			sio_nla_u64(&p->tb[SIO_A_IOVA]), 0);
+	if (!map) {
+		if (!m || m->lut < 0)
 			return -ENOENT;
 		lender_unmap(c, m);
+		if (m->kind == SIO_SEGDMA_LENDER)
+			sio_memset(m, 0, sizeof(*m));
 		return 0;
 	}
-	if (!p->present[SIO_A_SIZE] ||
-	    sio_nla_u64(&p->tb[SIO_A_SIZE]) != sio_seg(r, m->seg)->size)
-		return -EINVAL;
-	if (m->lut >= 0)
+	if (m && m->lut >= 0)
 		return -EBUSY;
-	path = sio_path_find(r, self, (u32)owner);
-	if (path < 0)
-		return path;
-	first = sio_lut_map(c, self, (u32)path, sio_seg(r, m->seg)->size,
-			    (u32)owner, iova, self, sio_dev(r, (u32)dev)->rid,
-			    &count);
-	if (first < 0)
+	m = lender_half(c, (u32)dev, (u32)owner,
+			sio_nla_u64(&p->tb[SIO_A_IOVA]), 1);
+	if (!m)
+		return separate(c) ? -ENOSPC : -ENOENT;
+	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
+	first = window_size_ok(c, m, (u32)path, size) ? 0 : -EINVAL;
+	if (!first)
+		first = sio_lut_map(c, self, (u32)path, size, (u32)owner,
+				    m->iova, self, sio_dev(r, (u32)dev)->rid,
+				    &count);
+	if (first < 0) {
+		if (m->kind == SIO_SEGDMA_LENDER)
+			sio_memset(m, 0, sizeof(*m));
 		return first;
+	}
 	m->adapter = (u8)path;
 	m->lut = first;
 	m->lut_count = count;

@@ -40,7 +40,7 @@ static int seg_in_use(struct sio_registry *r, u32 seg)
 	if (sio_seg(r, seg)->attached)
 		return 1;
 	for (i = 0; i < r->max_segdma; i++)
-		if (sio_segdma_at(r, i)->used && sio_segdma_at(r, i)->seg == seg)
+		if (sio_segdma_find(r, seg, sio_segdma_at(r, i)->dev) >= 0)
 			return 1;
 	return 0;
 }
