@@ -36,6 +36,7 @@
 struct sio_k_geometry {
 	u64 window;
 	u32 luts;
+	u32 own_luts;	/* fabric=ntb: this machine's share, 0 all of them */
 };
 
 struct sio_klut {
@@ -197,8 +198,9 @@ void sio_ntb_fab_exit(void);
 int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap);
 int sio_ntb_fab_seg_backing(u32 seg, int create);
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map);
+int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus);
 void sio_ntb_fab_notify(void);
-int sio_ntb_fab_probe(struct sio_k_geometry *geo);
+int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit);
 void sio_ntb_fab_unprobe(void);
 phys_addr_t sio_ntb_fab_lut_peer_addr(u32 node, u32 entry);
 int sio_ntb_fab_lut_set(u32 node, u32 entry, u64 addr, u64 size);
@@ -215,6 +217,7 @@ void sio_ntb_lend_show(struct seq_file *s);
 int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l);
 void sio_ntb_lend_lut_clear(struct sio_klut *l);
 int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim);
+int sio_ntb_lend_window_addr(u32 dev, u64 phys, u64 size, u64 *ioaddr);
 int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 			 u64 size, bool map);
 int sio_ntb_k_borrow(u32 dev, u32 node);

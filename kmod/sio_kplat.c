@@ -112,14 +112,19 @@ int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys)
 }
 
 /*
- * The IOMMU of a node for DMA from (src_node, rid): no device of this
- * machine is behind one the core may program yet (segments and
- * peer-to-peer mappings are not offered by the kernel platform).
+ * The IOMMU of a node for DMA from (src_node, rid).  Over an NTB, another
+ * machine's device reaches a segment of this one only through the inbound
+ * entries the core asks for once the lender granted its slots
+ * (inbound_map SIO_INB_SEG): they are the gate, nothing to map here.  No
+ * device of this machine is behind a domain the core may program
+ * (segments of this machine for its own devices, peer-to-peer mappings
+ * are not offered by the kernel platform).
  */
 static int kplat_iommu_map(void *plat, u32 node, u32 src_node, u16 rid,
 			   u64 iova, u64 phys, u64 size)
 {
-	return -EOPNOTSUPP;
+	return sio_k.ntb && node == sio_k.self && src_node != node ?
+		0 : -EOPNOTSUPP;
 }
 
 static void kplat_iommu_unmap(void *plat, u32 node, u32 src_node, u16 rid,
@@ -372,6 +377,24 @@ static void kplat_inbound_unmap(void *plat, u32 self, u32 peer, u32 kind,
 		sio_ntb_lend_inbound(peer, kind, peer_addr, 0, size, false);
 }
 
+/* The lent device's IOMMU domain maps the window at sio_kplat_dev_iova(). */
+static u64 kplat_dev_addr(void *plat, u32 node, u64 addr)
+{
+	u64 iova = sio_k.ntb ? sio_kplat_dev_iova(node, addr) : 0;
+
+	return iova ? iova : addr;
+}
+
+static int kplat_window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
+				 u64 size, u64 *ioaddr)
+{
+	if (!sio_k.ntb)
+		return -EOPNOTSUPP;
+	if (self != sio_k.self)
+		return -EINVAL;
+	return sio_ntb_lend_window_addr(dev, phys, size, ioaddr);
+}
+
 static void kplat_notify(void *plat)
 {
 	if (sio_k.ntb) {
@@ -398,4 +421,6 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.lend_claim = kplat_lend_claim,
 	.inbound_map = kplat_inbound_map,
 	.inbound_unmap = kplat_inbound_unmap,
+	.dev_addr = kplat_dev_addr,
+	.window_dma_addr = kplat_window_dma_addr,
 };

@@ -32,6 +32,11 @@ static uint nodes = SIO_K_NODES;
 module_param(nodes, uint, 0444);
 MODULE_PARM_DESC(nodes, "fabric=ntb: how many nodes the fabric has, 2 .. 4");
 
+static uint luts;
+module_param(luts, uint, 0444);
+MODULE_PARM_DESC(luts,
+		 "fabric=ntb: look-up-table entries per peer this machine lends and borrows with (default 0: all the NTB offers; the rest stay free for other NTB clients)");
+
 static bool wanted(struct pci_dev *pdev)
 {
 	const char *p = devices, *name = pci_name(pdev);
@@ -136,6 +141,12 @@ static int build_registry(const struct sio_k_geometry *geo)
 		adapters[i].peers = GENMASK_ULL(sio_k.nnodes - 1, 0) & ~BIT_ULL(i);
 		adapters[i].window = geo->window;
 		adapters[i].luts = geo->luts;
+		/* This machine's own share (luts=): the same slot size. */
+		if (sio_k.ntb && i == sio_k.self && geo->own_luts) {
+			adapters[i].window = geo->window / geo->luts *
+					     geo->own_luts;
+			adapters[i].luts = geo->own_luts;
+		}
 		adapters[i].requesters = 32;
 		adapters[i].reserved = 2;
 	}
@@ -248,7 +259,7 @@ static int __init sio_init(void)
 	/* Over an NTB the adapter's slots are the hardware's LUT entries. */
 	if (sio_k.ntb) {
 		sio_ntb_lend_init();
-		err = sio_ntb_fab_probe(&geo);
+		err = sio_ntb_fab_probe(&geo, luts);
 		if (err)
 			return err;
 	}

@@ -544,6 +544,29 @@ int sio_ntb_fab_seg_backing(u32 seg, int create)
 	return 0;
 }
 
+/*
+ * Where this node's segment at core address phys (its record's phys), of
+ * at least size bytes, lies in this machine's memory: what an inbound
+ * entry translates to when the segment is mapped for a device.
+ */
+int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus)
+{
+	u32 i;
+
+	for (i = 0; i < SIO_K_MAX_SEGS && i < sio_k.reg->max_segments; i++) {
+		struct sio_segment *s = sio_seg(sio_k.reg, i);
+
+		if (!s->used || !s->sized || s->owner != sio_k.self ||
+		    s->phys != phys || !fab.own[i].va)
+			continue;
+		if (size > fab.own[i].len)
+			return -EINVAL;
+		*bus = ntb.seg_phys(fab.own[i].p, fab.own[i].va);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* This node maps a peer's segment seg through its window to the owner. */
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map)
 {
@@ -608,7 +631,7 @@ void sio_ntb_fab_lut_clear(u32 node, u32 entry)
  * ntb0 (one core slot is one hardware entry, the same on every machine of
  * one switch).
  */
-int sio_ntb_fab_probe(struct sio_k_geometry *geo)
+int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit)
 {
 	u64 ent;
 	u32 count;
@@ -632,8 +655,14 @@ int sio_ntb_fab_probe(struct sio_k_geometry *geo)
 	}
 	geo->luts = count;
 	geo->window = count * ent;
-	pr_info("smartio: %u look-up table entries of %llu MiB per peer for lending\n",
-		count, ent >> 20);
+	/*
+	 * The other machines see every entry this one has (the same slots
+	 * everywhere); it uses only its share of them.
+	 */
+	if (limit && limit < count)
+		geo->own_luts = limit;
+	pr_info("smartio: %u of %u look-up table entries of %llu MiB per peer for lending\n",
+		geo->own_luts ? geo->own_luts : count, count, ent >> 20);
 	return 0;
 }
 

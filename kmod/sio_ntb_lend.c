@@ -138,8 +138,11 @@ int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim)
  * Peer's window [peer_addr, + size) leads to local_addr here, through
  * this machine's inbound entries for that peer (one per slot).
  */
-static int inbound_target(u32 kind, u64 local_addr, u64 *target)
+static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
 {
+	phys_addr_t bus;
+	int err;
+
 	switch (kind) {
 	case SIO_INB_BAR:
 		*target = local_addr;	/* the registry has the real BARs */
@@ -150,6 +153,11 @@ static int inbound_target(u32 kind, u64 local_addr, u64 *target)
 	case SIO_INB_MSI:
 		*target = SIO_MSI_BASE;
 		return 0;
+	case SIO_INB_SEG:
+		/* A segment of ours mapped for a device of that peer. */
+		err = sio_ntb_fab_seg_bus(local_addr, size, &bus);
+		*target = bus;
+		return err;
 	default:
 		return -EINVAL;
 	}
@@ -170,9 +178,11 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 	    (peer_addr - ad->window_base) % ad->slot_size ||
 	    size > ad->window_size - (peer_addr - ad->window_base))
 		return -EINVAL;
-	err = inbound_target(kind, local_addr, &target);
-	if (err)
-		return err;
+	if (map) {
+		err = inbound_target(kind, local_addr, size, &target);
+		if (err)
+			return err;
+	}
 	first = (peer_addr - ad->window_base) / ad->slot_size;
 	count = DIV_ROUND_UP_ULL(size, ad->slot_size);
 	for (i = 0; i < count; i++) {
@@ -190,6 +200,31 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 			return err;
 		}
 	}
+	return 0;
+}
+
+/*
+ * A segment of this node mapped for a device it borrows: the DMA window
+ * leads to all of this machine's RAM from address 0 (SIO_INB_DMA), so the
+ * device reaches the segment's memory at the window's device address plus
+ * that memory's physical address, as the shadow's DMA mappings do.
+ */
+int sio_ntb_lend_window_addr(u32 dev, u64 phys, u64 size, u64 *ioaddr)
+{
+	const struct sio_borrow *b;
+	phys_addr_t bus;
+	int bidx, err;
+
+	bidx = sio_borrow_find(sio_k.reg, dev, sio_k.self);
+	if (bidx < 0)
+		return bidx;
+	b = sio_borrow_at(sio_k.reg, (u32)bidx);
+	err = sio_ntb_fab_seg_bus(phys, size, &bus);
+	if (err)
+		return err;
+	if (bus >= b->iova_size || size > b->iova_size - bus)
+		return -ERANGE;	/* beyond what the window translates */
+	*ioaddr = sio_kplat_dev_iova(b->lender, b->dma_addr) + bus;
 	return 0;
 }
 

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,6 +104,24 @@ static int get(const char *p, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The size of what a bar<N> or mem link leads to: a file's own size in
+ * the simulator; over smartio.ko a character device's, whose size is the
+ * "size" attribute of its class device (smartio(4)).
+ */
+static size_t object_size(const char *p, const struct stat *st)
+{
+	char sys[128], buf[32];
+
+	if (!S_ISCHR(st->st_mode) || st->st_size)
+		return (size_t)st->st_size;
+	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/size",
+		 major(st->st_rdev), minor(st->st_rdev));
+	if (get(sys, buf, sizeof(buf)))
+		die(p);
+	return (size_t)strtoull(buf, NULL, 0);
+}
+
 static void *map(const char *p, size_t *size)
 {
 	int fd = open(p, O_RDWR);
@@ -112,7 +131,7 @@ static void *map(const char *p, size_t *size)
 	if (fd < 0 || fstat(fd, &st) < 0)
 		die(p);
 	if (*size == 0)
-		*size = (size_t)st.st_size;
+		*size = object_size(p, &st);
 	m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
@@ -339,6 +358,29 @@ static unsigned find_cap(const uint8_t *cfg, uint8_t id)
 	return 0;
 }
 
+/*
+ * Memory decoding and bus mastering on, through config, as any PCI driver
+ * starts: a kernel driver unbound from a borrowed function (its shadow)
+ * turned bus mastering off, and the controller then fetches nothing.
+ */
+static void enable_device(void)
+{
+	char p[512];
+	uint16_t cmdreg;
+	int fd;
+
+	path(p, sizeof(p), "dev/%s/config", devname, "");
+	fd = open(p, O_RDWR);
+	if (fd < 0 || pread(fd, &cmdreg, 2, 4) != 2)
+		die(p);
+	if ((cmdreg & 0x6) != 0x6) {
+		cmdreg |= 0x6;
+		if (pwrite(fd, &cmdreg, 2, 4) != 2)
+			die("enabling bus mastering");
+	}
+	close(fd);
+}
+
 /* Enables MSI-X through config (the core routes it to us); opens irq/0. */
 static void setup_irq(void)
 {
@@ -522,6 +564,7 @@ int main(int argc, char **argv)
 	bar = map(p, &size);
 	if (target_arg)
 		target.map = map(target.mem, &target.size);
+	enable_device();
 	if (use_irq)
 		setup_irq();
 

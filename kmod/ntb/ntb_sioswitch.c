@@ -15,7 +15,8 @@
  * ntb_hw_switchtec offers its LUT windows, window 1 is instead
  * NTBSW_NR_LUT memory windows of one entry each (memory windows 1 ..
  * NTBSW_NR_LUT), each translated on its own: what smartio's device
- * lending needs (a BAR, the DMA window, the MSI window per entry).  Doorbells: bit p of ntb_peer_db_set() rings port p
+ * lending needs (a BAR, the DMA window, the MSI window per entry).
+ * Doorbells: bit p of ntb_peer_db_set() rings port p
  * (bit p of its status), the convention ntb_pingpong and ntb_perf use for
  * several peers; with one peer (peers= mask) its bits are the peer's, as
  * on two-port hardware.

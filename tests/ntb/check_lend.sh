@@ -6,14 +6,16 @@
 # one smartio cluster, and smartio.ko lends devices between them:
 # host1 borrows host0's NVMe and host3 host2's at the same time, the
 # unmodified nvme driver binds each shadow, 64 MiB go through it with
-# O_DIRECT and come back, and the lender reads them after the return
-# (tests/ntb/lend-init.sh).
+# O_DIRECT and come back, and the lender reads them after the return;
+# contrib/nvme's userspace driver on host1 has host0's NVMe read blocks
+# into a segment of host3; udev/*.rules under systemd-udevd name the
+# borrowers' hot-added disks (tests/ntb/lend-init.sh).
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 1800), NTB_KEEP=1
 # keeps the work directory, NTBSW_OUT (see check_switch.sh).  Exit 77
-# when qemu, busybox-static, cpio, the kernel image, headers or source
-# are missing.
+# when qemu, busybox-static, cpio, udev, the kernel image, headers or
+# source are missing.
 set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
@@ -27,11 +29,23 @@ sw_prepare
 sw_smartio_build
 
 mkdir -p "$tmp/root/bin"
+# The userspace NVMe driver, static as sio_segrw (no C library in there).
+${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
+	-o "$tmp/root/bin/smartio-nvme" "$src/contrib/nvme/smartio-nvme.c" \
+	>"$tmp/cc-nvme.log" 2>&1 || { cat "$tmp/cc-nvme.log"; exit 1; }
 guest_root "$tmp/root" "$src/tests/ntb/lend-init.sh" "$out/smartio/smartio.ko" \
 	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
 cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
 cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
+# systemd-udevd (udevadm under another name) and the project's rules, for
+# the borrowers: the hot-added disk gets its /dev/smartio name.
+udevadm=$(command -v udevadm) || skip "no udevadm (apt-get install udev)"
+mkdir -p "$tmp/root/udev" "$tmp/root/lib/systemd"
+cp "$src"/udev/*.rules "$tmp/root/udev/"
+cp -L "$udevadm" "$tmp/root/bin/udevadm"
+ln -s /bin/udevadm "$tmp/root/lib/systemd/systemd-udevd"
+guest_libs "$tmp/root" "$udevadm"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
 sw_start $N 1G
@@ -52,7 +66,7 @@ wait "$pid0" "$pid1" "$pid2" "$pid3"
 echo "all guests done after $(($(date +%s) - t0)) s"
 
 for p in 0 1 2 3; do
-	sw_check "p$p-1" $(( p == 1 ? 19 : p == 3 ? 17 : p == 2 ? 12 : 11 ))
+	sw_check "p$p-1" $(( p == 1 ? 24 : p == 3 ? 23 : p == 2 ? 12 : 11 ))
 done
 # What the borrowers wrote is on the lenders' drive images.
 for p in 1 3; do

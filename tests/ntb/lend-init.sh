@@ -9,13 +9,24 @@
 #  - every node lists the four NVMe drives (one registry across kernels),
 #    with their lender, bdf and ids;
 #  - a borrow refused by the lend policy (none) leaves the lender's drive
-#    with its driver, readable;
-#  - the borrower's unmodified nvme driver binds to the shadow; 64 MiB
+#    with its driver, readable; while host1 has host0's NVMe, host3 is
+#    refused it when exclusive (EBUSY), then when shared for lack of room
+#    in host0's look-up table (ENOSPC: host0 uses 5 entries, luts=5), and
+#    host1's I/O goes on;
+#  - the borrower's unmodified nvme driver binds to the shadow, and udev
+#    (systemd-udevd with udev/*.rules) names its disk /dev/smartio/<node>/
+#    <device>/<disk>, tags it with the lender and runs the example rule;
+#    64 MiB
 #    written through it with O_DIRECT (a distinct 1 MiB block each MiB) and
 #    read back equal; its MSI-X interrupts counted on the borrower; the
 #    shadow's DMA mappings made by address arithmetic (no bounce);
 #  - after the return the lender's own driver has the drive back and reads
 #    the same 64 MiB (the borrower's md5, passed in a segment);
+#  - three address domains (SmartIO 4.4): host1 borrows host0's NVMe again
+#    for contrib/nvme's userspace driver, whose queues are in a segment of
+#    host1 mapped for the device; host3 maps a segment of its own for the
+#    device, and the NVMe reads blocks straight into it (host0's window,
+#    host3's inbound entry); host3 finds the bytes in its memory;
 #  - failures, each pair borrowing again: host0 (a lender) powers off while
 #    host1 reads through the shadow: the reads fail, nothing hangs, the
 #    shadow is removed; host3 (a borrower) powers off holding host2's
@@ -49,6 +60,15 @@ else
 fi
 dev=/smartio/dev/host$lender-nvme0
 
+# --- udev on the borrowers ----------------------------------------------------
+if [ $((P % 2)) = 1 ]; then
+	mkdir -p /run/udev /etc/udev/rules.d
+	cp /udev/*.rules /etc/udev/rules.d/
+	/lib/systemd/systemd-udevd --daemon --resolve-names=never ||
+		fail "systemd-udevd does not start"
+	waitfor 10 test -S /run/udev/control || fail "no udevd control socket"
+fi
+
 # --- the modules ---------------------------------------------------------------
 for m in $(cat /modules/order); do
 	insmod "$m" 2>/dev/null
@@ -57,9 +77,16 @@ waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1 of this node's NVMe"
 own_bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
-insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
-if insmod /smartio.ko fabric=ntb nodes=$N node="$P" devices="$own_bdf"; then
-	pass "insmod smartio.ko fabric=ntb nodes=$N node=$P devices=$own_bdf"
+# A segment heap of 4 MiB: contrib/nvme's driver keeps 1 MiB of queues
+# and buffers in a segment.
+insmod /smartio_ntb.ko node="$P" window_kb=4096 || fail "insmod smartio_ntb.ko"
+# host0 lends with 5 of its 7 entries: a borrow takes 3 (the DMA window's
+# two and the MSI window's), so a second borrower finds no room.
+luts=
+[ "$P" = 0 ] && luts=luts=5
+# shellcheck disable=SC2086 # no luts= but on host0
+if insmod /smartio.ko fabric=ntb nodes=$N node="$P" devices="$own_bdf" $luts; then
+	pass "insmod smartio.ko fabric=ntb nodes=$N node=$P devices=$own_bdf $luts"
 else
 	fail "insmod smartio.ko fabric=ntb nodes=$N node=$P"; finish
 fi
@@ -163,6 +190,99 @@ shadow_disk() {
 	c=$(ls "/sys/bus/pci/devices/$shadow/nvme" 2>/dev/null | head -n 1)
 	[ -n "$c" ] && [ -b "/dev/${c}n1" ] && echo "${c}n1"
 }
+# --- three address domains -----------------------------------------------------
+# forget STEPS: removes step segments of this node no other node waits for
+# any more (a node may own 8 segment records).
+forget() {
+	local n
+	for n in "$@"; do
+		rmdir "/smartio/self/segments/$n$P" || fail "removing step $n$P"
+	done
+}
+
+# host3's part: a segment of its own, mapped for host0-nvme0 (lent to
+# host1); the device's address of it goes to host1 in segment ioa3.
+domains_owner() {
+	local s=/smartio/self/segments/dst3 a=/smartio/self/segments/ioa3
+	local ioaddr got want
+	wait_for ubor 1
+	# host1 is past every earlier step of ours, host2 checked.
+	forget refused lent borrowed tried nolut md5
+	{ mkdir "$s" && echo 64k >"$s/size" && echo 1 >"$s/available"; } \
+		2>/tmp/err || fail "segment dst3: $(cat /tmp/err)"
+	if mkdir "$s/dma/host0-nvme0" 2>/tmp/err; then
+		ioaddr=$(cat "$s/dma/host0-nvme0/ioaddr")
+		pass "dst3 mapped for host0-nvme0 (lent to host1): the device reaches it at $ioaddr"
+	else
+		fail "mkdir dst3/dma/host0-nvme0: $(cat /tmp/err)"
+		dmesg | tail -n 20
+	fi
+	mkdir "$a" && echo 4k >"$a/size" && echo 1 >"$a/available" &&
+		sio_segrw "$a/mem" 0 write "${ioaddr:-none}" || fail "segment ioa3"
+	mark mapped
+	wait_for nvmeread 1
+	a=/smartio/nodes/host1/segments/md5r1
+	echo host3 >"$a/attach" || fail "attach md5r1"
+	want=$(sio_segrw "$a/mem" 0 read 32)
+	echo host3 >"$a/detach"
+	got=$(sio_segrw "$s/mem" 0 dump 32768 | md5sum | cut -d' ' -f1)
+	# Neither 32 KiB of zeros (nothing reached the segment) nor nothing.
+	case $got in
+	bb7df04e1b0a2570657527a7e108ae23 | d41d8cd98f00b204e9800998ecf8427e) got="($got)" ;;
+	esac
+	if [ "$got" = "$want" ]; then
+		pass "host3 reads in its memory the 64 blocks host0's NVMe wrote there for host1's driver ($got)"
+	else
+		fail "dst3 holds md5 $got, host1's driver checked '$want'"
+	fi
+	if rmdir "$s/dma/host0-nvme0" && rmdir "$s" && rmdir /smartio/self/segments/ioa3; then
+		pass "dst3 unmapped for host0-nvme0 and removed"
+	else
+		fail "unmapping or removing dst3"
+	fi
+	mark domainsdone
+}
+
+# host1's part: borrows host0-nvme0 for contrib/nvme's driver (the nvme
+# driver let go of the shadow), which reads blocks into host3's dst3.
+domains_driver() {
+	local t=/smartio/nodes/host3/segments ioaddr
+	if echo "host$P" >"$dev/borrow" 2>/tmp/err && waitfor 120 shadow_disk &&
+	   echo "$shadow" >/sys/bus/pci/drivers/nvme/unbind; then
+		pass "host1 borrows host0-nvme0 for a userspace driver (nvme unbound from $shadow)"
+	else
+		fail "borrowing for the userspace driver: $(cat /tmp/err)"
+	fi
+	mark ubor
+	wait_for mapped 3
+	# host3 is past every earlier step of ours, host0 checked.
+	forget refused lent borrowed md5
+	echo host1 >"$t/ioa3/attach" && echo host1 >"$t/dst3/attach" ||
+		fail "attaching host3's segments"
+	ioaddr=$(sio_segrw "$t/ioa3/mem" 0 read 32 | tr -d .)
+	if smartio-nvme -m /smartio -d host0-nvme0 -l 200000 -n 64 \
+		-t "host3/dst3@$ioaddr" >/tmp/nvme.out 2>&1; then
+		pass "contrib/nvme: $(tr '\n' ' ' </tmp/nvme.out)"
+	else
+		fail "contrib/nvme into host3's dst3 at $ioaddr: $(tr '\n' ' ' </tmp/nvme.out)"
+		dmesg | tail -n 20
+	fi
+	local m=/smartio/self/segments/md5r1
+	mkdir "$m" && echo 4k >"$m/size" && echo 1 >"$m/available" &&
+		sio_segrw "$m/mem" 0 write "$(sio_segrw "$t/dst3/mem" 0 dump 32768 |
+			md5sum | cut -d' ' -f1)" || fail "md5r1 segment"
+	echo host1 >"$t/dst3/detach"
+	echo host1 >"$t/ioa3/detach"
+	mark nvmeread
+	if echo "host$P" >"$dev/return" &&
+	   waitfor 60 test ! -e "/sys/bus/pci/devices/$shadow"; then
+		pass "returned host0-nvme0 after the userspace driver"
+	else
+		fail "return after the userspace driver"
+	fi
+	wait_for domainsdone 3
+}
+
 if [ "$P" != "$lender" ]; then
 	t0=$(date +%s)
 	if echo "host$P" >"$dev/borrow" 2>/tmp/err; then
@@ -178,6 +298,19 @@ if [ "$P" != "$lender" ]; then
 		dmesg | tail -n 30
 		finish
 	fi
+	udevadm settle --timeout=60
+	u=/dev/smartio/host$P/host$lender-nvme0/$disk
+	if [ -L "$u" ] && [ -b "$u" ] &&
+	   udevadm info -q property "/dev/$disk" | grep -qx "SMARTIO_LENDER=host$lender"; then
+		pass "udev names the hot-added disk $u, tagged SMARTIO_LENDER=host$lender"
+	else
+		fail "udev: $u is '$(ls -l "$u" 2>&1)'"
+	fi
+	if grep -qx "borrowed host$lender-nvme0 from host$lender" /run/smartio/borrowed; then
+		pass "udev/90-smartio-example.rules logged the borrow"
+	else
+		fail "the example rule logged '$(cat /run/smartio/borrowed 2>&1)'"
+	fi
 	# An exclusive borrow taken is refused to the other borrower (host3
 	# tries host0's NVMe while host1 has it), and host1's I/O goes on.
 	mark borrowed
@@ -189,6 +322,17 @@ if [ "$P" != "$lender" ]; then
 			pass "host0-nvme0 taken exclusively by host1: refused ($(cat /tmp/err))"
 		fi
 		mark tried
+		# Shared now, but host0's 5 entries hold host1's 3 and not 3
+		# more: refused before anything is claimed or mapped.
+		wait_for shared 0
+		if echo "host$P" >/smartio/dev/host0-nvme0/borrow 2>/tmp/err; then
+			fail "borrowed host0-nvme0 with no room in host0's look-up table"
+		elif grep -q "No space left" /tmp/err; then
+			pass "host0-nvme0 shared, no look-up-table room on host0: refused ($(cat /tmp/err))"
+		else
+			fail "no-room borrow refused with '$(cat /tmp/err)', not ENOSPC"
+		fi
+		mark nolut
 	fi
 	dd if=/dev/urandom of=/tmp/chunk bs=1M count=1 status=none
 	before=$(msix)
@@ -216,7 +360,7 @@ if [ "$P" != "$lender" ]; then
 	*"dma_window="*"maps="*) pass "DMA by address arithmetic: $state" ;;
 	*) fail "shadow state '$state'" ;;
 	esac
-	[ "$P" = 1 ] && wait_for tried 3
+	[ "$P" = 1 ] && wait_for nolut 3
 	# The md5 goes to the lender in a segment of this node.
 	s=/smartio/self/segments/md5$P
 	mkdir "$s" && echo 4k >"$s/size" && echo 1 >"$s/available" &&
@@ -231,6 +375,10 @@ if [ "$P" != "$lender" ]; then
 		fail "the shadow's disk $(shadow_disk) stays after the return"
 	mark returned
 	wait_for checked $pair
+	case $P in
+	1) domains_driver ;;
+	3) domains_owner ;;
+	esac
 	mark bye
 	# --- failures: borrowed again, then a machine of the pair is lost --
 	if echo "host$P" >"$dev/borrow" 2>/tmp/err && waitfor 120 shadow_disk; then
@@ -269,12 +417,20 @@ if [ "$P" != "$lender" ]; then
 		fail "the shadow $shadow stays after the lender was lost"
 	fi
 else
+	if [ "$P" = 0 ]; then
+		# While host1 keeps it, for host3's borrow with no room.
+		wait_for tried 3
+		echo shared >"$dev/mode" || fail "host0-nvme0 shared while borrowed"
+		mark shared
+	fi
 	wait_for returned $pair
 	s=/smartio/nodes/host$pair/segments/md5$pair
 	echo "host$P" >"$s/attach" || fail "attach md5$pair"
 	want_md5=$(sio_segrw "$s/mem" 0 read 32)
+	echo "host$P" >"$s/detach" || fail "detach md5$pair"
 	nobody() { [ -z "$(cat "$dev/borrow")" ]; }
 	waitfor 60 nobody || fail "$dev/borrow still lists '$(cat "$dev/borrow")'"
+	[ "$P" = 0 ] && { echo exclusive >"$dev/mode" || fail "exclusive again"; }
 	if waitfor 30 test -e "/sys/bus/pci/drivers/nvme/$own_bdf" &&
 	   waitfor 30 test -b /dev/nvme0n1; then
 		pass "the return gave $own_bdf back to the nvme driver"

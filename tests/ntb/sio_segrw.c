@@ -5,6 +5,8 @@
  * or its character device), never through read() or write().
  *   sio_segrw FILE OFFSET read LEN        prints LEN bytes at OFFSET
  *   sio_segrw FILE OFFSET write TEXT      stores TEXT at OFFSET
+ *   sio_segrw FILE OFFSET dump LEN        writes LEN raw bytes (up to
+ *                                         1 MiB) to standard output
  *   sio_segrw FILE OFFSET hold LEN WAITFILE
  *       prints LEN bytes, waits (up to 300 s) until WAITFILE exists and
  *       prints them again: a mapping revoked meanwhile dies of SIGBUS
@@ -37,14 +39,14 @@ int main(int argc, char **argv)
 	int fd, i;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: sio_segrw FILE OFFSET read LEN | write TEXT | hold LEN WAITFILE\n");
+		fprintf(stderr, "usage: sio_segrw FILE OFFSET read LEN | write TEXT | dump LEN | hold LEN WAITFILE\n");
 		return 2;
 	}
 	off = strtoul(argv[2], NULL, 0);
 	len = strcmp(argv[3], "write") ? strtoul(argv[4], NULL, 0)
 					: strlen(argv[4]);
-	if (!len || len > 255) {
-		fprintf(stderr, "sio_segrw: 1 to 255 bytes\n");
+	if (!len || len > (strcmp(argv[3], "dump") ? 255u : 1u << 20)) {
+		fprintf(stderr, "sio_segrw: 1 to 255 bytes (dump: 1 MiB)\n");
 		return 2;
 	}
 	span = (off + len + 4095) & ~(size_t)4095;
@@ -64,13 +66,24 @@ int main(int argc, char **argv)
 			p[i] = argv[4][i];
 	} else if (!strcmp(argv[3], "read")) {
 		show(p, len);
+	} else if (!strcmp(argv[3], "dump")) {
+		/* Read through the mapping as the other modes do, then out. */
+		char *buf = malloc(len);
+
+		if (!buf)
+			return 1;
+		for (i = 0; i < (int)len; i++)
+			buf[i] = p[i];
+		if (fwrite(buf, 1, len, stdout) != len)
+			return 1;
+		free(buf);
 	} else if (!strcmp(argv[3], "hold") && argc == 6) {
 		show(p, len);
 		for (i = 0; i < 3000 && access(argv[5], F_OK); i++)
 			usleep(100000);
 		show(p, len);
 	} else {
-		fprintf(stderr, "sio_segrw: read, write or hold\n");
+		fprintf(stderr, "sio_segrw: read, write, dump or hold\n");
 		return 2;
 	}
 	return 0;
