@@ -84,8 +84,10 @@ static int state_show(struct seq_file *s, void *unused)
 	}
 	for (i = 0; i < sio_k.ndevs; i++)
 		sio_shadow_show(s, &sio_k.dev[i]);
-	if (sio_k.ntb)
+	if (sio_k.ntb) {
+		sio_ntb_fab_show(s);
 		sio_ntb_lend_show(s);
+	}
 	seq_printf(s, "fabric generation=%llu requests=%llu\n", sio_k.notifies,
 		   (u64)atomic64_read(&sio_k.requests));
 	mutex_unlock(&sio_k.lock);

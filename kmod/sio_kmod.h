@@ -99,6 +99,11 @@ struct sio_kernel {
 	u32 self;
 	u32 nnodes;		/* in the registry */
 	bool ntb;
+	/*
+	 * fabric=ntb over single look-up-table entries: devices are lent and
+	 * segments attached through them, one translation each.
+	 */
+	bool lut_entries;
 };
 
 extern struct sio_kernel sio_k;
@@ -199,6 +204,7 @@ int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap);
 int sio_ntb_fab_seg_backing(u32 seg, int create);
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map);
 int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus);
+void sio_ntb_fab_show(struct seq_file *s);
 void sio_ntb_fab_notify(void);
 int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit);
 void sio_ntb_fab_unprobe(void);

@@ -356,13 +356,23 @@ static int kplat_lend_claim(void *plat, u32 dev, u32 borrower, int claim)
 }
 
 /*
+ * Whether a translation of this kind is made by entries: without single
+ * entries (ntb_ivshmem) an attached segment is reached through the heap
+ * window, translated to every peer in full.
+ */
+static bool inbound_entries(u32 kind)
+{
+	return sio_k.ntb && (kind != SIO_INB_SEG || sio_k.lut_entries);
+}
+
+/*
  * Over an NTB the side a window leads to translates it (sio_ntb_lend.c);
  * the loopback adapter's slots are resolved in software, nothing to do.
  */
 static int kplat_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
 			     u32 dev, u64 peer_addr, u64 local_addr, u64 size)
 {
-	if (!sio_k.ntb)
+	if (!inbound_entries(kind))
 		return 0;
 	if (self != sio_k.self)
 		return -EINVAL;
@@ -373,7 +383,7 @@ static int kplat_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
 static void kplat_inbound_unmap(void *plat, u32 self, u32 peer, u32 kind,
 				u32 dev, u64 peer_addr, u64 size)
 {
-	if (sio_k.ntb && self == sio_k.self)
+	if (inbound_entries(kind) && self == sio_k.self)
 		sio_ntb_lend_inbound(peer, kind, peer_addr, 0, size, false);
 }
 

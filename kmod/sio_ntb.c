@@ -36,6 +36,7 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -167,10 +168,16 @@ static int node_of(struct sio_ntb_peer *p)
 	return -1;
 }
 
+/* The command of a core message (its genl header's first byte), or 0. */
+static u8 msg_cmd(const void *msg, u32 len)
+{
+	return len > SIO_NLMSG_HDRLEN ? ((const u8 *)msg)[SIO_NLMSG_HDRLEN] : 0;
+}
+
 /* A user's command the core forwarded to a peer's segments. */
 static bool changes_peer_table(const void *msg, u32 len)
 {
-	u8 cmd = len > SIO_NLMSG_HDRLEN ? ((const u8 *)msg)[SIO_NLMSG_HDRLEN] : 0;
+	u8 cmd = msg_cmd(msg, len);
 
 	return cmd == SIO_CMD_SEG_CREATE || cmd == SIO_CMD_SEG_SIZE ||
 	       cmd == SIO_CMD_SEG_DESTROY || cmd == SIO_CMD_SEG_AVAILABLE;
@@ -233,10 +240,8 @@ static void apply_table(u32 dst, const u8 *rep, int len)
  */
 static unsigned int call_timeout(const void *msg, u32 len)
 {
-	u8 cmd = len > SIO_NLMSG_HDRLEN ? ((const u8 *)msg)[SIO_NLMSG_HDRLEN] : 0;
-
-	return cmd == SIO_CMD_BORROW_REQ ? SIO_FAB_CLAIM_TIMEOUT_MS :
-					   SIO_FAB_TIMEOUT_MS;
+	return msg_cmd(msg, len) == SIO_CMD_BORROW_REQ ?
+		SIO_FAB_CLAIM_TIMEOUT_MS : SIO_FAB_TIMEOUT_MS;
 }
 
 int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
@@ -299,9 +304,7 @@ static bool may_serve(void)
  */
 static void fab_asked(int from, const void *msg, u32 len)
 {
-	u8 cmd = len > SIO_NLMSG_HDRLEN ? ((const u8 *)msg)[SIO_NLMSG_HDRLEN] : 0;
-
-	if (from < 0 || cmd != SIO_CMD_SEG_TABLE_GET)
+	if (from < 0 || msg_cmd(msg, len) != SIO_CMD_SEG_TABLE_GET)
 		return;
 	WRITE_ONCE(fab.sent[from].len, 0);
 	WRITE_ONCE(fab.dsent[from].len, 0);
@@ -567,12 +570,34 @@ int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus)
 	return -ENOENT;
 }
 
+/*
+ * Where this machine reaches a peer's segment it attached: the entries of
+ * its attachment's slots toward the owner (back to back in the outbound
+ * window), which the owner translated onto that segment alone; without
+ * single entries, the owner's heap through the heap window.
+ */
+static int peer_seg_phys(u32 seg, const struct sio_segment *s,
+			 phys_addr_t *phys)
+{
+	int aidx;
+
+	if (!sio_k.lut_entries)
+		return ntb.peer_seg(fab.p[s->owner], s->backing, s->size,
+				    phys) ? 0 : -ENXIO;
+	aidx = sio_attach_find(sio_k.reg, seg, sio_k.self);
+	if (aidx < 0)
+		return aidx;
+	*phys = sio_k.lut[sio_k.self][sio_attach_at(sio_k.reg, aidx)->lut].hw;
+	return *phys ? 0 : -ENXIO;
+}
+
 /* This node maps a peer's segment seg through its window to the owner. */
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map)
 {
 	struct sio_segment *s = sio_seg(sio_k.reg, seg);
 	struct sio_bar_cdev *bc;
 	phys_addr_t phys;
+	int err;
 
 	if (node != sio_k.self)
 		return 0;
@@ -587,14 +612,35 @@ int sio_ntb_fab_seg_map(u32 seg, u32 node, int map)
 		return -EPROTO;	/* the peer's table says so: not mapped */
 	if (sio_k.seg[seg])
 		return -EBUSY;
-	if (!ntb.peer_seg(fab.p[s->owner], s->backing, s->size, &phys))
-		return -ENXIO;	/* not inside the owner's heap */
+	err = peer_seg_phys(seg, s, &phys);
+	if (err)
+		return err;	/* not inside the owner's heap, no entry */
 	bc = sio_seg_dev_add_ext(sio_node(sio_k.reg, s->owner)->name, s->name,
 				 s->size, NULL, phys);
 	if (IS_ERR(bc))
 		return PTR_ERR(bc);
 	sio_k.seg[seg] = bc;
 	return 0;
+}
+
+/*
+ * debugfs: where this machine's window to each peer's segment heap lies,
+ * and whether that peer translates it (without single entries only): a
+ * read there beyond what was attached answers all-ones when it does not.
+ */
+void sio_ntb_fab_show(struct seq_file *s)
+{
+	phys_addr_t phys;
+	u32 n;
+
+	for (n = 0; n < sio_k.nnodes; n++) {
+		if (n == sio_k.self || !peer_up(n) ||
+		    !ntb.peer_seg(fab.p[n], 0, PAGE_SIZE, &phys))
+			continue;
+		seq_printf(s, "heap_window %s addr=%pa translated=%s\n",
+			   sio_node(sio_k.reg, n)->name, &phys,
+			   sio_k.lut_entries ? "no" : "yes");
+	}
 }
 
 /* --- single look-up-table entries, for lending (sio_ntb_lend.c) ----------- */
@@ -655,6 +701,7 @@ int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit)
 	}
 	geo->luts = count;
 	geo->window = count * ent;
+	sio_k.lut_entries = true;
 	/*
 	 * The other machines see every entry this one has (the same slots
 	 * everywhere); it uses only its share of them.

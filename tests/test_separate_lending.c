@@ -20,6 +20,10 @@
  *    node 2), node 2 translates the slots onto the segment (inbound_map
  *    SIO_INB_SEG); unmap and the loss of either node free both halves;
  *    hostile MAP_SEG_WINDOW requests change nothing.
+ *  - test_attach_across_registries_*: issue 12 defect 7, export enforced
+ *    by translation: node 1 attaches node 2's segment with its own LUT
+ *    slots and node 2 translates exactly those onto the segment (and only
+ *    when exported); detach and node 1's loss take the translation away.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -688,6 +692,130 @@ static void test_segment_dma_across_registries_hostile_requests(void **state)
 	free(before);
 }
 
+/* Node 2's inbound translations of segments still in place. */
+static int seg_translations(void)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < w.nmaps; i++) {
+		int gone = 0;
+
+		if (w.maps[i].kind != SIO_INB_SEG)
+			continue;
+		for (j = 0; j < w.nunmaps; j++)
+			gone |= w.unmaps[j].kind == SIO_INB_SEG &&
+				w.unmaps[j].self == w.maps[i].self &&
+				w.unmaps[j].peer_addr == w.maps[i].peer_addr;
+		n += !gone;
+	}
+	return n;
+}
+
+/*
+ * Node 2's segment "pub" (64 KiB), exported or not, with its table at
+ * node 1; node 1's index of its copy.
+ */
+static int published(int available)
+{
+	u8 tab[2048], reply[256];
+	int len, n, seg;
+
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_CREATE, "pub", ~0u, 0), 0);
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_SIZE, "pub", ~0u, 64u << 10),
+			 0);
+	seg = sio_seg_lookup(w.reg[2], 2, "pub");
+	assert_true(seg >= 0);
+	sio_seg(w.reg[2], (u32)seg)->available = (u8)available;
+	len = sio_core_seg_table(&w.core[2], 2, 1, tab, sizeof(tab));
+	assert_true(len > 0);
+	n = sio_core_dispatch_from(&w.core[1], 1, 2, tab, (u32)len, reply,
+				   sizeof(reply));
+	assert_true(n > 0);
+	seg = sio_seg_lookup(w.reg[1], 2, "pub");
+	assert_true(seg >= 0);
+	return seg;
+}
+
+/* Node 1's user attaches (or detaches) node 2's segment. */
+static int attach_cmd(u8 c, u32 seg)
+{
+	u8 buf[256], rep[512];
+	struct sio_parsed p;
+	struct sio_msg m;
+
+	(void)seg;
+	sio_msg_init(&m, buf, sizeof(buf), c, SIO_F_REQUEST, 1);
+	sio_msg_put_u32(&m, SIO_A_NODE, 2);
+	sio_msg_put_str(&m, SIO_A_NAME, "pub");
+	sio_msg_put_u32(&m, SIO_A_PEER, 1);
+	return sio_core_call(&w.core[1], 1, 1, &m, &p, rep, sizeof(rep));
+}
+
+static void test_attach_across_registries_translates_exactly(void **state)
+{
+	const struct sio_attach *a;
+	int seg, idx, i, half = -1;
+
+	(void)state;
+	seg = published(1);
+	assert_int_equal(attach_cmd(SIO_CMD_SEG_ATTACH, (u32)seg), 0);
+	idx = sio_attach_find(w.reg[1], (u32)seg, 1);
+	assert_true(idx >= 0);
+	a = sio_attach_at(w.reg[1], (u32)idx);
+	assert_true(a->lut >= 0);
+	/* Node 2 translates node 1's slots, and only those, onto "pub". */
+	assert_int_equal(seg_translations(), 1);
+	for (i = 0; i < w.nmaps; i++)
+		if (w.maps[i].kind == SIO_INB_SEG)
+			half = i;
+	assert_int_equal(w.maps[half].self, 2);
+	assert_int_equal(w.maps[half].peer, 1);
+	assert_int_equal(w.maps[half].peer_addr, a->local_addr);
+	assert_int_equal(w.maps[half].local_addr,
+			 sio_seg(w.reg[2], (u32)sio_seg_lookup(w.reg[2], 2,
+							       "pub"))->phys);
+	assert_int_equal(w.maps[half].size, 64u << 10);
+	assert_true(sio_seg(w.reg[2], (u32)sio_seg_lookup(w.reg[2], 2, "pub"))
+			    ->attached >> 1 & 1);
+	/* The detach takes the translation away. */
+	assert_int_equal(attach_cmd(SIO_CMD_SEG_DETACH, (u32)seg), 0);
+	assert_int_equal(seg_translations(), 0);
+	assert_int_equal(sio_attach_find(w.reg[1], (u32)seg, 1), -ENOENT);
+	assert_int_equal(sio_attach_find(w.reg[2],
+			 (u32)sio_seg_lookup(w.reg[2], 2, "pub"), 1), -ENOENT);
+	assert_int_equal(w.loops, 0);
+}
+
+static void test_attach_across_registries_unexported_untranslated(void **state)
+{
+	struct sio_adapter before[NODES], after[NODES];
+	int seg, i;
+
+	(void)state;
+	seg = published(0);
+	adapters(before);
+	assert_int_equal(attach_cmd(SIO_CMD_SEG_ATTACH, (u32)seg), -EACCES);
+	assert_int_equal(seg_translations(), 0);
+	assert_int_equal(sio_attach_find(w.reg[1], (u32)seg, 1), -ENOENT);
+	adapters(after);
+	for (i = 0; i < NODES; i++)
+		assert_memory_equal(&before[i], &after[i], sizeof(before[i]));
+}
+
+static void test_attach_across_registries_peer_loss_untranslates(void **state)
+{
+	int seg;
+
+	(void)state;
+	seg = published(1);
+	assert_int_equal(attach_cmd(SIO_CMD_SEG_ATTACH, (u32)seg), 0);
+	assert_int_equal(seg_translations(), 1);
+	sio_core_node_down(&w.core[2], 1);
+	assert_int_equal(seg_translations(), 0);
+	assert_int_equal(sio_seg(w.reg[2], (u32)sio_seg_lookup(w.reg[2], 2,
+					"pub"))->attached, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +845,15 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_segment_dma_across_registries_hostile_requests,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_attach_across_registries_translates_exactly,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_attach_across_registries_unexported_untranslated,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_attach_across_registries_peer_loss_untranslates,
 			setup, teardown),
 	};
 

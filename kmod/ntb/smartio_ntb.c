@@ -243,6 +243,43 @@ static int sio_inbound(struct sio_ntb_peer *p, int widx, resource_size_t want,
 	return 0;
 }
 
+/*
+ * Single look-up-table entries: memory windows SIO_MW_LUT.. of every peer
+ * (ntb_sioswitch lut_mws=1, as ntb_hw_switchtec's LUT windows), each
+ * translated on its own.  How many and how large, on d.
+ */
+static u32 sio_lut_count(struct sio_ntb_dev *d, u64 *ent_size)
+{
+	resource_size_t size;
+	phys_addr_t base;
+	int mws = ntb_mw_count(d->ntb, 0);
+
+	/*
+	 * The outbound side's size: ntb_mw_get_align() answers only while
+	 * that peer's link is up, and the geometry is asked at load time.
+	 */
+	if (mws <= SIO_MW_LUT ||
+	    ntb_peer_mw_get_addr(d->ntb, SIO_MW_LUT, &base, &size))
+		return 0;
+	*ent_size = size;
+	return mws - SIO_MW_LUT;
+}
+
+/*
+ * Whether the heap window is translated to the peers in full.  With single
+ * look-up-table entries smartio translates each attached segment on its
+ * own (the owner's entry for the attaching peer), so the heap window leads
+ * nowhere and a segment nobody was given cannot be reached whatever a
+ * peer's kernel does (issue 12, defect 7).  Without them (ntb_ivshmem's
+ * one shared region) every peer reaches the whole heap.
+ */
+static bool sio_heap_shared(struct sio_ntb_dev *d)
+{
+	u64 ent;
+
+	return !sio_lut_count(d, &ent);
+}
+
 /* The heap: one buffer, the same offsets for every peer. */
 static int sio_setup_heap(struct sio_ntb_peer *p)
 {
@@ -258,6 +295,8 @@ static int sio_setup_heap(struct sio_ntb_peer *p)
 				 &d->heap_va, &d->heap_dma, &d->heap_size);
 		if (rc)
 			goto out;
+		if (!sio_heap_shared(d))
+			ntb_mw_clear_trans(d->ntb, p->pidx, SIO_MW_SEG);
 		d->heap_pages = d->heap_size >> PAGE_SHIFT;
 		d->heap = bitmap_zalloc(d->heap_pages, GFP_KERNEL);
 		if (!d->heap) {
@@ -268,7 +307,7 @@ static int sio_setup_heap(struct sio_ntb_peer *p)
 			rc = -ENOMEM;
 			goto out;
 		}
-	} else {
+	} else if (sio_heap_shared(d)) {
 		size = d->heap_size;
 		rc = ntb_mw_set_trans(d->ntb, p->pidx, SIO_MW_SEG, d->heap_dma,
 				      size);
@@ -589,28 +628,6 @@ void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 	return p->seg_out + off;
 }
 EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
-
-/*
- * Single look-up-table entries: memory windows SIO_MW_LUT.. of every peer
- * (ntb_sioswitch lut_mws=1, as ntb_hw_switchtec's LUT windows), each
- * translated on its own.  How many and how large, on d.
- */
-static u32 sio_lut_count(struct sio_ntb_dev *d, u64 *ent_size)
-{
-	resource_size_t size;
-	phys_addr_t base;
-	int mws = ntb_mw_count(d->ntb, 0);
-
-	/*
-	 * The outbound side's size: ntb_mw_get_align() answers only while
-	 * that peer's link is up, and the geometry is asked at load time.
-	 */
-	if (mws <= SIO_MW_LUT ||
-	    ntb_peer_mw_get_addr(d->ntb, SIO_MW_LUT, &base, &size))
-		return 0;
-	*ent_size = size;
-	return mws - SIO_MW_LUT;
-}
 
 u32 sio_ntb_lut_geometry(u64 *ent_size)
 {

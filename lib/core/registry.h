@@ -222,7 +222,12 @@ struct sio_segment {
 	u64 backing;
 };
 
-/* A node other than the owner mapping a segment through its NTB window. */
+/*
+ * A node other than the owner mapping a segment through its NTB window.
+ * With separate registries the owner keeps its half too (lut -1): node is
+ * the peer and local_addr the peer's window address, which the owner's
+ * inbound entries translate onto the segment (SIO_INB_SEG).
+ */
 struct sio_attach {
 	u8 used;
 	u8 adapter;

@@ -2,11 +2,16 @@
 /*
  * Attaching a segment from another node: a conversation between the node
  * that maps it (the peer) and the segment's owner, as for a borrow.
+ *   peer: LUT slots from its NTB window to the owner's RAM
  *   peer  -> SEG_CONNECT     owner: checks it is sized and available,
  *                            records the peer, answers phys address + size
- *   peer: LUT slots from its NTB window to the owner's RAM
  *   peer  -> SEG_DISCONNECT  on detach, or to unwind a failed mapping
- * Each side only changes its own state; node loss cleans both.
+ * Each side only changes its own state; node loss cleans both.  With
+ * separate registries SEG_CONNECT carries the peer's window address (ADDR)
+ * and the owner translates it onto the segment on its side (inbound_map
+ * SIO_INB_SEG), keeping a record of that half: only an exported segment
+ * is reachable, by the nodes that attached it, whatever a peer's kernel
+ * does with its window (issue 12, defect 7).
  */
 #include "core_int.h"
 
@@ -36,20 +41,43 @@ static int owner_forget(struct sio_core *c, u32 seg, u32 peer)
 	return 0;
 }
 
-/* Peer's side: the platform's mapping, its LUT slots and record. */
+static int separate(const struct sio_core *c)
+{
+	return !!(c->flags & SIO_CORE_SEPARATE);
+}
+
+/* The owner's half of an attachment (separate registries): no slots. */
+static int owner_half(const struct sio_attach *a)
+{
+	return a->lut < 0;
+}
+
+/*
+ * The peer's side: the platform's mapping, its LUT slots and record; or
+ * the owner's half: its inbound entries for the peer.
+ */
 void sio_attach_release(struct sio_core *c, u32 aidx)
 {
 	struct sio_attach *a = sio_attach_at(c->reg, aidx);
+	struct sio_segment *s = sio_seg(c->reg, a->seg);
 
-	if (c->ops->seg_map)
-		c->ops->seg_map(c->plat, a->seg, a->node, 0);
-	sio_lut_unmap(c, a->node, a->adapter, a->lut, a->lut_count);
+	if (owner_half(a)) {
+		if (c->ops->inbound_unmap)
+			c->ops->inbound_unmap(c->plat, s->owner, a->node,
+					      SIO_INB_SEG, 0, a->local_addr,
+					      s->size);
+	} else {
+		if (c->ops->seg_map)
+			c->ops->seg_map(c->plat, a->seg, a->node, 0);
+		sio_lut_unmap(c, a->node, a->adapter, a->lut, a->lut_count);
+	}
 	sio_memset(a, 0, sizeof(*a));
 }
 
+/* addr: the peer's window address for the owner to translate, or 0. */
 static int owner_call(struct sio_core *c, u32 self, u32 owner,
-		      const char *name, u8 cmd, struct sio_parsed *rep,
-		      u8 *repbuf, u32 cap)
+		      const char *name, u8 cmd, u64 addr,
+		      struct sio_parsed *rep, u8 *repbuf, u32 cap)
 {
 	u8 buf[SIO_PEER_MSG];
 	struct sio_msg m;
@@ -58,6 +86,8 @@ static int owner_call(struct sio_core *c, u32 self, u32 owner,
 	sio_msg_put_u32(&m, SIO_A_NODE, owner);
 	sio_msg_put_str(&m, SIO_A_NAME, name);
 	sio_msg_put_u32(&m, SIO_A_PEER, self);
+	if (addr)
+		sio_msg_put_u64(&m, SIO_A_ADDR, addr);
 	return sio_core_call(c, self, owner, &m, rep, repbuf, cap);
 }
 
@@ -72,7 +102,7 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	struct sio_adapter *ad;
 	int path, aidx, first, err;
 	u32 count, owner = s->owner, gen = s->gen;
-	u64 phys, size;
+	u64 phys = s->phys, size = s->size, local;
 
 	if (self == owner)
 		return -EINVAL;
@@ -82,17 +112,29 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	if (aidx >= 0)
 		return sio_msg_put_u64(rep, SIO_A_ADDR,
 				       sio_attach_at(r, (u32)aidx)->local_addr);
+	if (!s->sized || size % SIO_PAGE)
+		return -EINVAL;
 	path = sio_path_find(r, self, owner);
 	if (path < 0)
 		return path;
 	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
 	if (aidx < 0)
 		return aidx;
+	/* The slots first: the owner translates them (separate registries). */
+	first = sio_lut_map(c, self, (u32)path, size, owner, phys, self,
+			    SIO_RID_CPU, &count);
+	if (first < 0)
+		return first;
+	ad = &sio_node(r, self)->adapter[path];
+	local = ad->window_base + (u64)first * ad->slot_size;
 	sio_strlcpy(name, s->name, sizeof(name));
-	err = owner_call(c, self, owner, name, SIO_CMD_SEG_CONNECT, &orep,
-			 repbuf, sizeof(repbuf));
-	if (err)
+	err = owner_call(c, self, owner, name, SIO_CMD_SEG_CONNECT,
+			 separate(c) ? local : 0, &orep, repbuf,
+			 sizeof(repbuf));
+	if (err) {
+		sio_lut_unmap(c, self, (u32)path, first, count);
 		return err;
+	}
 	/*
 	 * A platform may run the owner's messages to this node while it
 	 * waits for the reply (smartio.ko over an NTB): the record may be
@@ -112,21 +154,13 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 		err = -EPROTO;
 		goto disconnect;
 	}
-	phys = sio_nla_u64(&orep.tb[SIO_A_ADDR]);
-	size = sio_nla_u64(&orep.tb[SIO_A_SIZE]);
 	/* The owner's answer is what its record says, or nothing maps. */
-	if (!s->sized || phys != s->phys || size != s->size ||
-	    size % SIO_PAGE) {
+	if (sio_nla_u64(&orep.tb[SIO_A_ADDR]) != phys ||
+	    sio_nla_u64(&orep.tb[SIO_A_SIZE]) != size || !s->sized ||
+	    s->phys != phys || s->size != size) {
 		err = -EPROTO;
 		goto disconnect;
 	}
-	first = sio_lut_map(c, self, (u32)path, size, owner, phys, self,
-			    SIO_RID_CPU, &count);
-	if (first < 0) {
-		err = first;
-		goto disconnect;
-	}
-	ad = &sio_node(r, self)->adapter[path];
 	a = sio_attach_at(r, (u32)aidx);
 	a->used = 1;
 	a->adapter = (u8)path;
@@ -134,11 +168,10 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	a->seg = seg;
 	a->lut = first;
 	a->lut_count = count;
-	a->local_addr = ad->window_base + (u64)first * ad->slot_size;
+	a->local_addr = local;
 	if (c->ops->seg_map) {
 		err = c->ops->seg_map(c->plat, seg, self, 1);
 		if (err) {
-			sio_lut_unmap(c, self, (u32)path, first, count);
 			sio_memset(a, 0, sizeof(*a));
 			goto disconnect;
 		}
@@ -152,7 +185,8 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 		c->ops->notify(c->plat);
 	return sio_msg_put_u64(rep, SIO_A_ADDR, a->local_addr);
 disconnect:
-	owner_call(c, self, owner, name, SIO_CMD_SEG_DISCONNECT, &orep,
+	sio_lut_unmap(c, self, (u32)path, first, count);
+	owner_call(c, self, owner, name, SIO_CMD_SEG_DISCONNECT, 0, &orep,
 		   repbuf, sizeof(repbuf));
 	return err;
 }
@@ -171,7 +205,7 @@ int sio_seg_detach(struct sio_core *c, u32 self, u32 seg)
 	sio_attach_release(c, (u32)aidx);
 	sio_strlcpy(name, s->name, sizeof(name));
 	if (sio_node_up(c->reg, owner) &&
-	    owner_call(c, self, owner, name, SIO_CMD_SEG_DISCONNECT, &orep,
+	    owner_call(c, self, owner, name, SIO_CMD_SEG_DISCONNECT, 0, &orep,
 		       repbuf, sizeof(repbuf)) &&
 	    s->used && s->gen == gen)
 		owner_forget(c, seg, self);	/* owner lost it meanwhile */
@@ -183,12 +217,49 @@ int sio_seg_detach(struct sio_core *c, u32 self, u32 seg)
 	return 0;
 }
 
+/*
+ * The owner's half with separate registries: its inbound entries for the
+ * peer's window address (ADDR) lead to the segment, recorded so that the
+ * disconnect or the peer's loss takes them away.  A peer that connects
+ * again (its kernel restarted) replaces what it had.
+ */
+static int translate(struct sio_core *c, u32 self, u32 seg, u32 peer,
+		     const struct sio_parsed *p, int half)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_segment *s = sio_seg(r, seg);
+	struct sio_attach *a;
+	u64 addr;
+	int err;
+
+	if (!p->present[SIO_A_ADDR])
+		return -EINVAL;
+	addr = sio_nla_u64(&p->tb[SIO_A_ADDR]);
+	if (half >= 0)
+		sio_attach_release(c, (u32)half);
+	half = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
+	if (half < 0)
+		return half;
+	err = c->ops->inbound_map(c->plat, self, peer, SIO_INB_SEG, 0, addr,
+				  s->phys, s->size);
+	if (err)
+		return err;
+	a = sio_attach_at(r, (u32)half);
+	sio_memset(a, 0, sizeof(*a));
+	a->used = 1;
+	a->node = (u16)peer;
+	a->seg = seg;
+	a->lut = -1;
+	a->local_addr = addr;
+	return 0;
+}
+
 /* SEG_CONNECT and SEG_DISCONNECT, handled by the owner. */
 int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		      struct sio_msg *rep)
 {
 	struct sio_registry *r = c->reg;
-	int peer, seg;
+	int peer, seg, half, err;
 	struct sio_segment *s;
 
 	if (!p->present[SIO_A_NAME])
@@ -199,8 +270,14 @@ int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	seg = sio_seg_lookup(r, self, sio_nla_str(&p->tb[SIO_A_NAME]));
 	if (seg < 0)
 		return seg;
-	if (p->cmd == SIO_CMD_SEG_DISCONNECT)
+	half = sio_attach_find(r, (u32)seg, (u32)peer);
+	if (half >= 0 && !owner_half(sio_attach_at(r, (u32)half)))
+		half = -ENOENT;		/* not ours: the peer's own record */
+	if (p->cmd == SIO_CMD_SEG_DISCONNECT) {
+		if (half >= 0)
+			sio_attach_release(c, (u32)half);
 		return owner_forget(c, (u32)seg, (u32)peer);
+	}
 	s = sio_seg(r, (u32)seg);
 	if ((u32)peer == self || !s->sized)
 		return -EINVAL;
@@ -208,6 +285,11 @@ int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -EACCES;
 	if (!sio_node_up(r, (u32)peer))
 		return -EHOSTDOWN;
+	if (separate(c) && c->ops->inbound_map) {
+		err = translate(c, self, (u32)seg, (u32)peer, p, half);
+		if (err)
+			return err;
+	}
 	if (!(s->attached >> peer & 1)) {
 		s->attached |= 1ull << peer;
 		sio_seg_event(c, SIO_EV_SEGMENT_ATTACH, (u32)seg, "node",
@@ -261,7 +343,7 @@ void sio_attach_link_lost(struct sio_core *c)
 		u32 seg = a->seg, peer = a->node, owner;
 		struct sio_adapter *ad;
 
-		if (!a->used || seg >= r->max_segments)
+		if (!a->used || seg >= r->max_segments || owner_half(a))
 			continue;
 		owner = sio_seg(r, seg)->owner;
 		if (sio_path_hops(r, peer, a->adapter, owner) >= 0)

@@ -21,7 +21,9 @@
 #    read back equal; its MSI-X interrupts counted on the borrower; the
 #    shadow's DMA mappings made by address arithmetic (no bounce);
 #  - after the return the lender's own driver has the drive back and reads
-#    the same 64 MiB (the borrower's md5, passed in a segment);
+#    the same 64 MiB (the borrower's md5, passed in a segment, which the
+#    borrower translated for the lender alone: its heap window reads
+#    all-ones);
 #  - three address domains (SmartIO 4.4): host1 borrows host0's NVMe again
 #    for contrib/nvme's userspace driver, whose queues are in a segment of
 #    host1 mapped for the device; host3 maps a segment of its own for the
@@ -427,6 +429,22 @@ else
 	s=/smartio/nodes/host$pair/segments/md5$pair
 	echo "host$P" >"$s/attach" || fail "attach md5$pair"
 	want_md5=$(sio_segrw "$s/mem" 0 read 32)
+	# Issue 12 defect 7: the pair's segments are translated one by one
+	# for whoever attached them; its heap window leads nowhere, so a
+	# kernel that reads there (md5 included) gets all-ones.
+	st=$(cat /sys/kernel/debug/smartio/state)
+	hw=$(echo "$st" | sed -n "s/^heap_window host$pair addr=\(0x[0-9a-f]*\) translated=no$/\1/p")
+	off=0
+	seen=0
+	while [ -n "$hw" ] && [ $off -lt $((1 << 20)) ]; do
+		[ "$(devmem $((hw + off)) 32)" = 0xFFFFFFFF ] || seen=$((seen + 1))
+		off=$((off + 4096))
+	done
+	if [ -n "$hw" ] && [ $seen = 0 ]; then
+		pass "host$pair's heap through the heap window: all-ones on all 256 pages, md5$pair only through its attachment"
+	else
+		fail "host$pair's heap window ('$hw'): $seen pages read as data"
+	fi
 	echo "host$P" >"$s/detach" || fail "detach md5$pair"
 	nobody() { [ -z "$(cat "$dev/borrow")" ]; }
 	waitfor 60 nobody || fail "$dev/borrow still lists '$(cat "$dev/borrow")'"
