@@ -179,23 +179,37 @@ static int dir_prot(enum dma_data_direction dir)
 	}
 }
 
-static void *shadow_alloc(struct device *dev, size_t size,
-			  dma_addr_t *handle, gfp_t gfp, unsigned long attrs)
+/*
+ * Any page will do: the window, not a zone, decides what the device
+ * reaches (both DMA APIs of a shadow use this).
+ */
+void *sio_shadow_pages(struct device *dev, size_t size, gfp_t gfp,
+		       dma_addr_t *handle, sio_coherent_map_fn map)
 {
-	struct sio_shadow *sh = sio_dev_shadow(dev);
 	struct page *page;
 
 	gfp &= ~(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM);
 	page = alloc_pages(gfp | __GFP_ZERO, get_order(size));
 	if (!page)
 		return NULL;
-	*handle = window_map(sh, page_to_phys(page), size,
-			     IOMMU_READ | IOMMU_WRITE);
+	*handle = map(sio_dev_shadow(dev), page_to_phys(page), size);
 	if (*handle == DMA_MAPPING_ERROR) {
 		__free_pages(page, get_order(size));
 		return NULL;
 	}
 	return page_address(page);
+}
+
+static dma_addr_t coherent_map(struct sio_shadow *sh, phys_addr_t phys,
+			       size_t size)
+{
+	return window_map(sh, phys, size, IOMMU_READ | IOMMU_WRITE);
+}
+
+static void *shadow_alloc(struct device *dev, size_t size,
+			  dma_addr_t *handle, gfp_t gfp, unsigned long attrs)
+{
+	return sio_shadow_pages(dev, size, gfp, handle, coherent_map);
 }
 
 static void shadow_free(struct device *dev, size_t size, void *vaddr,

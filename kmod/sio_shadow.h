@@ -63,6 +63,11 @@ static inline struct sio_shadow *sio_dev_shadow(struct device *dev)
 void sio_sg_add(struct device *dev, struct scatterlist **out, int *count,
 		dma_addr_t addr, unsigned int len);
 void sio_sg_end(struct scatterlist *sgl, int nents, int count);
+/* Zeroed pages of a coherent buffer at the address map gives them. */
+typedef dma_addr_t (*sio_coherent_map_fn)(struct sio_shadow *sh,
+					  phys_addr_t phys, size_t size);
+void *sio_shadow_pages(struct device *dev, size_t size, gfp_t gfp,
+		       dma_addr_t *handle, sio_coherent_map_fn map);
 
 /* sio_shadow_ntb.c */
 extern const struct dma_map_ops sio_shadow_ntb_dma_ops;

@@ -52,19 +52,7 @@ static void ntb_dma_put(struct sio_shadow *sh)
 static void *ntb_alloc(struct device *dev, size_t size, dma_addr_t *handle,
 		       gfp_t gfp, unsigned long attrs)
 {
-	struct sio_shadow *sh = sio_dev_shadow(dev);
-	struct page *page;
-
-	gfp &= ~(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM);
-	page = alloc_pages(gfp | __GFP_ZERO, get_order(size));
-	if (!page)
-		return NULL;
-	*handle = ntb_dma_addr(sh, page_to_phys(page), size);
-	if (*handle == DMA_MAPPING_ERROR) {
-		__free_pages(page, get_order(size));
-		return NULL;
-	}
-	return page_address(page);
+	return sio_shadow_pages(dev, size, gfp, handle, ntb_dma_addr);
 }
 
 static void ntb_free(struct device *dev, size_t size, void *vaddr,
