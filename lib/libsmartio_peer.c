@@ -66,8 +66,8 @@ int smartio_peer_addr(struct smartio *h, unsigned dev, unsigned peer,
 	for (i = 0; i < r->max_peermap; i++) {
 		struct sio_peermap *m = sio_peermap_at(r, i);
 
-		if (m->used && m->dev == dev && m->peer == peer &&
-		    m->bar == bar) {
+		if (m->used && m->kind != SIO_PEERMAP_EXPOSED &&
+		    m->dev == dev && m->peer == peer && m->bar == bar) {
 			*addr = m->ioaddr;
 			rc = 0;
 			break;
@@ -99,7 +99,8 @@ int smartio_peers(struct smartio *h, unsigned dev, unsigned *peers,
 		for (i = 0; i < r->max_peermap; i++) {
 			struct sio_peermap *m = sio_peermap_at(r, i);
 
-			if (!m->used || m->dev != dev || (any && m->peer <= last))
+			if (!m->used || m->kind == SIO_PEERMAP_EXPOSED ||
+			    m->dev != dev || (any && m->peer <= last))
 				continue;
 			if (!found || m->peer < next)
 				next = m->peer;

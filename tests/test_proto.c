@@ -1234,12 +1234,13 @@ static void test_parse_rejects_bad_attributes_inside_bar(void **state)
 	u16 t;
 
 	(void)state;
-	/* all four fields: fine */
+	/* all five fields: fine (IOVA: a window address, peer_sep.c) */
 	in.len = 0;
 	raw_u32(&in, SIO_A_INDEX, 1);
 	raw_u64(&in, SIO_A_ADDR, 2);
 	raw_u64(&in, SIO_A_SIZE, 3);
 	raw_u32(&in, SIO_A_FLAGS, 4);
+	raw_u64(&in, SIO_A_IOVA, 5);
 	assert_int_equal(parse_bar_with(in.b, in.len), 0);
 	/* a field of the wrong size */
 	in.len = 0;
@@ -1251,7 +1252,7 @@ static void test_parse_rejects_bad_attributes_inside_bar(void **state)
 	assert_int_equal(parse_bar_with(in.b, in.len), -EINVAL);
 	for (t = 1; t < SIO_A_NAME; t++) {
 		if (t == SIO_A_INDEX || t == SIO_A_ADDR || t == SIO_A_SIZE ||
-		    t == SIO_A_FLAGS)
+		    t == SIO_A_FLAGS || t == SIO_A_IOVA)
 			continue;
 		in.len = 0;
 		if (is_u64_attr(t))

@@ -816,6 +816,183 @@ static void test_attach_across_registries_peer_loss_untranslates(void **state)
 					"pub"))->attached, 0);
 }
 
+/* Node 1 borrows A (node 0's device) and B (node 2's); tables exchanged. */
+static void two_lenders(void)
+{
+	u32 a = 0, b = 2 * SLOTS, n;
+
+	assert_int_equal(cmd(0, SIO_CMD_LEND, a, 0, 0), 0);
+	assert_int_equal(cmd(2, SIO_CMD_LEND, b, 2, 0), 0);
+	for (n = 0; n < NODES; n++) {
+		if (n != 0)
+			assert_int_equal(push_table(0, n, 0, NULL), 0);
+		if (n != 2)
+			assert_int_equal(push_table(2, n, 2, NULL), 0);
+	}
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, a, 1, 256u << 20), 0);
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, b, 1, 256u << 20), 0);
+	/* Who borrows what, as the lenders' next tables say. */
+	assert_int_equal(push_table(0, 2, 0, NULL), 0);
+	assert_int_equal(push_table(2, 0, 2, NULL), 0);
+	assert_int_equal(push_table(0, 1, 0, NULL), 0);
+	assert_int_equal(push_table(2, 1, 2, NULL), 0);
+}
+
+/* PEER_MAP or PEER_UNMAP of B for A by node 1's user. */
+static int peer_cmd(u8 c)
+{
+	u8 buf[256], rep[1024];
+	struct sio_parsed p;
+	struct sio_msg m;
+
+	sio_msg_init(&m, buf, sizeof(buf), c, SIO_F_REQUEST, 1);
+	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(w.reg[1], 0)->fdid);
+	sio_msg_put_u32(&m, SIO_A_NODE, 1);
+	sio_msg_put_u32(&m, SIO_A_INDEX, sio_dev(w.reg[1], 2 * SLOTS)->fdid);
+	return sio_core_call(&w.core[1], 1, 1, &m, &p, rep, sizeof(rep));
+}
+
+static const struct sio_peermap *peer_record(u32 node, u8 kind)
+{
+	u32 i;
+
+	for (i = 0; i < w.reg[node]->max_peermap; i++) {
+		const struct sio_peermap *m = sio_peermap_at(w.reg[node], i);
+
+		if (m->used && m->kind == kind)
+			return m;
+	}
+	return NULL;
+}
+
+static void test_peer_across_registries_maps_each_side(void **state)
+{
+	struct sio_adapter before[NODES], after[NODES];
+	const struct sio_peermap *la, *lb, *cp;
+	int i, maps;
+
+	(void)state;
+	two_lenders();
+	adapters(before);
+	maps = w.nmaps;
+	assert_int_equal(peer_cmd(SIO_CMD_PEER_MAP), 0);
+	assert_int_equal(w.loops, 0);
+	la = peer_record(0, SIO_PEERMAP_MAP);
+	lb = peer_record(2, SIO_PEERMAP_EXPOSED);
+	cp = peer_record(1, SIO_PEERMAP_COPY);
+	assert_non_null(la);
+	assert_non_null(lb);
+	assert_non_null(cp);
+	/* Node 0's slots toward node 2, translated there onto B's BAR 0. */
+	assert_true(la->lut >= 0);
+	assert_int_equal(lb->iova, la->iova);
+	assert_int_equal(lb->node, 1);	/* the asker */
+	assert_int_equal(lb->via, 0);	/* whose window address it is */
+	assert_int_equal(w.nmaps, maps + 1);
+	assert_int_equal(w.maps[maps].self, 2);
+	assert_int_equal(w.maps[maps].peer, 0);
+	assert_int_equal(w.maps[maps].kind, SIO_INB_BAR);
+	assert_int_equal(w.maps[maps].peer_addr, la->iova);
+	assert_int_equal(w.maps[maps].local_addr,
+			 sio_dev(w.reg[2], 2 * SLOTS)->bar[0].addr);
+	/* The asker sees the address A uses. */
+	assert_int_equal(cp->ioaddr, la->ioaddr);
+	assert_int_equal(cp->bar, 0);
+	assert_int_equal(peer_cmd(SIO_CMD_PEER_MAP), -EEXIST);
+	/* Unmapped: every half gone, node 0's slots free again. */
+	assert_int_equal(peer_cmd(SIO_CMD_PEER_UNMAP), 0);
+	assert_null(peer_record(0, SIO_PEERMAP_MAP));
+	assert_null(peer_record(2, SIO_PEERMAP_EXPOSED));
+	assert_null(peer_record(1, SIO_PEERMAP_COPY));
+	assert_int_equal(w.unmaps[w.nunmaps - 1].kind, SIO_INB_BAR);
+	adapters(after);
+	for (i = 0; i < NODES; i++)
+		assert_memory_equal(&before[i], &after[i], sizeof(before[i]));
+}
+
+static void test_peer_across_registries_lender_loss_undoes(void **state)
+{
+	int n;
+
+	(void)state;
+	two_lenders();
+	assert_int_equal(peer_cmd(SIO_CMD_PEER_MAP), 0);
+	n = w.nunmaps;
+	sio_core_node_down(&w.core[2], 0);
+	assert_null(peer_record(2, SIO_PEERMAP_EXPOSED));
+	assert_int_equal(w.unmaps[n].self, 2);
+	assert_int_equal(w.unmaps[n].kind, SIO_INB_BAR);
+	sio_core_node_down(&w.core[1], 0);
+	assert_null(peer_record(1, SIO_PEERMAP_COPY));
+	assert_int_equal(w.loops, 0);
+}
+
+/* The asker lost: each lender frees its half on its own. */
+static void test_peer_across_registries_asker_loss_undoes(void **state)
+{
+	struct sio_adapter before;
+
+	(void)state;
+	two_lenders();
+	before = sio_node(w.reg[0], 0)->adapter[0];
+	assert_int_equal(peer_cmd(SIO_CMD_PEER_MAP), 0);
+	sio_core_node_down(&w.core[0], 1);
+	sio_core_node_down(&w.core[2], 1);
+	assert_null(peer_record(0, SIO_PEERMAP_MAP));
+	assert_null(peer_record(2, SIO_PEERMAP_EXPOSED));
+	/* The borrows went too: node 0's table is as before both. */
+	assert_int_equal(sio_node(w.reg[0], 0)->adapter[0].luts.used + 3,
+			 before.luts.used);
+}
+
+/* A PEER_EXPOSE as node 1 (the asker) sends it to node 2, for node 0's
+ * window address addr. */
+static int expose_req(u64 addr)
+{
+	u8 buf[256], reply[256];
+	struct sio_parsed p;
+	struct sio_msg m;
+	int n;
+
+	sio_msg_init(&m, buf, sizeof(buf), SIO_CMD_PEER_EXPOSE, SIO_F_REQUEST,
+		     3);
+	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(w.reg[2], 2 * SLOTS)->fdid);
+	sio_msg_put_u32(&m, SIO_A_PEER, 0);
+	sio_msg_put_u32(&m, SIO_A_NODE, 1);
+	sio_msg_put_u32(&m, SIO_A_RID, 0x20);
+	sio_msg_put_u32(&m, SIO_A_INDEX, 0);
+	sio_msg_put_u64(&m, SIO_A_IOVA, addr);
+	assert_true(sio_msg_finish(&m) > 0);
+	n = sio_core_dispatch_from(&w.core[2], 2, 1, buf, m.len, reply,
+				   sizeof(reply));
+	assert_true(n > 0);
+	assert_int_equal(sio_msg_parse(reply, (u32)n, &p), 0);
+	return sio_nla_s32(&p.tb[SIO_A_ERRNO]);
+}
+
+static void test_peer_across_registries_hostile_expose(void **state)
+{
+	const struct sio_adapter *ad;
+	unsigned char *before;
+
+	(void)state;
+	two_lenders();
+	ad = &sio_node(w.reg[2], 0)->adapter[0];
+	before = malloc(w.size);
+	assert_non_null(before);
+	memcpy(before, w.reg[2], w.size);
+	/* Off a slot, outside node 0's window, or nothing: EINVAL. */
+	assert_int_equal(expose_req(ad->window_base + 4096), -EINVAL);
+	assert_int_equal(expose_req(ad->window_base + ad->window_size), -EINVAL);
+	assert_int_equal(expose_req(0), -EINVAL);
+	assert_memory_equal(before, w.reg[2], w.size);
+	assert_null(peer_record(2, SIO_PEERMAP_EXPOSED));
+	/* On a slot of node 0's window: exposed once, twice is EEXIST. */
+	assert_int_equal(expose_req(ad->window_base), 0);
+	assert_int_equal(expose_req(ad->window_base), -EEXIST);
+	free(before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -855,6 +1032,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_attach_across_registries_peer_loss_untranslates,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_peer_across_registries_maps_each_side, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_peer_across_registries_lender_loss_undoes, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_peer_across_registries_asker_loss_undoes, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_peer_across_registries_hostile_expose, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,10 +13,12 @@
  * once more straight into another node's segment (SmartIO section 4.4:
  * device, driver and memory in three address domains), which that
  * segment's owner mapped for the device (its dma/<dev>/ioaddr, IOADDR)
- * and this node attached, and checks the pattern there.
+ * and this node attached, and checks the pattern there; with
+ * -t FILE@IOADDR into what FILE maps, such as another device's BAR
+ * (peer-to-peer: the device's peers/<dev>/bar<N> gives IOADDR).
  *
  *   smartio-nvme [-m mount] [-d dev] [-l lba] [-n blocks] [-i] [-v]
- *                [-r reads] [-t node/segment@ioaddr]
+ *                [-r reads] [-t node/segment@ioaddr | -t file@ioaddr]
  *
  * Plain C and POSIX; no smartio library.  Exit status 0 when every block
  * read back holds the pattern.
@@ -297,22 +299,32 @@ struct target {
 	size_t size;
 };
 
+/*
+ * node/segment@ioaddr, or FILE@ioaddr for any file that maps the target
+ * (a peer device's bar<N>: its peers/<dev>/bar<N> gives ioaddr).
+ */
 static int parse_target(const char *arg, struct target *t)
 {
-	const char *at = strchr(arg, '@'), *slash = strchr(arg, '/');
+	const char *at = strrchr(arg, '@'), *slash = strchr(arg, '/');
 	char *end;
 	int n;
 
-	if (!at || !slash || slash > at || slash == arg || at == slash + 1 ||
-	    strchr(slash + 1, '/') != NULL)
+	if (!at || !slash || slash > at || at == slash + 1)
 		return -1;
 	errno = 0;
 	t->io = strtoull(at + 1, &end, 16);
 	if (errno || *end || end == at + 1 || t->io % 4096)
 		return -1;
-	n = snprintf(t->mem, sizeof(t->mem), "%s/nodes/%.*s/segments/%.*s/mem",
-		     mnt, (int)(slash - arg), arg, (int)(at - slash - 1),
-		     slash + 1);
+	if (arg[0] == '/')
+		n = snprintf(t->mem, sizeof(t->mem), "%.*s", (int)(at - arg),
+			     arg);
+	else if (slash == arg || memchr(slash + 1, '/', (size_t)(at - slash - 1)))
+		return -1;
+	else
+		n = snprintf(t->mem, sizeof(t->mem),
+			     "%s/nodes/%.*s/segments/%.*s/mem", mnt,
+			     (int)(slash - arg), arg, (int)(at - slash - 1),
+			     slash + 1);
 	return n > 0 && (size_t)n < sizeof(t->mem) ? 0 : -1;
 }
 
@@ -506,7 +518,8 @@ int main(int argc, char **argv)
 		usage();
 	if (target_arg && parse_target(target_arg, &target)) {
 		fprintf(stderr, "smartio-nvme: -t wants node/segment@ioaddr "
-				"(hex, page-aligned), not '%s'\n", target_arg);
+				"or /file@ioaddr (hex, page-aligned), not '%s'\n",
+			target_arg);
 		return 2;
 	}
 	path(p, sizeof(p), "self", "", "");

@@ -135,6 +135,16 @@ int sio_h_peer_expose(struct sio_core *c, u32 self, const struct sio_parsed *p,
 /* node stops using dev (return, reclaim): its peer mappings of dev go. */
 void sio_peer_release(struct sio_core *c, u32 dev, u32 node);
 void sio_peer_node_down(struct sio_core *c, u32 node);
+/* Separate registries (peer_sep.c). */
+int sio_peer_sep_map(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     u32 dev, u32 peer, u32 asker, struct sio_msg *rep);
+int sio_peer_sep_expose(struct sio_core *c, u32 self,
+			const struct sio_parsed *p, u32 peer);
+void sio_peer_sep_release(struct sio_core *c, struct sio_peermap *m);
+void sio_peer_sep_forget(struct sio_core *c, u32 self, u32 dev);
+/* A window address of one of node's adapters, on a slot, room for size. */
+int sio_node_window_ok(struct sio_registry *r, u32 node, u64 addr,
+		       u64 size);
 
 /* Event helpers. */
 void sio_event_dev(struct sio_core *c, u32 kind, u32 dev, const char *key,

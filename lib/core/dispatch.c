@@ -101,6 +101,13 @@ int sio_core_dispatch_from(struct sio_core *c, u32 self, u32 from,
 	p.from = from;
 	err = sio_origin_check(c, self, from, &p);
 	owner = err ? err : owner_of(c->reg, &p, e->route, self);
+	/*
+	 * Separate registries: a local user's peer-to-peer request is this
+	 * node's conversation with both lenders (peer_sep.c).
+	 */
+	if (!err && from == self && (c->flags & SIO_CORE_SEPARATE) &&
+	    (p.cmd == SIO_CMD_PEER_MAP || p.cmd == SIO_CMD_PEER_UNMAP))
+		owner = (int)self;
 	/* A peer's message is for this node: never relayed. */
 	if (!err && owner >= 0 && (u32)owner != self && from != self)
 		err = -EPERM;

@@ -929,9 +929,8 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 			       ad->window_base + (u64)first * ad->slot_size);
 }
 
-/* A window address of one of node's adapters, on a slot, room for size. */
-static int node_window_ok(struct sio_registry *r, u32 node, u64 addr,
-			  u64 size)
+int sio_node_window_ok(struct sio_registry *r, u32 node, u64 addr,
+		       u64 size)
 {
 	const struct sio_node *n = sio_node(r, node);
 	u32 a;
@@ -988,7 +987,7 @@ int sio_h_map_bar_window(struct sio_core *c, u32 self,
 	if (b->l_req < 0)
 		return -EPROTO;
 	if (i >= SIO_MAX_BARS || !d->bar[i].size || size != d->bar[i].size ||
-	    node_window_ok(r, (u32)node, addr, size))
+	    sio_node_window_ok(r, (u32)node, addr, size))
 		return -EINVAL;
 	if (b->bar_inbound >> i & 1)
 		return -EBUSY;
@@ -1041,6 +1040,9 @@ static int do_return(struct sio_core *c, u32 self, u32 dev, u32 kind)
 	if (bidx < 0 || !(sio_dev(c->reg, dev)->borrowers >> self & 1))
 		return -EINVAL;	/* that node does not borrow the device */
 	sio_segdma_release_dev(c, dev, self);
+	/* The peer mappings this node asked for (not within a request). */
+	if (separate(c) && kind == SIO_EV_RETURN)
+		sio_peer_sep_forget(c, self, dev);
 	/*
 	 * A reclaim is the lender's request: with separate registries the
 	 * lender releases its half itself (a request never sends).

@@ -9,7 +9,8 @@
  *     borrower of BORROW_REQ, MAP_*_WINDOW and RETURN_REQ, the heartbeat's
  *     node, the attaching node of SEG_CONNECT, the owner of SEG_TABLE and
  *     MAP_SEG_WINDOW, the asker of SEG_TABLE_GET, the user's lender of
- *     PEER_EXPOSE), and a RECLAIM_REQ comes from the device's lender;
+ *     PEER_EXPOSE, or with separate registries its asker), and a
+ *     RECLAIM_REQ comes from the device's lender;
  *   - it is for this node: a peer's message is never relayed.
  * When the nodes are separate machines (SIO_CORE_SEPARATE), a user's
  * command the sender forwards acts for the sender's user only: the asker
@@ -91,10 +92,14 @@ int sio_origin_check(struct sio_core *c, u32 self, u32 from,
 	case SIO_CMD_RECLAIM_REQ:
 		return names(r, p, SIO_A_NODE, self) && lender_is(r, p, from) ?
 			0 : -EPERM;
-	case SIO_CMD_SEG_CONNECT:
-	case SIO_CMD_SEG_DISCONNECT:
 	case SIO_CMD_PEER_EXPOSE:
 	case SIO_CMD_PEER_UNEXPOSE:
+		/* Separate registries: the asker asks (peer_sep.c). */
+		if (c->flags & SIO_CORE_SEPARATE)
+			return names(r, p, SIO_A_NODE, from) ? 0 : -EPERM;
+		return names(r, p, SIO_A_PEER, from) ? 0 : -EPERM;
+	case SIO_CMD_SEG_CONNECT:
+	case SIO_CMD_SEG_DISCONNECT:
 		return names(r, p, SIO_A_PEER, from) ? 0 : -EPERM;
 	default:
 		return 0;

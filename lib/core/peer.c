@@ -16,6 +16,11 @@
  */
 #include "core_int.h"
 
+static int separate(const struct sio_core *c)
+{
+	return !!(c->flags & SIO_CORE_SEPARATE);
+}
+
 static int may_use(struct sio_registry *r, u32 dev, u32 node)
 {
 	struct sio_device *d = sio_dev(r, dev);
@@ -76,12 +81,19 @@ static void unexpose_here(struct sio_core *c, struct sio_peermap *m)
 	m->iova = 0;
 }
 
-/* Undoes one mapping; self < 0: forced, no messages. */
+/*
+ * Undoes one mapping; self < 0: forced, no messages.  With separate
+ * registries each node undoes only its own half (peer_sep.c).
+ */
 static void release(struct sio_core *c, s32 self, struct sio_peermap *m)
 {
 	u32 la = sio_dev(c->reg, m->dev)->node;
 	u32 lb = sio_dev(c->reg, m->peer)->node;
 
+	if (separate(c)) {
+		sio_peer_sep_release(c, m);
+		return;
+	}
 	if (m->lut >= 0)
 		sio_lut_unmap(c, la, m->adapter, m->lut, m->lut_count);
 	m->lut = -1;
@@ -170,7 +182,6 @@ int sio_h_peer(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	struct sio_device *a, *b;
 	u32 bar;
 
-	(void)rep;
 	if (dev < 0)
 		return dev;
 	asker = sio_msg_node(r, p, SIO_A_NODE);
@@ -183,14 +194,18 @@ int sio_h_peer(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return peer;
 	a = sio_dev(r, (u32)dev);
 	b = sio_dev(r, (u32)peer);
-	if (a->node != self || a->gone || b->gone)
+	if ((a->node != self && !separate(c)) || a->gone || b->gone)
 		return -ENXIO;
 	if (dev == peer)
 		return -EINVAL;
-	if (p->cmd == SIO_CMD_PEER_MAP && !sio_node_up(r, b->node))
+	if (p->cmd == SIO_CMD_PEER_MAP &&
+	    (!sio_node_up(r, b->node) || !sio_node_up(r, a->node)))
 		return -EHOSTDOWN;
 	if (!may_use(r, (u32)dev, (u32)asker) || !may_use(r, (u32)peer, (u32)asker))
 		return -EACCES;
+	if (separate(c))
+		return sio_peer_sep_map(c, self, p, (u32)dev, (u32)peer,
+					(u32)asker, rep);
 	if (p->cmd == SIO_CMD_PEER_UNMAP) {
 		if (!pair_mapped(r, (u32)dev, (u32)peer))
 			return -ENOENT;
@@ -234,6 +249,8 @@ int sio_h_peer_expose(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	b = sio_dev(r, (u32)dev);
 	if (b->node != self || !p->present[SIO_A_RID])
 		return b->node != self ? -ENXIO : -EINVAL;
+	if (separate(c))
+		return sio_peer_sep_expose(c, self, p, (u32)dev);
 	rid = (u16)sio_nla_u32(&p->tb[SIO_A_RID]);
 	if (p->cmd == SIO_CMD_PEER_UNEXPOSE) {
 		if (!p->present[SIO_A_IOVA])
@@ -283,7 +300,9 @@ void sio_peer_node_down(struct sio_core *c, u32 node)
 
 		if (m->used && (m->node == node ||
 				sio_dev(c->reg, m->dev)->node == node ||
-				sio_dev(c->reg, m->peer)->node == node))
+				sio_dev(c->reg, m->peer)->node == node ||
+				(m->kind == SIO_PEERMAP_EXPOSED &&
+				 m->via == node)))
 			release(c, -1, m);
 	}
 }

@@ -25,7 +25,7 @@
  *    type; a NAME that is empty, longer than SIO_NAME_MAX, not NUL-terminated
  *    at its last byte or with an earlier NUL; DATA longer than SIO_DATA_MAX;
  *    BAR or SEG without SIO_NLA_F_NESTED or the flag on anything else;
- *    inside a BAR anything but INDEX, ADDR, SIZE, FLAGS, inside a SEG
+ *    inside a BAR anything but INDEX, ADDR, SIZE, FLAGS, IOVA, inside a SEG
  *    anything but NAME, INDEX, SIZE, ADDR, OFFSET, FLAGS, MASK, or one of
  *    them twice.
  *  Checks run in that order per level: header, command, then attribute by
@@ -70,7 +70,7 @@ static const struct sio_policy sio_policy[__SIO_A_MAX] = {
 	[SIO_A_ERRNO]	= { SIO_K_U32, 0 },
 	[SIO_A_ADDR]	= { SIO_K_U64, SIO_IN_BAR | SIO_IN_SEG },
 	[SIO_A_SIZE]	= { SIO_K_U64, SIO_IN_BAR | SIO_IN_SEG },
-	[SIO_A_IOVA]	= { SIO_K_U64, 0 },
+	[SIO_A_IOVA]	= { SIO_K_U64, SIO_IN_BAR },
 	[SIO_A_OFFSET]	= { SIO_K_U64, SIO_IN_SEG },
 	[SIO_A_MASK]	= { SIO_K_U64, SIO_IN_SEG },
 	[SIO_A_FLAGS]	= { SIO_K_U32, SIO_IN_BAR | SIO_IN_SEG },

@@ -114,7 +114,8 @@ enum sio_attr {
 	SIO_A_INDEX,	/* u32 */
 	SIO_A_NAME,	/* NUL-terminated string, at most SIO_NAME_MAX bytes incl. NUL */
 	SIO_A_DATA,	/* binary, at most 4096 bytes */
-	SIO_A_BAR,	/* nested: INDEX, ADDR, SIZE, FLAGS; may repeat */
+	SIO_A_BAR,	/* nested: INDEX, ADDR, SIZE, FLAGS, IOVA; may
+			 * repeat */
 	SIO_A_SEG,	/* nested: NAME, INDEX (generation), SIZE, ADDR,
 			 * OFFSET (backing), FLAGS (available), MASK
 			 * (attached); may repeat */

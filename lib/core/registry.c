@@ -429,6 +429,8 @@ static int records_ok(struct sio_registry *r)
 
 		if (m->used && (m->dev >= nd || m->peer >= nd ||
 				m->node >= nn || m->bar >= SIO_MAX_BARS ||
+				m->kind > SIO_PEERMAP_COPY ||
+				(m->via >= nn && m->via != SIO_NONE) ||
 				m->adapter >= SIO_MAX_ADAPTERS))
 			return 0;
 	}

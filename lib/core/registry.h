@@ -277,13 +277,30 @@ struct sio_segdma {
  * lender with the device's requester id, and the device's lender points
  * LUT slots of `adapter` at that iova.
  */
+enum sio_peermap_kind {
+	SIO_PEERMAP_MAP,	/* the mapping, on dev's lender */
+	/*
+	 * Separate registries (smartio.ko over an NTB): the peer's lender's
+	 * half, its inbound entries for dev's lender (iova: that lender's
+	 * window address) onto the BAR; and the asking node's copy of the
+	 * address, so that its tree shows it.
+	 */
+	SIO_PEERMAP_EXPOSED,
+	SIO_PEERMAP_COPY,
+};
+
 struct sio_peermap {
 	u8 used;
 	u8 bar;
 	u8 adapter;
-	u8 pad;
+	u8 kind;		/* enum sio_peermap_kind */
 	u16 node;		/* the node that asked: it uses both devices */
-	u16 pad2;
+	/*
+	 * Separate registries: EXPOSED, dev's lender (whose window address
+	 * iova is); the asker's MAP or COPY, B's lender once it exposed the
+	 * BAR (SIO_NONE before).
+	 */
+	u16 via;
 	u32 dev;
 	u32 peer;
 	s32 lut;		/* -1: same lender, no LUT */

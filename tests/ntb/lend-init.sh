@@ -28,7 +28,10 @@
 #    for contrib/nvme's userspace driver, whose queues are in a segment of
 #    host1 mapped for the device; host3 maps a segment of its own for the
 #    device, and the NVMe reads blocks straight into it (host0's window,
-#    host3's inbound entry); host3 finds the bytes in its memory;
+#    host3's inbound entry); host3 finds the bytes in its memory; then
+#    host1 borrows host2's NVMe too and maps its BARs for host0's
+#    (peer-to-peer, two lenders), and host0's NVMe reads blocks straight
+#    into host2's controller memory buffer, where host2 finds them;
 #  - failures, each pair borrowing again: host0 (a lender) powers off while
 #    host1 reads through the shadow: the reads fail, nothing hangs, the
 #    shadow is removed; host3 (a borrower) powers off holding host2's
@@ -72,8 +75,13 @@ if [ $((P % 2)) = 1 ]; then
 fi
 
 # --- the modules ---------------------------------------------------------------
+# host2's NVMe has a controller memory buffer, written peer-to-peer in
+# the test: no driver keeps its submission queues there.
 for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
+	case $m in
+	*/nvme.ko) insmod "$m" use_cmb_sqes=0 2>/dev/null ;;
+	*) insmod "$m" 2>/dev/null ;;
+	esac
 done
 waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1 of this node's NVMe"
 own_bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
@@ -276,13 +284,82 @@ domains_driver() {
 	echo host1 >"$t/dst3/detach"
 	echo host1 >"$t/ioa3/detach"
 	mark nvmeread
+	wait_for domainsdone 3
+	# host3 read md5r1 and is past the steps before it.
+	forget ubor nvmeread
+	rmdir /smartio/self/segments/md5r1 || fail "removing md5r1"
+	peer_to_peer
 	if echo "host$P" >"$dev/return" &&
 	   waitfor 60 test ! -e "/sys/bus/pci/devices/$shadow"; then
 		pass "returned host0-nvme0 after the userspace driver"
 	else
 		fail "return after the userspace driver"
 	fi
-	wait_for domainsdone 3
+	mark p2pdone
+}
+
+# --- peer-to-peer across three machines -----------------------------------------
+# host1, still holding host0's NVMe (A) for its userspace driver, borrows
+# host2's (B, with a 1 MiB controller memory buffer in BAR 2) and maps B's
+# BARs for A (SmartIO 4.4): host0 takes entries of its window toward
+# host2 in A's IOMMU domain, host2 translates them onto B's BARs.  A then
+# reads blocks straight into B's CMB; host2 finds them in its device.
+peer_to_peer() {
+	local b=/smartio/dev/host2-nvme0 bdfb shb ioaddr m=/smartio/self/segments/p2pm1
+	bdfb=$(cat "$b/bdf")
+	shb=$(printf '%04x:%s' $((0x5100 + ($(cat "$b/fdid") & 0xfffff))) "${bdfb#*:}")
+	if echo host1 >"$b/borrow" 2>/tmp/err &&
+	   waitfor 120 test -e "/sys/bus/pci/drivers/nvme/$shb" &&
+	   echo "$shb" >/sys/bus/pci/drivers/nvme/unbind; then
+		pass "host1 borrows host2-nvme0 too (nvme unbound from $shb)"
+	else
+		fail "borrowing host2-nvme0: $(cat /tmp/err)"
+	fi
+	if mkdir /smartio/dev/host0-nvme0/peers/host2-nvme0 2>/tmp/err; then
+		ioaddr=$(cat /smartio/dev/host0-nvme0/peers/host2-nvme0/bar2)
+		pass "host2-nvme0's BARs mapped for host0-nvme0: its CMB (BAR 2) at $ioaddr"
+	else
+		fail "mkdir peers/host2-nvme0: $(cat /tmp/err)"
+		dmesg | tail -n 20
+	fi
+	if smartio-nvme -m /smartio -d host0-nvme0 -l 200000 -n 64 -v \
+		-t "$b/bar2@$ioaddr" >/tmp/nvme.out 2>&1; then
+		pass "contrib/nvme, peer-to-peer: $(tr '\n' ' ' </tmp/nvme.out)"
+	else
+		fail "contrib/nvme into host2-nvme0's CMB at $ioaddr: $(tr '\n' ' ' </tmp/nvme.out)"
+		dmesg | tail -n 20
+	fi
+	mkdir "$m" && echo 4k >"$m/size" && echo 1 >"$m/available" &&
+		sio_segrw "$m/mem" 0 write "$(sio_segrw "$b/bar2" 0 dump 32768 |
+			md5sum | cut -d' ' -f1)" || fail "p2pm1 segment"
+	mark p2p
+	wait_for p2pchecked 2
+	if rmdir /smartio/dev/host0-nvme0/peers/host2-nvme0 &&
+	   echo host1 >"$b/return" &&
+	   waitfor 60 test ! -e "/sys/bus/pci/devices/$shb"; then
+		pass "peer mapping removed, host2-nvme0 returned"
+	else
+		fail "unmapping peers/host2-nvme0 or returning host2-nvme0"
+	fi
+}
+
+# host2's part: its device's memory holds what host0's NVMe read there.
+peer_to_peer_lender() {
+	local a=/smartio/nodes/host1/segments/p2pm1 want got
+	wait_for p2p 1
+	echo host2 >"$a/attach" || fail "attach p2pm1"
+	want=$(sio_segrw "$a/mem" 0 read 32)
+	echo host2 >"$a/detach"
+	got=$(sio_segrw /smartio/dev/host2-nvme0/bar2 0 dump 32768 | md5sum | cut -d' ' -f1)
+	case $got in
+	bb7df04e1b0a2570657527a7e108ae23 | d41d8cd98f00b204e9800998ecf8427e) got="($got)" ;;
+	esac
+	if [ "$got" = "$want" ]; then
+		pass "host2 reads in its NVMe's CMB the 64 blocks host0's NVMe wrote there ($got)"
+	else
+		fail "host2-nvme0's CMB holds md5 $got, host1 read '$want'"
+	fi
+	mark p2pchecked
 }
 
 if [ "$P" != "$lender" ]; then
@@ -379,7 +456,7 @@ if [ "$P" != "$lender" ]; then
 	wait_for checked $pair
 	case $P in
 	1) domains_driver ;;
-	3) domains_owner ;;
+	3) domains_owner; wait_for p2pdone 1 ;;
 	esac
 	mark bye
 	# --- failures: borrowed again, then a machine of the pair is lost --
@@ -472,6 +549,7 @@ else
 		fail "$slow accesses of this port by callback for $pages pages"
 	fi
 	mark checked
+	[ "$P" = 2 ] && peer_to_peer_lender
 	# Until the borrower saw it: it marks bye, or has powered off.
 	left() {
 		[ -d "/smartio/nodes/host$pair/segments/bye$pair" ] ||
