@@ -2,7 +2,9 @@
 # make bench: the evidence table of tests/bench/bench.py (ratios measured
 # side by side in one run).  Not part of make check: it takes minutes and
 # its results are figures, not pass/fail.  Its QEMU line builds kmod/
-# smartio.ko and boots a TCG guest (tests/bench/kmod_dd.sh, about a minute).
+# smartio.ko and boots a TCG guest (tests/bench/kmod_dd.sh, about a minute);
+# its lending lines boot two guests on the NTB switch with fio
+# (tests/bench/ntb_lend.sh, about five minutes).
 EXTRA_PROGRAMS += tests/bench/memcpy_ratio
 tests_bench_memcpy_ratio_SOURCES = tests/bench/memcpy_ratio.c
 tests_bench_memcpy_ratio_CFLAGS = $(AM_CFLAGS) -O2
@@ -13,7 +15,7 @@ tests_bench_dma_hops_LDADD = lib/libsmartio.la
 CLEANFILES += tests/bench/memcpy_ratio tests/bench/dma_hops
 EXTRA_DIST += tests/bench/bench.py tests/bench/gentopo.py tests/bench/replica.py \
 	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh tests/bench/ntb_switch.sh \
-	tests/bench/hops.conf
+	tests/bench/ntb_lend.sh tests/bench/hops.conf
 
 bench: fs/smartiofs tests/bench/memcpy_ratio tests/bench/dma_hops \
 	contrib/dma/smartio-dma-copy

@@ -507,6 +507,99 @@ def bench_ntb_switch():
         ERRORS.append("no read8 figures from the switch guests")
 
 
+def fio_terse(line):
+    """(IOPS, KB/s, p50 us, p99 us, KB moved) of the direction a fio terse
+    v3 line moved data in (reads first)."""
+    f = line.split(";")
+    if len(f) < 72 or f[0] != "3":
+        return None
+    pct = lambda x: float(x.split("=")[1])
+    if int(f[7]):
+        return float(f[7]), float(f[6]), pct(f[23]), pct(f[29]), float(f[5])
+    return float(f[48]), float(f[47]), pct(f[64]), pct(f[70]), float(f[46])
+
+
+def bench_ntb_lend():
+    """Two TCG guests on a 2-port smartio-ntb-switch
+    (tests/bench/ntb_lend.sh): fio (O_DIRECT, psync) on host0's NVMe
+    natively, on host1 through the shadow of that NVMe borrowed over the
+    NTB, and on host1 through NVMe-over-TCP (host0's nvmet-tcp) to the
+    same NVMe; medians of the runs.  The shadow's cost per I/O: the
+    borrower port's accesses by callback (its BAR accesses: doorbells)."""
+    w = "QEMU NTB lending: fio through the shadow / the NVMe natively"
+    t = "QEMU NTB lending: smartio's shadow / NVMe-over-TCP, same NVMe"
+    jobs = (("randread4k", "4 KiB random read IOPS"),
+            ("read1m", "1 MiB read MB/s"), ("write1m", "1 MiB write MB/s"))
+    rows = [("%s, %s" % (w, n), ">= 0.9") for _, n in jobs]
+    rows += [("%s, 4 KiB random read IOPS" % t, "> 1"),
+             ("%s, 4 KiB random read p50 latency (tcp / shadow)" % t, "> 1"),
+             ("%s, 1 MiB read MB/s" % t, "> 1"),
+             ("QEMU NTB lending: BAR accesses per 4 KiB read on the shadow",
+              "report")]
+    lines = guest_script("ntb_lend.sh", rows)
+    if lines is None:
+        return
+    runs = {}       # (path, job) -> [(iops, KB/s, p50, p99)]
+    acc = None
+    for l in lines:
+        v = l.split(None, 3)
+        if len(v) == 4 and v[0] == "LENDBENCH" and fio_terse(v[3]):
+            runs.setdefault((v[1], v[2]), []).append(fio_terse(v[3]))
+        elif len(v) >= 3 and v[0] == "LENDBENCH" and v[1] == "shadow-accesses":
+            acc = int(v[2])
+
+    def med(path, job, i):
+        r = runs.get((path, job))
+        return statistics.median(x[i] for x in r) if r else None
+
+    for (job, name), (what, goal) in zip(jobs, rows):
+        i = 0 if job == "randread4k" else 1
+        n, sh = med("native", job, i), med("shadow", job, i)
+        if not n or not sh:
+            skipped(what, goal, "the guests printed no %s figures" % job)
+            ERRORS.append("no %s figures from the lending guests" % job)
+            continue
+        unit = "IOPS" if i == 0 else "MB/s"
+        k = 1 if i == 0 else 1024
+        extra = ""
+        if i == 0:
+            extra = ", p50 %.0f vs %.0f us" % (med("shadow", job, 2),
+                                              med("native", job, 2))
+        row(what, "%.2f (%.0f vs %.0f %s%s, medians of %d)"
+            % (sh / n, sh / k, n / k, unit, extra,
+               len(runs[("shadow", job)])), goal, sh / n >= 0.9)
+    what, goal = rows[3]
+    s_, t_ = med("shadow", "randread4k", 0), med("tcp", "randread4k", 0)
+    if s_ and t_:
+        row(what, "%.2f (%.0f vs %.0f IOPS)" % (s_ / t_, s_, t_), goal,
+            s_ / t_ > 1)
+        what, goal = rows[4]
+        sl, tl = med("shadow", "randread4k", 2), med("tcp", "randread4k", 2)
+        row(what, "%.2f (p50 %.0f vs %.0f us; p99 %.0f vs %.0f us)"
+            % (tl / sl, tl, sl, med("tcp", "randread4k", 3),
+               med("shadow", "randread4k", 3)), goal, tl / sl > 1)
+    else:
+        for what, goal in rows[3:5]:
+            skipped(what, goal, "no nvme-tcp figures")
+        ERRORS.append("no nvme-tcp figures from the lending guests")
+    what, goal = rows[5]
+    s_, t_ = med("shadow", "read1m", 1), med("tcp", "read1m", 1)
+    if s_ and t_:
+        row(what, "%.2f (%.0f vs %.0f MB/s)" % (s_ / t_, s_ / 1024,
+                                                t_ / 1024), goal, s_ / t_ > 1)
+    else:
+        skipped(what, goal, "no nvme-tcp figures")
+    what, goal = rows[6]
+    r = runs.get(("shadow", "randread4k"))
+    if acc is not None and r:
+        ios = sum(x[4] for x in r) / 4
+        row(what, "%.1f (%d by callback for %.0f reads: doorbell writes; "
+            "the nvme driver reads no register per I/O)" % (acc / ios, acc, ios),
+            goal, "reported")
+    else:
+        skipped(what, goal, "no access count from the borrower")
+
+
 def table():
     load = os.getloadavg()[0]
     print("smartio bench: %d CPUs, load %.1f; ratios of two things measured "
@@ -540,6 +633,7 @@ def main():
             bench_scale(tmp, nodes, per)
         bench_qemu()
         bench_ntb_switch()
+        bench_ntb_lend()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     table()

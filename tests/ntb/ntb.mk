@@ -47,7 +47,8 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
 	tests/ntb/switch-lib.sh tests/ntb/check_cluster.sh \
 	tests/ntb/cluster-init.sh \
 	tests/ntb/switch-bench-init.sh tests/ntb/sw_bench.c \
-	tests/ntb/check_lend.sh tests/ntb/lend-init.sh tests/ntb/cluster-steps.sh
+	tests/ntb/check_lend.sh tests/ntb/lend-init.sh tests/ntb/cluster-steps.sh \
+	tests/ntb/lend-bench-init.sh
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:

@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make bench's lending lines (issue 14): two TCG guests of the same shape
+# on a 2-port smartio-ntb-switch, each with a QEMU NVMe, joined also by a
+# network.  tests/ntb/lend-bench-init.sh runs fio (O_DIRECT)
+# on host0's NVMe natively, then on host1 through the shadow of that NVMe
+# borrowed over the NTB, then on host1 through the kernel's NVMe-over-TCP
+# (host0 exports it with nvmet-tcp) over a QEMU UDP socket network.
+# Prints the guests' LENDBENCH lines.
+#
+# Environment: SRCDIR, BUILDDIR, KVER, NTBSW_OUT (see check_switch.sh),
+# NTB_LEND_BENCH_TIMEOUT (seconds per guest, default 1200), NTB_KEEP=1.
+# Exit 77 with "SKIP: <why>" when qemu, busybox-static, cpio, fio, the
+# kernel image, its modules, headers or source are missing; 1 with
+# "FAIL: <why>" when the guests could not measure.
+set -u
+src=${SRCDIR:-.}
+build=${BUILDDIR:-.}
+limit=${NTB_LEND_BENCH_TIMEOUT:-1200}
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+fio=$(command -v fio) || skip "no fio (apt-get install fio)"
+. "$src/tests/kmod/guest-lib.sh"
+. "$src/tests/ntb/switch-lib.sh"
+sw_prepare >"$build/ntb-lend-bench-prep.log" 2>&1 ||
+	{ st=$?; tail -n 5 "$build/ntb-lend-bench-prep.log"; exit "$st"; }
+sw_smartio_build
+
+# The NVMe-over-TCP target and host, the NIC, with their dependencies.
+mkdir -p "$tmp/root/bin"
+guest_root "$tmp/root" "$src/tests/ntb/lend-bench-init.sh" \
+	"$out/smartio/smartio.ko" "$sfs" "$KVER" \
+	"virtio_pci virtio_net nvmet nvmet_tcp nvme_tcp" ||
+	skip "modprobe cannot resolve nvme, virtio_net or nvmet for $KVER"
+cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
+cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
+sw_smartio_root "$tmp/root"
+cp -L "$fio" "$tmp/root/bin/fio"
+guest_libs "$tmp/root" "$fio"
+guest_initrd "$tmp/root" "$tmp/initrd.gz"
+
+# 512 MiB guests: the DMA window is all of the borrower's RAM, 4 entries
+# of 128 MiB of a 1 GiB window; the initramfs carries fio's libraries.
+sw_start 2 1G
+SW_APPEND="intel_iommu=on iommu=pt"
+# The network: UDP between the two QEMUs (a TCP socket netdev would add
+# Nagle's delays to every NVMe-over-TCP exchange).
+port=$((20000 + $$ % 20000))
+t0=$(date +%s)
+for p in 0 1; do
+	net="socket,id=n,localaddr=127.0.0.1:$((port + p)),udp=127.0.0.1:$((port + 1 - p))"
+	dd if=/dev/zero of="$tmp/nvme$p.img" bs=1M count=0 seek=512 status=none
+	sw_guest $p 1 512 -device intel-iommu,intremap=off \
+		-drive "file=$tmp/nvme$p.img,if=none,id=nv,format=raw" \
+		-device "nvme,serial=sio$p,drive=nv" \
+		-netdev "$net" -device virtio-net-pci,netdev=n
+	eval "pid$p=\$guest_pid"
+done
+# shellcheck disable=SC2154
+wait "$pid0" "$pid1"
+echo "guests done after $(($(date +%s) - t0)) s"
+for p in 0 1; do
+	tr -d '\r' <"$tmp/p$p-1.log" | grep -a '^LENDBENCH \|^FAIL: '
+done
+grep -aq '^LENDBENCH native ' "$tmp/p0-1.log" &&
+	grep -aq '^LENDBENCH shadow ' "$tmp/p1-1.log" ||
+	{ tail -n 30 "$tmp/p0-1.log" "$tmp/p1-1.log"; fail "no fio figures from the guests"; }
+exit 0

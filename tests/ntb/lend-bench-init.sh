@@ -1,0 +1,164 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# /init of make bench's lending guests (tests/bench/ntb_lend.sh): port
+# swport= of a 2-port smartio-ntb-switch is smartio node host<port> of
+# two, each with a QEMU NVMe; a socket network joins them (10.9.0.1 and
+# 10.9.0.2).  The same fio jobs (O_DIRECT, psync: 4 KiB random reads,
+# 1 MiB sequential reads and writes, REPS runs of RUNTIME s each) run
+#  1. on host0's NVMe natively,
+#  2. on host1 through the shadow of that NVMe, borrowed over the NTB,
+#  3. on host1 through NVMe-over-TCP to the same NVMe (host0's nvmet-tcp
+#     target; reads only, writes would be the same path).
+# Each run prints "LENDBENCH <path> <job> <fio terse v3 line>"; the
+# borrower also prints the accesses its switch port made by callback
+# (forwarded to host0: its BAR accesses) per 4 KiB read, and the interrupts.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
+phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+N=2
+REPS=3
+RUNTIME=4
+echo "NTB-START port=$P phase=$phase"
+. /guest-common.sh
+STEP_WAIT=600
+. /cluster-steps.sh
+dev=/smartio/dev/host0-nvme0
+
+for m in $(cat /modules/order); do
+	insmod "$m" 2>/dev/null
+done
+waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1"
+mount -t configfs configfs /sys/kernel/config	# nvmet's, once loaded
+own_bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
+insmod /ntb.ko && insmod /ntb_sioswitch.ko lut_mws=1 &&
+	insmod /smartio_ntb.ko node="$P" &&
+	insmod /smartio.ko fabric=ntb nodes=$N node="$P" devices="$own_bdf" ||
+	{ fail "loading the NTB and smartio modules"; finish; }
+mkdir -p /smartio /etc
+ln -sf /proc/mounts /etc/mtab
+LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel --node "host$P" \
+	--manage /smartio || { fail "smartiofs"; finish; }
+waitfor 600 is "/smartio/nodes/host$((1 - P))/state" up ||
+	{ fail "the other node is not up"; finish; }
+ip link set eth0 up && ip addr add "10.9.0.$((P + 1))/24" dev eth0 ||
+	fail "network"
+# Kernel messages stay off the console the figures are read from.
+dmesg -n 1
+
+# fio_runs PATH DISK JOBS...: REPS runs of each job on DISK.
+fio_runs() {
+	local path=$1 disk=$2 job rw bs i
+	shift 2
+	for job in "$@"; do
+		case $job in
+		randread4k) rw=randread bs=4k ;;
+		read1m) rw=read bs=1M ;;
+		write1m) rw=write bs=1M ;;
+		esac
+		i=0
+		while [ $i -lt $REPS ]; do
+			echo "LENDBENCH $path $job $(fio --name="$job" \
+				--filename="$disk" --direct=1 --ioengine=psync \
+				--rw=$rw --bs=$bs --size=256M --runtime=$RUNTIME \
+				--time_based --output-format=terse --terse-version=3 \
+				2>/dev/null | tail -n 1)"
+			i=$((i + 1))
+		done
+	done
+}
+
+# The switch port's outbound accesses by callback (man smartio-ntb-port).
+ntb_bdf=
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] && ntb_bdf=$(basename "$d")
+done
+slow_accesses() {
+	printf '%d' "$(devmem $(($(head -n 1 "/sys/bus/pci/devices/$ntb_bdf/resource" |
+		cut -d' ' -f1) + 0x80)) 64)"
+}
+msix() { awk '/smartio-NTB-MSI/ { n += $2 } END { print n + 0 }' /proc/interrupts; }
+
+if [ "$P" = 0 ]; then
+	fio_runs native /dev/nvme0n1 randread4k read1m write1m
+	echo all >"$dev/lend" || fail "lend all"
+	mark lent
+	wait_for shadowdone 1
+	back() { [ -e "/sys/bus/pci/drivers/nvme/$own_bdf" ] && [ -b /dev/nvme0n1 ]; }
+	waitfor 60 back || fail "the NVMe did not come back to its driver"
+	# The same drive exported with the kernel's NVMe-over-TCP target.
+	c=/sys/kernel/config/nvmet
+	if mkdir "$c/subsystems/sio" &&
+	   echo 1 >"$c/subsystems/sio/attr_allow_any_host" &&
+	   mkdir "$c/subsystems/sio/namespaces/1" &&
+	   echo /dev/nvme0n1 >"$c/subsystems/sio/namespaces/1/device_path" &&
+	   echo 1 >"$c/subsystems/sio/namespaces/1/enable" &&
+	   mkdir "$c/ports/1" &&
+	   echo tcp >"$c/ports/1/addr_trtype" &&
+	   echo ipv4 >"$c/ports/1/addr_adrfam" &&
+	   echo 10.9.0.1 >"$c/ports/1/addr_traddr" &&
+	   echo 4420 >"$c/ports/1/addr_trsvcid" &&
+	   ln -s "$c/subsystems/sio" "$c/ports/1/subsystems/sio"; then
+		mark tcp
+	else
+		fail "nvmet-tcp target"
+		mark tcp	# host1 then fails to connect, and says so
+	fi
+	# Until host1 is done: it marks tcpdone, or has powered off already.
+	done1() {
+		[ -d /smartio/nodes/host1/segments/tcpdone1 ] ||
+			is /smartio/nodes/host1/state down
+	}
+	waitfor 600 done1 || fail "host1 did not finish"
+	finish
+fi
+
+wait_for lent 0
+shadow_disk() {
+	local c d
+	for d in /sys/bus/pci/devices/5100:*; do
+		c=$(ls "$d/nvme" 2>/dev/null | head -n 1)
+		[ -n "$c" ] && [ -b "/dev/${c}n1" ] && echo "${c}n1" && return 0
+	done
+	return 1
+}
+if echo host1 >"$dev/borrow" && waitfor 120 shadow_disk; then
+	disk=$(shadow_disk)
+	s0=$(slow_accesses)
+	i0=$(msix)
+	fio_runs shadow "/dev/$disk" randread4k
+	s1=$(slow_accesses)
+	i1=$(msix)
+	echo "LENDBENCH shadow-accesses $((s1 - s0)) irqs $((i1 - i0))"
+	fio_runs shadow "/dev/$disk" read1m write1m
+	echo host1 >"$dev/return" || fail "return"
+else
+	fail "borrow of host0-nvme0"
+fi
+gone() { ! shadow_disk >/dev/null; }
+waitfor 60 gone || fail "the shadow stays after the return"
+mark shadowdone
+wait_for tcp 0
+tcp_disk() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/transport" 2>/dev/null)" = tcp ] &&
+			[ -b "/dev/$(basename "$c")n1" ] &&
+			echo "$(basename "$c")n1" && return 0
+	done
+	return 1
+}
+if echo "transport=tcp,traddr=10.9.0.1,trsvcid=4420,nqn=sio" \
+	>/dev/nvme-fabrics && waitfor 60 tcp_disk; then
+	fio_runs tcp "/dev/$(tcp_disk)" randread4k read1m
+	echo 1 >"/sys/class/nvme/$(tcp_disk | sed 's/n1$//')/delete_controller"
+else
+	fail "nvme-tcp connect to 10.9.0.1"
+fi
+mark tcpdone
+finish
