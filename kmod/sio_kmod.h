@@ -205,6 +205,7 @@ int sio_ntb_fab_seg_backing(u32 seg, int create);
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map);
 int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus);
 void sio_ntb_fab_show(struct seq_file *s);
+struct pci_dev *sio_ntb_fab_pci_dev(void);
 void sio_ntb_fab_notify(void);
 int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit);
 void sio_ntb_fab_unprobe(void);

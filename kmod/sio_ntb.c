@@ -62,6 +62,7 @@ static struct {
 	int (*lut_set)(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size);
 	void (*lut_clear)(struct sio_ntb_peer *p, u32 entry);
 	phys_addr_t (*lut_peer_addr)(struct sio_ntb_peer *p, u32 entry);
+	struct pci_dev *(*pci_dev)(void);
 } ntb;
 
 /* This node's segments: their memory in the segment heap. */
@@ -125,6 +126,8 @@ static void fab_put_symbols(void)
 		symbol_put(sio_ntb_lut_clear);
 	if (ntb.lut_peer_addr)
 		symbol_put(sio_ntb_lut_peer_addr);
+	if (ntb.pci_dev)
+		symbol_put(sio_ntb_pci_dev);
 	memset(&ntb, 0, sizeof(ntb));
 }
 
@@ -141,9 +144,10 @@ static int fab_get_symbols(void)
 	ntb.lut_set = symbol_get(sio_ntb_lut_set);
 	ntb.lut_clear = symbol_get(sio_ntb_lut_clear);
 	ntb.lut_peer_addr = symbol_get(sio_ntb_lut_peer_addr);
+	ntb.pci_dev = symbol_get(sio_ntb_pci_dev);
 	if (ntb.attach && ntb.detach && ntb.call && ntb.seg_alloc &&
 	    ntb.seg_free && ntb.seg_phys && ntb.peer_seg && ntb.lut_geometry &&
-	    ntb.lut_set && ntb.lut_clear && ntb.lut_peer_addr)
+	    ntb.lut_set && ntb.lut_clear && ntb.lut_peer_addr && ntb.pci_dev)
 		return 0;
 	fab_put_symbols();
 	return -ENODEV;
@@ -641,6 +645,12 @@ void sio_ntb_fab_show(struct seq_file *s)
 			   sio_node(sio_k.reg, n)->name, &phys,
 			   sio_k.lut_entries ? "no" : "yes");
 	}
+}
+
+/* The NTB's PCI function: the requester id peers' writes arrive with. */
+struct pci_dev *sio_ntb_fab_pci_dev(void)
+{
+	return ntb.pci_dev ? ntb.pci_dev() : NULL;
 }
 
 /* --- single look-up-table entries, for lending (sio_ntb_lend.c) ----------- */

@@ -43,7 +43,15 @@ struct sio_shadow {
 	struct fwnode_handle *msi_fwnode;
 	struct irq_domain *msi_domain;
 	struct msi_domain_info msi_info;
+	struct msi_domain_ops msi_ops;
 	struct irq_chip msi_chip;
+	/*
+	 * Over an NTB: what the interrupt remapping of this machine's NTB
+	 * function sees as the sender of the shadow's messages (they arrive
+	 * as that function's writes): a descriptor naming its device.
+	 */
+	struct msi_desc ntb_desc;
+	void (*set_desc)(msi_alloc_info_t *arg, struct msi_desc *desc);
 	atomic64_t maps;	/* DMA API mappings made, ever */
 	atomic_t live;		/* DMA API mappings not unmapped yet */
 };

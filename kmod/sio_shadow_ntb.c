@@ -207,21 +207,49 @@ static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
 	pci_write_msi_msg(data->irq, &m);
 }
 
+/*
+ * The interrupt the shadow's driver allocates is remapped as one of the
+ * NTB function's: the device's message crosses the NTB and arrives as
+ * that function's write, so its interrupt remapping entry must name that
+ * function as the source (the hardware checks it).  The parent domain
+ * gets a descriptor of the NTB function instead of the shadow's; the
+ * shadow's descriptor stays with the interrupt (and the hwirq is
+ * computed from it first).
+ */
+static void ntb_msi_set_desc(msi_alloc_info_t *arg, struct msi_desc *desc)
+{
+	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
+
+	sh->set_desc(arg, desc);
+	arg->desc = &sh->ntb_desc;
+}
+
 int sio_shadow_ntb_msi(struct sio_shadow *sh)
 {
-	struct irq_domain *def = dev_get_msi_domain(&sh->pdev->dev);
+	struct pci_dev *ntb = sio_ntb_fab_pci_dev();
+	struct irq_domain *def = ntb ? dev_get_msi_domain(&ntb->dev) : NULL;
 	struct msi_domain_info *info = def ? def->host_data : NULL;
 
-	/* The PCI MSI domain this machine gave the function, and its parent. */
-	if (!info || !info->chip || !def->parent) {
+	/*
+	 * The PCI MSI domain this machine gave the NTB function, and its
+	 * parent: the interrupt remapping domain of the function's IOMMU
+	 * when remapping is on, the vector domain otherwise.
+	 */
+	if (!info || !info->chip || !info->ops || !info->ops->set_desc ||
+	    !def->parent) {
 		pci_err(sh->pdev, "smartio: no PCI MSI domain to follow\n");
 		return -EOPNOTSUPP;
 	}
+	sh->ntb_desc.dev = &ntb->dev;
 	sh->msi_chip = *info->chip;
 	sh->msi_chip.name = "smartio-NTB-MSI";
 	sh->msi_chip.irq_write_msi_msg = ntb_msi_write;
+	sh->msi_ops = *info->ops;
+	sh->set_desc = info->ops->set_desc;
+	sh->msi_ops.set_desc = ntb_msi_set_desc;
 	sh->msi_info = *info;
 	sh->msi_info.chip = &sh->msi_chip;
+	sh->msi_info.ops = &sh->msi_ops;
 	sh->msi_fwnode = irq_domain_alloc_named_id_fwnode("smartio-shadow",
 							  sh->kd->index);
 	if (!sh->msi_fwnode)

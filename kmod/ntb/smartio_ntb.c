@@ -629,6 +629,20 @@ void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 }
 EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
 
+struct pci_dev *sio_ntb_pci_dev(void)
+{
+	struct sio_ntb_dev *d;
+	struct pci_dev *pdev = NULL;
+
+	mutex_lock(&sio_lock);
+	d = list_first_entry_or_null(&sio_devs, struct sio_ntb_dev, node);
+	if (d)
+		pdev = d->ntb->pdev;
+	mutex_unlock(&sio_lock);
+	return pdev;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_pci_dev);
+
 u32 sio_ntb_lut_geometry(u64 *ent_size)
 {
 	struct sio_ntb_dev *d;

@@ -99,4 +99,11 @@ int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size);
 void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry);
 phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry);
 
+/*
+ * The PCI function of the first NTB device: what the peers' writes into
+ * this machine come from (their requester id), so that an interrupt a
+ * peer's device sends through a window is remapped as this function's.
+ */
+struct pci_dev *sio_ntb_pci_dev(void);
+
 #endif

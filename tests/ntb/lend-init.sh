@@ -431,6 +431,11 @@ if [ "$P" != "$lender" ]; then
 	after=$(msix)
 	if [ "$after" -gt "$before" ]; then
 		pass "MSI-X through the window: $((after - before)) interrupts of the shadow on host$P"
+		if dmesg | grep -q "Enabled IRQ remapping"; then
+			pass "with interrupt remapping on: remapped as the NTB function's"
+		else
+			fail "interrupt remapping is not on"
+		fi
 	else
 		fail "no MSI-X interrupt of the shadow counted ($before, $after)"
 	fi
