@@ -31,7 +31,8 @@
 #    host3's inbound entry); host3 finds the bytes in its memory; then
 #    host1 borrows host2's NVMe too and maps its BARs for host0's
 #    (peer-to-peer, two lenders), and host0's NVMe reads blocks straight
-#    into host2's controller memory buffer, where host2 finds them;
+#    into host2's controller memory buffer, where host2 finds them; then
+#    into host1's own NVMe's (the target local to the borrower);
 #  - failures, each pair borrowing again: host0 (a lender) powers off while
 #    host1 reads through the shadow: the reads fail, nothing hangs, the
 #    shadow is removed; host3 (a borrower) powers off holding host2's
@@ -75,8 +76,8 @@ if [ $((P % 2)) = 1 ]; then
 fi
 
 # --- the modules ---------------------------------------------------------------
-# host2's NVMe has a controller memory buffer, written peer-to-peer in
-# the test: no driver keeps its submission queues there.
+# host1's and host2's NVMe have a controller memory buffer, written
+# peer-to-peer in the test: no driver keeps its submission queues there.
 for m in $(cat /modules/order); do
 	case $m in
 	*/nvme.ko) insmod "$m" use_cmb_sqes=0 2>/dev/null ;;
@@ -340,6 +341,18 @@ peer_to_peer() {
 		pass "peer mapping removed, host2-nvme0 returned"
 	else
 		fail "unmapping peers/host2-nvme0 or returning host2-nvme0"
+	fi
+	# The target local to the borrower (SmartIO 4.4's second case): this
+	# machine's own NVMe, whose CMB host0's NVMe writes through the NTB.
+	b=/smartio/dev/host1-nvme0
+	if mkdir /smartio/dev/host0-nvme0/peers/host1-nvme0 2>/tmp/err &&
+	   ioaddr=$(cat /smartio/dev/host0-nvme0/peers/host1-nvme0/bar2) &&
+	   smartio-nvme -m /smartio -d host0-nvme0 -l 200000 -n 64 -v \
+		-t "$b/bar2@$ioaddr" >/tmp/nvme.out 2>&1 &&
+	   rmdir /smartio/dev/host0-nvme0/peers/host1-nvme0; then
+		pass "peer-to-peer into this machine's NVMe CMB at $ioaddr: $(tail -n 2 /tmp/nvme.out | head -n 1)"
+	else
+		fail "peer-to-peer into host1-nvme0: $(cat /tmp/err) $(tr '\n' ' ' </tmp/nvme.out)"
 	fi
 }
 
