@@ -37,6 +37,11 @@ module_param(luts, uint, 0444);
 MODULE_PARM_DESC(luts,
 		 "fabric=ntb: look-up-table entries per peer this machine lends and borrows with (default 0: all the NTB offers; the rest stay free for other NTB clients)");
 
+static uint luts_per_node;
+module_param(luts_per_node, uint, 0444);
+MODULE_PARM_DESC(luts_per_node,
+		 "fabric=ntb: look-up-table entries of this machine any one other node may hold (its borrows' windows, segment and peer mappings for it; default 0: no limit)");
+
 static bool wanted(struct pci_dev *pdev)
 {
 	const char *p = devices, *name = pci_name(pdev);
@@ -147,6 +152,8 @@ static int build_registry(const struct sio_k_geometry *geo)
 					     geo->own_luts;
 			adapters[i].luts = geo->own_luts;
 		}
+		if (sio_k.ntb && i == sio_k.self)
+			adapters[i].share = min(luts_per_node, adapters[i].luts);
 		adapters[i].requesters = 32;
 		adapters[i].reserved = 2;
 	}

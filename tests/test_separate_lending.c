@@ -993,6 +993,51 @@ static void test_peer_across_registries_hostile_expose(void **state)
 	free(before);
 }
 
+static void test_lut_share_bounds_one_node(void **state)
+{
+	struct sio_adapter *ad = &sio_node(w.reg[0], 0)->adapter[0];
+	unsigned char *before;
+	int seg;
+
+	(void)state;
+	three_domains();
+	/* node 1 holds 3 slots of node 0 (DMA window 2, MSI 1): its share */
+	ad->share = 3;
+	assert_int_equal(sio_lut_held(&w.core[0], 0, 0, 1), 3);
+	assert_int_equal(sio_lut_held(&w.core[0], 0, 0, 2), 0);
+	/* node 1 maps a segment of its own for the device: a 4th slot */
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_CREATE, "mine", ~0u, 0), 0);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_SIZE, "mine", ~0u, 1u << 20), 0);
+	before = malloc(w.size);
+	assert_non_null(before);
+	memcpy(before, w.reg[0], w.size);
+	assert_int_equal(seg_window_req(1, 1, 0, 1u << 20), -ENOSPC);
+	assert_memory_equal(before, w.reg[0], w.size);
+	free(before);
+	/* node 2's own segment window still fits */
+	assert_int_equal(seg_cmd(2, SIO_CMD_SEG_DMA_MAP, "dst", 0, 0), 0);
+	assert_int_equal(sio_lut_held(&w.core[0], 0, 0, 2), 1);
+	seg = sio_seg_lookup(w.reg[2], 2, "dst");
+	assert_true(sio_segdma_find(w.reg[2], (u32)seg, 0) >= 0);
+	/* without a share node 1 gets its slot */
+	ad->share = 0;
+	assert_int_equal(seg_window_req(1, 1, 0, 1u << 20), 0);
+}
+
+static void test_lut_share_refuses_borrow_before_claim(void **state)
+{
+	(void)state;
+	lend_to_all();
+	/* 2 slots per node: a borrow needs 3 (DMA window 2, MSI 1) */
+	sio_node(w.reg[0], 0)->adapter[0].share = 2;
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), -ENOSPC);
+	assert_int_equal(w.claims, 0);
+	assert_int_equal(sio_borrow_find(w.reg[0], 0, 1), -ENOENT);
+	assert_int_equal(sio_borrow_find(w.reg[1], 0, 1), -ENOENT);
+	sio_node(w.reg[0], 0)->adapter[0].share = 3;
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1043,6 +1088,11 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_peer_across_registries_hostile_expose, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_lut_share_bounds_one_node, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_lut_share_refuses_borrow_before_claim, setup,
 			teardown),
 	};
 

@@ -98,7 +98,7 @@ static void test_full_file_parses_field_by_field(void **state)
 		"node alpha id=7 ram=512M\n"
 		"\tnode  beta-2\tid=0x10   \r\n"
 		"node gamma_3 id=4294967295 ram=0x40000000\n"
-		"adapter alpha ntb0 peers=beta-2,gamma_3 window=2G luts=128\n"
+		"adapter alpha ntb0 peers=beta-2,gamma_3 window=2G luts=128 share=8\n"
 		"adapter alpha ntb1 peers=delta requesters=64 reserved=0\n"
 		"adapter beta-2 ntb0 peers=all\n"
 		"adapter gamma_3 x peers=alpha,beta-2 window=0x100000 luts=256 requesters=1 reserved=0\n"
@@ -145,6 +145,8 @@ static void test_full_file_parses_field_by_field(void **state)
 	assert_int_equal(t.adapters[0].luts, 128);
 	assert_int_equal(t.adapters[0].requesters, 16);
 	assert_int_equal(t.adapters[0].reserved, 1);
+	assert_int_equal(t.adapters[0].share, 8);
+	assert_int_equal(t.adapters[1].share, 0);
 	/* alpha ntb1: a peer defined after it; fabric window and luts */
 	assert_string_equal(t.adapters[1].name, "ntb1");
 	assert_int_equal(t.adapters[1].node, 0);
@@ -488,6 +490,10 @@ static const struct bad bad_cases[] = {
 	{ "fabric window=1M\nnode a id=0\nadapter a n peers=all luts=512\n", -EINVAL, 3,
 	  "window/luts must be at least 4096 (window 1048576, 512 luts): 'luts=512'" },
 	{ "fabric reserved=32\n", -EINVAL, 1, "reserved must be below requesters (32): 'reserved=32'" },
+	/* Issue 12, defect 8: one node's share of an adapter's table. */
+	{ "fabric luts=8 share=16\n", -EINVAL, 1, "share must be at most luts (8): 'share=16'" },
+	{ "node a id=0\nnode b id=1\nadapter a n peers=b luts=4 share=5\n", -EINVAL, 3,
+	  "share must be at most luts (4): 'share=5'" },
 	{ "fabric requesters=2\n", -EINVAL, 1, "reserved must be below requesters (2): 'requesters=2'" },
 	{ "fabric peers=all\n", -EINVAL, 1, "unknown fabric option: 'peers=all'" },
 	/* adapter */

@@ -135,6 +135,11 @@ int sio_h_peer_expose(struct sio_core *c, u32 self, const struct sio_parsed *p,
 /* node stops using dev (return, reclaim): its peer mappings of dev go. */
 void sio_peer_release(struct sio_core *c, u32 dev, u32 node);
 void sio_peer_node_down(struct sio_core *c, u32 node);
+/* One node's share of another's look-up table (lut_share.c). */
+u32 sio_lut_held(struct sio_core *c, u32 node, u32 adapter, u32 who);
+int sio_lut_share_ok(struct sio_core *c, u32 node, u32 adapter, u32 who,
+		     u32 count);
+u32 sio_lut_slots(struct sio_core *c, u32 node, u32 adapter, u64 len);
 /* Separate registries (peer_sep.c). */
 int sio_peer_sep_map(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		     u32 dev, u32 peer, u32 asker, struct sio_msg *rep);

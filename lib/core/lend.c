@@ -666,6 +666,10 @@ static int lender_record(struct sio_core *c, u32 dev, u32 node, u32 ad,
 	if (!err)
 		err = SIO_DIV_ROUND_UP(SIO_MSI_SIZE, la->slot_size) == 1 ?
 		      dry_luts(&t, la, SIO_MSI_SIZE) : -EINVAL;
+	if (!err)
+		err = sio_lut_share_ok(c, sio_dev(r, dev)->node, ad, node,
+				       sio_lut_slots(c, sio_dev(r, dev)->node,
+						     ad, window) + 1);
 	while (t.count--)
 		sio_bitmap_free(t.map[t.count], t.first[t.count], t.n[t.count]);
 	if (!err && c->ops->lend_claim)
@@ -830,6 +834,10 @@ static int borrow_fits(struct sio_core *c, u32 self, u32 dev, u32 b_ad,
 	if (!err && !separate(c))
 		err = SIO_DIV_ROUND_UP(SIO_MSI_SIZE, la->slot_size) == 1 ?
 		      dry_luts(&t, la, SIO_MSI_SIZE) : -EINVAL;
+	if (!err && !separate(c))
+		err = sio_lut_share_ok(c, d->node, l_ad, self,
+				       sio_lut_slots(c, d->node, l_ad,
+						     SIO_DMA_WINDOW_SIZE) + 1);
 	while (t.count--)
 		sio_bitmap_free(t.map[t.count], t.first[t.count], t.n[t.count]);
 	return err;
@@ -909,6 +917,10 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW &&
 	    size != 1ull << b->l_window_shift)
 		return -EINVAL;	/* not the window BORROW_REQ announced */
+	first = sio_lut_share_ok(c, self, b->l_adapter, (u32)node,
+				 sio_lut_slots(c, self, b->l_adapter, size));
+	if (first)
+		return first;
 	first = sio_lut_map(c, self, b->l_adapter, size, (u32)node, iova, self,
 			    sio_dev(r, (u32)dev)->rid, &count);
 	if (first < 0)

@@ -160,8 +160,12 @@ static int map_bar(struct sio_core *c, u32 self, u32 dev, u32 peer, u32 bar,
 		m->ioaddr = m->iova;
 		return 0;
 	}
-	first = sio_lut_map(c, self, (u32)path, b->bar[bar].size, b->node,
-			    m->iova, self, a->rid, &count);
+	first = sio_lut_share_ok(c, self, (u32)path, asker,
+				 sio_lut_slots(c, self, (u32)path,
+					       b->bar[bar].size));
+	if (!first)
+		first = sio_lut_map(c, self, (u32)path, b->bar[bar].size,
+				    b->node, m->iova, self, a->rid, &count);
 	if (first < 0) {
 		release(c, (s32)self, m);
 		return first;

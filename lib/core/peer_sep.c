@@ -101,6 +101,11 @@ static int lender_map(struct sio_core *c, u32 self, u32 dev, u32 peer,
 
 	if (path < 0)
 		return path;
+	for (bar = 0, count = 0; bar < SIO_MAX_BARS; bar++)
+		count += sio_lut_slots(c, self, (u32)path, b->bar[bar].size);
+	first = sio_lut_share_ok(c, self, (u32)path, asker, count);
+	if (first)
+		return first;
 	ad = &sio_node(r, self)->adapter[path];
 	for (bar = 0; bar < SIO_MAX_BARS; bar++) {
 		if (!b->bar[bar].size)

@@ -135,6 +135,9 @@ static int init_node(struct sio_registry *r, u32 i,
 				  n->nadapters * SIO_WINDOW_STRIDE;
 		ad->window_size = ta->window;
 		ad->slot_size = ta->window / ta->luts;
+		if (ta->share > ta->luts)
+			return -EINVAL;
+		ad->share = (u16)ta->share;
 		err = sio_bitmap_init(&ad->luts, ta->luts, 0);
 		if (!err)
 			err = sio_bitmap_init(&ad->reqs_out, ta->requesters,

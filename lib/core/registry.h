@@ -60,7 +60,7 @@ struct sio_adapter {
 	u16 sw;			/* 1 + switch index it is cabled to, 0 none */
 	u16 port;		/* that switch's port */
 	u8 gen, width;		/* its PCIe link (topology.h) */
-	u16 pad;
+	u16 share;		/* entries one other node may hold, 0 any */
 	u32 latency_ns;		/* its chip adds this to a transaction */
 	u64 peers;		/* node mask reachable through it */
 	u64 window_base;	/* in the node's physical address map */

@@ -394,6 +394,10 @@ int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
 	first = window_size_ok(c, m, (u32)path, size) ? 0 : -EINVAL;
 	if (!first)
+		first = sio_lut_share_ok(c, self, (u32)path, (u32)owner,
+					 sio_lut_slots(c, self, (u32)path,
+						       size));
+	if (!first)
 		first = sio_lut_map(c, self, (u32)path, size, (u32)owner,
 				    m->iova, self, sio_dev(r, (u32)dev)->rid,
 				    &count);

@@ -64,6 +64,12 @@ struct sio_topo_adapter {
 	u32 requesters;	/* requester-id entries, at most 64 */
 	u32 reserved;	/* of which reserved for CPUs */
 	/*
+	 * Look-up-table entries of this adapter any one other node may hold
+	 * (the windows of its borrows, segment and peer mappings made for
+	 * it); 0: no limit.
+	 */
+	u32 share;
+	/*
 	 * Cabled to a switch port: 1 + index into switches[], 0 = none
 	 * (peers then lists what a direct cable reaches).
 	 */

@@ -3,14 +3,14 @@
  * smartio.conf(5), the topology file of the simulated fabric.  One statement
  * per line, '#' starts a comment, fields are separated by blanks:
  *
- *   fabric  [window=SIZE] [luts=N] [requesters=N] [reserved=N]
+ *   fabric  [window=SIZE] [luts=N] [requesters=N] [reserved=N] [share=N]
  *           [gen=1..5] [width=1|2|4|8|16] [pace=on|off]
  *   node    NAME id=N [ram=SIZE]
  *   switch  NAME [ports=N] [requesters=N] [reserved=N]
  *           [gen=1..5] [width=1|2|4|8|16] [latency=NS]
  *   cascade SWITCH:PORT SWITCH:PORT
  *   adapter NODE NAME peers=NODE[,NODE...]|all|switch=SWITCH:PORT
- *           [window=SIZE] [luts=N] [requesters=N] [reserved=N]
+ *           [window=SIZE] [luts=N] [requesters=N] [reserved=N] [share=N]
  *           [gen=1..5] [width=1|2|4|8|16] [latency=NS]
  *   device  NODE NAME bdf=dddd:bb:dd.f vendor=N device=N class=N
  *           [subsystem_vendor=N] [subsystem_device=N] [revision=N]
@@ -56,7 +56,7 @@
 
 struct ntb_params {
 	u64 window;
-	u32 luts, requesters, reserved;
+	u32 luts, requesters, reserved, share;
 	u32 gen, width, latency;	/* the link (topology.h), 0 = default */
 };
 
@@ -343,15 +343,15 @@ static int split_opts(struct parser *p, char **tok, int n, int first,
  */
 enum {
 	K_WINDOW, K_LUTS, K_REQUESTERS, K_RESERVED, K_GEN, K_WIDTH, K_PEERS,
-	K_SWITCH, K_LATENCY, K_PACE
+	K_SWITCH, K_LATENCY, K_PACE, K_SHARE
 };
 static const char *const fabric_keys[] = {
 	"window", "luts", "requesters", "reserved", "gen", "width", "", "",
-	"", "pace", NULL
+	"", "pace", "share", NULL
 };
 static const char *const adapter_keys[] = {
 	"window", "luts", "requesters", "reserved", "gen", "width", "peers",
-	"switch", "latency", NULL
+	"switch", "latency", "", "share", NULL
 };
 
 enum { K_PORTS, K_SW_REQUESTERS, K_SW_RESERVED, K_SW_GEN, K_SW_WIDTH,
@@ -459,6 +459,12 @@ static int ntb_params(struct parser *p, const struct opts *o,
 			return rc;
 		np->reserved = v > MAX_REQUESTERS ? MAX_REQUESTERS : (u32)v;
 	}
+	if (o->tok[K_SHARE]) {
+		rc = opt_num(p, o, K_SHARE, 0, MAX_LUTS, &v);
+		if (rc)
+			return rc;
+		np->share = (u32)v;
+	}
 	rc = link_params(p, o, K_GEN, K_WIDTH,
 			 K_LATENCY, &np->gen, &np->width,
 			 &np->latency);
@@ -475,6 +481,10 @@ static int ntb_params(struct parser *p, const struct opts *o,
 			    np->requesters,
 			    o->tok[K_RESERVED] ? o->tok[K_RESERVED]
 					       : o->tok[K_REQUESTERS]);
+	if (np->share > np->luts)
+		return fail(p, -EINVAL,
+			    "share must be at most luts (%u): '%s'", np->luts,
+			    o->tok[K_SHARE] ? o->tok[K_SHARE] : o->tok[K_LUTS]);
 	return 0;
 }
 
@@ -793,6 +803,7 @@ static int p_adapter(struct parser *p, char **tok, int n)
 	a->luts = np.luts;
 	a->requesters = np.requesters;
 	a->reserved = np.reserved;
+	a->share = np.share;
 	a->gen = np.gen;
 	a->width = np.width;
 	a->latency_ns = np.latency;
