@@ -138,6 +138,27 @@ static int adapter_hops_show(const struct sfs_obj *o,
 	return 0;
 }
 
+/*
+ * speed: each node the adapter reaches, the payload rate of the path's
+ * slowest link in MB/s and the latency its chips add one way in ns.
+ */
+static int adapter_speed_show(const struct sfs_obj *o,
+			      const union sfs_info *in, struct sbuf *sb)
+{
+	unsigned n, lat;
+	uint64_t rate;
+
+	for (n = 0; n < names_nnodes() && n < 64; n++) {
+		if (!(in->adapter.peers >> n & 1) ||
+		    smartio_path_speed(sfs.h, o->node, o->adapter, n, &rate,
+				       &lat))
+			continue;
+		sb_printf(sb, "%s %" PRIu64 " %u\n", names_nodeinfo(n)->name,
+			  rate / 1000000, lat);
+	}
+	return 0;
+}
+
 /* The switch port the adapter is cabled to: name and port, or tables. */
 static int put_switch_port(const struct sfs_obj *o,
 			   const struct smartio_adapter_info *ai,
@@ -180,6 +201,7 @@ static const struct sfs_attr adapter_attrs[] = {
 	[AA_WINDOW] = SFS_ATTR_RO(adapter, window),
 	[AA_REQUESTERS_IN] = SFS_ATTR_RO(adapter, requesters_in),
 	[AA_HOPS] = SFS_ATTR_RO(adapter, hops),
+	[AA_SPEED] = SFS_ATTR_RO(adapter, speed),
 	[AA_SWITCH] = SFS_ATTR_RO(adapter, switch),
 	[AA_SWITCH_REQUESTERS] = SFS_ATTR_RO(adapter, switch_requesters),
 	[AA_SWITCH_REQUESTERS_IN] = SFS_ATTR_RO(adapter, switch_requesters_in),

@@ -435,6 +435,26 @@ int smartio_path_hops(struct smartio *h, unsigned node, unsigned adapter,
 	return rc;
 }
 
+int smartio_path_speed(struct smartio *h, unsigned node, unsigned adapter,
+		       unsigned to, uint64_t *rate, unsigned *latency_ns)
+{
+	struct sio_path_speed ps;
+	int rc;
+
+	sio_lib_lock(h);
+	if (node >= REG(h)->nnodes || to >= REG(h)->nnodes ||
+	    adapter >= sio_node(REG(h), node)->nadapters)
+		rc = -ENOENT;
+	else
+		rc = sio_path_speed(REG(h), node, adapter, to, &ps);
+	sio_lib_unlock(h);
+	if (!rc) {
+		*rate = ps.rate;
+		*latency_ns = ps.latency_ns;
+	}
+	return rc;
+}
+
 int smartio_link_set(struct smartio *h, unsigned node, unsigned adapter,
 		     int up)
 {

@@ -160,6 +160,10 @@ int smartio_switch_info(struct smartio *h, unsigned sw,
  * direct cable), or -EHOSTUNREACH. */
 int smartio_path_hops(struct smartio *h, unsigned node, unsigned adapter,
 		      unsigned to);
+/* The speed of that path: the payload rate of its slowest link (bytes per
+ * second) and the latency its chips add one way (ns); -EHOSTUNREACH. */
+int smartio_path_speed(struct smartio *h, unsigned node, unsigned adapter,
+		       unsigned to, uint64_t *rate, unsigned *latency_ns);
 int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
 			 struct smartio_adapter_info *out);
 /*

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Issue 17 items 1, 2 and 5 in the namespace: an adapter's hops (the
-switches on its path to each node it reaches), the switch port it is
+"""Issue 17 items 1, 2, 3 and 5 in the namespace: an adapter's hops (the
+switches on its path to each node it reaches) and speed (the path's rate
+and the latency of its chips), the switch port it is
 cabled to and that port's requester tables, the adapter's two requester
 tables, and a borrow's DMA window sized by 'NODE window=SIZE'.
 """
@@ -35,6 +36,11 @@ A0 = "nodes/host0/adapters/ntb0/"
 expect(A0 + "hops", "host1 1\nhost2 2\n")
 expect("nodes/host0/adapters/ntb1/hops", "host2 0\n")
 expect("nodes/host2/adapters/ntb0/hops", "host0 2\nhost1 2\n")
+# Gen3 x8 everywhere (7306 MB/s of payload); 132 ns per adapter, 170 ns
+# per switch: one switch, two, or the direct cable.
+expect(A0 + "speed", "host1 7306 434\nhost2 7306 604\n")
+expect("nodes/host0/adapters/ntb1/speed", "host2 7306 264\n")
+expect("nodes/host2/adapters/ntb0/speed", "host0 7306 604\nhost1 7306 604\n")
 expect(A0 + "switch", "left 0\n")
 expect("nodes/host0/adapters/ntb1/switch", "")
 expect(A0 + "switch_requesters", "2 8\n")
@@ -60,4 +66,4 @@ must("dev/nic1/borrow", "host2")
 expect(A0 + "switch_requesters", "2 8\n")
 expect("nodes/host0/adapters/ntb1/requesters", "3 32\n")
 must("dev/nic1/return", "host2")
-passed("hops, switch ports and requester tables read as documented")
+passed("hops, speed, switch ports and requester tables read as documented")
