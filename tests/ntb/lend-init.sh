@@ -93,8 +93,12 @@ insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
 insmod /smartio_ntb.ko node="$P" window_kb=4096 || fail "insmod smartio_ntb.ko"
 # host0 lends with 5 of its 7 entries: a borrow takes 3 (the DMA window's
 # two and the MSI window's), so a second borrower finds no room.
+# host2 gives any one other node at most 3 entries (luts_per_node=3):
+# a borrow takes them all, so the borrower's peer mapping for host2's
+# NVMe is refused.
 luts=
 [ "$P" = 0 ] && luts=luts=5
+[ "$P" = 2 ] && luts=luts_per_node=3
 # shellcheck disable=SC2086 # no luts= but on host0
 if insmod /smartio.ko fabric=ntb nodes=$N node="$P" devices="$own_bdf" $luts; then
 	pass "insmod smartio.ko fabric=ntb nodes=$N node=$P devices=$own_bdf $luts"
@@ -315,6 +319,15 @@ peer_to_peer() {
 		pass "host1 borrows host2-nvme0 too (nvme unbound from $shb)"
 	else
 		fail "borrowing host2-nvme0: $(cat /tmp/err)"
+	fi
+	# Issue 12 defect 8: host2's 3 entries for host1 hold its borrow.
+	if mkdir /smartio/dev/host2-nvme0/peers/host0-nvme0 2>/tmp/err; then
+		fail "host2 gave host1 a 4th entry (luts_per_node=3)"
+		rmdir /smartio/dev/host2-nvme0/peers/host0-nvme0
+	elif grep -q "No space left" /tmp/err; then
+		pass "host2's share per node (3 entries: host1's borrow) refuses host1 a peer mapping: $(cat /tmp/err)"
+	else
+		fail "peer mapping beyond host2's share: '$(cat /tmp/err)', not ENOSPC"
 	fi
 	if mkdir /smartio/dev/host0-nvme0/peers/host2-nvme0 2>/tmp/err; then
 		ioaddr=$(cat /smartio/dev/host0-nvme0/peers/host2-nvme0/bar2)
