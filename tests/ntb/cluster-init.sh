@@ -50,21 +50,8 @@ insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
 for m in $(cat /modules/order); do
 	insmod "$m" 2>/dev/null
 done
-if insmod /smartio.ko fabric=ntb nodes=$N node="$P"; then
-	pass "insmod smartio.ko fabric=ntb nodes=$N node=$P"
-else
-	fail "insmod smartio.ko fabric=ntb nodes=$N node=$P"; finish
-fi
-mkdir -p /smartio /etc
-ln -sf /proc/mounts /etc/mtab
-# Management mounts: each node's user makes step segments on its own node
-# and attaches the others' (smartio(4)).
-if LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel \
-	--node "host$P" --manage /smartio; then
-	pass "smartiofs serves /smartio as host$P"
-else
-	fail "smartiofs --fabric kernel --node host$P"; finish
-fi
+smartio_up
+smartiofs_up
 if [ "$(readlink /smartio/self)" = "nodes/host$P" ] &&
    [ "$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 host2 " ]; then
 	pass "/smartio: self is host$P, nodes host0 host1 host2"

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Sourced by the /init of the check-ntb guests that form one smartio
-# cluster on a switch (cluster-init.sh, lend-init.sh) as /cluster-steps.sh,
-# after /guest-common.sh, with P (this node) and N (the nodes) set: the
-# verdict lines, the other nodes, and steps through /smartio itself (a
-# step is a segment <step><P> a node makes; the others wait until it is
-# listed).  STEP_WAIT (seconds, default 900) bounds a wait; a node may
-# define step_debug() to say more when one runs out.
+# Sourced by the /init of the QEMU guests that form one smartio cluster on
+# a switch (cluster-init.sh, lend-init.sh, lend-bench-init.sh) as
+# /cluster-steps.sh, after /guest-common.sh, with P (this node) and N (the
+# nodes) set: the verdict lines, the other nodes, smartio.ko and
+# smartiofs brought up, and steps through /smartio itself (a step is a
+# segment <step><P> a node makes; the others wait until it is listed).
+# STEP_WAIT (seconds, default 900) bounds a wait; a node may define
+# step_debug() to say more when one runs out.
 # shellcheck shell=sh
 
 fails=0
@@ -20,6 +21,30 @@ while [ $q -lt "$N" ]; do
 	[ $q = "$P" ] || others="$others $q"
 	q=$((q + 1))
 done
+
+# smartio_up [PARAM...]: smartio.ko as node P of N over smartio_ntb (loaded
+# before), with PARAMs; the run ends if it does not load.
+smartio_up() {
+	if insmod /smartio.ko fabric=ntb nodes="$N" node="$P" "$@"; then
+		pass "insmod smartio.ko fabric=ntb nodes=$N node=$P $*"
+	else
+		fail "insmod smartio.ko fabric=ntb nodes=$N node=$P $*"; finish
+	fi
+}
+
+# smartiofs_up: smartiofs serves /smartio as host$P, a management mount
+# (each node's user makes step segments on its own node and attaches the
+# others', smartio(4)); the run ends if it does not.
+smartiofs_up() {
+	mkdir -p /smartio /etc
+	ln -sf /proc/mounts /etc/mtab
+	if LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel \
+		--node "host$P" --manage /smartio; then
+		pass "smartiofs serves /smartio as host$P"
+	else
+		fail "smartiofs --fabric kernel --node host$P"; finish
+	fi
+}
 
 # mark NAME: this node reached step NAME (a segment NAME<P> of its own).
 mark() {

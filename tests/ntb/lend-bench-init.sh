@@ -37,13 +37,10 @@ waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1"
 mount -t configfs configfs /sys/kernel/config	# nvmet's, once loaded
 own_bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
 insmod /ntb.ko && insmod /ntb_sioswitch.ko lut_mws=1 &&
-	insmod /smartio_ntb.ko node="$P" &&
-	insmod /smartio.ko fabric=ntb nodes=$N node="$P" devices="$own_bdf" ||
-	{ fail "loading the NTB and smartio modules"; finish; }
-mkdir -p /smartio /etc
-ln -sf /proc/mounts /etc/mtab
-LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel --node "host$P" \
-	--manage /smartio || { fail "smartiofs"; finish; }
+	insmod /smartio_ntb.ko node="$P" ||
+	{ fail "loading the NTB modules"; finish; }
+smartio_up devices="$own_bdf"
+smartiofs_up
 waitfor 600 is "/smartio/nodes/host$((1 - P))/state" up ||
 	{ fail "the other node is not up"; finish; }
 ip link set eth0 up && ip addr add "10.9.0.$((P + 1))/24" dev eth0 ||

@@ -99,20 +99,9 @@ insmod /smartio_ntb.ko node="$P" window_kb=4096 || fail "insmod smartio_ntb.ko"
 luts=
 [ "$P" = 0 ] && luts=luts=5
 [ "$P" = 2 ] && luts=luts_per_node=3
-# shellcheck disable=SC2086 # no luts= but on host0
-if insmod /smartio.ko fabric=ntb nodes=$N node="$P" devices="$own_bdf" $luts; then
-	pass "insmod smartio.ko fabric=ntb nodes=$N node=$P devices=$own_bdf $luts"
-else
-	fail "insmod smartio.ko fabric=ntb nodes=$N node=$P"; finish
-fi
-mkdir -p /smartio /etc
-ln -sf /proc/mounts /etc/mtab
-if LD_LIBRARY_PATH=/lib/smartio smartiofs --fabric kernel \
-	--node "host$P" --manage /smartio; then
-	pass "smartiofs serves /smartio as host$P"
-else
-	fail "smartiofs --fabric kernel --node host$P"; finish
-fi
+# shellcheck disable=SC2086 # no luts= but on host0 and host2
+smartio_up devices="$own_bdf" $luts
+smartiofs_up
 for q in $others; do
 	waitfor 600 is "/smartio/nodes/host$q/state" up ||
 		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
