@@ -6,7 +6,9 @@
 # on host0's NVMe natively, then on host1 through the shadow of that NVMe
 # borrowed over the NTB, then on host1 through the kernel's NVMe-over-TCP
 # (host0 exports it with nvmet-tcp) over a QEMU UDP socket network.
-# Prints the guests' LENDBENCH lines.
+# Prints the guests' LENDBENCH lines, and "LENDBENCH mmio-reads <path> <n>
+# [<register>:<reads>...]": the reads of host0's NVMe registers during
+# the 4 KiB runs of the native and the shadow path (QEMU's trace).
 #
 # Environment: SRCDIR, BUILDDIR, KVER, NTBSW_OUT (see check_switch.sh),
 # NTB_LEND_BENCH_TIMEOUT (seconds per guest, default 1200), NTB_KEEP=1.
@@ -47,6 +49,13 @@ SW_APPEND="intel_iommu=on iommu=pt"
 # The network: UDP between the two QEMUs (a TCP socket netdev would add
 # Nagle's delays to every NVMe-over-TCP exchange).
 port=$((20000 + $$ % 20000))
+# The MMIO reads the shadow path costs, counted where they land: each
+# QEMU logs every read of its NVMe's registers (QEMU's pci_nvme_mmio_read
+# trace event, stamped with the host's clock), only reads, so that the
+# doorbell writes of the runs stay untraced and untimed.
+trace=
+qemu-system-x86_64 -trace help 2>/dev/null | grep -qx pci_nvme_mmio_read &&
+	trace=1
 t0=$(date +%s)
 for p in 0 1; do
 	net="socket,id=n,localaddr=127.0.0.1:$((port + p)),udp=127.0.0.1:$((port + 1 - p))"
@@ -54,15 +63,69 @@ for p in 0 1; do
 	sw_guest $p 1 512 -device intel-iommu,intremap=off \
 		-drive "file=$tmp/nvme$p.img,if=none,id=nv,format=raw" \
 		-device "nvme,serial=sio$p,drive=nv" \
-		-netdev "$net" -device virtio-net-pci,netdev=n
+		-netdev "$net" -device virtio-net-pci,netdev=n \
+		${trace:+-trace pci_nvme_mmio_read -D "$tmp/p$p.trace" -msg timestamp=on}
 	eval "pid$p=\$guest_pid"
 done
+
+# stamp LOG PID: each "LENDBENCH window <path> begin|end" line of the
+# serial console LOG with the host's time as it arrives (tail -F follows
+# by inotify), until PID (the guest's QEMU) ends; a guest sleeps 1 s after
+# "begin", so its runs start after the stamp.
+cr=$(printf '\r')
+stamp() {
+	tail -n +1 -F --pid="$2" "$1" 2>/dev/null |
+	while read -r l; do
+		l=${l%"$cr"}
+		case $l in
+		"LENDBENCH window "*) echo "${l#LENDBENCH window } $(date +%s.%N)" ;;
+		esac
+	done
+}
+# shellcheck disable=SC2154 # pid0 and pid1 are set by the eval above
+stamp "$tmp/p0-1.log" "$pid0" >"$tmp/windows" &
+s0=$!
 # shellcheck disable=SC2154
+stamp "$tmp/p1-1.log" "$pid1" >>"$tmp/windows" &
+s1=$!
+pids="$pids $s0 $s1"
 wait "$pid0" "$pid1"
 echo "guests done after $(($(date +%s) - t0)) s"
+wait "$s0" "$s1"
 for p in 0 1; do
-	tr -d '\r' <"$tmp/p$p-1.log" | grep -a '^LENDBENCH \|^FAIL: '
+	tr -d '\r' <"$tmp/p$p-1.log" | grep -a '^LENDBENCH \|^FAIL: ' |
+		grep -v '^LENDBENCH window '
 done
+
+# mmio_reads PATH: "LENDBENCH mmio-reads PATH <n> [<register>:<reads>...]",
+# the reads of host0's NVMe (the lent one) logged inside PATH's window.
+mmio_reads() {
+	b=$(awk -v p="$1" '$1 == p && $2 == "begin" { print $3 }' "$tmp/windows")
+	e=$(awk -v p="$1" '$1 == p && $2 == "end" { print $3 }' "$tmp/windows")
+	if [ -z "$b" ] || [ -z "$e" ]; then
+		echo "LENDBENCH mmio-reads $1 SKIP no window from the guest"
+		return
+	fi
+	awk -F '[@:]' -v b="$b" -v e="$e" -v p="$1" '
+		$3 ~ /^pci_nvme_mmio_read / && $2 + 0 >= b + 0 && $2 + 0 <= e + 0 {
+			split($3, f, " "); n++; r[f[3]]++
+		}
+		END {
+			l = "LENDBENCH mmio-reads " p " " n + 0
+			for (a in r) l = l " " a ":" r[a]
+			print l
+		}' "$tmp/p0.trace"
+}
+if [ -z "$trace" ]; then
+	echo "LENDBENCH mmio-reads SKIP qemu-system-x86_64 has no pci_nvme_mmio_read trace event"
+elif ! grep -q ':pci_nvme_mmio_read ' "$tmp/p0.trace" 2>/dev/null; then
+	# The driver's probe reads registers: a trace without them is broken.
+	echo "LENDBENCH mmio-reads SKIP host0's QEMU logged no register read at all"
+else
+	echo "LENDBENCH mmio-reads all $(grep -c ':pci_nvme_mmio_read ' "$tmp/p0.trace")"
+	mmio_reads native
+	mmio_reads shadow
+fi
 grep -aq '^LENDBENCH native ' "$tmp/p0-1.log" &&
 	grep -aq '^LENDBENCH shadow ' "$tmp/p1-1.log" ||
 	{ tail -n 30 "$tmp/p0-1.log" "$tmp/p1-1.log"; fail "no fio figures from the guests"; }

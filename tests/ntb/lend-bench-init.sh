@@ -12,6 +12,8 @@
 # Each run prints "LENDBENCH <path> <job> <fio terse v3 line>"; the
 # borrower also prints the accesses its switch port made by callback
 # (forwarded to host0: its BAR accesses) per 4 KiB read, and the interrupts.
+# "LENDBENCH window <path> begin|end" bracket the 4 KiB runs of both
+# paths: the host counts the NVMe's register reads in between.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mkdir -p /proc /sys /dev /tmp
@@ -82,7 +84,14 @@ slow_accesses() {
 msix() { awk '/smartio-NTB-MSI/ { n += $2 } END { print n + 0 }' /proc/interrupts; }
 
 if [ "$P" = 0 ]; then
-	fio_runs native /dev/nvme0n1 randread4k read1m write1m
+	# The window lines bracket the 4 KiB runs for the host, which counts
+	# the NVMe's register reads between them (tests/bench/ntb_lend.sh);
+	# the second of quiet lets the host stamp "begin" before fio starts.
+	echo "LENDBENCH window native begin"
+	sleep 1
+	fio_runs native /dev/nvme0n1 randread4k
+	echo "LENDBENCH window native end"
+	fio_runs native /dev/nvme0n1 read1m write1m
 	echo all >"$dev/lend" || fail "lend all"
 	mark lent
 	wait_for shadowdone 1
@@ -126,11 +135,16 @@ shadow_disk() {
 }
 if echo host1 >"$dev/borrow" && waitfor 120 shadow_disk; then
 	disk=$(shadow_disk)
+	# As on host0: the NVMe's register reads between these two lines are
+	# the shadow path's (host0's driver is unbound while it is lent).
+	echo "LENDBENCH window shadow begin"
+	sleep 1
 	s0=$(slow_accesses)
 	i0=$(msix)
 	fio_runs shadow "/dev/$disk" randread4k
 	s1=$(slow_accesses)
 	i1=$(msix)
+	echo "LENDBENCH window shadow end"
 	echo "LENDBENCH shadow-accesses $((s1 - s0)) irqs $((i1 - i0))"
 	fio_runs shadow "/dev/$disk" read1m write1m
 	echo host1 >"$dev/return" || fail "return"
