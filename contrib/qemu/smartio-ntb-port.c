@@ -14,6 +14,11 @@
  * QEMU and performed there as a bus-master access of P's NTB function:
  * writes posted, in order on one socket; reads wait for the answer (a vCPU
  * drops the big lock while it waits).  A dead peer answers all-ones.
+ * PCIe keeps a device's posted writes in order; a RAM alias would let its
+ * next write overtake a forwarded one (a completion entry landing before
+ * the data it announces in a peer device's memory), so a device's write
+ * forwarded to anything but the interrupt range waits until the peer has
+ * performed it (a zero-length read, answered without an access).
  */
 #include "qemu/osdep.h"
 #include "qemu/units.h"
@@ -41,6 +46,8 @@
 #define TYPE_NTBSW_PORT "smartio-ntb-port"
 OBJECT_DECLARE_SIMPLE_TYPE(NtbswPort, NTBSW_PORT)
 
+#define NTBSW_MSI_BASE	0xfee00000ULL	/* the interrupt range */
+#define NTBSW_MSI_SIZE	0x100000ULL
 #define NTBSW_PENDING	16	/* outstanding forwarded reads */
 #define NTBSW_READ_TIMEOUT_MS 1000
 
@@ -495,7 +502,9 @@ static void ntbsw_win_write(void *opaque, hwaddr addr, uint64_t val,
 	m.arg0 = t;
 	m.arg1 = size;
 	memcpy(m.data, &val, size);
-	ntbsw_send(s, &m, -1);
+	if (ntbsw_send(s, &m, -1) == 0 && !qemu_in_vcpu_thread() &&
+	    (t < NTBSW_MSI_BASE || t >= NTBSW_MSI_BASE + NTBSW_MSI_SIZE))
+		ntbsw_fwd_read(s, p, t, 0);	/* the peer performed it */
 }
 
 static uint64_t ntbsw_win0_read(void *o, hwaddr a, unsigned int sz)
@@ -815,8 +824,13 @@ static void ntbsw_do_fwd(NtbswPort *s, struct ntbsw_msg *m)
 			       .tag = m->tag };
 	MemTxResult res;
 
-	if (len == 0 || len > 8)
+	if (len > 8 || (len == 0 && m->type == NTBSW_FWD_WRITE))
 		return;
+	if (len == 0) {
+		/* A flush: every write before it on this socket is done. */
+		ntbsw_send(s, &r, -1);
+		return;
+	}
 	if (m->type == NTBSW_FWD_WRITE) {
 		/* As a bus master of this function: the IOMMU applies. */
 		pci_dma_write(d, m->arg0, m->data, len);
