@@ -2,16 +2,16 @@
 /*
  * Attaching a segment from another node: a conversation between the node
  * that maps it (the peer) and the segment's owner, as for a borrow.
- *   peer: LUT slots from its NTB window to the owner's RAM
  *   peer  -> SEG_CONNECT     owner: checks it is sized and available,
  *                            records the peer, answers phys address + size
+ *   peer: LUT slots from its NTB window to the owner's RAM
  *   peer  -> SEG_DISCONNECT  on detach, or to unwind a failed mapping
  * Each side only changes its own state; node loss cleans both.  With
- * separate registries SEG_CONNECT carries the peer's window address (ADDR)
- * and the owner translates it onto the segment on its side (inbound_map
- * SIO_INB_SEG), keeping a record of that half: only an exported segment
- * is reachable, by the nodes that attached it, whatever a peer's kernel
- * does with its window (issue 12, defect 7).
+ * separate registries the peer then sends SEG_CONNECT again with its
+ * window address (ADDR), and the owner translates it onto the segment on
+ * its side (inbound_map SIO_INB_SEG), keeping a record of that half: only
+ * an exported segment is reachable, by the nodes that attached it,
+ * whatever a peer's kernel does with its window (issue 12, defect 7).
  */
 #include "core_int.h"
 
@@ -100,9 +100,9 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	u8 repbuf[SIO_PEER_MSG];
 	struct sio_attach *a;
 	struct sio_adapter *ad;
-	int path, aidx, first, err;
-	u32 count, owner = s->owner, gen = s->gen;
-	u64 phys = s->phys, size = s->size, local;
+	int path, aidx, first = -1, err;
+	u32 count = 0, owner = s->owner, gen = s->gen;
+	u64 phys, size, local;
 
 	if (self == owner)
 		return -EINVAL;
@@ -112,29 +112,17 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	if (aidx >= 0)
 		return sio_msg_put_u64(rep, SIO_A_ADDR,
 				       sio_attach_at(r, (u32)aidx)->local_addr);
-	if (!s->sized || size % SIO_PAGE)
-		return -EINVAL;
 	path = sio_path_find(r, self, owner);
 	if (path < 0)
 		return path;
 	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
 	if (aidx < 0)
 		return aidx;
-	/* The slots first: the owner translates them (separate registries). */
-	first = sio_lut_map(c, self, (u32)path, size, owner, phys, self,
-			    SIO_RID_CPU, &count);
-	if (first < 0)
-		return first;
-	ad = &sio_node(r, self)->adapter[path];
-	local = ad->window_base + (u64)first * ad->slot_size;
 	sio_strlcpy(name, s->name, sizeof(name));
-	err = owner_call(c, self, owner, name, SIO_CMD_SEG_CONNECT,
-			 separate(c) ? local : 0, &orep, repbuf,
-			 sizeof(repbuf));
-	if (err) {
-		sio_lut_unmap(c, self, (u32)path, first, count);
+	err = owner_call(c, self, owner, name, SIO_CMD_SEG_CONNECT, 0, &orep,
+			 repbuf, sizeof(repbuf));
+	if (err)
 		return err;
-	}
 	/*
 	 * A platform may run the owner's messages to this node while it
 	 * waits for the reply (smartio.ko over an NTB): the record may be
@@ -154,14 +142,36 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 		err = -EPROTO;
 		goto disconnect;
 	}
+	phys = sio_nla_u64(&orep.tb[SIO_A_ADDR]);
+	size = sio_nla_u64(&orep.tb[SIO_A_SIZE]);
 	/* The owner's answer is what its record says, or nothing maps. */
-	if (sio_nla_u64(&orep.tb[SIO_A_ADDR]) != phys ||
-	    sio_nla_u64(&orep.tb[SIO_A_SIZE]) != size || !s->sized ||
-	    s->phys != phys || s->size != size) {
+	if (!s->sized || phys != s->phys || size != s->size ||
+	    size % SIO_PAGE) {
 		err = -EPROTO;
 		goto disconnect;
 	}
+	first = sio_lut_map(c, self, (u32)path, size, owner, phys, self,
+			    SIO_RID_CPU, &count);
+	if (first < 0) {
+		err = first;
+		goto disconnect;
+	}
+	ad = &sio_node(r, self)->adapter[path];
+	local = ad->window_base + (u64)first * ad->slot_size;
+	/* Separate registries: the owner translates our slots (ADDR). */
+	if (separate(c)) {
+		err = owner_call(c, self, owner, name, SIO_CMD_SEG_CONNECT,
+				 local, &orep, repbuf, sizeof(repbuf));
+		if (!err && (!s->used || s->gen != gen))
+			err = -ENOENT;
+		if (err)
+			goto disconnect;
+	}
 	a = sio_attach_at(r, (u32)aidx);
+	if (a->used) {
+		err = -ENOSPC;	/* taken while we waited */
+		goto disconnect;
+	}
 	a->used = 1;
 	a->adapter = (u8)path;
 	a->node = (u16)self;
@@ -185,7 +195,8 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 		c->ops->notify(c->plat);
 	return sio_msg_put_u64(rep, SIO_A_ADDR, a->local_addr);
 disconnect:
-	sio_lut_unmap(c, self, (u32)path, first, count);
+	if (first >= 0)
+		sio_lut_unmap(c, self, (u32)path, first, count);
 	owner_call(c, self, owner, name, SIO_CMD_SEG_DISCONNECT, 0, &orep,
 		   repbuf, sizeof(repbuf));
 	return err;
@@ -285,7 +296,7 @@ int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -EACCES;
 	if (!sio_node_up(r, (u32)peer))
 		return -EHOSTDOWN;
-	if (separate(c) && c->ops->inbound_map) {
+	if (separate(c) && c->ops->inbound_map && p->present[SIO_A_ADDR]) {
 		err = translate(c, self, (u32)seg, (u32)peer, p, half);
 		if (err)
 			return err;
