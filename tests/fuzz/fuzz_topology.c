@@ -111,8 +111,8 @@ static void to_text(const struct sio_topology *t, struct text *o)
 				sep = ',';
 			}
 		put(o, " window=%" PRIu64 " luts=%" PRIu32 " requesters=%" PRIu32
-		    " reserved=%" PRIu32, a->window, a->luts, a->requesters,
-		    a->reserved);
+		    " reserved=%" PRIu32 " share=%" PRIu32, a->window, a->luts,
+		    a->requesters, a->reserved, a->share);
 		put_link(o, a->gen, a->width, a->latency_ns);
 	}
 	for (i = 0; i < t->ndevices; i++) {
