@@ -420,14 +420,21 @@ int smartio_switch_info(struct smartio *h, unsigned sw,
 	return 0;
 }
 
+/* A path's ends exist (under the lock): node, its adapter, node to. */
+static int path_ends_ok(struct smartio *h, unsigned node, unsigned adapter,
+			unsigned to)
+{
+	return node < REG(h)->nnodes && to < REG(h)->nnodes &&
+	       adapter < sio_node(REG(h), node)->nadapters;
+}
+
 int smartio_path_hops(struct smartio *h, unsigned node, unsigned adapter,
 		      unsigned to)
 {
 	int rc;
 
 	sio_lib_lock(h);
-	if (node >= REG(h)->nnodes || to >= REG(h)->nnodes ||
-	    adapter >= sio_node(REG(h), node)->nadapters)
+	if (!path_ends_ok(h, node, adapter, to))
 		rc = -ENOENT;
 	else
 		rc = sio_path_hops(REG(h), node, adapter, to);
@@ -442,8 +449,7 @@ int smartio_path_speed(struct smartio *h, unsigned node, unsigned adapter,
 	int rc;
 
 	sio_lib_lock(h);
-	if (node >= REG(h)->nnodes || to >= REG(h)->nnodes ||
-	    adapter >= sio_node(REG(h), node)->nadapters)
+	if (!path_ends_ok(h, node, adapter, to))
 		rc = -ENOENT;
 	else
 		rc = sio_path_speed(REG(h), node, adapter, to, &ps);
