@@ -368,6 +368,7 @@ int main(int argc, char *argv[])
 	fuse_session_unmount(sfs.se);
 	fuse_remove_signal_handlers(sfs.se);
 	fuse_session_destroy(sfs.se);
+	sfs_files_release_all();
 	holds_free();
 	smartio_close(sfs.h);
 	inode_fini();

@@ -37,6 +37,7 @@ struct dir_ent {
 };
 
 struct dir_file {
+	struct sfs_file file;	/* first: tracked like any open file */
 	pthread_mutex_t lock;
 	struct dir_ent *ents;
 	size_t n, cap;
@@ -380,13 +381,9 @@ static void text_open(fuse_req_t req, const struct sfs_obj *o,
 	af->file.ops = fops_of(o);
 	pthread_mutex_init(&af->lock, NULL);
 	sb_init(&af->sb);
-	fi->fh = (uintptr_t)af;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
-	if (fuse_reply_open(req, fi) != 0) {
-		pthread_mutex_destroy(&af->lock);
-		free(af);
-	}
+	sfs_reply_open(req, fi, &af->file);
 }
 
 static void text_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
@@ -606,11 +603,8 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	const struct sfs_file *f = sfs_file_of(fi);
-
 	(void)ino;
-	if (f)
-		f->ops->release(fi);
+	sfs_file_release(fi);
 	fuse_reply_err(req, 0);
 }
 
@@ -676,6 +670,20 @@ static int dir_snapshot(struct dir_file *df)
 	return rc ? rc : df->oom ? -ENOMEM : 0;
 }
 
+static void dir_release(struct fuse_file_info *fi)
+{
+	struct dir_file *df = (struct dir_file *)sfs_file_of(fi);
+
+	dir_free(df);
+	pthread_mutex_destroy(&df->lock);
+	free(df);
+}
+
+/* Only released through this table; reads go to do_readdir. */
+static const struct sfs_fops dir_fops = {
+	.release = dir_release,
+};
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
@@ -695,13 +703,10 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	df->file.ops = &dir_fops;
 	pthread_mutex_init(&df->lock, NULL);
 	df->inode = e;
-	fi->fh = (uintptr_t)df;
-	if (fuse_reply_open(req, fi) != 0) {
-		pthread_mutex_destroy(&df->lock);
-		free(df);
-	}
+	sfs_reply_open(req, fi, &df->file);
 }
 
 /*
@@ -816,14 +821,8 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
 			  struct fuse_file_info *fi)
 {
-	struct dir_file *df = (struct dir_file *)(uintptr_t)fi->fh;
-
 	(void)ino;
-	if (df) {
-		dir_free(df);
-		pthread_mutex_destroy(&df->lock);
-		free(df);
-	}
+	sfs_file_release(fi);
 	fuse_reply_err(req, 0);
 }
 

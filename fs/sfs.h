@@ -16,6 +16,7 @@
  *   holds.c   which processes keep a remote segment attached
  *   authz.c   who may do what, for which node: every permission decision
  *   ops.c     the FUSE low-level operations gluing the parts together
+ *   files.c   the open files, so that those never released are freed at exit
  *   sbuf.c    a small growable text buffer
  */
 #ifndef SMARTIOFS_SFS_H
@@ -355,12 +356,21 @@ struct sfs_fops {
 
 struct sfs_file {
 	const struct sfs_fops *ops;
+	struct sfs_file *prev, *next;	/* the open files (files.c) */
 };
 
 static inline struct sfs_file *sfs_file_of(const struct fuse_file_info *fi)
 {
 	return (struct sfs_file *)(uintptr_t)fi->fh;
 }
+
+/* Replies to an open with f as fi->fh, tracked until released. */
+void sfs_reply_open(fuse_req_t req, struct fuse_file_info *fi,
+		    struct sfs_file *f);
+/* Untracks and frees the open file fi names (its ops' release). */
+void sfs_file_release(struct fuse_file_info *fi);
+/* At exit: releases the files the kernel never released. */
+void sfs_files_release_all(void);
 
 /* Text attributes (show/store) and config space, in ops.c. */
 extern const struct sfs_fops sfs_text_fops, sfs_config_fops;

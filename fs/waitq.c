@@ -132,10 +132,8 @@ void wq_open(struct waitq *q, fuse_req_t req, struct fuse_file_info *fi,
 		q->files->prev = f;
 	q->files = f;
 	pthread_mutex_unlock(&q->lock);
-	fi->fh = (uintptr_t)f;
 	fi->direct_io = 1;
-	if (fuse_reply_open(req, fi) != 0)
-		wq_release(q, fi);
+	sfs_reply_open(req, fi, &f->file);
 }
 
 int wq_kick(struct waitq *q)

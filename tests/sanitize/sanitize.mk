@@ -18,7 +18,8 @@ VALGRIND_DIR = $(abs_top_builddir)/valgrind-logs
 VALGRIND_TESTS = tests/fs/test_walkthrough.sh tests/fs/test_two_nodes.sh \
 	tests/fs/test_mmap_two_nodes.py tests/fs/test_mmap_noio.py \
 	tests/fs/test_events.py tests/fs/test_attrs.py tests/fs/test_irq.py \
-	tests/fs/test_contrib_nvme.sh tests/fs/test_contrib_dma.sh
+	tests/fs/test_contrib_nvme.sh tests/fs/test_contrib_dma.sh \
+	tests/fs/test_exit_frees_unreleased_files.py
 EXTRA_DIST += tests/sanitize/check_reports.sh tests/sanitize/libfuse.supp
 
 check-asan: distdir
