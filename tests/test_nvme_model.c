@@ -273,8 +273,8 @@ static void test_registers_after_power_on(void **state)
 
 	assert_int_equal(cap & 0xffff, 1023);		/* MQES */
 	assert_true(cap >> 37 & 1);			/* NVM command set */
-	/* 128K BAR 0: doorbell stride 2K, a 4K page per queue pair. */
-	assert_int_equal(d->bar_size, 128 << 10);
+	/* 256K BAR 0: doorbell stride 2K, a 4K page per queue pair. */
+	assert_int_equal(d->bar_size, 256 << 10);
 	assert_int_equal(cap >> 32 & 0xf, 9);		/* DSTRD */
 	assert_int_equal(rd32(d, 0x08), 0x00010400);	/* 1.4 */
 }
@@ -472,6 +472,51 @@ static void test_queue_commands_checked(void **state)
 	assert_int_equal(submit(d, 0, c, NULL), 0);
 }
 
+/*
+ * 31 I/O queue pairs, one per client of a shared controller (SmartIO
+ * section 6.2: up to 30 clients and a manager): Number of Queues says so,
+ * queue 31 (doorbells in the last page before the MSI-X table) is
+ * created and used, and queue 32 is refused.
+ */
+static void test_thirty_one_io_queue_pairs(void **state)
+{
+	struct drv *d = *state;
+	uint32_t result = 0;
+	uint8_t c[64];
+
+	enable_controller(d);
+	cmd_init(c, 0x0a, 0, 0);			/* Get Features */
+	cmd_put32(c, 10, 0x07);				/* Number of Queues */
+	assert_int_equal(submit(d, 0, c, &result), 0);
+	assert_int_equal(result, 30u << 16 | 30u);	/* zero's based */
+	cmd_init(c, 0x05, 0, 0);			/* Create I/O CQ 32 */
+	cmd_put64(c, 6, d->io + IOCQ_OFF);
+	cmd_put32(c, 10, (QDEPTH - 1) << 16 | 32);
+	cmd_put32(c, 11, 1);
+	assert_int_equal(submit(d, 0, c, NULL), 0x101);
+	cmd_put32(c, 10, (QDEPTH - 1) << 16 | 31);	/* 31 */
+	assert_int_equal(submit(d, 0, c, NULL), 0);
+	cmd_init(c, 0x01, 0, 0);			/* its SQ 31 */
+	cmd_put64(c, 6, d->io + IOSQ_OFF);
+	cmd_put32(c, 10, (QDEPTH - 1) << 16 | 31);
+	cmd_put32(c, 11, 31u << 16 | 1);
+	assert_int_equal(submit(d, 0, c, NULL), 0);
+	/* A Flush on it, completed on CQ 31 with SQ id 31. */
+	memset(d->mem + IOCQ_OFF, 0, 16);
+	cmd_init(c, 0x00, 0x31, 1);
+	memcpy(d->mem + IOSQ_OFF, c, 64);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	wr32(d, doorbell(d, 31, 0), 1);
+	d->cq_head[1] = 0;
+	d->phase[1] = 1;
+	g_waiting = d;
+	g_queue = 1;	/* the CQ entry where queue 1's would be */
+	assert_true(wait_for(d, posted));
+	memcpy(&result, (const void *)(d->mem + IOCQ_OFF + 8), 4);
+	assert_int_equal(result >> 16, 31);		/* SQ identifier */
+	wr32(d, doorbell(d, 31, 1), 1);
+}
+
 static uint64_t driver_errors(struct drv *d)
 {
 	struct smartio_device_info di;
@@ -625,7 +670,7 @@ static void test_msix_enabled_by_the_borrower_reaches_it(void **state)
 	 * doorbell pages): the borrower's MSI window, its vectors. */
 	assert_int_equal(smartio_config_read(d->h, d->nvme0, d->host3, cap + 4,
 					     &table, 4), 4);
-	assert_int_equal(table, 0x11000);		/* BIR 0 */
+	assert_int_equal(table, 0x21000);	/* BIR 0, after 32 pairs */
 	memcpy(entry, (const void *)(d->bar + table + 16 * 3), 16);
 	assert_int_equal(entry[0] | (uint64_t)entry[1] << 32, v[3].addr);
 	assert_int_equal(entry[2], v[3].data);
@@ -755,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_data_survives_a_controller_reset),
 		cmocka_unit_test(test_dma_outside_the_window_fails_the_command),
 		cmocka_unit_test(test_queue_commands_checked),
+		cmocka_unit_test(test_thirty_one_io_queue_pairs),
 		cmocka_unit_test(test_driver_errors_logged_once_and_counted),
 		cmocka_unit_test(test_msix_enabled_by_the_borrower_reaches_it),
 		cmocka_unit_test(test_msi_capability_rewritten_by_the_core),

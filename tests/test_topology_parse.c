@@ -305,11 +305,11 @@ static void test_default_is_as_specified(void **state)
 		u32 flags[SIO_MAX_BARS];
 	} want[] = {
 		{ "nvme0", 0, "0000:01:00.0", 0x1b36, 0x0010, 0x010802, 2, 4096,
-		  SIO_MODEL_NVME, { 128 << 10 }, { SIO_BAR_MEM64 } },
+		  SIO_MODEL_NVME, { 256 << 10 }, { SIO_BAR_MEM64 } },
 		{ "nic0", 0, "0000:02:00.0", 0x8086, 0x10d3, 0x020000, 1, 256,
 		  SIO_MODEL_GENERIC, { 128 << 10, 0, 16 << 10 }, { 0 } },
 		{ "nvme1", 1, "0000:01:00.0", 0x1b36, 0x0010, 0x010802, 2, 4096,
-		  SIO_MODEL_NVME, { 128 << 10 }, { SIO_BAR_MEM64 } },
+		  SIO_MODEL_NVME, { 256 << 10 }, { SIO_BAR_MEM64 } },
 		{ "gpu0", 1, "0000:02:00.0", 0x10de, 0x1eb8, 0x030200, 1, 4096,
 		  SIO_MODEL_GENERIC, { 16 << 20, 256 << 20 },
 		  { 0, SIO_BAR_MEM64 | SIO_BAR_PREFETCH } },
@@ -317,7 +317,7 @@ static void test_default_is_as_specified(void **state)
 		  SIO_MODEL_DMA, { 1 << 20, 0, 64 << 20 },
 		  { 0, 0, SIO_BAR_MEM64 | SIO_BAR_PREFETCH } },
 		{ "nvme2", 2, "0000:02:00.0", 0x1b36, 0x0010, 0x010802, 2, 4096,
-		  SIO_MODEL_NVME, { 128 << 10 }, { SIO_BAR_MEM64 } },
+		  SIO_MODEL_NVME, { 256 << 10 }, { SIO_BAR_MEM64 } },
 		{ "acc1", 3, "0000:01:00.0", 0x1234, 0x11e8, 0x120000, 1, 4096,
 		  SIO_MODEL_DMA, { 1 << 20, 0, 64 << 20 },
 		  { 0, 0, SIO_BAR_MEM64 | SIO_BAR_PREFETCH } },

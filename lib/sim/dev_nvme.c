@@ -9,8 +9,10 @@
  *                  stride is 2K (CAP.DSTRD 9), so each queue pair's
  *                  doorbells fill one 4K page of their own that a client
  *                  maps alone (SmartIO section 6); the MSI-X table (16
- *                  vectors) follows at 0x11000, pending bits at 0x12000.
- *                  A smaller BAR 0 (16K at least) packs them with stride 4
+ *                  vectors) and its pending bits take the two pages after
+ *                  the last queue's.  As many queue pairs as fit, up to 32
+ *                  (the built-in topology's 256K: 32, at 0x21000; 128K: 29).
+ *                  A smaller BAR 0 (16K at least) packs 32 with stride 4
  *                  and has the table at 0x2000, pending bits at 0x3000.
  *   admin   Identify (CNS 0, 1, 2), Create / Delete I/O SQ and CQ
  *           (physically contiguous queues), Get / Set Features (Number of
@@ -35,7 +37,7 @@
 
 #include "devmodel.h"
 
-#define NVME_QUEUES 16		/* admin queue + 15 I/O queues */
+#define NVME_QUEUES 32		/* most: admin queue + 31 I/O queues */
 #define NVME_MQES 1023		/* largest queue: 1024 entries */
 #define NVME_PAGE 4096u		/* CC.MPS 0 only */
 #define NVME_LBA_SHIFT 9
@@ -196,6 +198,7 @@ struct nvme_cq {
 struct nvme {
 	int fd;
 	int enabled;
+	u32 nq;			/* queue pairs BAR 0 has doorbells for */
 	u64 nsze;		/* namespace size in blocks */
 	struct nvme_sq sq[NVME_QUEUES];
 	struct nvme_cq cq[NVME_QUEUES];
@@ -242,9 +245,27 @@ static u8 *doorbell(struct sim_devmodel *m, u32 qid, int cq)
 	return reg(m, REG_DB + (2 * qid + (cq ? 1 : 0)) * stride);
 }
 
+/*
+ * Queue pairs (admin included) whose doorbells fit in BAR 0 with the two
+ * MSI-X pages after them; 0 if not even the admin queue's do.
+ */
+static u32 queues_of(u64 bar0_size)
+{
+	u64 per_pair = 2ull * (4u << dstrd_of(bar0_size)), room;
+
+	if (bar0_size < REG_DB + 0x3000)
+		return 0;
+	room = bar0_size - REG_DB - 0x2000;
+	if (!dstrd_of(bar0_size))	/* packed: the table stays at 0x2000 */
+		room = 0x1000;
+	return room / per_pair < NVME_QUEUES ? (u32)(room / per_pair)
+					     : NVME_QUEUES;
+}
+
 static void nvme_msix_layout(u64 bar0_size, u32 *table, u32 *pba)
 {
-	u32 end = REG_DB + 2 * NVME_QUEUES * (4u << dstrd_of(bar0_size));
+	u32 end = REG_DB + 2 * queues_of(bar0_size) *
+		  (4u << dstrd_of(bar0_size));
 
 	/* After the doorbells, page aligned (0x2000 / 0x3000 when packed). */
 	end = (end + 0xfff) & ~0xfffu;
@@ -254,9 +275,10 @@ static void nvme_msix_layout(u64 bar0_size, u32 *table, u32 *pba)
 
 static void reset_doorbells(struct sim_devmodel *m)
 {
+	const struct nvme *n = m->priv;
 	u32 q;
 
-	for (q = 0; q < NVME_QUEUES; q++) {
+	for (q = 0; q < n->nq; q++) {
 		sim_wr32(doorbell(m, q, 0), 0);
 		sim_wr32(doorbell(m, q, 1), 0);
 	}
@@ -300,6 +322,7 @@ static int nvme_init(struct sim_devmodel *m)
 		return err;
 	}
 	n->nsze = NVME_NS_BYTES >> NVME_LBA_SHIFT;
+	n->nq = queues_of(m->bar_size[0]);
 	m->priv = n;
 	cap = CAP_MQES(NVME_MQES) | CAP_CQR | CAP_TO(20) /* 10 s */ |
 	      CAP_DSTRD(dstrd_of(m->bar_size[0])) | CAP_CSS_NVM;
@@ -447,7 +470,7 @@ static int create_cq(struct nvme *n, const struct nvme_cmd *cmd, u32 vectors)
 	u64 base = cmd->prp1;
 	struct nvme_cq *cq;
 
-	if (qid == 0 || qid >= NVME_QUEUES || n->cq[qid].used)
+	if (qid == 0 || qid >= n->nq || n->cq[qid].used)
 		return SC_BAD_QID;
 	if (size < 2 || size > NVME_MQES + 1)
 		return SC_BAD_QSIZE;
@@ -472,13 +495,13 @@ static int create_sq(struct nvme *n, const struct nvme_cmd *cmd)
 	u32 cqid = CREATE_SQ_CQID(cmd->cdw11);
 	u64 base = cmd->prp1;
 
-	if (qid == 0 || qid >= NVME_QUEUES || n->sq[qid].used)
+	if (qid == 0 || qid >= n->nq || n->sq[qid].used)
 		return SC_BAD_QID;
 	if (size < 2 || size > NVME_MQES + 1)
 		return SC_BAD_QSIZE;
 	if (!CREATE_PC(cmd->cdw11) || base % NVME_PAGE)
 		return SC_BAD_FIELD;
-	if (cqid == 0 || cqid >= NVME_QUEUES || !n->cq[cqid].used)
+	if (cqid == 0 || cqid >= n->nq || !n->cq[cqid].used)
 		return SC_CQ_INVALID;
 	memset(&n->sq[qid], 0, sizeof(n->sq[qid]));
 	n->sq[qid].used = 1;
@@ -494,11 +517,11 @@ static int delete_queue(struct sim_devmodel *m, const struct nvme_cmd *cmd,
 	struct nvme *n = m->priv;
 	u32 qid = DELETE_QID(cmd->cdw10), i;
 
-	if (qid == 0 || qid >= NVME_QUEUES ||
+	if (qid == 0 || qid >= n->nq ||
 	    !(is_cq ? n->cq[qid].used : n->sq[qid].used))
 		return SC_BAD_QID;
 	if (is_cq) {
-		for (i = 1; i < NVME_QUEUES; i++)
+		for (i = 1; i < n->nq; i++)
 			if (n->sq[i].used && n->sq[i].cqid == qid)
 				return SC_BAD_DELETE;
 		memset(&n->cq[qid], 0, sizeof(n->cq[qid]));
@@ -510,11 +533,12 @@ static int delete_queue(struct sim_devmodel *m, const struct nvme_cmd *cmd,
 	return SC_OK;
 }
 
-static int features(const struct nvme_cmd *cmd, u32 *result)
+static int features(const struct nvme *n, const struct nvme_cmd *cmd,
+		    u32 *result)
 {
 	switch (FEATURES_FID(cmd->cdw10)) {
 	case NVME_FEAT_NUM_QUEUES:	/* what we have, whatever was asked */
-		*result = (NVME_QUEUES - 2) | (u32)(NVME_QUEUES - 2) << 16;
+		*result = (n->nq - 2) | (u32)(n->nq - 2) << 16;
 		return SC_OK;
 	case NVME_FEAT_IRQ_COALESCE:	/* accepted, not applied */
 		*result = 0;
@@ -537,7 +561,7 @@ static int admin(struct sim_devmodel *m, const struct nvme_cmd *cmd,
 	case NVME_ADM_IDENTIFY: return identify(m, cmd);
 	case NVME_ADM_ABORT: *result = 1; return SC_OK;	/* not aborted */
 	case NVME_ADM_SET_FEATURES:
-	case NVME_ADM_GET_FEATURES: return features(cmd, result);
+	case NVME_ADM_GET_FEATURES: return features(n, cmd, result);
 	case NVME_ADM_ASYNC_EVENT: return SC_NO_COMPLETION;
 	default: return SC_BAD_OPCODE;
 	}
@@ -715,7 +739,7 @@ static void check_doorbells(struct sim_devmodel *m)
 	struct nvme *n = m->priv;
 	u32 q;
 
-	for (q = 0; q < NVME_QUEUES; q++) {
+	for (q = 0; q < n->nq; q++) {
 		check_doorbell(m, q, 0, n->sq[q].used, n->sq[q].size,
 			       &n->sq[q].bad_db);
 		check_doorbell(m, q, 1, n->cq[q].used, n->cq[q].size,
@@ -748,10 +772,10 @@ static int nvme_poll(struct sim_devmodel *m)
 		work++;
 	}
 	check_doorbells(m);
-	for (q = 0; q < NVME_QUEUES; q++)
+	for (q = 0; q < n->nq; q++)
 		if (n->sq[q].used)
 			work += run_sq(m, q);
-	for (q = 0; q < NVME_QUEUES; q++) {
+	for (q = 0; q < n->nq; q++) {
 		if (!n->cq[q].irq_due)
 			continue;
 		n->cq[q].irq_due = 0;

@@ -1306,7 +1306,7 @@ struct default_dev {
 #define KiB(x) ((u64)(x) << 10)
 #define MiB(x) ((u64)(x) << 20)
 #define NVME 0x1b36, 0x0010, 0x010802, 0x02, 4096, SIO_MODEL_NVME, \
-	{ [0] = { KiB(128), SIO_BAR_MEM64 } }
+	{ [0] = { KiB(256), SIO_BAR_MEM64 } }
 #define NIC 0x8086, 0x10d3, 0x020000, 0x01, 256, SIO_MODEL_GENERIC, \
 	{ [0] = { KiB(128), 0 }, [2] = { KiB(16), 0 } }
 #define GPU 0x10de, 0x1eb8, 0x030200, 0x01, 4096, SIO_MODEL_GENERIC, \

@@ -109,7 +109,7 @@ def test_map_bar_is_the_devices_registers(cluster):
         cap = struct.unpack_from("<Q", bar, 0)[0]
         with open(cluster.path("dev/nvme1/bar0"), "rb") as f:
             assert cap == struct.unpack("<Q", f.read(8))[0] != 0
-        assert len(bar) == 128 * 1024
+        assert len(bar) == 256 * 1024
         bar.close()
 
 
