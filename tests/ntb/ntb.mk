@@ -13,7 +13,7 @@
 # (contrib/qemu) and boots four guests on one smartio-ntb-switch
 # (tests/ntb/check_switch.sh).  Each script exits 77 without qemu, kernel
 # source or headers (make: SKIPPED).
-bin_PROGRAMS = contrib/ivshmem/smartio-ivshmem-server
+bin_PROGRAMS += contrib/ivshmem/smartio-ivshmem-server
 contrib_ivshmem_smartio_ivshmem_server_SOURCES = \
 	contrib/ivshmem/smartio-ivshmem-server.c
 contrib_ivshmem_smartio_ivshmem_server_LDADD =
