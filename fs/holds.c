@@ -87,9 +87,13 @@ static int process_id(pid_t tid, struct proc_id *id)
 	id->pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
 	if (id->pidfd >= 0)
 		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
+	/*
+	 * A thread that does not lead its group is refused with EINVAL (and
+	 * ENOENT since Linux 6.9, without PIDFD_THREAD): hold its process.
+	 */
+	if (errno != EINVAL && errno != ENOENT && errno != ENOSYS)
 		return -errno;	/* ESRCH: gone; EMFILE: out of descriptors */
-	if (errno == EINVAL || tgid_of(tid) != tid) {
+	if (errno != ENOSYS || tgid_of(tid) != tid) {
 		id->pid = tgid_of(tid);
 		if (id->pid <= 0)
 			return -ESRCH;
