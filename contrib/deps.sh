@@ -7,7 +7,9 @@ SMARTIO_DEBIAN_PACKAGES=(build-essential autoconf automake libtool pkg-config
 	libcmocka-dev mandoc python3
 	# smartio(1), its tests and its systemd units
 	python3-pytest python3-prometheus-client jq graphviz systemd
-	bash-completion pci.ids)
+	bash-completion pci.ids
+	# nbdkit-smartio-plugin (smartio-nvmeq(1)) and the tools its test uses
+	nbdkit nbdkit-plugin-dev libnbd-bin qemu-utils)
 
 # Installs whichever of them are missing (with sudo when not root).
 smartio_install_deps() {
