@@ -10,6 +10,7 @@
  *   smartio-nvmeq [...] write LBA                (standard input)
  *   smartio-nvmeq [...] check [-l LBA] [-n BLOCKS] [-s SEED] [-k]
  *   smartio-nvmeq [...] bench [-q DEPTH] [-r READS] [-l LBA] [-n BLOCKS]
+ *                             [-a EPOCH]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvmeq.h"
@@ -36,8 +38,10 @@ static void usage(void)
 		"  check [-l LBA] [-n BLOCKS] [-s SEED] [-k]\n"
 		"                          write a pattern, read it back (-k: "
 		"only check)\n"
-		"  bench [-q DEPTH] [-r READS] [-l LBA] [-n BLOCKS]\n"
-		"                          random 4 KiB reads: IOPS, p50, p99\n");
+		"  bench [-q DEPTH] [-r READS] [-l LBA] [-n BLOCKS] [-a EPOCH]\n"
+		"                          random 4 KiB reads: IOPS, p50, p99\n"
+		"                          (-a: start them at EPOCH, a time in\n"
+		"                          seconds, so that clients run together)\n");
 	exit(2);
 }
 
@@ -147,14 +151,34 @@ static int check(struct nvmeq_client *c, uint64_t lba, unsigned blocks,
 	return err;
 }
 
+/* Sleeps until the wall-clock time at (seconds); says so if it is past. */
+static void start_at(double at)
+{
+	struct timespec ts;
+	double now;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (now > at) {
+		fprintf(stderr, "smartio-nvmeq: connected %.3f s after the "
+			"start time\n", now - at);
+		return;
+	}
+	ts.tv_sec = (time_t)at;
+	ts.tv_nsec = (long)((at - (double)ts.tv_sec) * 1e9);
+	clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
+}
+
 static int bench(struct nvmeq_client *c, unsigned long reads, uint64_t lba,
-		 uint64_t blocks)
+		 uint64_t blocks, double at)
 {
 	double *lat = calloc(reads, sizeof(*lat)), secs = 0;
 	int err;
 
 	if (!lat)
 		return -ENOMEM;
+	if (at > 0)
+		start_at(at);
 	err = nvmeq_random_reads(c, reads, lba, blocks, lat, &secs);
 	if (!err)
 		printf("random 4 KiB reads through queue %u of %s from %s, "
@@ -222,6 +246,7 @@ int main(int argc, char **argv)
 	unsigned long reads = 10000;
 	uint64_t lba = 0, blocks = 64;
 	unsigned depth = 1, seed = 1;
+	double at = 0;
 	int opt, keep = 0, verbose = 0, err;
 	struct nvmeq_client c;
 	struct sfiles sf;
@@ -239,8 +264,9 @@ int main(int argc, char **argv)
 		usage();
 	cmd = argv[optind];
 	optind++;
-	while ((opt = getopt(argc, argv, "+l:n:s:kq:r:v")) != -1) {
+	while ((opt = getopt(argc, argv, "+l:n:s:kq:r:va:")) != -1) {
 		switch (opt) {
+		case 'a': at = (double)number(optarg, 1ull << 40, "start time"); break;
 		case 'l': lba = number(optarg, UINT64_MAX / 2, "LBA"); break;
 		case 'n': blocks = number(optarg, 1u << 24, "block count"); break;
 		case 's': seed = (unsigned)number(optarg, 1u << 30, "seed"); break;
@@ -275,7 +301,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "check"))
 		err = check(&c, lba, (unsigned)blocks, seed, keep);
 	else if (!strcmp(cmd, "bench"))
-		err = bench(&c, reads, lba, blocks);
+		err = bench(&c, reads, lba, blocks, at);
 	else if (!strcmp(cmd, "read"))
 		err = copy_out(&c, lba, blocks);
 	else
