@@ -161,6 +161,87 @@ def bench_datapath(tmp):
         m.close()
 
 
+def nvmeq_bench_line(out):
+    """(reads, seconds, IOPS, p50 us, p99 us) of a smartio-nvmeq bench."""
+    line = [l for l in out.splitlines() if l.startswith("random")]
+    if not line:
+        return None
+    w = line[0].replace(",", "").split()
+    return (int(w[w.index("in") - 1]), float(w[w.index("in") + 1]),
+            float(w[w.index("IOPS") - 1]), float(w[w.index("p50") + 1]),
+            float(w[w.index("p99") + 1]))
+
+
+def bench_nvmeq(tmp, rounds=3):
+    """smartio-nvmeq (SmartIO 6.2): nvme0 of host0 served by a manager on
+    host1, 4 KiB random reads by 1, 2, 4, 8 and 30 clients on four nodes,
+    each with its own queue pair at depth 1, all starting at one instant
+    (bench -a).  Their aggregate IOPS (all reads over the slowest client's
+    time) against one client's, and against the model's maximum: one
+    client keeping 32 reads in flight.  Medians of rounds."""
+    fabric = "bench%d-nvmeq" % os.getpid()
+    mounts = [Mount(tmp, "m-nvmeq%d" % n, fabric, "--node", "host%d" % n)
+              for n in range(4)]
+    nvmeq = tool("contrib/nvme/smartio-nvmeq")
+    mgr = None
+    try:
+        put(mounts[0].path("dev/nvme0/lend"), "all\n")
+        put(mounts[0].path("dev/nvme0/mode"), "shared\n")
+        mgr = subprocess.Popen([nvmeq, "-m", mounts[1].dir, "-d", "nvme0",
+                                "manage"], stdout=subprocess.PIPE, text=True)
+        if "serving" not in mgr.stdout.readline():
+            die("smartio-nvmeq manage did not start")
+
+        def run(clients, depth, reads):
+            start = int(time.time()) + 2 + clients // 10
+            procs = [subprocess.Popen(
+                [nvmeq, "-m", mounts[i % 4].dir, "-d", "nvme0", "bench",
+                 "-q", str(depth), "-r", str(reads), "-n", "65536",
+                 "-a", str(start)], stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True) for i in range(clients)]
+            res = []
+            for p in procs:
+                out = p.communicate()[0]
+                r = nvmeq_bench_line(out)
+                if p.returncode or not r or "after the start" in out:
+                    die("smartio-nvmeq bench (%d clients): %s" % (clients, out))
+                res.append(r)
+            agg = sum(r[0] for r in res) / max(r[1] for r in res)
+            return (agg, statistics.median(r[3] for r in res),
+                    max(r[4] for r in res))
+
+        counts = (1, 2, 4, 8, 30)
+        runs = {n: [] for n in counts}
+        peak = []
+        run(1, 1, 2000)                 # warm-up: models, mappings
+        for _ in range(rounds):
+            peak.append(run(1, 32, 60000)[0])
+            for n in counts:
+                runs[n].append(run(n, 1, max(60000 // n, 2000)))
+        top = statistics.median(peak)
+
+        def med(n, i):
+            return statistics.median(r[i] for r in runs[n])
+        one = med(1, 0)
+        for n in counts[1:]:
+            row("smartio-nvmeq 4 KiB reads, %d clients / 1 client: IOPS" % n,
+                "%.2f (%.0f vs %.0f; per client p50 %.0f us, p99 %.0f us)"
+                % (med(n, 0) / one, med(n, 0), one, med(n, 1), med(n, 2)),
+                "report", "reported")
+        r = med(30, 0) / top
+        row("smartio-nvmeq 4 KiB reads, 30 clients / the model's maximum "
+            "(1 client, 32 in flight): IOPS",
+            "%.2f (%.0f vs %.0f; p99 %.0f us)" % (r, med(30, 0), top,
+                                                 med(30, 2)),
+            ">= 0.9", r >= 0.9)
+    finally:
+        if mgr:
+            mgr.terminate()
+            mgr.wait()
+        for m in reversed(mounts):
+            m.close()
+
+
 def nvme_reads(m, dev, reads=3000):
     """contrib/nvme/smartio-nvme -r from host0: (IOPS, p50 us, p99 us)."""
     out = subprocess.run([tool("contrib/nvme/smartio-nvme"), "-m", m.dir,
@@ -658,6 +739,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="smartio-bench.")
     try:
         bench_datapath(tmp)
+        bench_nvmeq(tmp)
         scale = os.environ.get("BENCH_SCALE", "60x2048")
         if scale != "0":
             nodes, per = (int(x) for x in scale.split("x"))
