@@ -38,6 +38,8 @@ int sf_put(const struct sfiles *sf, const char *rel, const char *value);
 int sf_get(const struct sfiles *sf, const char *rel, char *buf, size_t len);
 /* mmap of what rel leads to (its whole size if *size is 0); NULL: errno. */
 void *sf_map(const struct sfiles *sf, const char *rel, size_t *size);
+/* The same for any path (a file of another mount, a device's BAR). */
+void *sf_map_path(const char *path, size_t *size);
 /* This node borrows dev unless it holds it (lends it or borrows it). */
 int sf_hold_device(const struct sfiles *sf, const char *dev);
 /* Memory decoding and bus mastering on in dev's command register. */

@@ -126,14 +126,20 @@ static size_t object_size(const struct stat *st)
 void *sf_map(const struct sfiles *sf, const char *rel, size_t *size)
 {
 	char p[512];
-	struct stat st;
-	void *m;
-	int fd;
 
 	if (sf_path(sf, p, sizeof(p), "%s", rel)) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
+	return sf_map_path(p, size);
+}
+
+void *sf_map_path(const char *p, size_t *size)
+{
+	struct stat st;
+	void *m;
+	int fd;
+
 	fd = open(p, O_RDWR);
 	if (fd < 0)
 		return NULL;

@@ -20,7 +20,8 @@
  *   smartio-nvme [-m mount] [-d dev] [-l lba] [-n blocks] [-i] [-v]
  *                [-r reads] [-t node/segment@ioaddr | -t file@ioaddr]
  *
- * Plain C and POSIX; no smartio library.  Exit status 0 when every block
+ * Plain C and POSIX (the /smartio files through sfiles.c, shared with
+ * smartio-nvmeq); no smartio library.  Exit status 0 when every block
  * read back holds the pattern.
  */
 #ifndef _GNU_SOURCE
@@ -40,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nvmeq.h"
+
 #define SEG_SIZE (1u << 20)
 #define ASQ 0x0000u		/* segment layout */
 #define ACQ 0x1000u
@@ -53,7 +56,9 @@
 #define CHUNK 64u		/* blocks per command: 32K, a PRP list */
 
 static const char *mnt = "/smartio", *devname = "nvme0";
-static char self[64], seg[64];
+static struct sfiles sf;
+static const char *self = sf.self;
+static struct sf_segment seg;
 static volatile uint8_t *bar;
 static uint8_t *mem;
 static uint64_t io;
@@ -75,68 +80,18 @@ static void path(char *buf, size_t len, const char *fmt, const char *a,
 	char rel[256];
 
 	snprintf(rel, sizeof(rel), fmt, a, b);
-	snprintf(buf, len, "%s/%s", mnt, rel);
+	if (sf_path(&sf, buf, len, "%s", rel)) {
+		errno = ENAMETOOLONG;
+		die(rel);
+	}
 }
 
-/* One write(2) of a value, as smartio(7) wants; -errno on failure. */
-static int put(const char *p, const char *value)
-{
-	int fd = open(p, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-static int get(const char *p, char *buf, size_t len)
-{
-	int fd = open(p, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-/*
- * The size of what a bar<N> or mem link leads to: a file's own size in
- * the simulator; over smartio.ko a character device's, whose size is the
- * "size" attribute of its class device (smartio(4)).
- */
-static size_t object_size(const char *p, const struct stat *st)
-{
-	char sys[128], buf[32];
-
-	if (!S_ISCHR(st->st_mode) || st->st_size)
-		return (size_t)st->st_size;
-	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/size",
-		 major(st->st_rdev), minor(st->st_rdev));
-	if (get(sys, buf, sizeof(buf)))
-		die(p);
-	return (size_t)strtoull(buf, NULL, 0);
-}
-
+/* mmap of a whole object (size 0) or of its first *size bytes; or exit. */
 static void *map(const char *p, size_t *size)
 {
-	int fd = open(p, O_RDWR);
-	struct stat st;
-	void *m;
+	void *m = sf_map_path(p, size);
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		die(p);
-	if (*size == 0)
-		*size = object_size(p, &st);
-	m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	if (!m)
 		die(p);
 	return m;
 }
@@ -370,29 +325,6 @@ static unsigned find_cap(const uint8_t *cfg, uint8_t id)
 	return 0;
 }
 
-/*
- * Memory decoding and bus mastering on, through config, as any PCI driver
- * starts: a kernel driver unbound from a borrowed function (its shadow)
- * turned bus mastering off, and the controller then fetches nothing.
- */
-static void enable_device(void)
-{
-	char p[512];
-	uint16_t cmdreg;
-	int fd;
-
-	path(p, sizeof(p), "dev/%s/config", devname, "");
-	fd = open(p, O_RDWR);
-	if (fd < 0 || pread(fd, &cmdreg, 2, 4) != 2)
-		die(p);
-	if ((cmdreg & 0x6) != 0x6) {
-		cmdreg |= 0x6;
-		if (pwrite(fd, &cmdreg, 2, 4) != 2)
-			die("enabling bus mastering");
-	}
-	close(fd);
-}
-
 /* Enables MSI-X through config (the core routes it to us); opens irq/0. */
 static void setup_irq(void)
 {
@@ -487,8 +419,8 @@ int main(int argc, char **argv)
 	unsigned long reads = 0;
 	unsigned blocks = 64, i;
 	int opt, use_irq = 0, verify_only = 0, lender, borrowed = 0, bad = 0;
-	char p[512], buf[256];
-	size_t size = 0, segsize = SEG_SIZE;
+	char p[512], buf[256], rel[128];
+	size_t size = 0;
 	struct target target = { .map = NULL };
 	const char *target_arg = NULL;
 	uint8_t c[64];
@@ -522,62 +454,40 @@ int main(int argc, char **argv)
 			target_arg);
 		return 2;
 	}
-	path(p, sizeof(p), "self", "", "");
-	if (readlink(p, buf, sizeof(buf) - 1) < 0)
-		die(p);
-	{
-		ssize_t n = readlink(p, buf, sizeof(buf) - 1);
-		const char *slash;
-
-		buf[n > 0 ? n : 0] = '\0';
-		slash = strrchr(buf, '/');
-		if (strlen(slash ? slash + 1 : buf) >= sizeof(self)) {
-			fprintf(stderr, "smartio-nvme: odd self link %s\n", buf);
-			return 2;
-		}
-		strcpy(self, slash ? slash + 1 : buf);
-	}
-	path(p, sizeof(p), "dev/%s/node", devname, "");
-	if (get(p, buf, sizeof(buf)))
-		die(p);
-	buf[strcspn(buf, "\n")] = '\0';
+	errno = -sf_init(&sf, mnt);
+	if (errno)
+		die(mnt);
+	snprintf(rel, sizeof(rel), "dev/%s/node", devname);
+	if ((errno = -sf_get(&sf, rel, buf, sizeof(buf))))
+		die(rel);
 	lender = !strcmp(buf, self);
 
 	/* Borrow (unless local or already ours). */
 	if (!lender) {
-		path(p, sizeof(p), "dev/%s/borrow", devname, "");
-		if (get(p, buf, sizeof(buf)))
-			die(p);
+		snprintf(rel, sizeof(rel), "dev/%s/borrow", devname);
+		if ((errno = -sf_get(&sf, rel, buf, sizeof(buf))))
+			die(rel);
 		if (!strstr(buf, self)) {
-			errno = -put(p, self);
+			errno = -sf_put(&sf, rel, self);
 			if (errno)
 				die("borrow");
 			borrowed = 1;
 		}
 	}
 	/* Queues and buffers: a segment of our RAM, mapped for the device. */
-	snprintf(seg, sizeof(seg), "nvmedrv%d", (int)getpid());
-	path(p, sizeof(p), "self/segments/%s", seg, "");
-	if (mkdir(p, 0755))
-		die(p);
-	path(p, sizeof(p), "self/segments/%s/size", seg, "");
-	if ((errno = -put(p, "1M")))
-		die(p);
-	snprintf(buf, sizeof(buf), "self/segments/%s/dma/%s", seg, devname);
-	path(p, sizeof(p), "%s", buf, "");
-	if (mkdir(p, 0755))
-		die(p);
-	path(p, sizeof(p), "%s/ioaddr", buf, "");
-	if (get(p, buf, sizeof(buf)))
-		die(p);
-	io = strtoull(buf, NULL, 16);
-	path(p, sizeof(p), "self/segments/%s/mem", seg, "");
-	mem = map(p, &segsize);
+	snprintf(buf, sizeof(buf), "nvmedrv%d", (int)getpid());
+	errno = -sf_segment_make(&sf, &seg, buf, SEG_SIZE, devname);
+	if (errno)
+		die("the queue segment");
+	mem = seg.mem;
+	io = seg.io;
 	path(p, sizeof(p), "dev/%s/bar0", devname, "");
 	bar = map(p, &size);
 	if (target_arg)
 		target.map = map(target.mem, &target.size);
-	enable_device();
+	errno = -sf_enable_device(&sf, devname);
+	if (errno)
+		die("enabling the device");
 	if (use_irq)
 		setup_irq();
 
@@ -664,7 +574,6 @@ out:
 	wr32(0x14, 0);
 	wait_csts(1, 0);
 	munmap((void *)bar, size);
-	munmap(mem, SEG_SIZE);
 	if (target.map)
 		munmap(target.map, target.size);
 	if (irqfd >= 0)
@@ -683,14 +592,10 @@ out:
 		if (fd >= 0)
 			close(fd);
 	}
-	snprintf(buf, sizeof(buf), "self/segments/%s/dma/%s", seg, devname);
-	path(p, sizeof(p), "%s", buf, "");
-	rmdir(p);
-	path(p, sizeof(p), "self/segments/%s", seg, "");
-	rmdir(p);
+	sf_segment_remove(&sf, &seg, devname);
 	if (borrowed) {
-		path(p, sizeof(p), "dev/%s/return", devname, "");
-		put(p, self);
+		snprintf(rel, sizeof(rel), "dev/%s/return", devname);
+		sf_put(&sf, rel, self);
 	}
 	return bad;
 }
