@@ -779,6 +779,38 @@ int smartio_set_mode(struct smartio *h, unsigned dev, int mode)
 	return dev_cmd(h, SIO_CMD_SET_MODE, dev, SIO_A_MODE, (unsigned)mode);
 }
 
+int smartio_sriov_set(struct smartio *h, unsigned dev, unsigned numvfs)
+{
+	struct cmdbuf cb;
+	struct sio_msg *m = cmd_start(&cb, SIO_CMD_SRIOV_SET);
+	u32 fdid;
+
+	if (dev_fdid(h, dev, &fdid))
+		return -ENXIO;
+	sio_msg_put_u32(m, SIO_A_DEV, fdid);
+	sio_msg_put_u64(m, SIO_A_SIZE, numvfs);
+	return command(h, m, NULL, NULL, 0);
+}
+
+int smartio_sriov_info(struct smartio *h, unsigned dev,
+		       struct smartio_sriov_info *out)
+{
+	struct sio_device *d;
+
+	sio_lib_lock(h);
+	if (dev >= REG(h)->ndevices || !sio_dev(REG(h), dev)->present) {
+		sio_lib_unlock(h);
+		return -ENXIO;
+	}
+	d = sio_dev(REG(h), dev);
+	out->total = d->sriov_total;
+	out->num = d->sriov_num;
+	/* A registry copy from smartio.ko is checked where it is used. */
+	out->pf = d->sriov_pf < REG(h)->ndevices ? (int)d->sriov_pf : -1;
+	sio_lib_unlock(h);
+	return 0;
+}
+
 static int cfg_cmd(struct smartio *h, u8 cmd, unsigned dev, unsigned who,
 		   uint32_t off, void *buf, uint32_t len)
 {

@@ -206,6 +206,20 @@ int smartio_config_read(struct smartio *h, unsigned dev, unsigned who,
 int smartio_config_write(struct smartio *h, unsigned dev, unsigned who,
 			 uint32_t off, const void *buf, uint32_t len);
 
+/* --- SR-IOV (MPIOV section III) ----------------------------------------- */
+struct smartio_sriov_info {
+	unsigned total;		/* a PF's VFs (TotalVFs); 0: no SR-IOV */
+	unsigned num;		/* a PF's VFs enabled now (NumVFs) */
+	int pf;			/* a VF's PF (device index); -1 for others */
+};
+
+int smartio_sriov_info(struct smartio *h, unsigned dev,
+		       struct smartio_sriov_info *out);
+/* The PF's lender enables its first numvfs VFs, each a device of its own
+ * (0 disables them): -ERANGE above TotalVFs, -EBUSY to change a nonzero
+ * count to another or to disable VFs in use, -EOPNOTSUPP without SR-IOV. */
+int smartio_sriov_set(struct smartio *h, unsigned dev, unsigned numvfs);
+
 /* --- segments ---------------------------------------------------------- */
 int smartio_segment_create(struct smartio *h, unsigned owner, const char *name);
 int smartio_segment_set_size(struct smartio *h, unsigned owner,

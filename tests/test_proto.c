@@ -176,6 +176,7 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_SEG_TABLE_GET] = A(NODE),
 	[SIO_CMD_DEV_TABLE] = A(NODE) | A(DATA),
 	[SIO_CMD_MAP_BAR_WINDOW] = A(DEV) | A(NODE) | A(INDEX) | A(ADDR) | A(SIZE),
+	[SIO_CMD_SRIOV_SET] = A(DEV) | A(SIZE),
 };
 
 static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
@@ -206,6 +207,7 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_SEG_TABLE_GET] = "seg-table-get",
 	[SIO_CMD_DEV_TABLE] = "dev-table",
 	[SIO_CMD_MAP_BAR_WINDOW] = "map-bar-window",
+	[SIO_CMD_SRIOV_SET] = "sriov-set",
 };
 
 #define NBARS 4

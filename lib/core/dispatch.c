@@ -48,6 +48,7 @@ static const struct cmd_entry cmds[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_SEG_TABLE_GET] = { sio_h_seg_table_get, TO_SELF },
 	[SIO_CMD_DEV_TABLE] = { sio_h_dev_table, TO_SELF },
 	[SIO_CMD_MAP_BAR_WINDOW] = { sio_h_map_bar_window, TO_SELF },
+	[SIO_CMD_SRIOV_SET] = { sio_h_sriov, TO_LENDER },
 };
 
 static int owner_of(struct sio_registry *r, const struct sio_parsed *p,

@@ -61,6 +61,7 @@ int sio_origin_check(struct sio_core *c, u32 self, u32 from,
 		switch (p->cmd) {
 		case SIO_CMD_LEND:
 		case SIO_CMD_SET_MODE:
+		case SIO_CMD_SRIOV_SET:
 		case SIO_CMD_BORROW:
 		case SIO_CMD_RETURN:
 		case SIO_CMD_SEG_ATTACH:

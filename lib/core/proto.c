@@ -466,6 +466,7 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_SEG_TABLE_GET]	= "seg-table-get",
 	[SIO_CMD_DEV_TABLE]	= "dev-table",
 	[SIO_CMD_MAP_BAR_WINDOW] = "map-bar-window",
+	[SIO_CMD_SRIOV_SET] = "sriov-set",
 };
 
 const char *sio_cmd_name(u8 cmd)

@@ -88,6 +88,8 @@ enum sio_cmd {
 	 * borrower's window address of it), SIZE: translate it inbound.
 	 */
 	SIO_CMD_MAP_BAR_WINDOW,
+	/* user -> core: DEV (a PF), SIZE (NumVFs): its VFs enabled (sriov.c) */
+	SIO_CMD_SRIOV_SET,
 	__SIO_CMD_MAX,
 };
 #define SIO_CMD_MAX (__SIO_CMD_MAX - 1)

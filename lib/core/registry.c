@@ -168,6 +168,8 @@ static int init_device(struct sio_registry *r, u32 i,
 	 */
 	d->fdid = (td->node << 20) | (i & 0xfffffu);
 	d->node = (u16)td->node;
+	d->sriov_pf = td->vf ? td->pf : SIO_NO_PF;
+	d->sriov_total = td->sriov_total;
 	if (td->absent) {
 		d->gone = 1;	/* present 0: nothing to list or borrow */
 		return 0;
@@ -175,7 +177,7 @@ static int init_device(struct sio_registry *r, u32 i,
 	sio_strlcpy(d->name, td->name, sizeof(d->name));
 	sio_strlcpy(d->bdf, td->bdf, sizeof(d->bdf));
 	d->rid = sio_bdf_to_rid(td->bdf);
-	d->present = 1;
+	d->present = !td->vf;	/* a VF exists once its PF enables it */
 	d->mode = SIO_MODE_EXCLUSIVE;
 	d->policy = SIO_LEND_NONE;
 	d->model = td->model;

@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 8
+#define SIO_REG_VERSION 9
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -163,7 +163,13 @@ struct sio_device {
 	u16 irq_base;
 	u16 irq_count;		/* up to SIO_DEV_IRQ_MAX */
 	u64 irq_addr;		/* the interrupt range as the device sees it */
+	/* SR-IOV (sriov.c): a VF's PF, or SIO_NO_PF; a PF's VFs follow it. */
+	u32 sriov_pf;
+	u16 sriov_total;	/* PF: VFs it has (TotalVFs) */
+	u16 sriov_num;		/* PF: VFs enabled (NumVFs) */
 };
+
+#define SIO_NO_PF 0xffffffffu
 
 /* One node borrowing one device: everything its mappings hold. */
 struct sio_borrow {
@@ -324,7 +330,7 @@ enum sio_event_kind {
 	SIO_EV_SEGMENT_DESTROY, SIO_EV_SEGMENT_ATTACH, SIO_EV_SEGMENT_DETACH,
 	SIO_EV_DMA_FAULT, SIO_EV_LINK_UP, SIO_EV_LINK_DOWN, SIO_EV_MODE,
 	SIO_EV_SEGMENT_DMA_MAP, SIO_EV_SEGMENT_DMA_UNMAP, SIO_EV_MSI,
-	SIO_EV_PEER_REFUSED, SIO_EV_FAILOVER,
+	SIO_EV_PEER_REFUSED, SIO_EV_FAILOVER, SIO_EV_SRIOV,
 	SIO_EV_COUNT
 };
 
@@ -360,7 +366,7 @@ struct sio_registry {
 SIO_REG_PIN(sio_registry, 144);
 SIO_REG_PIN(sio_node, 11416);
 SIO_REG_PIN(sio_adapter, 1664);
-SIO_REG_PIN(sio_device, 344);
+SIO_REG_PIN(sio_device, 352);
 SIO_REG_PIN(sio_borrow, 2232);
 SIO_REG_PIN(sio_switch, 808);
 SIO_REG_PIN(sio_segment, 80);

@@ -108,7 +108,17 @@ struct sio_topo_device {
 	 * its device table (smartio.ko over an NTB): present 0 until then.
 	 */
 	u8 absent;
+	/*
+	 * SR-IOV (MPIOV section III): a physical function's virtual functions
+	 * follow it in devices[], absent from the cluster until its
+	 * sriov_numvfs enables them; each knows its PF.
+	 */
+	u8 vf;			/* 1: a virtual function of devices[pf] */
+	u16 sriov_total;	/* a PF's VFs (TotalVFs); 0 for none */
+	u32 pf;
 };
+
+#define SIO_SRIOV_MAX_VFS 255	/* per PF: routing ids PF + 1 .. PF + 255 */
 
 struct sio_topology {
 	u32 nnodes, nadapters, ndevices, nswitches;

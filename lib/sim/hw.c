@@ -47,6 +47,43 @@ u8 *sim_cfg(struct sim_fabric *f, u32 dev)
 	return (u8 *)f->sh + f->sh->cfg_off + (u64)dev * f->sh->cfg_stride;
 }
 
+/*
+ * A PF's SR-IOV extended capability (PCIe base 3.0 section 9.3.3) at 0x100:
+ * TotalVFs and InitialVFs, First VF Offset 1 and VF Stride 1, the VF
+ * device id, 4K system pages, and the VF BARs where VF 0's are; NumVFs and
+ * VF Enable start at 0 (the core's sriov.c writes them).
+ */
+static void sriov_cap_init(struct sim_fabric *f, u32 dev, u8 *c)
+{
+	const struct sio_device *d = sio_dev(f->reg, dev);
+	const struct sio_device *vf0 = sio_dev(f->reg, dev + 1);
+	u8 *cap = c + 0x100;
+	u32 b;
+
+	sio_put_le32(cap, 0x10 | 1u << 16);	/* SR-IOV, version 1, last */
+	sio_put_le16(cap + 0x0c, d->sriov_total);	/* InitialVFs */
+	sio_put_le16(cap + 0x0e, d->sriov_total);	/* TotalVFs */
+	sio_put_le16(cap + 0x14, 1);			/* First VF Offset */
+	sio_put_le16(cap + 0x16, 1);			/* VF Stride */
+	sio_put_le16(cap + 0x1a, vf0->device);
+	sio_put_le32(cap + 0x1c, 0x553);	/* 4K 8K 64K 256K 1M 4M */
+	sio_put_le32(cap + 0x20, 1);		/* System Page Size: 4K */
+	for (b = 0; b < SIO_MAX_BARS; b++) {
+		u32 flags = PCI_BASE_ADDRESS_SPACE_MEMORY;
+
+		if (!vf0->bar[b].size)
+			continue;
+		if (vf0->bar[b].flags & SIO_BAR_MEM64)
+			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
+		if (vf0->bar[b].flags & SIO_BAR_PREFETCH)
+			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
+		sio_put_le32(cap + 0x24 + 4 * b, (u32)vf0->bar[b].addr | flags);
+		if ((vf0->bar[b].flags & SIO_BAR_MEM64) && b + 1 < SIO_MAX_BARS)
+			sio_put_le32(cap + 0x28 + 4 * b,
+				     (u32)(vf0->bar[b].addr >> 32));
+	}
+}
+
 /* A type-0 header as firmware leaves it: BARs assigned, an MSI capability. */
 void sim_cfg_init(struct sim_fabric *f, u32 dev)
 {
@@ -85,6 +122,9 @@ void sim_cfg_init(struct sim_fabric *f, u32 dev)
 	sio_put_le16(c + SIM_CAP_MSI + PCI_MSI_FLAGS, PCI_MSI_FLAGS_64BIT);
 	c[PCI_INTERRUPT_PIN] = 1;		/* INTA (masked for borrowers) */
 	sim_model_cfg_init(d->model, d->bar[0].size, c);
+	if (d->sriov_total && d->config_size >= 0x200 &&
+	    dev + d->sriov_total < f->reg->ndevices)
+		sriov_cap_init(f, dev, c);
 }
 
 static u64 real_ns(void *plat)

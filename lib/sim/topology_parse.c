@@ -299,7 +299,7 @@ static int hset_add(struct hset *h, const struct sio_topo_device *devs,
 
 /* --- key=value options ---------------------------------------------------- */
 
-#define MAX_KEYS 20
+#define MAX_KEYS 24
 
 struct opts {
 	const char *tok[MAX_KEYS];	/* the whole token, NULL if absent */
@@ -365,12 +365,15 @@ static const char *const node_keys[] = { "id", "ram", NULL };
 
 enum {
 	K_BDF, K_VENDOR, K_DEVICE, K_CLASS, K_SVENDOR, K_SDEVICE, K_REVISION,
-	K_CONFIG, K_MODEL, K_BAR0
+	K_CONFIG, K_MODEL, K_BAR0,
+	K_SRIOV = K_BAR0 + SIO_MAX_BARS, K_VFDEVICE, K_VFBAR0
 };
 static const char *const device_keys[] = {
 	"bdf", "vendor", "device", "class", "subsystem_vendor",
 	"subsystem_device", "revision", "config", "model",
-	"bar0", "bar1", "bar2", "bar3", "bar4", "bar5", NULL
+	"bar0", "bar1", "bar2", "bar3", "bar4", "bar5",
+	"sriov", "vfdevice",
+	"vfbar0", "vfbar1", "vfbar2", "vfbar3", "vfbar4", "vfbar5", NULL
 };
 
 static int opt_num(struct parser *p, const struct opts *o, int k, int size,
@@ -854,6 +857,144 @@ static int parse_bar(struct parser *p, const char *tok, const char *val,
 	return 0;
 }
 
+/* bar0..bar5 (or vfbar0..vfbar5) of o from key first on, into bar[]. */
+static int parse_bars(struct parser *p, const struct opts *o, int first,
+		      struct sio_topo_bar *bar)
+{
+	u32 b;
+	int rc;
+
+	for (b = 0; b < SIO_MAX_BARS; b++) {
+		if (!o->tok[first + b])
+			continue;
+		rc = parse_bar(p, o->tok[first + b], o->val[first + b], &bar[b]);
+		if (rc)
+			return rc;
+	}
+	for (b = 0; b < SIO_MAX_BARS; b++) {
+		if (!(bar[b].flags & SIO_BAR_MEM64))
+			continue;
+		if (b + 1 == SIO_MAX_BARS)
+			return fail(p, -EINVAL,
+				    "a 64-bit BAR takes the next one too, bar%u is the last: '%s'",
+				    b, o->tok[first + b]);
+		if (o->tok[first + b + 1])
+			return fail(p, -EINVAL,
+				    "bar%u is the upper half of 64-bit bar%u: '%s'",
+				    b + 1, b, o->tok[first + b + 1]);
+	}
+	return 0;
+}
+
+/* What sriov=, vfdevice= and vfbar<N>= ask for. */
+struct vf_spec {
+	u32 count;
+	u64 device;		/* ~0: the PF's */
+	struct sio_topo_bar bar[SIO_MAX_BARS];
+};
+
+static int parse_sriov(struct parser *p, const struct opts *o, u32 config,
+		       struct vf_spec *vf)
+{
+	u64 count = 0;
+	int rc, k;
+
+	memset(vf, 0, sizeof(*vf));
+	vf->device = ~0ull;
+	if (!o->tok[K_SRIOV]) {
+		for (k = K_VFDEVICE; k < K_VFBAR0 + SIO_MAX_BARS; k++)
+			if (o->tok[k])
+				return fail(p, -EINVAL,
+					    "%s= without sriov=: '%s'",
+					    device_keys[k], o->tok[k]);
+		return 0;
+	}
+	rc = opt_num(p, o, K_SRIOV, 0, SIO_SRIOV_MAX_VFS, &count);
+	if (rc)
+		return rc;
+	if (!count)
+		return fail(p, -EINVAL, "sriov= wants 1 to %u VFs: '%s'",
+			    SIO_SRIOV_MAX_VFS, o->tok[K_SRIOV]);
+	if (config != 4096)
+		return fail(p, -EINVAL,
+			    "sriov= needs config=4096 (the SR-IOV capability is an extended one): '%s'",
+			    o->tok[K_SRIOV]);
+	vf->count = (u32)count;
+	if (o->tok[K_VFDEVICE]) {
+		rc = opt_num(p, o, K_VFDEVICE, 0, 0xffff, &vf->device);
+		if (rc)
+			return rc;
+	}
+	rc = parse_bars(p, o, K_VFBAR0, vf->bar);
+	if (rc)
+		return rc;
+	for (k = 0; k < SIO_MAX_BARS; k++)
+		if (vf->bar[k].size)
+			return 0;
+	vf->bar[0].size = 16 << 10;	/* no vfbar<N>=: one 16K BAR */
+	return 0;
+}
+
+/*
+ * The VFs of devices[pf], right after it: <pf>v<k>, routing id PF + 1 + k
+ * (First VF Offset 1, VF Stride 1), absent until sriov_numvfs enables them.
+ */
+static int add_vfs(struct parser *p, u32 pf, const struct vf_spec *vf)
+{
+	struct sio_topology *t = p->t;
+	char name[SIO_TOPO_NAME], bdf[16];
+	u32 k, rid;
+
+	memcpy(name, t->devices[pf].name, sizeof(name));
+	memcpy(bdf, t->devices[pf].bdf, sizeof(bdf));
+	/* dddd:bb:dd.f, checked by bdf_parse */
+	rid = (u32)(sio_digit_value(bdf[5]) << 12 | sio_digit_value(bdf[6]) << 8 |
+		    (sio_digit_value(bdf[8]) * 16 + sio_digit_value(bdf[9])) << 3 |
+		    sio_digit_value(bdf[11]));
+	for (k = 0; k < vf->count; k++) {
+		struct sio_topo_device *d, *f;
+		u32 r = rid + 1 + k;
+
+		if (t->ndevices == SIO_TOPO_MAX_DEVICES)
+			return fail(p, -E2BIG, "more than %u devices with the VFs of '%s'",
+				    SIO_TOPO_MAX_DEVICES, name);
+		if (r > 0xffff)
+			return fail(p, -EINVAL,
+				    "VF %u of '%s' would need a routing id past bus ff",
+				    k, name);
+		d = grow(t->devices, &p->cap_devices, t->ndevices, sizeof(*d));
+		if (!d)
+			return nomem(p);
+		t->devices = d;
+		f = &t->devices[pf];
+		d = &t->devices[t->ndevices];
+		*d = *f;
+		if (snprintf(d->name, sizeof(d->name), "%sv%u", name, k) >=
+		    (int)sizeof(d->name))
+			return fail(p, -EINVAL, "VF names of '%s' are too long",
+				    name);
+		snprintf(d->bdf, sizeof(d->bdf), "%.4s:%02x:%02x.%x", bdf,
+			 r >> 8, (r >> 3) & 0x1f, r & 7);
+		if (vf->device != ~0ull)
+			d->device = (u16)vf->device;
+		d->model = SIO_MODEL_GENERIC;
+		memcpy(d->bar, vf->bar, sizeof(d->bar));
+		d->sriov_total = 0;
+		d->vf = 1;
+		d->pf = pf;
+		if (hset_has(&p->names, t->devices, d) ||
+		    hset_has(&p->bdfs, t->devices, d))
+			return fail(p, -EINVAL,
+				    "VF %u of '%s' (%s, %s) clashes with another device",
+				    k, name, d->name, d->bdf);
+		if (hset_add(&p->names, t->devices, t->ndevices) ||
+		    hset_add(&p->bdfs, t->devices, t->ndevices))
+			return nomem(p);
+		t->ndevices++;
+	}
+	return 0;
+}
+
 static int p_device(struct parser *p, char **tok, int n)
 {
 	static const char *const models[] = {
@@ -867,9 +1008,10 @@ static int p_device(struct parser *p, char **tok, int n)
 	};
 	struct sio_topology *t = p->t;
 	struct sio_topo_device *d;
+	struct vf_spec vf;
 	struct opts o;
 	u64 v[6] = { 0 }, config = 4096;
-	u32 b, model = SIO_MODEL_GENERIC;
+	u32 model = SIO_MODEL_GENERIC;
 	int node, rc, k;
 	size_t i;
 
@@ -936,25 +1078,11 @@ static int p_device(struct parser *p, char **tok, int n)
 				    "unknown model (generic, nvme or dma): '%s'",
 				    o.tok[K_MODEL]);
 	}
-	for (b = 0; b < SIO_MAX_BARS; b++) {
-		if (!o.tok[K_BAR0 + b])
-			continue;
-		rc = parse_bar(p, o.tok[K_BAR0 + b], o.val[K_BAR0 + b], &d->bar[b]);
-		if (rc)
-			return rc;
-	}
-	for (b = 0; b < SIO_MAX_BARS; b++) {
-		if (!(d->bar[b].flags & SIO_BAR_MEM64))
-			continue;
-		if (b + 1 == SIO_MAX_BARS)
-			return fail(p, -EINVAL,
-				    "a 64-bit BAR takes the next one too, bar%u is the last: '%s'",
-				    b, o.tok[K_BAR0 + b]);
-		if (o.tok[K_BAR0 + b + 1])
-			return fail(p, -EINVAL,
-				    "bar%u is the upper half of 64-bit bar%u: '%s'",
-				    b + 1, b, o.tok[K_BAR0 + b + 1]);
-	}
+	rc = parse_bars(p, &o, K_BAR0, d->bar);
+	if (!rc)
+		rc = parse_sriov(p, &o, (u32)config, &vf);
+	if (rc)
+		return rc;
 	d->vendor = (u16)v[0];
 	d->device = (u16)v[1];
 	d->class_code = (u32)v[2];
@@ -963,11 +1091,12 @@ static int p_device(struct parser *p, char **tok, int n)
 	d->revision = o.tok[K_REVISION] ? (u8)v[5] : 1;
 	d->config_size = (u32)config;
 	d->model = model;
+	d->sriov_total = (u16)vf.count;
 	if (hset_add(&p->names, t->devices, t->ndevices) ||
 	    hset_add(&p->bdfs, t->devices, t->ndevices))
 		return nomem(p);
 	t->ndevices++;
-	return 0;
+	return vf.count ? add_vfs(p, t->ndevices - 1, &vf) : 0;
 }
 
 static int parse_line(struct parser *p, char *s)

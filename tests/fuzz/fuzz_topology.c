@@ -67,6 +67,23 @@ static void put_link(struct text *o, u32 gen, u32 width, u32 latency)
 	put(o, "\n");
 }
 
+/* sriov=, vfdevice= and the vfbar<N>= of devices[pf], from its VF 0. */
+static void put_sriov(struct text *o, const struct sio_topology *t, u32 pf)
+{
+	const struct sio_topo_device *v = &t->devices[pf + 1];
+	u32 b;
+
+	CHECK(pf + t->devices[pf].sriov_total < t->ndevices && v->vf &&
+	      v->pf == pf);
+	put(o, " sriov=%u vfdevice=%u", t->devices[pf].sriov_total, v->device);
+	for (b = 0; b < SIO_MAX_BARS; b++)
+		if (v->bar[b].size)
+			put(o, " vfbar%" PRIu32 "=%" PRIu64 "%s%s", b,
+			    v->bar[b].size,
+			    v->bar[b].flags & SIO_BAR_MEM64 ? ",64" : "",
+			    v->bar[b].flags & SIO_BAR_PREFETCH ? ",prefetch" : "");
+}
+
 static void to_text(const struct sio_topology *t, struct text *o)
 {
 	static const char *const model[] = { "generic", "nvme", "dma" };
@@ -118,6 +135,8 @@ static void to_text(const struct sio_topology *t, struct text *o)
 	for (i = 0; i < t->ndevices; i++) {
 		const struct sio_topo_device *d = &t->devices[i];
 
+		if (d->vf)
+			continue;	/* its PF's sriov= brings it back */
 		CHECK(d->model < 3);
 		put(o, "device %s %s bdf=%s vendor=%u device=%u class=%" PRIu32
 		    " subsystem_vendor=%u subsystem_device=%u revision=%u"
@@ -132,6 +151,8 @@ static void to_text(const struct sio_topology *t, struct text *o)
 				    d->bar[b].flags & SIO_BAR_MEM64 ? ",64" : "",
 				    d->bar[b].flags & SIO_BAR_PREFETCH ?
 				    ",prefetch" : "");
+		if (d->sriov_total)
+			put_sriov(o, t, i);
 		put(o, "\n");
 	}
 }
@@ -172,6 +193,12 @@ static void check_rules(const struct sio_topology *t)
 
 		CHECK(d->node < t->nnodes);
 		CHECK(d->config_size == 256 || d->config_size == 4096);
+		/* A VF follows its PF, within the PF's TotalVFs, and lives on
+		 * its node; a PF's capability needs extended config space. */
+		CHECK(!d->vf || (d->pf < i && i - d->pf <= t->devices[d->pf].sriov_total &&
+				 t->devices[d->pf].node == d->node));
+		CHECK(!d->sriov_total || (d->config_size == 4096 &&
+		      d->sriov_total <= SIO_SRIOV_MAX_VFS));
 		CHECK(d->class_code <= 0xffffff);
 		CHECK(strlen(d->bdf) == 12);
 		for (b = 0; b < SIO_MAX_BARS; b++) {
