@@ -90,7 +90,9 @@ use_segment() {
 		fail "host$1's seg$1: $(ls "/smartio/nodes/host$1/segments" | tr '\n' ' ')"
 	fi
 	# Only a write attaches; this shell holds the attachment.
-	err=$({ echo "host$P" >"$s/attach"; } 2>&1) || fail "attach seg$1: $err"
+	# A brace group, not $(...): the write must come from this shell.
+	{ echo "host$P" >"$s/attach"; } 2>/tmp/attach.err ||
+		fail "attach seg$1: $(cat /tmp/attach.err)"
 	got=$(sio_segrw "$s/mem" 0 read ${#2})
 	if [ "$got" = "$2" ]; then
 		pass "seg$1 mapped here through $(readlink "$s/mem"): '$got'"
