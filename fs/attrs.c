@@ -444,6 +444,79 @@ static int dev_stats_show(const struct sfs_obj *o, const union sfs_info *in,
 	return 0;
 }
 
+/* SR-IOV (MPIOV section III): a PF's files and a VF's. */
+static int dev_sriov(const struct sfs_obj *o, struct smartio_sriov_info *si)
+{
+	return smartio_sriov_info(sfs.h, o->dev, si);
+}
+
+static int dev_is_pf(const struct sfs_obj *o)
+{
+	struct smartio_sriov_info si;
+
+	return !dev_sriov(o, &si) && si.total;
+}
+
+static int dev_is_vf(const struct sfs_obj *o)
+{
+	struct smartio_sriov_info si;
+
+	return !dev_sriov(o, &si) && si.pf >= 0;
+}
+
+static int dev_sriov_totalvfs_show(const struct sfs_obj *o,
+				   const union sfs_info *in, struct sbuf *sb)
+{
+	struct smartio_sriov_info si;
+	int rc = dev_sriov(o, &si);
+
+	(void)in;
+	if (!rc)
+		sb_printf(sb, "%u\n", si.total);
+	return rc;
+}
+
+static int dev_sriov_numvfs_show(const struct sfs_obj *o,
+				 const union sfs_info *in, struct sbuf *sb)
+{
+	struct smartio_sriov_info si;
+	int rc = dev_sriov(o, &si);
+
+	(void)in;
+	if (!rc)
+		sb_printf(sb, "%u\n", si.num);
+	return rc;
+}
+
+static int dev_sriov_numvfs_store(const struct sfs_obj *o, const char *buf,
+				  size_t size, const struct sfs_caller *who)
+{
+	uint64_t n;
+	int rc = parse_count(buf, size, &n);
+
+	(void)who;
+	if (!rc && n > 65535)
+		rc = -ERANGE;
+	return rc ? rc : smartio_sriov_set(sfs.h, o->dev, (unsigned)n);
+}
+
+static int dev_sriov_pf_show(const struct sfs_obj *o,
+			     const union sfs_info *in, struct sbuf *sb)
+{
+	struct smartio_sriov_info si;
+	const struct sfs_dev *pf;
+	int rc = dev_sriov(o, &si);
+
+	(void)in;
+	if (rc)
+		return rc;
+	pf = si.pf >= 0 ? names_devinfo((unsigned)si.pf) : NULL;
+	if (!pf)
+		return -ENOENT;
+	sb_printf(sb, "%s\n", pf->info.name);
+	return 0;
+}
+
 static const struct sfs_attr dev_attrs[] = {
 	[DA_FDID] = SFS_ATTR_RO(dev, fdid),
 	[DA_NODE] = SFS_ATTR_RO(dev, node),
@@ -466,6 +539,12 @@ static const struct sfs_attr dev_attrs[] = {
 	[DA_DMA_WINDOW] = SFS_ATTR_RO(dev, dma_window),
 	[DA_MSI] = SFS_ATTR_RO(dev, msi),
 	[DA_STATS] = SFS_ATTR_RO(dev, stats),
+	[DA_SRIOV_TOTALVFS] = { "sriov_totalvfs", 0444, dev_sriov_totalvfs_show,
+				NULL, dev_is_pf, NULL },
+	[DA_SRIOV_NUMVFS] = { "sriov_numvfs", 0644, dev_sriov_numvfs_show,
+			      dev_sriov_numvfs_store, dev_is_pf, NULL },
+	[DA_SRIOV_PF] = { "sriov_pf", 0444, dev_sriov_pf_show, NULL, dev_is_vf,
+			  NULL },
 };
 
 /* --- dev/<dev>/peers/<peer>/bar<N> ------------------------------------ */

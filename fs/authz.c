@@ -106,7 +106,7 @@ static int scope(const struct sfs_obj *o, int node)
 	switch (o->kind) {
 	case K_DEV_ATTR:
 		switch (o->attr) {
-		case DA_LEND: case DA_MODE:
+		case DA_LEND: case DA_MODE: case DA_SRIOV_NUMVFS:
 			return acts_for(dev_node(o->dev));	/* the lender's */
 		case DA_BORROW: case DA_RETURN:
 			return node < 0 || acts_for((unsigned)node);

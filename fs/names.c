@@ -44,8 +44,11 @@ static uint64_t fnv(const char *s)
 static void publish(unsigned i)
 {
 	struct smartio_device_info *d = &nm.devs[i].info;
+	struct smartio_sriov_info si;
 	struct sfs_nodeinfo *ni;
 	size_t slot;
+
+	nm.devs[i].vf = !smartio_sriov_info(nm.h, i, &si) && si.pf >= 0;
 
 	d->name[SMARTIO_NAME_MAX - 1] = '\0';
 	for (slot = fnv(d->name) & (nm.hsize - 1); nm.hash[slot];
@@ -135,10 +138,10 @@ int names_load(struct smartio *h)
 			return -ENOMEM;
 		nm.nodes[n].ndevs = 0;
 	}
+	nm.h = h;	/* publish() asks it; nothing runs concurrently yet */
 	for (i = 0; i < nm.ndevs; i++)
 		if (nm.devs[i].info.name[0])
 			publish(i);
-	nm.h = h;
 	return 0;
 }
 

@@ -58,6 +58,9 @@ void sb_printf(struct sbuf *sb, const char *fmt, ...)
 /* --- static cluster description (names.c) ------------------------------ */
 struct sfs_dev {
 	struct smartio_device_info info;	/* static fields only are used */
+	/* An SR-IOV VF, which comes and goes with its PF's sriov_numvfs:
+	 * its directory is looked up afresh each time (tree.c). */
+	int vf;
 };
 
 struct sfs_nodeinfo {
@@ -134,7 +137,8 @@ enum {
 	DA_FDID, DA_NODE, DA_BDF, DA_VENDOR, DA_DEVICE, DA_CLASS,
 	DA_SUBSYS_VENDOR, DA_SUBSYS_DEVICE, DA_REVISION, DA_CONFIG,
 	DA_RESOURCE, DA_LEND, DA_BORROW, DA_RETURN, DA_RECLAIM, DA_MODE,
-	DA_STATE, DA_DMA_WINDOW, DA_MSI, DA_STATS
+	DA_STATE, DA_DMA_WINDOW, DA_MSI, DA_STATS, DA_SRIOV_TOTALVFS,
+	DA_SRIOV_NUMVFS, DA_SRIOV_PF
 };
 
 struct sfs_obj {
@@ -325,6 +329,7 @@ int write_rmdir(const struct sfs_obj *dir, const char *name);
 /* Strict parsers, exposed for clarity and reuse. */
 int parse_token(const char *buf, size_t size, char *out, size_t outlen);
 int parse_size(const char *buf, size_t size, uint64_t *out);
+int parse_count(const char *buf, size_t size, uint64_t *out);
 int parse_node(const char *buf, size_t size, unsigned *node);
 /* Index of the one keyword of kw[0..nkw) the value is, or -EINVAL. */
 int parse_keyword(const char *buf, size_t size, const char *const *kw,

@@ -185,6 +185,14 @@ static int borrowed_valid(const struct sfs_obj *o)
 	return di.borrowers >> o->node & 1 ? 0 : -ENOENT;
 }
 
+/* A device is there while its slot is (a VF: while enabled). */
+static int dev_valid(const struct sfs_obj *o)
+{
+	struct smartio_device_info di;
+
+	return dev_dynamic(o->dev, &di) ? -ENOENT : 0;
+}
+
 static int bar_valid(const struct sfs_obj *o)
 {
 	struct smartio_device_info di;
@@ -601,7 +609,7 @@ static const struct kinddef kinds[] = {
 	[K_SEG_DMA_ATTR] = FILE_OF(segdma_attr_group, .dynamic = 1,
 				   .valid = segdma_valid),
 	[K_DEVS] = DIR(devs_ents),
-	[K_DEV] = DIR(dev_ents, .attr_kind = K_DEV_ATTR),
+	[K_DEV] = DIR(dev_ents, .attr_kind = K_DEV_ATTR, .valid = dev_valid),
 	[K_DEV_ATTR] = FILE_OF(dev_attr_group),
 	[K_DEV_BAR] = LINK(1, .valid = bar_valid),
 	[K_DEV_IRQ] = DIR(irq_ents),
@@ -659,7 +667,13 @@ mode_t tree_mode(const struct sfs_obj *o)
 
 int tree_dynamic(const struct sfs_obj *o)
 {
-	return kind_of(o)->dynamic;
+	const struct sfs_dev *d;
+
+	if (kind_of(o)->dynamic)
+		return 1;
+	/* Fixed for the slot's life: a VF's directory comes and goes. */
+	d = o->kind == K_DEV ? names_devinfo(o->dev) : NULL;
+	return d && d->vf;
 }
 
 int tree_valid(const struct sfs_obj *o)

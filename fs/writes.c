@@ -61,6 +61,16 @@ int parse_size(const char *buf, size_t size, uint64_t *out)
 	return 0;
 }
 
+/* A count written to a file: one number (decimal, or 0x hex), 0 allowed. */
+int parse_count(const char *buf, size_t size, uint64_t *out)
+{
+	char tok[32];
+
+	if (parse_token(buf, size, tok, sizeof(tok)))
+		return -EINVAL;
+	return sio_parse_u64(tok, strlen(tok), 0, out);
+}
+
 int parse_node(const char *buf, size_t size, unsigned *node)
 {
 	char tok[SMARTIO_NAME_MAX];
