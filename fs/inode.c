@@ -19,8 +19,8 @@ static struct {
 	size_t count;
 	uint64_t generation;
 	struct sfs_inode *root;
-	/* The dynamic entries, which the watcher checks after a change: an
-	 * array rather than list links, as most entries are not dynamic. */
+	/* The watched entries (tree_watched), which the watcher checks after
+	 * a change: an array rather than list links, as most are not. */
 	struct sfs_inode **dyn;
 	uint32_t ndyn, dyncap;
 } it = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -249,7 +249,7 @@ struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 		e = new_entry(name, ph, parent->ino, o);
 		if (e) {
 			if ((it.count >= it.size && grow()) ||
-			    (tree_dynamic(&e->obj) && dyn_link(e))) {
+			    (tree_watched(&e->obj) && dyn_link(e))) {
 				free(e);
 				e = NULL;
 			} else {
@@ -277,7 +277,7 @@ void inode_forget(fuse_ino_t ino, uint64_t n)
 		e->nlookup = e->nlookup > n ? e->nlookup - n : 0;
 		if (!e->nlookup) {
 			unlink_entry(e);
-			if (tree_dynamic(&e->obj))
+			if (tree_watched(&e->obj))
 				dyn_unlink(e);
 			it.count--;
 			free(e);

@@ -235,6 +235,8 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 int tree_valid(const struct sfs_obj *o);
 /* Objects whose existence follows cluster state are never cached. */
 int tree_dynamic(const struct sfs_obj *o);
+/* Those, and a VF's directory: the watcher invalidates them when gone. */
+int tree_watched(const struct sfs_obj *o);
 /* Type and permission bits. */
 mode_t tree_mode(const struct sfs_obj *o);
 int tree_is_dir(const struct sfs_obj *o);

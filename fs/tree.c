@@ -667,11 +667,20 @@ mode_t tree_mode(const struct sfs_obj *o)
 
 int tree_dynamic(const struct sfs_obj *o)
 {
+	return kind_of(o)->dynamic;
+}
+
+int tree_watched(const struct sfs_obj *o)
+{
 	const struct sfs_dev *d;
 
-	if (kind_of(o)->dynamic)
+	if (tree_dynamic(o))
 		return 1;
-	/* Fixed for the slot's life: a VF's directory comes and goes. */
+	/*
+	 * A VF's directory comes and goes with its PF's sriov_numvfs: cached
+	 * like any device's, but invalidated when it goes.  Fixed for the
+	 * slot's life (inode.c links and unlinks by it).
+	 */
 	d = o->kind == K_DEV ? names_devinfo(o->dev) : NULL;
 	return d && d->vf;
 }

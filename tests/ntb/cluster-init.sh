@@ -69,11 +69,13 @@ is /smartio/self/adapters/ntb0/link up && pass "ntb0 link up" ||
 	fail "ntb0 link '$(cat /smartio/self/adapters/ntb0/link)'"
 
 # --- helpers -----------------------------------------------------------------
-# own_segment TEXT: seg<P> of 64 KiB, exported, TEXT at 0.
+# own_segment TEXT: seg<P> of 64 KiB with TEXT at 0, then exported: the
+# others read TEXT as soon as they see the segment.
 own_segment() {
 	if mkdir "$mine" && echo 64k >"$mine/size" &&
-	   echo 1 >"$mine/available" && sio_segrw "$mine/mem" 0 write "$1" &&
-	   [ "$(sio_segrw "$mine/mem" 0 read ${#1})" = "$1" ]; then
+	   sio_segrw "$mine/mem" 0 write "$1" &&
+	   [ "$(sio_segrw "$mine/mem" 0 read ${#1})" = "$1" ] &&
+	   echo 1 >"$mine/available"; then
 		pass "segment seg$P: $(cat "$mine/size") bytes, '$1' at 0"
 	else
 		fail "segment seg$P: size '$(cat "$mine/size")', mem -> '$(readlink "$mine/mem")'"
