@@ -191,18 +191,6 @@ static int submit(unsigned q, uint8_t *cmd, uint32_t *result)
 	return (int)((dw[3] >> 17) & 0x7ff);
 }
 
-static void cmd(uint8_t *c, uint8_t op, uint32_t nsid, uint64_t prp1,
-		uint32_t c10, uint32_t c11, uint32_t c12)
-{
-	memset(c, 0, 64);
-	c[0] = op;
-	memcpy(c + 4, &nsid, 4);
-	memcpy(c + 24, &prp1, 8);
-	memcpy(c + 40, &c10, 4);
-	memcpy(c + 44, &c11, 4);
-	memcpy(c + 48, &c12, 4);
-}
-
 /* Byte j of block lba: what -v checks and what the Python driver writes. */
 static uint8_t pattern(uint64_t lba, unsigned j)
 {
@@ -216,7 +204,6 @@ static int rw_at(uint8_t op, uint64_t lba, unsigned n, uint64_t at)
 	unsigned pages = (n * 512 + 4095) / 4096, i;
 	uint8_t c[64];
 
-	cmd(c, op, 1, at, (uint32_t)lba, (uint32_t)(lba >> 32), n - 1);
 	if (pages == 2) {
 		prp2 = at + 4096;
 	} else if (pages > 2) {
@@ -224,7 +211,8 @@ static int rw_at(uint8_t op, uint64_t lba, unsigned n, uint64_t at)
 			list[i - 1] = at + 4096ull * i;
 		prp2 = io + PRPL;
 	}
-	memcpy(c + 32, &prp2, 8);
+	nvmeq_cmd(c, op, 1, at, prp2, (uint32_t)lba, (uint32_t)(lba >> 32),
+		  n - 1);
 	return submit(1, c, NULL);
 }
 
@@ -506,12 +494,12 @@ int main(int argc, char **argv)
 	wr32(0x14, 1 | 6u << 16 | 4u << 20);
 	if (wait_csts(3, 1))
 		goto timeout;
-	cmd(c, 0x06, 0, io + IDENT, 1, 0, 0);
+	nvmeq_cmd(c, 0x06, 0, io + IDENT, 0, 1, 0, 0);
 	if (submit(0, c, NULL))
 		goto failed;
 	printf("controller: %.40s serial %.20s\n", (char *)mem + IDENT + 24,
 	       (char *)mem + IDENT + 4);
-	cmd(c, 0x06, 1, io + IDENT, 0, 0, 0);
+	nvmeq_cmd(c, 0x06, 1, io + IDENT, 0, 0, 0, 0);
 	if (submit(0, c, NULL))
 		goto failed;
 	memcpy(&nsze, mem + IDENT, 8);
@@ -521,10 +509,11 @@ int main(int argc, char **argv)
 		bad = 1;
 		goto out;
 	}
-	cmd(c, 0x05, 0, io + IOCQ, (QD - 1) << 16 | 1, 1 | (use_irq ? 2 : 0), 0);
+	nvmeq_cmd(c, 0x05, 0, io + IOCQ, 0, (QD - 1) << 16 | 1,
+		  1 | (use_irq ? 2 : 0), 0);
 	if (submit(0, c, NULL))
 		goto failed;
-	cmd(c, 0x01, 0, io + IOSQ, (QD - 1) << 16 | 1, 1u << 16 | 1, 0);
+	nvmeq_cmd(c, 0x01, 0, io + IOSQ, 0, (QD - 1) << 16 | 1, 1u << 16 | 1, 0);
 	if (submit(0, c, NULL))
 		goto failed;
 
@@ -553,7 +542,7 @@ int main(int argc, char **argv)
 		goto failed;
 	if (!bad && target_arg && read_into(&target, lba, blocks))
 		goto failed;
-	cmd(c, 0x00, 1, 0, 0, 0, 0);
+	nvmeq_cmd(c, 0x00, 1, 0, 0, 0, 0, 0);
 	if (!bad && submit(1, c, NULL))
 		goto failed;
 	if (!bad)

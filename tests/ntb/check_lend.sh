@@ -32,7 +32,7 @@ mkdir -p "$tmp/root/bin"
 # The userspace NVMe driver, static as sio_segrw (no C library in there).
 ${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
 	-o "$tmp/root/bin/smartio-nvme" "$src/contrib/nvme/smartio-nvme.c" \
-	"$src/contrib/nvme/sfiles.c" \
+	"$src/contrib/nvme/sfiles.c" "$src/contrib/nvme/nvmeq_queue.c" \
 	>"$tmp/cc-nvme.log" 2>&1 || { cat "$tmp/cc-nvme.log"; exit 1; }
 guest_root "$tmp/root" "$src/tests/ntb/lend-init.sh" "$out/smartio/smartio.ko" \
 	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
