@@ -81,12 +81,12 @@ own_segment() {
 		fail "segment seg$P: size '$(cat "$mine/size")', mem -> '$(readlink "$mine/mem")'"
 	fi
 }
-# use_segment Q TEXT: host<Q>'s segment listed, attached and mapped here,
+# use_segment Q TEXT: host<Q>'s segment exported, attached and mapped here,
 # TEXT at 0; "host<P> was here" written at 4096 * (P + 1).
 use_segment() {
 	local s
 	s=$(seg_of "$1")
-	if waitfor 120 is "$s/size" 65536; then
+	if waitfor 120 is "$s/available" 1 && is "$s/size" 65536; then
 		pass "host$1's seg$1 listed here"
 	else
 		fail "host$1's seg$1: $(ls "/smartio/nodes/host$1/segments" | tr '\n' ' ')"
