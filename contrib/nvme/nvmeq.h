@@ -157,7 +157,8 @@ struct nvmeq_client {
 	struct nvmeq_qp q;
 	unsigned depth;		/* commands in flight at most */
 	uint64_t blocks;
-	uint16_t next_cid;
+	double wait_us;		/* how long a completion takes to come (EWMA) */
+	double oversleep_us;	/* how much longer than asked a sleep takes */
 };
 
 /* Finds dev's manager (mgr NULL: any node serving it), gets a queue pair
