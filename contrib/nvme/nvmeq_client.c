@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,19 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int say(int err, const char *fmt, const char *a, const char *b)
+/* Prints "smartio-nvmeq: <message>" on standard error; returns err. */
+static int say(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int say(int err, const char *fmt, ...)
 {
-	fprintf(stderr, "smartio-nvmeq: ");
-	fprintf(stderr, fmt, a, b);
-	fprintf(stderr, "\n");
+	va_list ap;
+
+	fputs("smartio-nvmeq: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 	return err;
 }
 
@@ -117,7 +126,7 @@ static int request_queues(struct nvmeq_client *c)
 	       NVMEQ_REQUEST) {
 		if (now_s() > end)
 			return say(-ETIMEDOUT, "the manager on %s did not "
-				   "answer%s", c->mgr, "");
+				   "answer", c->mgr);
 		usleep(1000);
 	}
 	if (state != NVMEQ_READY) {
@@ -150,7 +159,7 @@ int nvmeq_connect(struct nvmeq_client *c, const struct sfiles *sf,
 	memset(c, 0, sizeof(*c));
 	c->sf = sf;
 	if (!depth || depth > MAX_DEPTH)
-		return say(-EINVAL, "a depth of 1 to 63, not %s%s", "more", "");
+		return say(-EINVAL, "a depth of 1 to 63, not %u", depth);
 	if (strlen(dev) >= sizeof(c->dev) || (mgr && strlen(mgr) >= sizeof(c->mgr)))
 		return -ENAMETOOLONG;
 	strcpy(c->dev, dev);
