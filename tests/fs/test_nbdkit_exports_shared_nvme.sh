@@ -16,6 +16,16 @@ for t in nbdkit nbdcopy qemu-img qemu-io; do
 done
 [ -f "$PLUGIN" ] || { echo "SKIP: $TEST: no nbdkit-smartio-plugin (no nbdkit-plugin-dev)"; exit 77; }
 PLUGIN=$(realpath "$PLUGIN")
+# make check-asan builds the plugin with AddressSanitizer, which must be
+# loaded before anything else in nbdkit's process (nbdkit's own leaks are
+# not ours to report).
+# env execs nbdkit, so that $! of a background run is nbdkit's pid.
+asan=$(ldd "$PLUGIN" 2>/dev/null | awk '/libasan/ { print $3 }')
+if [ -n "$asan" ]; then
+	NBDKIT="env LD_PRELOAD=$asan ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 nbdkit"
+else
+	NBDKIT=nbdkit
+fi
 
 for n in 0 1 2 3; do
 	mount_sfs "$TMP/m$n" --fabric "$FABRIC" --node host$n
@@ -23,15 +33,17 @@ done
 echo all > "$TMP/m0/dev/nvme0/lend"
 echo shared > "$TMP/m0/dev/nvme0/mode"
 
-if nbdkit -f -U "$TMP/bad.sock" "$PLUGIN" mount="$TMP/m2" depth=64 \
+# shellcheck disable=SC2086 # $NBDKIT is a command line
+if $NBDKIT -f -U "$TMP/bad.sock" "$PLUGIN" mount="$TMP/m2" depth=64 \
 	> "$TMP/out" 2>&1; then
 	fail "nbdkit started with depth=64"
 fi
 grep -q "depth must be 1 to 63, not 64" "$TMP/out" || fail "depth=64: $(cat "$TMP/out")"
 
 S=$TMP/nbd.sock URL="nbd+unix:///?socket=$TMP/nbd.sock"
-nbdkit -f -U "$S" "$PLUGIN" mount="$TMP/m2" dev=nvme0 > "$TMP/nbdkit.log" 2>&1 &
-NBDKIT=$!
+# shellcheck disable=SC2086
+$NBDKIT -f -U "$S" "$PLUGIN" mount="$TMP/m2" dev=nvme0 > "$TMP/nbdkit.log" 2>&1 &
+NBDKIT_PID=$!
 for _ in $(seq 100); do [ -S "$S" ] && break; sleep 0.05; done
 [ -S "$S" ] || fail "nbdkit did not start: $(cat "$TMP/nbdkit.log")"
 
@@ -70,8 +82,8 @@ want[1000:1005] = b"\xab" * 5
 sys.exit(open(sys.argv[2], "rb").read() != bytes(want))
 EOF
 
-kill -TERM $NBDKIT
-wait $NBDKIT || true
+kill -TERM $NBDKIT_PID
+wait $NBDKIT_PID || true
 for _ in $(seq 50); do
 	"$NVMEQ" -m "$TMP/m2" -d nvme0 status | grep -q "^0 of 31" && break
 	sleep 0.1
