@@ -161,6 +161,10 @@ struct nvmeq_client {
 	double oversleep_us;	/* how much longer than asked a sleep takes */
 };
 
+/* dev's control block: from node mgr, or found (mgr "": written back),
+ * attached for this node and checked; 0, or -errno with a message. */
+int nvmeq_control(const struct sfiles *sf, const char *dev, char *mgr,
+		  size_t mgrlen, volatile struct nvmeq_ctl **out);
 /* Finds dev's manager (mgr NULL: any node serving it), gets a queue pair
  * of depth entries in flight; 0 or -errno with a message printed. */
 int nvmeq_connect(struct nvmeq_client *c, const struct sfiles *sf,

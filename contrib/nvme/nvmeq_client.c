@@ -52,37 +52,52 @@ static int say(int err, const char *fmt, ...)
 	return err;
 }
 
-static int map_control(struct nvmeq_client *c)
+int nvmeq_control(const struct sfiles *sf, const char *dev, char *mgr,
+		  size_t mgrlen, volatile struct nvmeq_ctl **out)
 {
 	char rel[192], name[64];
 	size_t size = NVMEQ_CTL_SIZE;
+	volatile struct nvmeq_ctl *ctl;
 	int err;
 
-	snprintf(name, sizeof(name), NVMEQ_CTL_FMT, c->dev);
-	if (!c->mgr[0]) {
-		err = sf_segment_owner(c->sf, name, c->mgr, sizeof(c->mgr));
+	snprintf(name, sizeof(name), NVMEQ_CTL_FMT, dev);
+	if (!mgr[0]) {
+		err = sf_segment_owner(sf, name, mgr, mgrlen);
 		if (err)
 			return say(err, "no manager serves %s (run "
-				   "'smartio-nvmeq -d %s manage' first)", c->dev,
-				   c->dev);
+				   "'smartio-nvmeq -d %s manage' first)", dev,
+				   dev);
 	}
-	if (strcmp(c->mgr, c->sf->self)) {
+	if (strcmp(mgr, sf->self)) {
 		snprintf(rel, sizeof(rel), "nodes/%s/segments/%s/attach",
-			 c->mgr, name);
-		err = sf_put(c->sf, rel, c->sf->self);
+			 mgr, name);
+		err = sf_put(sf, rel, sf->self);
 		if (err && err != -EALREADY && err != -EEXIST)
 			return say(err, "cannot attach %s's control segment: %s",
-				   c->mgr, strerror(-err));
+				   mgr, strerror(-err));
 	}
-	snprintf(rel, sizeof(rel), "nodes/%s/segments/%s/mem", c->mgr, name);
-	c->ctl = sf_map(c->sf, rel, &size);
-	if (!c->ctl)
+	snprintf(rel, sizeof(rel), "nodes/%s/segments/%s/mem", mgr, name);
+	ctl = sf_map(sf, rel, &size);
+	if (!ctl)
 		return say(-errno, "cannot map %s: %s", rel, strerror(errno));
-	if (c->ctl->magic != NVMEQ_MAGIC || c->ctl->version != NVMEQ_VERSION ||
-	    c->ctl->nslots > NVMEQ_SLOTS || c->ctl->db_stride < 4 ||
-	    c->ctl->db_stride > NVMEQ_PAGE)
+	if (ctl->magic != NVMEQ_MAGIC || ctl->version != NVMEQ_VERSION ||
+	    ctl->nslots > NVMEQ_SLOTS || ctl->db_stride < 4 ||
+	    ctl->db_stride > NVMEQ_PAGE) {
+		munmap((void *)ctl, NVMEQ_CTL_SIZE);
 		return say(-EPROTO, "%s of %s is not a control block this "
-			   "version understands", name, c->mgr);
+			   "version understands", name, mgr);
+	}
+	*out = ctl;
+	return 0;
+}
+
+static int map_control(struct nvmeq_client *c)
+{
+	int err = nvmeq_control(c->sf, c->dev, c->mgr, sizeof(c->mgr),
+				&c->ctl);
+
+	if (err)
+		return err;
 	if (__atomic_load_n(&c->ctl->state, __ATOMIC_ACQUIRE) != NVMEQ_SERVING)
 		return say(-ESHUTDOWN, "the manager of %s on %s is not serving",
 			   c->dev, c->mgr);
@@ -404,6 +419,15 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A 4 KiB read at the next random 4K-aligned place, on tag t. */
+static int read_random(struct nvmeq_client *c, unsigned t, unsigned *seed,
+		       uint64_t lba, uint64_t blocks)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return submit_tag(c, 0x02, t, 4096,
+			  lba + 8ull * ((*seed >> 8) % (blocks / 8)));
+}
+
 int nvmeq_random_reads(struct nvmeq_client *c, unsigned long n, uint64_t lba,
 		       uint64_t blocks, double *lat, double *secs)
 {
@@ -414,10 +438,8 @@ int nvmeq_random_reads(struct nvmeq_client *c, unsigned long n, uint64_t lba,
 	if (blocks < 8 || lba + blocks > c->blocks)
 		return -EINVAL;
 	for (t = 0; t < c->depth && sent < n; t++, sent++, busy++) {
-		seed = seed * 1103515245u + 12345u;
 		start[t] = now_s();
-		if (submit_tag(c, 0x02, t, 4096,
-			       lba + 8ull * ((seed >> 8) % (blocks / 8))))
+		if (read_random(c, t, &seed, lba, blocks))
 			return -EIO;
 	}
 	while (busy) {
@@ -429,10 +451,8 @@ int nvmeq_random_reads(struct nvmeq_client *c, unsigned long n, uint64_t lba,
 		lat[done++] = (now_s() - start[r]) * 1e6;
 		busy--;
 		if (sent < n) {
-			seed = seed * 1103515245u + 12345u;
 			start[r] = now_s();
-			if (submit_tag(c, 0x02, (unsigned)r, 4096,
-				       lba + 8ull * ((seed >> 8) % (blocks / 8))))
+			if (read_random(c, (unsigned)r, &seed, lba, blocks))
 				return -EIO;
 			sent++;
 			busy++;

@@ -154,14 +154,13 @@ static void delete_pair(struct manager *m, unsigned qid)
 	nvmeq_run(&m->aq, c, NULL);
 }
 
-/* The client's node and segment, copied out of the slot it wrote. */
-static void client_of(volatile struct nvmeq_slot *s, char *node,
-		      char *seg)
+/* A text field of the slot the client wrote, copied out terminated. */
+static const char *slot_text(volatile const char *field, size_t len,
+			     char *buf)
 {
-	memcpy(node, (const void *)s->node, sizeof(s->node));
-	node[sizeof(s->node) - 1] = '\0';
-	memcpy(seg, (const void *)s->segment, sizeof(s->segment));
-	seg[sizeof(s->segment) - 1] = '\0';
+	memcpy(buf, (const void *)field, len);
+	buf[len - 1] = '\0';
+	return buf;
 }
 
 static int client_gone(struct manager *m, volatile struct nvmeq_slot *s)
@@ -169,7 +168,8 @@ static int client_gone(struct manager *m, volatile struct nvmeq_slot *s)
 	char node[sizeof(s->node)], seg[sizeof(s->segment)], p[512];
 	struct stat st;
 
-	client_of(s, node, seg);
+	slot_text(s->node, sizeof(s->node), node);
+	slot_text(s->segment, sizeof(s->segment), seg);
 	if (!node[0] || strchr(node, '/') || !seg[0] || strchr(seg, '/'))
 		return 1;
 	if (sf_path(m->sf, p, sizeof(p), "nodes/%s/segments/%s", node, seg))
@@ -192,10 +192,9 @@ static int serve_slots(struct manager *m)
 	for (i = 0; i < m->ctl->nslots; i++) {
 		volatile struct nvmeq_slot *s = &m->ctl->slot[i];
 		uint32_t state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-		char node[sizeof(s->node)], seg[sizeof(s->segment)];
+		char node[sizeof(s->node)];
 		int st;
 
-		client_of(s, node, seg);
 		switch (state) {
 		case NVMEQ_REQUEST:
 			st = create_pair(m, s, i + 1);
@@ -203,7 +202,9 @@ static int serve_slots(struct manager *m)
 			set_state(s, st ? NVMEQ_FAILED : NVMEQ_READY);
 			if (m->verbose || st)
 				printf("smartio-nvmeq: queue %u for %s (pid %u): "
-				       "%s%s\n", i + 1, node, s->pid,
+				       "%s%s\n", i + 1,
+				       slot_text(s->node, sizeof(s->node), node),
+				       s->pid,
 				       st ? "refused, " : "created",
 				       st < 0 ? strerror(-st) :
 				       st ? "NVMe status" : "");
@@ -214,7 +215,8 @@ static int serve_slots(struct manager *m)
 			delete_pair(m, i + 1);
 			if (m->verbose)
 				printf("smartio-nvmeq: queue %u of %s released\n",
-				       i + 1, node);
+				       i + 1,
+				       slot_text(s->node, sizeof(s->node), node));
 			set_state(s, NVMEQ_FREE);
 			work++;
 			break;
@@ -229,7 +231,8 @@ static int serve_slots(struct manager *m)
 				if (state == NVMEQ_READY)
 					delete_pair(m, i + 1);
 				printf("smartio-nvmeq: queue %u: client %s gone "
-				       "(%s), slot freed\n", i + 1, node,
+				       "(%s), slot freed\n", i + 1,
+				       slot_text(s->node, sizeof(s->node), node),
 				       state == NVMEQ_CLAIMED ? "claim timed out" :
 				       "its segment was removed");
 				set_state(s, NVMEQ_FREE);

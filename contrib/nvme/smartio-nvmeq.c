@@ -66,29 +66,14 @@ static const char *const state_names[] = {
 
 static int status(const struct sfiles *sf)
 {
-	char name[64], who[64], rel[192];
+	char who[64] = "";
 	volatile struct nvmeq_ctl *ctl;
-	size_t size = NVMEQ_CTL_SIZE;
 	unsigned i, used = 0;
 
-	snprintf(name, sizeof(name), NVMEQ_CTL_FMT, dev);
 	if (mgr)
 		snprintf(who, sizeof(who), "%s", mgr);
-	else if (sf_segment_owner(sf, name, who, sizeof(who))) {
-		printf("%s: no manager\n", dev);
+	if (nvmeq_control(sf, dev, who, sizeof(who), &ctl))
 		return 1;
-	}
-	if (strcmp(who, sf->self)) {
-		snprintf(rel, sizeof(rel), "nodes/%s/segments/%s/attach", who,
-			 name);
-		sf_put(sf, rel, sf->self);
-	}
-	snprintf(rel, sizeof(rel), "nodes/%s/segments/%s/mem", who, name);
-	ctl = sf_map(sf, rel, &size);
-	if (!ctl || ctl->magic != NVMEQ_MAGIC || ctl->nslots > NVMEQ_SLOTS) {
-		fprintf(stderr, "smartio-nvmeq: %s: not a control block\n", rel);
-		return 1;
-	}
 	printf("%s: manager on %s (pid %u), %s, %llu blocks, %u queue pairs\n",
 	       dev, who, ctl->manager_pid,
 	       ctl->state == NVMEQ_SERVING ? "serving" : "not serving",
