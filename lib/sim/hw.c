@@ -47,6 +47,27 @@ u8 *sim_cfg(struct sim_fabric *f, u32 dev)
 	return (u8 *)f->sh + f->sh->cfg_off + (u64)dev * f->sh->cfg_stride;
 }
 
+/* Six BAR registers from reg on, with the BARs' addresses and flags. */
+static void put_bars(u8 *reg, const struct sio_bar *bar)
+{
+	u32 b;
+
+	for (b = 0; b < SIO_MAX_BARS; b++) {
+		u32 flags = PCI_BASE_ADDRESS_SPACE_MEMORY;
+
+		if (!bar[b].size)
+			continue;
+		if (bar[b].flags & SIO_BAR_MEM64)
+			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
+		if (bar[b].flags & SIO_BAR_PREFETCH)
+			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
+		sio_put_le32(reg + 4 * b, (u32)bar[b].addr | flags);
+		/* a 64-bit BAR takes the next register for its upper half */
+		if ((bar[b].flags & SIO_BAR_MEM64) && b + 1 < SIO_MAX_BARS)
+			sio_put_le32(reg + 4 * b + 4, (u32)(bar[b].addr >> 32));
+	}
+}
+
 /*
  * A PF's SR-IOV extended capability (PCIe base 3.0 section 9.3.3) at 0x100:
  * TotalVFs and InitialVFs, First VF Offset 1 and VF Stride 1, the VF
@@ -58,7 +79,6 @@ static void sriov_cap_init(struct sim_fabric *f, u32 dev, u8 *c)
 	const struct sio_device *d = sio_dev(f->reg, dev);
 	const struct sio_device *vf0 = sio_dev(f->reg, dev + 1);
 	u8 *cap = c + 0x100;
-	u32 b;
 
 	sio_put_le32(cap, 0x10 | 1u << 16);	/* SR-IOV, version 1, last */
 	sio_put_le16(cap + 0x0c, d->sriov_total);	/* InitialVFs */
@@ -68,20 +88,7 @@ static void sriov_cap_init(struct sim_fabric *f, u32 dev, u8 *c)
 	sio_put_le16(cap + 0x1a, vf0->device);
 	sio_put_le32(cap + 0x1c, 0x553);	/* 4K 8K 64K 256K 1M 4M */
 	sio_put_le32(cap + 0x20, 1);		/* System Page Size: 4K */
-	for (b = 0; b < SIO_MAX_BARS; b++) {
-		u32 flags = PCI_BASE_ADDRESS_SPACE_MEMORY;
-
-		if (!vf0->bar[b].size)
-			continue;
-		if (vf0->bar[b].flags & SIO_BAR_MEM64)
-			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
-		if (vf0->bar[b].flags & SIO_BAR_PREFETCH)
-			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
-		sio_put_le32(cap + 0x24 + 4 * b, (u32)vf0->bar[b].addr | flags);
-		if ((vf0->bar[b].flags & SIO_BAR_MEM64) && b + 1 < SIO_MAX_BARS)
-			sio_put_le32(cap + 0x28 + 4 * b,
-				     (u32)(vf0->bar[b].addr >> 32));
-	}
+	put_bars(cap + 0x24, vf0->bar);
 }
 
 /* A type-0 header as firmware leaves it: BARs assigned, an MSI capability. */
@@ -89,7 +96,6 @@ void sim_cfg_init(struct sim_fabric *f, u32 dev)
 {
 	struct sio_device *d = sio_dev(f->reg, dev);
 	u8 *c = sim_cfg(f, dev);
-	u32 b;
 
 	sio_put_le16(c + PCI_VENDOR_ID, d->vendor);
 	sio_put_le16(c + PCI_DEVICE_ID, d->device);
@@ -99,21 +105,7 @@ void sim_cfg_init(struct sim_fabric *f, u32 dev)
 	c[PCI_CLASS_PROG] = (u8)d->class_code;
 	sio_put_le16(c + PCI_CLASS_DEVICE, (u16)(d->class_code >> 8));
 	c[PCI_HEADER_TYPE] = PCI_HEADER_TYPE_NORMAL;
-	for (b = 0; b < SIO_MAX_BARS; b++) {
-		u8 *bar = c + PCI_BASE_ADDRESS_0 + 4 * b;
-		u32 flags = PCI_BASE_ADDRESS_SPACE_MEMORY;
-
-		if (!d->bar[b].size)
-			continue;
-		if (d->bar[b].flags & SIO_BAR_MEM64)
-			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
-		if (d->bar[b].flags & SIO_BAR_PREFETCH)
-			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
-		sio_put_le32(bar, (u32)d->bar[b].addr | flags);
-		/* a 64-bit BAR takes the next register for its upper half */
-		if ((d->bar[b].flags & SIO_BAR_MEM64) && b + 1 < SIO_MAX_BARS)
-			sio_put_le32(bar + 4, (u32)(d->bar[b].addr >> 32));
-	}
+	put_bars(c + PCI_BASE_ADDRESS_0, d->bar);
 	sio_put_le16(c + PCI_SUBSYSTEM_VENDOR_ID, d->subsys_vendor);
 	sio_put_le16(c + PCI_SUBSYSTEM_ID, d->subsys_device);
 	c[PCI_CAPABILITY_LIST] = SIM_CAP_MSI;
