@@ -947,7 +947,8 @@ static int add_vfs(struct parser *p, u32 pf, const struct vf_spec *vf)
 
 	memcpy(name, t->devices[pf].name, sizeof(name));
 	memcpy(bdf, t->devices[pf].bdf, sizeof(bdf));
-	/* dddd:bb:dd.f, checked by bdf_parse */
+	/* dddd:bb:dd.f, checked by bdf_parse; the parser stands alone (the
+	 * topology fuzzer links no core), so not sio_bdf_to_rid() */
 	rid = (u32)(sio_digit_value(bdf[5]) << 12 | sio_digit_value(bdf[6]) << 8 |
 		    (sio_digit_value(bdf[8]) * 16 + sio_digit_value(bdf[9])) << 3 |
 		    sio_digit_value(bdf[11]));
