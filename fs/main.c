@@ -200,6 +200,25 @@ static void open_error(const struct options *o, int rc, const char *msg)
 }
 
 /* Forks; the parent waits for the child's startup verdict and exits. */
+/*
+ * The signals that end the daemon go to the threads that serve FUSE.
+ * libfuse's handler only marks the session as exited; a thread of the
+ * simulator or the watcher that took the signal would leave every FUSE
+ * thread asleep in its read or wait, and the daemon would never exit
+ * while a lazily unmounted file is still open.  Threads inherit the mask,
+ * so it is set while they are started and lifted before the loop.
+ */
+static void exit_signals(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(how, &set, NULL);
+}
+
 static int detach(void)
 {
 	int fds[2];
@@ -313,6 +332,7 @@ int main(int argc, char *argv[])
 	sfs.uid = getuid();
 	sfs.gid = getgid();
 	clock_gettime(CLOCK_REALTIME, &sfs.start);
+	exit_signals(SIG_BLOCK);
 	rc = open_cluster(&o, msg, sizeof(msg));
 	if (rc)
 		open_error(&o, rc, msg);
@@ -352,6 +372,7 @@ int main(int argc, char *argv[])
 	if (report >= 0)
 		detached(report);
 	fuse_daemonize(1);	/* foreground from here: only chdir("/") */
+	exit_signals(SIG_UNBLOCK);
 
 	if (copts.singlethread) {
 		ret = fuse_session_loop(sfs.se);
