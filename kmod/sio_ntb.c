@@ -44,6 +44,17 @@
 #include "core_int.h"
 #include "smartio_ntb.h"
 
+/*
+ * Without single look-up-table entries a segment lives in a heap that
+ * every peer reaches in full, exported or not (issue 12, defect 7).  Deny
+ * by default: such an NTB gets segments only when the operator accepts
+ * that, as vfio_iommu_type1 asks for allow_unsafe_interrupts.
+ */
+static bool unconfined_segments;
+module_param(unconfined_segments, bool, 0444);
+MODULE_PARM_DESC(unconfined_segments,
+		 "fabric=ntb over an NTB without single look-up-table entries (ntb_ivshmem, ntb_sioswitch without lut_mws): allow segments although every peer reaches all of them, exported or not (default N: sizing one fails with EOPNOTSUPP)");
+
 #define SIO_FAB_TIMEOUT_MS 5000
 #define SIO_FAB_CLAIM_TIMEOUT_MS 30000
 #define SIO_FAB_RETRY_MS 200
@@ -532,6 +543,10 @@ int sio_ntb_fab_seg_backing(u32 seg, int create)
 		memset(fs, 0, sizeof(*fs));
 		return 0;
 	}
+	if (!sio_k.lut_entries && !unconfined_segments) {
+		pr_warn_once("smartio: segments refused: this NTB cannot confine one to the peers that attach it (unconfined_segments=1 accepts that)\n");
+		return -EOPNOTSUPP;
+	}
 	if (!fab.heap)
 		return -EHOSTDOWN;	/* no peer up yet: no heap */
 	va = ntb.seg_alloc(fab.heap, s->size, &off);
@@ -706,7 +721,8 @@ int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit)
 	 * its software geometry.
 	 */
 	if (!count || ent < PAGE_SIZE || ent > SIO_K_NTB_WINDOW_MAX / count) {
-		pr_info("smartio: no single look-up table entries: devices are not lent over this NTB\n");
+		pr_info("smartio: no single look-up table entries: devices are not lent over this NTB, segments only with unconfined_segments=1 (%s)\n",
+			unconfined_segments ? "given" : "not given");
 		return 0;
 	}
 	geo->luts = count;

@@ -39,16 +39,16 @@ finish() { power_off "NTB-END role=$role phase=$phase fails=$fails"; }
 is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
 # --- smartio.ko over the NTB: helpers ---------------------------------------
-# smartio_start: FUSE, smartio.ko fabric=ntb as host$me, smartiofs on
-# /smartio, and the peer up there.
-smartio_start() {
+# smartio_load [PARAM...]: FUSE, smartio.ko fabric=ntb as host$me with
+# PARAMs, smartiofs on /smartio.
+smartio_load() {
 	for m in $(cat /modules/order); do
 		insmod "$m" 2>/dev/null
 	done
-	if insmod /smartio.ko fabric=ntb node=$me; then
-		pass "insmod smartio.ko fabric=ntb node=$me"
+	if insmod /smartio.ko fabric=ntb node=$me "$@"; then
+		pass "insmod smartio.ko fabric=ntb node=$me $*"
 	else
-		fail "insmod smartio.ko fabric=ntb node=$me"; finish
+		fail "insmod smartio.ko fabric=ntb node=$me $*"; finish
 	fi
 	mkdir -p /smartio /etc
 	ln -sf /proc/mounts /etc/mtab
@@ -62,6 +62,11 @@ smartio_start() {
 	else
 		fail "smartiofs --fabric kernel --node host$me"; finish
 	fi
+}
+# smartio_start: smartio_load with segments allowed (ntb_ivshmem cannot
+# confine them), and the peer up there.
+smartio_start() {
+	smartio_load unconfined_segments=1
 	if waitfor 120 is "$P/state" up; then
 		pass "/smartio: host$peer up"
 	else
@@ -300,6 +305,21 @@ fi
 handshake 8
 
 # --- smartio.ko over the NTB: /smartio on both guests ------------------------
+# Issue 12, defect 7: every peer reaches ntb_ivshmem's whole segment heap,
+# so by default smartio.ko sizes no segment there.
+smartio_load
+c=/smartio/self/segments/confined$role
+if mkdir "$c" && ! echo 64k 2>/tmp/size.err >"$c/size" &&
+   grep -q "not supported" /tmp/size.err && is "$c/size" 0 && rmdir "$c"; then
+	pass "without unconfined_segments=1 sizing a segment is refused: $(cat /tmp/size.err)"
+else
+	fail "sizing $c without unconfined_segments: '$(cat /tmp/size.err)', size $(cat "$c/size")"
+fi
+if umount /smartio && waitfor 10 rmmod smartio; then
+	pass "smartio.ko unloaded, to load it again with unconfined_segments=1"
+else
+	fail "unloading smartio.ko after the refusal"; finish
+fi
 smartio_start
 if [ "$(readlink /smartio/self)" = "nodes/host$me" ] &&
    [ "$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 " ] &&
