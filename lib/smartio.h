@@ -220,6 +220,44 @@ int smartio_sriov_info(struct smartio *h, unsigned dev,
  * count to another or to disable VFs in use, -EOPNOTSUPP without SR-IOV. */
 int smartio_sriov_set(struct smartio *h, unsigned dev, unsigned numvfs);
 
+/* --- multicast groups (SmartIO section 6.5) ----------------------------- */
+struct smartio_mcast_info {
+	char name[32];
+	unsigned sw;		/* the switch whose multicast range holds it */
+	uint64_t size;
+	uint64_t members;	/* node mask */
+	unsigned mapped;	/* devices mapped to write into it */
+	uint64_t writes;	/* writes into it the switch replicated */
+	uint64_t delivered;	/* copies of them that reached a member */
+};
+
+/* Groups the switches hold in all (free or not); -ENOENT for a free one. */
+unsigned smartio_mcast_count(struct smartio *h);
+int smartio_mcast_info(struct smartio *h, unsigned group,
+		       struct smartio_mcast_info *out);
+int smartio_mcast_lookup(struct smartio *h, const char *name);
+/* A group of size bytes (whole pages, at most 1 GiB) on switch sw: its
+ * index, or -EEXIST, -ENOSPC (all of sw's groups taken), -EOPNOTSUPP (sw
+ * has no multicast). */
+int smartio_mcast_create(struct smartio *h, const char *name, unsigned sw,
+			 uint64_t size);
+/* -EBUSY while it has members or mapped devices. */
+int smartio_mcast_destroy(struct smartio *h, unsigned group);
+/* node subscribes with its segment, or with a BAR of a device of its own
+ * (the overlay BAR), at least the group's size: -EXDEV when node is not
+ * cabled to the group's switch, -EEXIST when it is a member already. */
+int smartio_mcast_join_segment(struct smartio *h, unsigned group,
+			       unsigned node, const char *segment);
+int smartio_mcast_join_bar(struct smartio *h, unsigned group, unsigned node,
+			   unsigned dev, unsigned bar);
+int smartio_mcast_leave(struct smartio *h, unsigned group, unsigned node);
+/* The address device dev writes to reach every member; user is its lender
+ * or a borrower (-EACCES otherwise). */
+int smartio_mcast_map(struct smartio *h, unsigned group, unsigned dev,
+		      unsigned user, uint64_t *ioaddr);
+int smartio_mcast_unmap(struct smartio *h, unsigned group, unsigned dev,
+			unsigned user);
+
 /* --- segments ---------------------------------------------------------- */
 int smartio_segment_create(struct smartio *h, unsigned owner, const char *name);
 int smartio_segment_set_size(struct smartio *h, unsigned owner,

@@ -177,6 +177,12 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_DEV_TABLE] = A(NODE) | A(DATA),
 	[SIO_CMD_MAP_BAR_WINDOW] = A(DEV) | A(NODE) | A(INDEX) | A(ADDR) | A(SIZE),
 	[SIO_CMD_SRIOV_SET] = A(DEV) | A(SIZE),
+	[SIO_CMD_MCAST_CREATE] = A(NAME) | A(INDEX) | A(SIZE),
+	[SIO_CMD_MCAST_DESTROY] = A(INDEX),
+	[SIO_CMD_MCAST_JOIN] = A(INDEX) | A(NODE) | A(NAME) | A(DEV) | A(KIND),
+	[SIO_CMD_MCAST_LEAVE] = A(INDEX) | A(NODE),
+	[SIO_CMD_MCAST_MAP] = A(INDEX) | A(DEV) | A(NODE),
+	[SIO_CMD_MCAST_UNMAP] = A(INDEX) | A(DEV) | A(NODE),
 };
 
 static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
@@ -208,6 +214,12 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_DEV_TABLE] = "dev-table",
 	[SIO_CMD_MAP_BAR_WINDOW] = "map-bar-window",
 	[SIO_CMD_SRIOV_SET] = "sriov-set",
+	[SIO_CMD_MCAST_CREATE] = "mcast-create",
+	[SIO_CMD_MCAST_DESTROY] = "mcast-destroy",
+	[SIO_CMD_MCAST_JOIN] = "mcast-join",
+	[SIO_CMD_MCAST_LEAVE] = "mcast-leave",
+	[SIO_CMD_MCAST_MAP] = "mcast-map",
+	[SIO_CMD_MCAST_UNMAP] = "mcast-unmap",
 };
 
 #define NBARS 4

@@ -15,8 +15,9 @@ check_PROGRAMS = \
 	%D%/test_peer_trust %D%/test_registry_race %D%/test_borrow_check \
 	%D%/test_fabric_dir %D%/test_requester_tables %D%/test_sizing \
 	%D%/test_switch_paths %D%/test_multipath %D%/test_link_pacing \
-	%D%/test_separate_lending %D%/test_sriov
+	%D%/test_separate_lending %D%/test_sriov %D%/test_multicast
 %C%_test_sriov_SOURCES = %D%/test_sriov.c %D%/harness.h %D%/harness.c
+%C%_test_multicast_SOURCES = %D%/test_multicast.c %D%/harness.h %D%/harness.c
 %C%_test_separate_lending_SOURCES = %D%/test_separate_lending.c
 %C%_test_proto_SOURCES = %D%/test_proto.c
 %C%_test_topology_parse_SOURCES = %D%/test_topology_parse.c

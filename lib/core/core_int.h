@@ -55,6 +55,11 @@ void sio_peer_refused(struct sio_core *c, u32 from, u8 cmd);
 int sio_peer_seg_room(struct sio_registry *r, u32 self, u32 peer, u32 own);
 
 /* Handlers, by file. */
+int sio_h_mcast(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		struct sio_msg *rep);
+int sio_mcast_holds_seg(struct sio_registry *r, u32 seg);
+u64 sio_mcast_addr(u32 group);
+int sio_name_ok(const char *s);
 int sio_h_sriov(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		struct sio_msg *rep);
 int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,

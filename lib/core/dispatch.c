@@ -49,6 +49,12 @@ static const struct cmd_entry cmds[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_DEV_TABLE] = { sio_h_dev_table, TO_SELF },
 	[SIO_CMD_MAP_BAR_WINDOW] = { sio_h_map_bar_window, TO_SELF },
 	[SIO_CMD_SRIOV_SET] = { sio_h_sriov, TO_LENDER },
+	[SIO_CMD_MCAST_CREATE] = { sio_h_mcast, TO_SELF },
+	[SIO_CMD_MCAST_DESTROY] = { sio_h_mcast, TO_SELF },
+	[SIO_CMD_MCAST_JOIN] = { sio_h_mcast, TO_NODE },
+	[SIO_CMD_MCAST_LEAVE] = { sio_h_mcast, TO_NODE },
+	[SIO_CMD_MCAST_MAP] = { sio_h_mcast, TO_LENDER },
+	[SIO_CMD_MCAST_UNMAP] = { sio_h_mcast, TO_LENDER },
 };
 
 static int owner_of(struct sio_registry *r, const struct sio_parsed *p,

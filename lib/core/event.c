@@ -23,6 +23,7 @@ static const char *const kind_names[SIO_EV_COUNT] = {
 	[SIO_EV_PEER_REFUSED] = "peer-refused",
 	[SIO_EV_FAILOVER] = "failover",
 	[SIO_EV_SRIOV] = "sriov",
+	[SIO_EV_MULTICAST] = "multicast",
 };
 
 const char *sio_event_kind_name(u32 kind)

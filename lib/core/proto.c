@@ -467,6 +467,12 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_DEV_TABLE]	= "dev-table",
 	[SIO_CMD_MAP_BAR_WINDOW] = "map-bar-window",
 	[SIO_CMD_SRIOV_SET] = "sriov-set",
+	[SIO_CMD_MCAST_CREATE] = "mcast-create",
+	[SIO_CMD_MCAST_DESTROY] = "mcast-destroy",
+	[SIO_CMD_MCAST_JOIN] = "mcast-join",
+	[SIO_CMD_MCAST_LEAVE] = "mcast-leave",
+	[SIO_CMD_MCAST_MAP] = "mcast-map",
+	[SIO_CMD_MCAST_UNMAP] = "mcast-unmap",
 };
 
 const char *sio_cmd_name(u8 cmd)

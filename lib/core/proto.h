@@ -90,6 +90,13 @@ enum sio_cmd {
 	SIO_CMD_MAP_BAR_WINDOW,
 	/* user -> core: DEV (a PF), SIZE (NumVFs): its VFs enabled (sriov.c) */
 	SIO_CMD_SRIOV_SET,
+	/* user -> core: multicast groups (mcast.c, which lists attributes) */
+	SIO_CMD_MCAST_CREATE,
+	SIO_CMD_MCAST_DESTROY,
+	SIO_CMD_MCAST_JOIN,
+	SIO_CMD_MCAST_LEAVE,
+	SIO_CMD_MCAST_MAP,
+	SIO_CMD_MCAST_UNMAP,
 	__SIO_CMD_MAX,
 };
 #define SIO_CMD_MAX (__SIO_CMD_MAX - 1)

@@ -33,12 +33,16 @@ static u64 layout_tables(struct sio_registry *r)
 	off += table_bytes(r->max_peermap, sizeof(struct sio_peermap));
 	r->switches_off = off;
 	off += table_bytes(r->nswitches, sizeof(struct sio_switch));
+	r->mcast_off = off;
+	off += table_bytes(r->max_mcast, sizeof(struct sio_mcast));
 	return off;
 }
 
 static int layout(struct sio_registry *r, const struct sio_topology *t,
 		  const struct sio_reg_limits *lim, u64 *total)
 {
+	u32 i;
+
 	if (t->nnodes == 0 || t->nnodes > SIO_MAX_NODES ||
 	    t->ndevices > 0xfffffu || t->nswitches > SIO_MAX_SWITCHES ||
 	    (t->nswitches && !t->switches))
@@ -51,6 +55,12 @@ static int layout(struct sio_registry *r, const struct sio_topology *t,
 	r->max_attach = lim->max_attach;
 	r->max_segdma = lim->max_segdma;
 	r->max_peermap = lim->max_peermap;
+	r->max_mcast = 0;
+	for (i = 0; i < t->nswitches; i++) {
+		if (t->switches[i].multicast > SIO_MAX_MCAST - r->max_mcast)
+			return -E2BIG;
+		r->max_mcast += t->switches[i].multicast;
+	}
 	*total = layout_tables(r);
 	return 0;
 }
@@ -268,6 +278,10 @@ static int init_switches(struct sio_registry *r, const struct sio_topology *t)
 			port->adapter = (u8)a;
 		}
 	}
+	/* Each switch's multicast groups, in switch order. */
+	for (i = 0, n = 0; i < t->nswitches; i++)
+		for (p = 0; p < t->switches[i].multicast; p++)
+			sio_mcast_at(r, n++)->sw = (u16)i;
 	return 0;
 }
 
@@ -379,6 +393,27 @@ static int switch_ok(struct sio_registry *r, const struct sio_switch *sw)
  * Every index a record holds names an entry of its table, so code that
  * follows it (libsmartio's queries, the core) stays inside the registry.
  */
+static int mcast_ok(struct sio_registry *r, const struct sio_mcast *g)
+{
+	u32 k;
+
+	if (!terminated(g->name, sizeof(g->name)) || g->sw >= r->nswitches)
+		return 0;
+	for (k = 0; k < SIO_MAX_NODES; k++) {
+		const struct sio_mcast_member *m = &g->member[k];
+
+		if (m->kind > SIO_MCAST_BAR ||
+		    (m->kind == SIO_MCAST_SEG && m->index >= r->max_segments) ||
+		    (m->kind == SIO_MCAST_BAR && (m->index >= r->ndevices ||
+						  m->bar >= SIO_MAX_BARS)))
+			return 0;
+	}
+	for (k = 0; k < SIO_MCAST_MAPS; k++)
+		if (g->map[k].used && g->map[k].dev >= r->ndevices)
+			return 0;
+	return 1;
+}
+
 static int records_ok(struct sio_registry *r)
 {
 	u32 i, nn = r->nnodes, nd = r->ndevices, ns = r->max_segments;
@@ -439,6 +474,9 @@ static int records_ok(struct sio_registry *r)
 				m->adapter >= SIO_MAX_ADAPTERS))
 			return 0;
 	}
+	for (i = 0; i < r->max_mcast; i++)
+		if (!mcast_ok(r, sio_mcast_at(r, i)))
+			return 0;
 	for (i = 0; i < SIO_EVENT_RING; i++) {
 		const struct sio_event *e = sio_event_at(r, i);
 
@@ -465,7 +503,8 @@ int sio_registry_check(const void *mem, u64 size)
 	    r->version != SIO_REG_VERSION || r->total_size > size)
 		return -EPROTO;
 	if (r->nnodes == 0 || r->nnodes > SIO_MAX_NODES ||
-	    r->ndevices > 0xfffffu || r->nswitches > SIO_MAX_SWITCHES)
+	    r->ndevices > 0xfffffu || r->nswitches > SIO_MAX_SWITCHES ||
+	    r->max_mcast > SIO_MAX_MCAST)
 		return -EPROTO;
 	sio_memcpy(&want, r, sizeof(want));
 	if (layout_tables(&want) != r->total_size ||
@@ -477,7 +516,8 @@ int sio_registry_check(const void *mem, u64 size)
 	    want.segdma_off != r->segdma_off ||
 	    want.events_off != r->events_off ||
 	    want.peermap_off != r->peermap_off ||
-	    want.switches_off != r->switches_off)
+	    want.switches_off != r->switches_off ||
+	    want.mcast_off != r->mcast_off)
 		return -EPROTO;
 	/* Only reads follow; the const goes because the accessors take none. */
 	return records_ok((struct sio_registry *)mem) ? 0 : -EPROTO;

@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 9
+#define SIO_REG_VERSION 10
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -32,6 +32,9 @@
 #define SIO_WINDOW_STRIDE 0x10000000000ull	/* 1 TiB per adapter */
 #define SIO_IOVA_BASE 0x100000000ull		/* IOVA space, 4 GiB .. 512 GiB */
 #define SIO_IOVA_SIZE 0x7f00000000ull
+/* Multicast groups: group g of the fabric at MCAST_BASE + g * STRIDE. */
+#define SIO_MCAST_BASE 0x200000000000ull	/* 32 TiB up */
+#define SIO_MCAST_STRIDE 0x40000000ull		/* 1 GiB: a group's most */
 
 /*
  * The DMA window of a borrow (SmartIO sections 7.1, 7.3): what the borrow
@@ -103,6 +106,43 @@ struct sio_switch {
 	u8 gen, width;		/* its ports' PCIe links (topology.h) */
 	u16 latency_ns;		/* its chip adds this to a transaction */
 	struct sio_swport port[SIO_MAX_SWITCH_PORTS];
+};
+
+/*
+ * A multicast group (SmartIO section 6.5): a range of its switch's
+ * multicast address space.  A write into it by a device mapped for the
+ * group leaves the switch on the port of every member, whose adapter puts
+ * it into the member's buffer through its overlay BAR: a segment of the
+ * member's or a BAR of one of its devices, from offset 0 (mcast.c).
+ */
+enum sio_mcast_kind { SIO_MCAST_NONE, SIO_MCAST_SEG, SIO_MCAST_BAR };
+
+struct sio_mcast_member {
+	u8 kind;		/* enum sio_mcast_kind */
+	u8 bar;			/* BAR: its index */
+	u16 pad;
+	u32 index;		/* SEG: the segment; BAR: the device */
+};
+
+#define SIO_MCAST_MAPS 8	/* devices that write into one group */
+
+struct sio_mcast_map {
+	u8 used;
+	u8 pad[3];
+	u32 dev;		/* the device that writes into the group */
+	u64 iova;		/* its address of the group */
+};
+
+struct sio_mcast {
+	char name[SIO_TOPO_NAME];
+	u8 used;
+	u8 pad;
+	u16 sw;			/* the switch whose range holds it */
+	u32 size;
+	u64 writes;		/* writes into it the switch replicated */
+	u64 delivered;		/* copies of them members received */
+	struct sio_mcast_member member[SIO_MAX_NODES];	/* by node */
+	struct sio_mcast_map map[SIO_MCAST_MAPS];
 };
 
 struct sio_node {
@@ -330,7 +370,7 @@ enum sio_event_kind {
 	SIO_EV_SEGMENT_DESTROY, SIO_EV_SEGMENT_ATTACH, SIO_EV_SEGMENT_DETACH,
 	SIO_EV_DMA_FAULT, SIO_EV_LINK_UP, SIO_EV_LINK_DOWN, SIO_EV_MODE,
 	SIO_EV_SEGMENT_DMA_MAP, SIO_EV_SEGMENT_DMA_UNMAP, SIO_EV_MSI,
-	SIO_EV_PEER_REFUSED, SIO_EV_FAILOVER, SIO_EV_SRIOV,
+	SIO_EV_PEER_REFUSED, SIO_EV_FAILOVER, SIO_EV_SRIOV, SIO_EV_MULTICAST,
 	SIO_EV_COUNT
 };
 
@@ -352,6 +392,9 @@ struct sio_registry {
 	u32 nswitches;
 	u32 pad3;
 	u64 switches_off;
+	u32 max_mcast;		/* multicast groups of all switches */
+	u32 pad4;
+	u64 mcast_off;
 };
 
 /*
@@ -363,7 +406,7 @@ struct sio_registry {
 #define SIO_REG_PIN(type, size)						\
 	_Static_assert(sizeof(struct type) == (size),			\
 		       #type " changed: bump SIO_REG_VERSION")
-SIO_REG_PIN(sio_registry, 144);
+SIO_REG_PIN(sio_registry, 160);
 SIO_REG_PIN(sio_node, 11416);
 SIO_REG_PIN(sio_adapter, 1664);
 SIO_REG_PIN(sio_device, 352);
@@ -374,10 +417,12 @@ SIO_REG_PIN(sio_attach, 24);
 SIO_REG_PIN(sio_segdma, 48);
 SIO_REG_PIN(sio_peermap, 40);
 SIO_REG_PIN(sio_event, 184);
+SIO_REG_PIN(sio_mcast, 696);
 _Static_assert(__builtin_offsetof(struct sio_registry, total_size) == 8 &&
 	       __builtin_offsetof(struct sio_registry, nodes_off) == 56 &&
 	       __builtin_offsetof(struct sio_registry, peermap_off) == 120 &&
-	       __builtin_offsetof(struct sio_registry, switches_off) == 136,
+	       __builtin_offsetof(struct sio_registry, switches_off) == 136 &&
+	       __builtin_offsetof(struct sio_registry, mcast_off) == 152,
 	       "sio_registry header moved: bump SIO_REG_VERSION");
 
 struct sio_reg_limits {
@@ -436,6 +481,11 @@ static inline struct sio_peermap *sio_peermap_at(struct sio_registry *r, u32 i)
 static inline struct sio_switch *sio_switch_at(struct sio_registry *r, u32 i)
 {
 	return (struct sio_switch *)SIO_REG_TABLE(r, switches_off) + i;
+}
+
+static inline struct sio_mcast *sio_mcast_at(struct sio_registry *r, u32 i)
+{
+	return (struct sio_mcast *)SIO_REG_TABLE(r, mcast_off) + i;
 }
 
 static inline struct sio_event *sio_event_at(struct sio_registry *r, u64 seq)

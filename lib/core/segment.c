@@ -7,7 +7,8 @@
  */
 #include "core_int.h"
 
-static int seg_name_ok(const char *s)
+/* A segment's or multicast group's name: 1 to 31 of [A-Za-z0-9_-]. */
+int sio_name_ok(const char *s)
 {
 	size_t n = sio_strnlen(s, SIO_TOPO_NAME);
 	size_t i;
@@ -37,7 +38,7 @@ static int seg_in_use(struct sio_registry *r, u32 seg)
 {
 	u32 i;
 
-	if (sio_seg(r, seg)->attached)
+	if (sio_seg(r, seg)->attached || sio_mcast_holds_seg(r, seg))
 		return 1;
 	for (i = 0; i < r->max_segdma; i++)
 		if (sio_segdma_find(r, seg, sio_segdma_at(r, i)->dev) >= 0)
@@ -81,7 +82,7 @@ static int seg_create(struct sio_core *c, u32 owner, u32 creator,
 	struct sio_registry *r = c->reg;
 	int i;
 
-	if (!seg_name_ok(name))
+	if (!sio_name_ok(name))
 		return -EINVAL;
 	if (sio_seg_lookup(r, owner, name) >= 0)
 		return -EEXIST;
@@ -368,7 +369,7 @@ static int table_apply(struct sio_core *c, u32 self, u32 owner,
 	if (sio_nla_find(nest, SIO_A_NAME, &f))
 		return -EINVAL;
 	name = sio_nla_str(&f);
-	if (!seg_name_ok(name) || sio_nla_find(nest, SIO_A_INDEX, &f))
+	if (!sio_name_ok(name) || sio_nla_find(nest, SIO_A_INDEX, &f))
 		return -EINVAL;
 	i = sio_seg_lookup(r, owner, name);
 	if (i < 0)
@@ -404,7 +405,7 @@ static int table_record_ok(const struct sio_nla *nest)
 {
 	struct sio_nla f;
 
-	if (sio_nla_find(nest, SIO_A_NAME, &f) || !seg_name_ok(sio_nla_str(&f)) ||
+	if (sio_nla_find(nest, SIO_A_NAME, &f) || !sio_name_ok(sio_nla_str(&f)) ||
 	    sio_nla_find(nest, SIO_A_INDEX, &f))
 		return 0;
 	return field_u64(nest, SIO_A_SIZE) % SIO_PAGE == 0 &&

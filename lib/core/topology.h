@@ -17,6 +17,7 @@
 #define SIO_TOPO_NAME 32
 #define SIO_MAX_SWITCHES 16	/* cluster switches */
 #define SIO_MAX_SWITCH_PORTS 24	/* per switch (Dolphin MXS824) */
+#define SIO_MAX_MCAST 64	/* multicast groups of all switches */
 #define SIO_MAX_HOPS 8		/* switches on one path */
 
 /*
@@ -91,6 +92,7 @@ struct sio_topo_switch {
 	u8 peer_port[SIO_MAX_SWITCH_PORTS];
 	u32 gen, width;		/* its ports' links; 0 = the defaults */
 	u32 latency_ns;		/* its chip; 0 = SIO_SWITCH_LATENCY_NS */
+	u32 multicast;		/* multicast groups it holds, 0 none */
 };
 
 struct sio_topo_device {

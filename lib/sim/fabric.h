@@ -185,7 +185,7 @@ u8 *sim_cfg(struct sim_fabric *f, u32 dev);
 void sim_cfg_init(struct sim_fabric *f, u32 dev);
 
 /* Where a physical address of a node lands after translation. */
-enum sim_loc_kind { SIM_LOC_RAM, SIM_LOC_BAR, SIM_LOC_MSI };
+enum sim_loc_kind { SIM_LOC_RAM, SIM_LOC_BAR, SIM_LOC_MSI, SIM_LOC_MCAST };
 struct sim_loc {
 	int kind;
 	s32 adapter;		/* DMA: the NTB adapter it left by, -1 none */
@@ -226,6 +226,13 @@ void sim_pace_init(struct sim_fabric *f);
  * loc (reached as sim_translate_dma found it); its completion time. */
 u64 sim_pace_reserve(struct sim_fabric *f, u32 dev, const struct sim_loc *loc,
 		     size_t len, int write);
+u64 sim_pace_reserve_many(struct sim_fabric *f, u32 dev,
+			  const struct sim_loc *loc, u32 nloc, size_t len,
+			  int write);
+/* Device dev's write of len bytes at offset off of multicast group group,
+ * replicated to its members (mcast.c); takes the fabric lock. */
+int sim_mcast_write(struct sim_fabric *f, u32 dev, u32 group, u64 off,
+		    void *buf, size_t len, u64 *done_ns);
 /* Monotonic ns now; waits (sleeps, then spins) until t. */
 u64 sim_now_ns(void);
 void sim_wait_until(u64 t);

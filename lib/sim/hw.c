@@ -399,6 +399,18 @@ static int resolve_local(struct sim_fabric *f, u32 node, u64 addr, u64 len,
 		out->avail = SIO_MSI_SIZE - out->offset;
 		return len <= out->avail ? 0 : -EFAULT;
 	}
+	if (addr >= SIO_MCAST_BASE &&
+	    addr - SIO_MCAST_BASE < (u64)r->max_mcast * SIO_MCAST_STRIDE) {
+		const struct sio_mcast *g;
+
+		out->kind = SIM_LOC_MCAST;
+		out->index = (u32)((addr - SIO_MCAST_BASE) / SIO_MCAST_STRIDE);
+		out->offset = (addr - SIO_MCAST_BASE) % SIO_MCAST_STRIDE;
+		g = sio_mcast_at(r, out->index);
+		if (g->used && out->offset < g->size)
+			out->avail = g->size - out->offset;
+		return len && len <= out->avail ? 0 : -EFAULT;
+	}
 	if (addr >= SIO_BAR_BASE) {
 		for (i = 0; i < r->ndevices; i++) {
 			struct sio_device *d = sio_dev(r, i);
@@ -689,6 +701,12 @@ int sim_dma_start(struct sim_fabric *f, u32 dev, u64 addr, void *buf,
 		sim_unlock(f);
 		sim_notify(f);
 		return 0;
+	}
+	if (loc.kind == SIM_LOC_MCAST) {
+		/* Posted writes only: a read of a group is unsupported. */
+		sim_unlock(f);
+		return write ? sim_mcast_write(f, dev, loc.index, loc.offset,
+					       buf, len, done_ns) : -EFAULT;
 	}
 	err = sim_backing_path(f, &loc, path, sizeof(path));
 	if (!err && f->pace)

@@ -84,11 +84,26 @@ void sim_wait_until(u64 t)
 u64 sim_pace_reserve(struct sim_fabric *f, u32 dev, const struct sim_loc *loc,
 		     size_t len, int write)
 {
+	return sim_pace_reserve_many(f, dev, loc, 1, len, write);
+}
+
+/*
+ * One transaction that the fabric delivers to nloc places at once (a
+ * multicast write, which the switch sends out on every member's port
+ * together): it holds the device's link, the adapter it leaves by and
+ * each far adapter for len / rate of the slowest of those paths.
+ */
+u64 sim_pace_reserve_many(struct sim_fabric *f, u32 dev,
+			  const struct sim_loc *loc, u32 nloc, size_t len,
+			  int write)
+{
 	const struct sio_device *d = sio_dev(f->reg, dev);
 	struct sio_path_speed ps;
-	u64 *busy[3], rate = sio_link_rate(SIO_LINK_GEN, SIO_LINK_WIDTH);
+	u64 *busy[2 + SIO_MAX_NODES], rate = sio_link_rate(SIO_LINK_GEN,
+							   SIO_LINK_WIDTH);
 	u64 start = sim_now_ns(), end, lat = 0;
-	u32 n = 0, i;
+	u32 n = 0, i, k;
+	int left = 0;
 
 	/* A write's data leaves the device and its node, arrives at the far
 	 * node; a read's comes the other way. */
@@ -97,16 +112,22 @@ u64 sim_pace_reserve(struct sim_fabric *f, u32 dev, const struct sim_loc *loc,
 
 	/* The device's own slot: a Gen3 x8 link like the adapters'. */
 	busy[n++] = &sim_dev_hw(f, dev)->link_busy_ns[out];
-	if (loc->adapter >= 0 && loc->node != d->node &&
-	    !sio_path_speed(f->reg, d->node, (u32)loc->adapter, loc->node,
-			    &ps)) {
+	for (k = 0; k < nloc && k < SIO_MAX_NODES; k++) {
+		const struct sim_loc *l = &loc[k];
+
+		if (l->adapter < 0 || l->node == d->node ||
+		    sio_path_speed(f->reg, d->node, (u32)l->adapter, l->node,
+				   &ps))
+			continue;
 		if (ps.rate < rate)
 			rate = ps.rate;
-		lat = ps.latency_ns;
-		busy[n++] = &sim_node_hw(f, d->node)
-				     ->link_busy_ns[loc->adapter][out];
+		if (ps.latency_ns > lat)
+			lat = ps.latency_ns;
+		if (!left++)
+			busy[n++] = &sim_node_hw(f, d->node)
+					     ->link_busy_ns[l->adapter][out];
 		if (ps.far_adapter >= 0)
-			busy[n++] = &sim_node_hw(f, loc->node)
+			busy[n++] = &sim_node_hw(f, l->node)
 					     ->link_busy_ns[ps.far_adapter][in];
 	}
 	for (i = 0; i < n; i++)

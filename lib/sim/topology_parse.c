@@ -7,7 +7,7 @@
  *           [gen=1..5] [width=1|2|4|8|16] [pace=on|off]
  *   node    NAME id=N [ram=SIZE]
  *   switch  NAME [ports=N] [requesters=N] [reserved=N]
- *           [gen=1..5] [width=1|2|4|8|16] [latency=NS]
+ *           [gen=1..5] [width=1|2|4|8|16] [latency=NS] [multicast=N]
  *   cascade SWITCH:PORT SWITCH:PORT
  *   adapter NODE NAME peers=NODE[,NODE...]|all|switch=SWITCH:PORT
  *           [window=SIZE] [luts=N] [requesters=N] [reserved=N] [share=N]
@@ -355,9 +355,10 @@ static const char *const adapter_keys[] = {
 };
 
 enum { K_PORTS, K_SW_REQUESTERS, K_SW_RESERVED, K_SW_GEN, K_SW_WIDTH,
-       K_SW_LATENCY };
+       K_SW_LATENCY, K_SW_MULTICAST };
 static const char *const switch_keys[] = {
-	"ports", "requesters", "reserved", "gen", "width", "latency", NULL
+	"ports", "requesters", "reserved", "gen", "width", "latency",
+	"multicast", NULL
 };
 
 enum { K_ID, K_RAM };
@@ -602,6 +603,16 @@ static int peers_syntax(struct parser *p, const char *tok, const char *val)
 	}
 }
 
+/* Multicast groups the switches parsed so far hold. */
+static u32 mcast_groups(const struct sio_topology *t)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < t->nswitches; i++)
+		n += t->switches[i].multicast;
+	return n;
+}
+
 static int find_switch(const struct sio_topology *t, const char *s,
 		       size_t len)
 {
@@ -677,6 +688,16 @@ static int p_switch(struct parser *p, char **tok, int n)
 			 &sw->width, &sw->latency_ns);
 	if (rc)
 		return rc;
+	if (o.tok[K_SW_MULTICAST]) {
+		rc = opt_num(p, &o, K_SW_MULTICAST, 0, UINT64_MAX, &v);
+		if (rc)
+			return rc;
+		if (v > SIO_MAX_MCAST - mcast_groups(t))
+			return fail(p, -E2BIG,
+				    "more than %d multicast groups in all: '%s'",
+				    SIO_MAX_MCAST, o.tok[K_SW_MULTICAST]);
+		sw->multicast = (u32)v;
+	}
 	if (o.tok[K_PORTS]) {
 		rc = opt_num(p, &o, K_PORTS, 0, UINT64_MAX, &v);
 		if (rc)

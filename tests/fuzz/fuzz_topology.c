@@ -97,6 +97,8 @@ static void to_text(const struct sio_topology *t, struct text *o)
 		put(o, "switch %s ports=%" PRIu32 " requesters=%" PRIu32
 		    " reserved=%" PRIu32, s->name, s->ports, s->requesters,
 		    s->reserved);
+		if (s->multicast)
+			put(o, " multicast=%" PRIu32, s->multicast);
 		put_link(o, s->gen, s->width, s->latency_ns);
 	}
 	for (i = 0; i < t->nswitches; i++)

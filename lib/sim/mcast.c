@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Multicast in the simulated switches (SmartIO section 6.5; the groups
+ * are the core's, lib/core/mcast.c).  A device's write into a group
+ * leaves its node by the adapter cabled to the group's switch, which
+ * sends it out on the port of every member; the member's adapter puts it
+ * at the same offset of the member's buffer (its overlay BAR).  A member
+ * whose node or link is down gets nothing, as a port with nobody behind
+ * it drops the copy.  The simulator makes the copies one after another,
+ * but paces them as the switch sends them, together: the write takes the
+ * time of one over the slowest member's path (sim_pace_reserve_many).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric.h"
+
+#define PATH_LEN 320
+
+/* The adapter of node cabled to switch sw whose link is up, or -1. */
+static s32 port_of(struct sio_registry *r, u32 node, u32 sw)
+{
+	const struct sio_node *n = sio_node(r, node);
+	u32 a;
+
+	for (a = 0; a < n->nadapters; a++)
+		if (n->adapter[a].sw == sw + 1 && n->adapter[a].link_up)
+			return (s32)a;
+	return -1;
+}
+
+/* Where member node k puts [off, off + len) of the group: 0 or -ENOENT. */
+static int member_loc(struct sim_fabric *f, const struct sio_mcast *g, u32 k,
+		      u64 off, size_t len, struct sim_loc *loc)
+{
+	struct sio_registry *r = f->reg;
+	const struct sio_mcast_member *m = &g->member[k];
+
+	if (!m->kind || port_of(r, k, g->sw) < 0 ||
+	    sio_node(r, k)->state != SIO_NODE_UP)
+		return -ENOENT;
+	loc->node = k;
+	loc->index = m->index;
+	loc->offset = off;
+	if (m->kind == SIO_MCAST_SEG) {
+		const struct sio_segment *s = sio_seg(r, m->index);
+
+		if (!s->used || !s->sized || s->owner != k || s->size < off + len)
+			return -ENOENT;
+		loc->kind = SIM_LOC_RAM;
+	} else {
+		const struct sio_device *d = sio_dev(r, m->index);
+
+		if (d->node != k || d->bar[m->bar].size < off + len)
+			return -ENOENT;
+		loc->kind = SIM_LOC_BAR;
+		loc->bar = m->bar;
+	}
+	return 0;
+}
+
+int sim_mcast_write(struct sim_fabric *f, u32 dev, u32 group, u64 off,
+		    void *buf, size_t len, u64 *done_ns)
+{
+	struct sio_registry *r = f->reg;
+	struct sim_loc loc[SIO_MAX_NODES];
+	char (*path)[PATH_LEN] = malloc(SIO_MAX_NODES * PATH_LEN);
+	struct sio_mcast *g;
+	u32 n = 0, k;
+	s32 out;
+	int err = 0;
+
+	if (!path)
+		return -ENOMEM;
+	sim_lock(f);
+	g = sio_mcast_at(r, group);
+	out = port_of(r, sio_dev(r, dev)->node, g->sw);
+	if (!g->used || off >= g->size || len > g->size - off || out < 0)
+		err = -EFAULT;	/* gone meanwhile, or no way to the switch */
+	for (k = 0; !err && k < r->nnodes; k++) {
+		memset(&loc[n], 0, sizeof(loc[n]));
+		loc[n].adapter = out;
+		if (!member_loc(f, g, k, off, len, &loc[n]) &&
+		    !sim_backing_path(f, &loc[n], path[n], PATH_LEN))
+			n++;
+	}
+	if (!err) {
+		g->writes++;
+		g->delivered += n;
+		if (f->pace)
+			*done_ns = sim_pace_reserve_many(f, dev, loc, n, len, 1);
+	}
+	sim_unlock(f);
+	for (k = 0; !err && k < n; k++)
+		err = sim_dmamap_copy(f, path[k], loc[k].offset, buf, len, 1);
+	free(path);
+	return err;
+}
