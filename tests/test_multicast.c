@@ -24,18 +24,22 @@
 	"fabric luts=32 requesters=16 reserved=2 window=1G\n" \
 	"switch sw0 ports=8 multicast=2\n" \
 	"switch sw1 ports=4\n" \
+	"switch sw2 ports=4\n" \
+	"cascade sw0:7 sw2:3\n" \
 	"node host0 id=0 ram=64M\n" \
 	"node host1 id=1 ram=64M\n" \
 	"node host2 id=2 ram=64M\n" \
 	"node host3 id=3 ram=64M\n" \
 	"node host4 id=4 ram=64M\n" \
 	"node host5 id=5 ram=64M\n" \
+	"node host6 id=6 ram=64M\n" \
 	"adapter host0 ntb0 switch=sw0:0\n" \
 	"adapter host1 ntb0 switch=sw0:1\n" \
 	"adapter host2 ntb0 switch=sw0:2\n" \
 	"adapter host3 ntb0 switch=sw0:3\n" \
 	"adapter host4 ntb0 switch=sw0:4\n" \
 	"adapter host5 ntb0 switch=sw1:0\n" \
+	"adapter host6 ntb0 switch=sw2:0\n" \
 	"adapter host0 ntb1 switch=sw1:1\n" \
 	"device host0 nvme0 bdf=0000:01:00.0 vendor=0x1b36 device=0x0010 " \
 	"class=0x010802 config=4096 model=nvme bar0=16K,64\n" \
@@ -48,7 +52,7 @@
 struct fx {
 	struct smartio *h;
 	char fabric[64];
-	unsigned host[6], nvme0, gpu0;
+	unsigned host[7], nvme0, gpu0;
 	volatile uint32_t *bar;	/* nvme0's BAR0, as host1 (its borrower) */
 	uint8_t *q;		/* host1's queue segment */
 	uint64_t qio;		/* and nvme0's address of it */
@@ -128,7 +132,7 @@ static int setup(void **state)
 
 	memset(&fx, 0, sizeof(fx));
 	fx.h = th_open(TOPO, NULL, fx.fabric, sizeof(fx.fabric));
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 7; i++) {
 		snprintf(name, sizeof(name), "host%u", i);
 		fx.host[i] = th_node(fx.h, name);
 	}
@@ -239,6 +243,25 @@ static void test_overlay_bar_member(void **state)
 						    fx->host[4], "mc"), 0);
 }
 
+static void test_member_behind_a_cascade(void **state)
+{
+	struct fx *fx = *state;
+	uint8_t *buf = segment(fx, fx->host[6], "far", 8192);
+	uint16_t vid;
+
+	/* host6 is on sw2, cascaded with the group's sw0, which sends the
+	 * write on to it (SmartIO's 60 nodes span several switches). */
+	assert_int_equal(smartio_mcast_join_segment(fx->h, fx->group,
+						    fx->host[6], "far"), 0);
+	assert_int_equal(identify(fx, fx->gio, 1, 0), 0);
+	memcpy(&vid, buf, 2);
+	assert_int_equal(vid, 0x1b36);
+	assert_int_equal(smartio_mcast_leave(fx->h, fx->group, fx->host[6]),
+			 0);
+	assert_int_equal(smartio_segment_destroy(fx->h, fx->host[6], "far"),
+			 0);
+}
+
 static void same_info(struct fx *fx, const struct smartio_mcast_info *want)
 {
 	struct smartio_mcast_info now;
@@ -339,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_one_identify_reaches_every_member),
 		cmocka_unit_test(test_a_member_that_left_gets_nothing),
 		cmocka_unit_test(test_overlay_bar_member),
+		cmocka_unit_test(test_member_behind_a_cascade),
 		cmocka_unit_test(test_bad_requests_change_nothing),
 		cmocka_unit_test(test_group_torn_down),
 	};

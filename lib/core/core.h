@@ -254,6 +254,12 @@ int sio_path_route(struct sio_registry *r, u32 from, u32 adapter, u32 to,
 /* Its hop count (switches), or -EHOSTUNREACH. */
 int sio_path_hops(struct sio_registry *r, u32 from, u32 adapter, u32 to);
 /*
+ * The adapter by which node reaches multicast switch sw: one cabled to sw
+ * or to a switch cascaded with it (whose link is up when up is set), or
+ * -1 (lib/core/mcast.c).
+ */
+int sio_mcast_adapter(struct sio_registry *r, u32 node, u32 sw, int up);
+/*
  * The speed of that path (SmartIO sections 7.1.3 and 7.1.5): the payload
  * rate of its slowest link (the two adapters' and each switch's) and the
  * latency its chips add to a transaction one way; far_adapter is the

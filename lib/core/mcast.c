@@ -17,7 +17,8 @@
  *                 the group's range (SIO_MCAST_BASE + group * STRIDE)
  *   MCAST_UNMAP   INDEX, DEV, NODE
  *
- * Members and writers must be cabled to the group's switch (EXDEV).  The
+ * Members and writers must be cabled to the group's switch or to one
+ * cascaded with it, which replicates the write in turn (EXDEV).  The
  * platform replicates the writes (the simulator: lib/sim/hw.c); over
  * smartio.ko, whose NTBs have no multicast, every command is EOPNOTSUPP.
  */
@@ -35,16 +36,46 @@ static int group_of(struct sio_registry *r, const struct sio_parsed *p)
 	return (int)g;
 }
 
-/* Whether node has an adapter cabled to switch sw. */
-static int cabled(struct sio_registry *r, u32 node, u32 sw)
+/* The switches cascaded with sw, sw included, as a mask. */
+static u32 switch_fabric(struct sio_registry *r, u32 sw)
+{
+	u32 seen = 1u << sw, queue[SIO_MAX_SWITCHES], head = 0, tail = 0, p;
+
+	queue[tail++] = sw;
+	while (head < tail) {
+		const struct sio_switch *s = sio_switch_at(r, queue[head++]);
+
+		for (p = 0; p < s->nports && p < SIO_MAX_SWITCH_PORTS; p++) {
+			u32 far = s->port[p].peer_sw;
+
+			if (s->port[p].kind != SIO_PORT_CASCADE ||
+			    far >= r->nswitches || (seen >> far & 1))
+				continue;
+			seen |= 1u << far;
+			queue[tail++] = far;
+		}
+	}
+	return seen;
+}
+
+int sio_mcast_adapter(struct sio_registry *r, u32 node, u32 sw, int up)
 {
 	const struct sio_node *n = sio_node(r, node);
-	u32 a;
+	u32 fabric = switch_fabric(r, sw), a;
 
-	for (a = 0; a < n->nadapters; a++)
-		if (n->adapter[a].sw == sw + 1)
-			return 1;
-	return 0;
+	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++) {
+		const struct sio_adapter *ad = &n->adapter[a];
+
+		if (ad->sw && ad->sw <= r->nswitches &&
+		    (fabric >> (ad->sw - 1u) & 1) && (!up || ad->link_up))
+			return (int)a;
+	}
+	return -1;
+}
+
+static int cabled(struct sio_registry *r, u32 node, u32 sw)
+{
+	return sio_mcast_adapter(r, node, sw, 0) >= 0;
 }
 
 u64 sio_mcast_addr(u32 group)

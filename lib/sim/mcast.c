@@ -2,8 +2,9 @@
 /*
  * Multicast in the simulated switches (SmartIO section 6.5; the groups
  * are the core's, lib/core/mcast.c).  A device's write into a group
- * leaves its node by the adapter cabled to the group's switch, which
- * sends it out on the port of every member; the member's adapter puts it
+ * leaves its node by the adapter cabled to the group's switch (or to one
+ * cascaded with it), and the switches send it out on the port of every
+ * member; the member's adapter puts it
  * at the same offset of the member's buffer (its overlay BAR).  A member
  * whose node or link is down gets nothing, as a port with nobody behind
  * it drops the copy.  The simulator makes the copies one after another,
@@ -18,18 +19,6 @@
 
 #define PATH_LEN 320
 
-/* The adapter of node cabled to switch sw whose link is up, or -1. */
-static s32 port_of(struct sio_registry *r, u32 node, u32 sw)
-{
-	const struct sio_node *n = sio_node(r, node);
-	u32 a;
-
-	for (a = 0; a < n->nadapters; a++)
-		if (n->adapter[a].sw == sw + 1 && n->adapter[a].link_up)
-			return (s32)a;
-	return -1;
-}
-
 /* Where member node k puts [off, off + len) of the group: 0 or -ENOENT. */
 static int member_loc(struct sim_fabric *f, const struct sio_mcast *g, u32 k,
 		      u64 off, size_t len, struct sim_loc *loc)
@@ -37,7 +26,7 @@ static int member_loc(struct sim_fabric *f, const struct sio_mcast *g, u32 k,
 	struct sio_registry *r = f->reg;
 	const struct sio_mcast_member *m = &g->member[k];
 
-	if (!m->kind || port_of(r, k, g->sw) < 0 ||
+	if (!m->kind || sio_mcast_adapter(r, k, g->sw, 1) < 0 ||
 	    sio_node(r, k)->state != SIO_NODE_UP)
 		return -ENOENT;
 	loc->node = k;
@@ -75,7 +64,7 @@ int sim_mcast_write(struct sim_fabric *f, u32 dev, u32 group, u64 off,
 		return -ENOMEM;
 	sim_lock(f);
 	g = sio_mcast_at(r, group);
-	out = port_of(r, sio_dev(r, dev)->node, g->sw);
+	out = sio_mcast_adapter(r, sio_dev(r, dev)->node, g->sw, 1);
 	if (!g->used || off >= g->size || len > g->size - off || out < 0)
 		err = -EFAULT;	/* gone meanwhile, or no way to the switch */
 	for (k = 0; !err && k < r->nnodes; k++) {
