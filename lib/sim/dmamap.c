@@ -31,19 +31,31 @@ void sim_dmamap_fini(struct sim_fabric *f)
 	pthread_mutex_destroy(&f->dmamaps.lock);
 }
 
+/* FNV-1a: paths share a long prefix, so their ends must count. */
+static u32 path_hash(const char *path)
+{
+	u32 h = 2166136261u;
+
+	while (*path)
+		h = (h ^ (u8)*path++) * 16777619u;
+	return h;
+}
+
 /* The mapping of path covering `end` bytes, mapped now if need be. */
 static struct sim_dmamap *lookup(struct sim_fabric *f, const char *path,
 				 u64 end, int *err)
 {
 	struct sim_dmamaps *c = &f->dmamaps;
 	struct sim_dmamap *m = NULL;
+	u32 hash = path_hash(path);
 	struct stat st;
 	unsigned i;
 	void *base;
 	int fd;
 
-	for (i = 0; i < SIM_DMAMAP_SLOTS; i++)
-		if (c->slot[i].base && !strcmp(c->slot[i].path, path))
+	for (i = 0; i < SIM_DMAMAP_SLOTS && !m; i++)
+		if (c->slot[i].base && c->slot[i].hash == hash &&
+		    !strcmp(c->slot[i].path, path))
 			m = &c->slot[i];
 	if (m && end <= m->size)
 		return m;
@@ -78,6 +90,7 @@ static struct sim_dmamap *lookup(struct sim_fabric *f, const char *path,
 	}
 	drop(m);
 	strcpy(m->path, path);
+	m->hash = hash;
 	m->base = base;
 	m->size = (size_t)st.st_size;
 	return m;

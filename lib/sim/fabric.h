@@ -107,9 +107,12 @@ struct sim_models;	/* devmodel.c: the device-model runner */
  * than the copy.  A path names one object for its whole life (segments
  * carry their generation), so a cached mapping never shows another's data.
  */
-#define SIM_DMAMAP_SLOTS 8
+/* A multicast write reaches up to 63 members' buffers at once: their
+ * mappings and the writer's queues must all stay cached. */
+#define SIM_DMAMAP_SLOTS 128
 struct sim_dmamap {
 	char path[320];
+	u32 hash;		/* of path: most slots are told apart by it */
 	u8 *base;
 	size_t size;
 };

@@ -12,12 +12,17 @@ tests_bench_memcpy_ratio_LDADD =
 EXTRA_PROGRAMS += tests/bench/dma_hops
 tests_bench_dma_hops_SOURCES = tests/bench/dma_hops.c
 tests_bench_dma_hops_LDADD = lib/libsmartio.la
-CLEANFILES += tests/bench/memcpy_ratio tests/bench/dma_hops
+EXTRA_PROGRAMS += tests/bench/mcast_write
+tests_bench_mcast_write_SOURCES = tests/bench/mcast_write.c
+tests_bench_mcast_write_LDADD = lib/libsmartio.la
+CLEANFILES += tests/bench/memcpy_ratio tests/bench/dma_hops \
+	tests/bench/mcast_write
 EXTRA_DIST += tests/bench/bench.py tests/bench/gentopo.py tests/bench/replica.py \
 	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh tests/bench/ntb_switch.sh \
 	tests/bench/ntb_lend.sh tests/bench/hops.conf
 
 bench: fs/smartiofs tests/bench/memcpy_ratio tests/bench/dma_hops \
+	tests/bench/mcast_write \
 	contrib/dma/smartio-dma-copy
 	BUILDDIR='$(abs_top_builddir)' $(PYTHON3) $(srcdir)/tests/bench/bench.py
 
