@@ -120,6 +120,38 @@ int smartio_mcast_destroy(struct smartio *h, unsigned group)
 	return sio_lib_command(h, &m, NULL);
 }
 
+int smartio_mcast_set_size(struct smartio *h, unsigned group, uint64_t size)
+{
+	u8 buf[64];
+	struct sio_msg m;
+
+	mcast_msg(h, &m, buf, sizeof(buf), SIO_CMD_MCAST_SIZE, group, -1);
+	sio_msg_put_u64(&m, SIO_A_SIZE, size);
+	return sio_lib_command(h, &m, NULL);
+}
+
+int smartio_mcast_dma_addr(struct smartio *h, unsigned group, unsigned dev,
+			   uint64_t *ioaddr)
+{
+	struct sio_registry *r;
+	int rc = -ENOENT;
+	u32 k;
+
+	sio_lib_lock(h);
+	r = sio_lib_reg(h);
+	if (group < r->max_mcast && sio_mcast_at(r, group)->used) {
+		const struct sio_mcast *g = sio_mcast_at(r, group);
+
+		for (k = 0; k < SIO_MCAST_MAPS && rc; k++)
+			if (g->map[k].used && g->map[k].dev == dev) {
+				*ioaddr = g->map[k].iova;
+				rc = 0;
+			}
+	}
+	sio_lib_unlock(h);
+	return rc;
+}
+
 int smartio_mcast_join_segment(struct smartio *h, unsigned group,
 			       unsigned node, const char *segment)
 {

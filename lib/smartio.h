@@ -241,8 +241,9 @@ int smartio_mcast_lookup(struct smartio *h, const char *name);
  * has no multicast). */
 int smartio_mcast_create(struct smartio *h, const char *name, unsigned sw,
 			 uint64_t size);
-/* -EBUSY while it has members or mapped devices. */
+/* Both -EBUSY while it has members or mapped devices. */
 int smartio_mcast_destroy(struct smartio *h, unsigned group);
+int smartio_mcast_set_size(struct smartio *h, unsigned group, uint64_t size);
 /* node subscribes with its segment, or with a BAR of a device of its own
  * (the overlay BAR), at least the group's size: -EXDEV when node is not
  * cabled to the group's switch, -EEXIST when it is a member already. */
@@ -257,6 +258,9 @@ int smartio_mcast_map(struct smartio *h, unsigned group, unsigned dev,
 		      unsigned user, uint64_t *ioaddr);
 int smartio_mcast_unmap(struct smartio *h, unsigned group, unsigned dev,
 			unsigned user);
+/* The address device dev writes into the group at, or -ENOENT. */
+int smartio_mcast_dma_addr(struct smartio *h, unsigned group, unsigned dev,
+			   uint64_t *ioaddr);
 
 /* --- segments ---------------------------------------------------------- */
 int smartio_segment_create(struct smartio *h, unsigned owner, const char *name);

@@ -298,6 +298,16 @@ static void test_bad_requests_change_nothing(void **state)
 	assert_true(g2 >= 0);
 	assert_int_equal(smartio_mcast_create(fx->h, "third", 0, 4096),
 			 -ENOSPC);			/* sw0 holds two */
+	assert_int_equal(smartio_mcast_set_size(fx->h, (unsigned)g2, 8192), 0);
+	assert_int_equal(smartio_mcast_set_size(fx->h, (unsigned)g2, 100),
+			 -EINVAL);
+	assert_int_equal(smartio_mcast_set_size(fx->h, (unsigned)fx->group,
+						8192), -EBUSY);
+	assert_int_equal(smartio_mcast_dma_addr(fx->h, (unsigned)fx->group,
+						fx->nvme0, &io), 0);
+	assert_int_equal(io, fx->gio);
+	assert_int_equal(smartio_mcast_dma_addr(fx->h, (unsigned)g2, fx->nvme0,
+						&io), -ENOENT);
 	assert_int_equal(smartio_mcast_destroy(fx->h, (unsigned)g2), 0);
 	assert_int_equal(smartio_mcast_destroy(fx->h, (unsigned)g2), -ENOENT);
 	assert_int_equal(smartio_mcast_destroy(fx->h, 99), -ENOENT);

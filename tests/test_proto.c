@@ -183,6 +183,7 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_MCAST_LEAVE] = A(INDEX) | A(NODE),
 	[SIO_CMD_MCAST_MAP] = A(INDEX) | A(DEV) | A(NODE),
 	[SIO_CMD_MCAST_UNMAP] = A(INDEX) | A(DEV) | A(NODE),
+	[SIO_CMD_MCAST_SIZE] = A(INDEX) | A(SIZE),
 };
 
 static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
@@ -220,6 +221,7 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_MCAST_LEAVE] = "mcast-leave",
 	[SIO_CMD_MCAST_MAP] = "mcast-map",
 	[SIO_CMD_MCAST_UNMAP] = "mcast-unmap",
+	[SIO_CMD_MCAST_SIZE] = "mcast-size",
 };
 
 #define NBARS 4

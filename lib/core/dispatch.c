@@ -55,6 +55,7 @@ static const struct cmd_entry cmds[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_MCAST_LEAVE] = { sio_h_mcast, TO_NODE },
 	[SIO_CMD_MCAST_MAP] = { sio_h_mcast, TO_LENDER },
 	[SIO_CMD_MCAST_UNMAP] = { sio_h_mcast, TO_LENDER },
+	[SIO_CMD_MCAST_SIZE] = { sio_h_mcast, TO_SELF },
 };
 
 static int owner_of(struct sio_registry *r, const struct sio_parsed *p,

@@ -9,6 +9,7 @@
  *
  *   MCAST_CREATE  NAME, INDEX (switch), SIZE -> reply INDEX (group)
  *   MCAST_DESTROY INDEX: EBUSY while it has members or mappings
+ *   MCAST_SIZE    INDEX, SIZE: EBUSY as for DESTROY
  *   MCAST_JOIN    INDEX, NODE and its buffer: NAME (a segment of NODE's)
  *                 or DEV, KIND (a BAR of a device of NODE's)
  *   MCAST_LEAVE   INDEX, NODE
@@ -90,6 +91,26 @@ static void group_event(struct sio_core *c, struct sio_mcast *g,
 			key, val);
 }
 
+/* A group's size: whole pages, at most its share of the range. */
+static int size_ok(u64 size)
+{
+	return size && !(size % SIO_PAGE) && size <= SIO_MCAST_STRIDE;
+}
+
+/* Whether a group has members or devices mapped to write into it. */
+static int in_use(const struct sio_mcast *g)
+{
+	u32 k;
+
+	for (k = 0; k < SIO_MAX_NODES; k++)
+		if (g->member[k].kind)
+			return 1;
+	for (k = 0; k < SIO_MCAST_MAPS; k++)
+		if (g->map[k].used)
+			return 1;
+	return 0;
+}
+
 static int mcast_create(struct sio_core *c, const struct sio_parsed *p,
 			struct sio_msg *rep)
 {
@@ -106,7 +127,7 @@ static int mcast_create(struct sio_core *c, const struct sio_parsed *p,
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
 	if (!name || !sio_name_ok(name))
 		return -EINVAL;
-	if (!size || size % SIO_PAGE || size > SIO_MCAST_STRIDE)
+	if (!size_ok(size))
 		return -EINVAL;
 	if (sw >= r->nswitches)
 		return -ENOENT;
@@ -137,17 +158,28 @@ static int mcast_create(struct sio_core *c, const struct sio_parsed *p,
 static int mcast_destroy(struct sio_core *c, u32 gi)
 {
 	struct sio_mcast *g = sio_mcast_at(c->reg, gi);
-	u32 k;
 
-	for (k = 0; k < SIO_MAX_NODES; k++)
-		if (g->member[k].kind)
-			return -EBUSY;
-	for (k = 0; k < SIO_MCAST_MAPS; k++)
-		if (g->map[k].used)
-			return -EBUSY;
+	if (in_use(g))
+		return -EBUSY;
 	group_event(c, g, "destroyed", "1");
 	sio_memset(g->name, 0, sizeof(g->name));
 	g->used = 0;
+	return 0;
+}
+
+static int mcast_size(struct sio_core *c, u32 gi, const struct sio_parsed *p)
+{
+	struct sio_mcast *g = sio_mcast_at(c->reg, gi);
+	u64 size;
+
+	if (!p->present[SIO_A_SIZE])
+		return -EINVAL;
+	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
+	if (!size_ok(size))
+		return -EINVAL;
+	if (in_use(g))
+		return -EBUSY;	/* its buffers and mappings have their sizes */
+	g->size = (u32)size;
 	return 0;
 }
 
@@ -351,6 +383,8 @@ int sio_h_mcast(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	switch (p->cmd) {
 	case SIO_CMD_MCAST_DESTROY:
 		return mcast_destroy(c, (u32)g);
+	case SIO_CMD_MCAST_SIZE:
+		return mcast_size(c, (u32)g, p);
 	case SIO_CMD_MCAST_JOIN:
 		return mcast_join(c, (u32)g, p);
 	case SIO_CMD_MCAST_LEAVE:

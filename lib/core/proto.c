@@ -473,6 +473,7 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_MCAST_LEAVE] = "mcast-leave",
 	[SIO_CMD_MCAST_MAP] = "mcast-map",
 	[SIO_CMD_MCAST_UNMAP] = "mcast-unmap",
+	[SIO_CMD_MCAST_SIZE] = "mcast-size",
 };
 
 const char *sio_cmd_name(u8 cmd)
