@@ -60,17 +60,6 @@ static const char *node_name(unsigned n)
 		return 0;						\
 	}
 
-/* A write that names a node (borrow, return, attach, detach): the mount
- * must act for that node (authz.c). */
-static int parse_node_for(const struct sfs_obj *o, const char *buf,
-			  size_t size, const struct sfs_caller *who,
-			  unsigned *node)
-{
-	int rc = parse_node(buf, size, node);
-
-	return rc ? rc : authz(who, AZ_WRITE, o, (int)*node);
-}
-
 /* --- nodes/<node>/ --------------------------------------------------- */
 static int node_load(const struct sfs_obj *o, union sfs_info *in)
 {
@@ -276,6 +265,117 @@ SHOW_LINE(segdma_ioaddr_show, "0x%" PRIx64, in->addr)
 
 static const struct sfs_attr segdma_attrs[] = {
 	[MA_IOADDR] = SFS_ATTR_RO(segdma, ioaddr),
+};
+
+/* --- multicast/<group>/ ------------------------------------------------ */
+static int mcast_load(const struct sfs_obj *o, union sfs_info *in)
+{
+	int g = tree_mcast(o);
+
+	return g < 0 ? g : smartio_mcast_info(sfs.h, (unsigned)g, &in->mcast);
+}
+
+static int mcast_switch_show(const struct sfs_obj *o, const union sfs_info *in,
+			     struct sbuf *sb)
+{
+	struct smartio_switch_info si;
+	int rc = smartio_switch_info(sfs.h, in->mcast.sw, &si);
+
+	(void)o;
+	if (rc)
+		return rc;
+	si.name[SMARTIO_NAME_MAX - 1] = '\0';
+	sb_printf(sb, "%s\n", si.name);
+	return 0;
+}
+
+SHOW_LINE(mcast_size_show, "%" PRIu64, in->mcast.size)
+SHOW_NODES(mcast_members_show, in->mcast.members)
+SHOW_LINE(mcast_writes_show, "%" PRIu64, in->mcast.writes)
+SHOW_LINE(mcast_delivered_show, "%" PRIu64, in->mcast.delivered)
+
+static int mcast_size_store(const struct sfs_obj *o, const char *buf,
+			    size_t size, const struct sfs_caller *who)
+{
+	int g = tree_mcast(o), rc;
+	uint64_t bytes;
+
+	(void)who;
+	if (g < 0)
+		return g;
+	rc = parse_size(buf, size, &bytes);
+	return rc ? rc : smartio_mcast_set_size(sfs.h, (unsigned)g, bytes);
+}
+
+/* "NODE SEGMENT" or "NODE DEV/barN": who joins, with which buffer. */
+static int mcast_join_store(const struct sfs_obj *o, const char *buf,
+			    size_t size, const struct sfs_caller *who)
+{
+	const char *sp = memchr(buf, ' ', size);
+	char tok[SMARTIO_NAME_MAX * 2], *slash;
+	int g = tree_mcast(o), rc, dev, bar;
+	unsigned node;
+
+	if (g < 0)
+		return g;
+	if (!sp || sp == buf)
+		return -EINVAL;
+	rc = parse_node_for(o, buf, (size_t)(sp - buf), who, &node);
+	if (rc)
+		return rc;
+	rc = parse_token(sp + 1, size - (size_t)(sp - buf) - 1, tok,
+			 sizeof(tok));
+	if (rc)
+		return rc;
+	slash = strchr(tok, '/');
+	if (!slash)
+		return smartio_mcast_join_segment(sfs.h, (unsigned)g, node, tok);
+	*slash = '\0';
+	dev = names_dev(tok);
+	bar = tree_bar_name(slash + 1);
+	if (dev < 0)
+		return -ENXIO;
+	if (bar < 0)
+		return -EINVAL;
+	return smartio_mcast_join_bar(sfs.h, (unsigned)g, node, (unsigned)dev,
+				      (unsigned)bar);
+}
+
+static int mcast_leave_store(const struct sfs_obj *o, const char *buf,
+			     size_t size, const struct sfs_caller *who)
+{
+	int g = tree_mcast(o), rc;
+	unsigned node;
+
+	if (g < 0)
+		return g;
+	rc = parse_node_for(o, buf, size, who, &node);
+	return rc ? rc : smartio_mcast_leave(sfs.h, (unsigned)g, node);
+}
+
+static const struct sfs_attr mcast_attrs[] = {
+	[MCA_SWITCH] = SFS_ATTR_RO(mcast, switch),
+	[MCA_SIZE] = SFS_ATTR_RW(mcast, size),
+	[MCA_MEMBERS] = SFS_ATTR_RO(mcast, members),
+	[MCA_JOIN] = SFS_ATTR_WO(mcast, join),
+	[MCA_LEAVE] = SFS_ATTR_WO(mcast, leave),
+	[MCA_WRITES] = SFS_ATTR_RO(mcast, writes),
+	[MCA_DELIVERED] = SFS_ATTR_RO(mcast, delivered),
+};
+
+/* --- multicast/<group>/dma/<dev>/ -------------------------------------- */
+static int mcastdma_load(const struct sfs_obj *o, union sfs_info *in)
+{
+	int g = tree_mcast(o);
+
+	return g < 0 ? g : smartio_mcast_dma_addr(sfs.h, (unsigned)g, o->dev,
+						  &in->addr);
+}
+
+#define mcastdma_ioaddr_show segdma_ioaddr_show
+
+static const struct sfs_attr mcastdma_attrs[] = {
+	[MA_IOADDR] = SFS_ATTR_RO(mcastdma, ioaddr),
 };
 
 /* --- dev/<dev>/ ------------------------------------------------------- */
@@ -570,6 +670,8 @@ ATTR_GROUP(adapter_attr_group, adapter);
 ATTR_GROUP(seg_attr_group, seg);
 ATTR_GROUP(segdma_attr_group, segdma);
 ATTR_GROUP(dev_attr_group, dev);
+ATTR_GROUP(mcast_attr_group, mcast);
+ATTR_GROUP(mcastdma_attr_group, mcastdma);
 const struct sfs_attr_group peer_bar_group = { peer_bar_load, &peer_bar_attr,
 					       1 };
 

@@ -20,8 +20,11 @@
  *  only: it borrows and returns for itself, lends and sets the mode of
  *  devices installed in it, sizes, exports, maps and destroys its own
  *  segments, attaches only itself and detaches itself (or, as owner,
- *  anyone from its segments).  A mount serving the whole cluster (no
- *  --node: the management view) acts for every node.  Refusals are EPERM.
+ *  anyone from its segments), joins and leaves multicast groups for itself
+ *  and maps them for the devices it lends or borrows; creating, sizing
+ *  and removing groups, the switches' and so the cluster's, is for the
+ *  management view alone.  A mount serving the whole cluster (no --node:
+ *  the management view) acts for every node.  Refusals are EPERM.
  *
  * Deny by default: an object or action this file does not know is refused.
  */
@@ -58,6 +61,7 @@ mode_t authz_mode(const struct sfs_obj *o)
 	if (S_ISDIR(m)) {
 		switch (o->kind) {
 		case K_SEGMENTS: case K_SEG_DMA: case K_DEV_PEERS:
+		case K_MCASTS: case K_MCAST_DMA:
 			perm = 0775;	/* mkdir/rmdir create and remove */
 			break;
 		default:
@@ -133,6 +137,19 @@ static int scope(const struct sfs_obj *o, int node)
 		return acts_for(o->node);
 	case K_DEV_PEERS:
 		return 1;	/* maps for self: the core checks the borrow */
+	case K_MCASTS:		/* a switch's groups: the cluster's */
+		return sfs.manage;
+	case K_MCAST_ATTR:
+		switch (o->attr) {
+		case MCA_SIZE:
+			return sfs.manage;
+		case MCA_JOIN: case MCA_LEAVE:
+			return node < 0 || acts_for((unsigned)node);
+		default:
+			return 0;
+		}
+	case K_MCAST_DMA:
+		return 1;	/* as the lender or self: the core checks */
 	default:
 		return 0;
 	}

@@ -120,6 +120,9 @@ enum sfs_kind {
 	K_DEV_IRQ_VEC,		/* irq/<vec>: the vector number is in attr */
 	K_DEV_PEER,		/* peers/<peer>: the peer's name is in seg */
 	K_DEV_PEER_BAR,		/* peers/<peer>/bar<N> */
+	/* multicast/<group>/...: the group's name is in seg */
+	K_MCASTS, K_MCAST, K_MCAST_ATTR, K_MCAST_DMA, K_MCAST_DMA_DEV,
+	K_MCAST_DMA_ATTR,
 };
 
 /*
@@ -133,6 +136,8 @@ enum { AA_LINK, AA_PEERS, AA_LUTS, AA_REQUESTERS, AA_WINDOW, AA_REQUESTERS_IN,
        AA_SPEED };
 enum { SA_SIZE, SA_AVAILABLE, SA_ATTACHED, SA_ATTACH, SA_DETACH };
 enum { MA_IOADDR };
+enum { MCA_SWITCH, MCA_SIZE, MCA_MEMBERS, MCA_JOIN, MCA_LEAVE, MCA_WRITES,
+       MCA_DELIVERED };
 enum {
 	DA_FDID, DA_NODE, DA_BDF, DA_VENDOR, DA_DEVICE, DA_CLASS,
 	DA_SUBSYS_VENDOR, DA_SUBSYS_DEVICE, DA_REVISION, DA_CONFIG,
@@ -186,6 +191,7 @@ union sfs_info {
 	struct smartio_adapter_info adapter;
 	struct smartio_segment_info seg;
 	struct smartio_device_info dev;
+	struct smartio_mcast_info mcast;
 	uint64_t addr;
 };
 
@@ -222,7 +228,12 @@ struct sfs_attr_group {
 
 extern const struct sfs_attr_group node_attr_group, adapter_attr_group,
 	seg_attr_group, segdma_attr_group, dev_attr_group, peer_bar_group,
-	events_group, irq_group;
+	events_group, irq_group, mcast_attr_group, mcastdma_attr_group;
+
+/* The multicast group named o->seg: its index, or -ENOENT (tree.c). */
+int tree_mcast(const struct sfs_obj *o);
+/* "bar<N>" with N a single digit below SMARTIO_MAX_BARS: N, or -1. */
+int tree_bar_name(const char *name);
 
 /* The record of an attribute-file object (NULL for other objects). */
 const struct sfs_attr *tree_attr(const struct sfs_obj *o);
@@ -333,6 +344,8 @@ int parse_token(const char *buf, size_t size, char *out, size_t outlen);
 int parse_size(const char *buf, size_t size, uint64_t *out);
 int parse_count(const char *buf, size_t size, uint64_t *out);
 int parse_node(const char *buf, size_t size, unsigned *node);
+int parse_node_for(const struct sfs_obj *o, const char *buf, size_t size,
+		   const struct sfs_caller *who, unsigned *node);
 /* Index of the one keyword of kw[0..nkw) the value is, or -EINVAL. */
 int parse_keyword(const char *buf, size_t size, const char *const *kw,
 		  int nkw);

@@ -62,6 +62,11 @@ int tree_segment(unsigned owner, const char *name,
 	return 0;
 }
 
+int tree_mcast(const struct sfs_obj *o)
+{
+	return smartio_mcast_lookup(sfs.h, o->seg);
+}
+
 static int dev_dynamic(unsigned dev, struct smartio_device_info *di)
 {
 	return smartio_device_info(sfs.h, dev, di);
@@ -79,8 +84,8 @@ static int mem_visible(const struct smartio_segment_info *si)
 	return si->sized && (si->owner == sfs.self || si->available);
 }
 
-/* "bar<N>" with N a single digit below SMARTIO_MAX_BARS. */
-static int parse_bar(const char *name)
+/* "bar<N>" with N a single digit below SMARTIO_MAX_BARS: N, or -1. */
+int tree_bar_name(const char *name)
 {
 	if (strncmp(name, "bar", 3) || name[3] < '0' ||
 	    name[3] >= '0' + SMARTIO_MAX_BARS || name[4])
@@ -174,6 +179,20 @@ static int segdma_valid(const struct sfs_obj *o)
 
 	return smartio_segment_dma_addr(sfs.h, o->node, o->seg, o->dev,
 					&addr) ? -ENOENT : 0;
+}
+
+static int mcast_valid(const struct sfs_obj *o)
+{
+	return tree_mcast(o) < 0 ? -ENOENT : 0;
+}
+
+static int mcastdma_valid(const struct sfs_obj *o)
+{
+	int g = tree_mcast(o);
+	uint64_t addr;
+
+	return g < 0 || smartio_mcast_dma_addr(sfs.h, (unsigned)g, o->dev,
+					       &addr) ? -ENOENT : 0;
 }
 
 static int borrowed_valid(const struct sfs_obj *o)
@@ -323,6 +342,12 @@ static int devs_list(const struct sfs_obj *dir, unsigned kind,
 						     dev, &addr))
 				continue;
 		}
+		if (kind == K_MCAST_DMA_DEV) {
+			init_child(dir, &o, kind);
+			o.dev = dev;
+			if (mcastdma_valid(&o))
+				continue;
+		}
 		init_child(dir, &o, kind);
 		o.dev = dev;
 		rc = fill(ctx, names_devinfo(dev)->info.name, &o);
@@ -391,7 +416,7 @@ static int bars_lookup(const struct sfs_obj *dir, unsigned kind,
 		       const char *name, struct sfs_obj *out)
 {
 	struct smartio_device_info di;
-	int i = parse_bar(name);
+	int i = tree_bar_name(name);
 
 	if (i < 0 || dev_dynamic(dir->dev, &di) || !bar_visible(&di, (unsigned)i))
 		return -ENOENT;
@@ -491,7 +516,7 @@ static int peers_list(const struct sfs_obj *dir, unsigned kind,
 static int peer_bars_lookup(const struct sfs_obj *dir, unsigned kind,
 			    const char *name, struct sfs_obj *out)
 {
-	int i = parse_bar(name);
+	int i = tree_bar_name(name);
 
 	if (i < 0)
 		return -ENOENT;
@@ -521,6 +546,36 @@ static int peer_bars_list(const struct sfs_obj *dir, unsigned kind,
 	return 0;
 }
 
+static int mcasts_lookup(const struct sfs_obj *dir, unsigned kind,
+			 const char *name, struct sfs_obj *out)
+{
+	init_child(dir, out, kind);
+	if (sfs_obj_name(out, name))
+		return -ENOENT;
+	return mcast_valid(out);
+}
+
+static int mcasts_list(const struct sfs_obj *dir, unsigned kind,
+		       tree_fill_fn fill, void *ctx)
+{
+	unsigned i, n = smartio_mcast_count(sfs.h);
+	struct smartio_mcast_info mi;
+	struct sfs_obj o;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (smartio_mcast_info(sfs.h, i, &mi))
+			continue;
+		init_child(dir, &o, kind);
+		if (sfs_obj_name(&o, mi.name))
+			continue;
+		rc = fill(ctx, o.seg, &o);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* --- the tables ------------------------------------------------------- */
 static const struct sfs_entry root_ents[] = {
 	NAMED("self", K_SELF),
@@ -528,6 +583,7 @@ static const struct sfs_entry root_ents[] = {
 	NAMED("nodes", K_NODES),
 	NAMED("dev", K_DEVS),
 	NAMED("seg", K_SEGIDX),
+	NAMED("multicast", K_MCASTS),
 };
 static const struct sfs_entry nodes_ents[] = {
 	FAMILY(K_NODE, nodes, "<node>"),
@@ -577,6 +633,15 @@ static const struct sfs_entry peers_ents[] = {
 static const struct sfs_entry peer_ents[] = {
 	FAMILY(K_DEV_PEER_BAR, peer_bars, "bar<N>"),
 };
+static const struct sfs_entry mcasts_ents[] = {
+	FAMILY(K_MCAST, mcasts, "<group>"),
+};
+static const struct sfs_entry mcast_ents[] = {
+	NAMED("dma", K_MCAST_DMA),
+};
+static const struct sfs_entry mcastdma_ents[] = {
+	FAMILY(K_MCAST_DMA_DEV, devs, "<dev>"),
+};
 
 #define N(a) (uint8_t)(sizeof(a) / sizeof((a)[0]))
 #define DIR(tbl, ...) { .fmt = S_IFDIR, .ents = tbl, .nents = N(tbl), __VA_ARGS__ }
@@ -620,9 +685,19 @@ static const struct kinddef kinds[] = {
 	[K_DEV_PEER] = DIR(peer_ents, .dynamic = 1, .valid = peer_valid),
 	[K_DEV_PEER_BAR] = FILE_OF(peer_bar_group, .dynamic = 1,
 				   .valid = peer_bar_valid),
+	[K_MCASTS] = DIR(mcasts_ents),
+	[K_MCAST] = DIR(mcast_ents, .attr_kind = K_MCAST_ATTR, .dynamic = 1,
+			.list_gone = 1, .valid = mcast_valid),
+	[K_MCAST_ATTR] = FILE_OF(mcast_attr_group, .dynamic = 1,
+				 .valid = mcast_valid),
+	[K_MCAST_DMA] = DIR(mcastdma_ents, .dynamic = 1, .valid = mcast_valid),
+	[K_MCAST_DMA_DEV] = { .fmt = S_IFDIR, .attr_kind = K_MCAST_DMA_ATTR,
+			      .dynamic = 1, .valid = mcastdma_valid },
+	[K_MCAST_DMA_ATTR] = FILE_OF(mcastdma_attr_group, .dynamic = 1,
+				     .valid = mcastdma_valid),
 };
 
-_Static_assert(N(kinds) == K_DEV_PEER_BAR + 1, "every kind has a record");
+_Static_assert(N(kinds) == K_MCAST_DMA_ATTR + 1, "every kind has a record");
 
 static const struct kinddef *kind_of(const struct sfs_obj *o)
 {

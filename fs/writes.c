@@ -94,6 +94,16 @@ int parse_node(const char *buf, size_t size, unsigned *node)
 	return 0;
 }
 
+/* A write that names a node (borrow, return, attach, detach, join): the
+ * mount must act for that node (authz.c). */
+int parse_node_for(const struct sfs_obj *o, const char *buf, size_t size,
+		   const struct sfs_caller *who, unsigned *node)
+{
+	int rc = parse_node(buf, size, node);
+
+	return rc ? rc : authz(who, AZ_WRITE, o, (int)*node);
+}
+
 int parse_keyword(const char *buf, size_t size, const char *const *kw,
 		  int nkw)
 {
@@ -198,11 +208,44 @@ int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
 	return rc < 0 ? rc : (int)size;
 }
 
+/*
+ * mkdir multicast/<name>: a group of one page on the first switch with a
+ * free one (its size is written next, smartio(7)); ENOSPC when every
+ * switch with multicast is full, EOPNOTSUPP when none has it.
+ */
+static int mcast_mkdir(const char *name)
+{
+	unsigned sw, n = smartio_switch_count(sfs.h);
+	int rc = -EOPNOTSUPP, r;
+
+	if (strlen(name) >= SMARTIO_NAME_MAX)
+		return -EINVAL;
+	for (sw = 0; sw < n; sw++) {
+		r = smartio_mcast_create(sfs.h, name, sw, 4096);
+		if (r >= 0)
+			return 0;
+		if (r == -ENOSPC)
+			rc = r;
+		else if (r != -EOPNOTSUPP)
+			return r;
+	}
+	return rc;
+}
+
+/* Who maps a group for dev from this mount: its lender when the mount
+ * acts for it, else this mount's node (a borrower of it, or refused). */
+static unsigned mcast_user(unsigned dev)
+{
+	unsigned lender = names_devinfo(dev)->info.node;
+
+	return sfs.manage || lender == sfs.self ? lender : sfs.self;
+}
+
 int write_mkdir(const struct sfs_obj *dir, const char *name,
 		struct sfs_obj *out)
 {
 	uint64_t ioaddr;
-	int rc, dev;
+	int rc, dev, g;
 
 	switch (dir->kind) {
 	case K_SEGMENTS:
@@ -229,6 +272,19 @@ int write_mkdir(const struct sfs_obj *dir, const char *name,
 		if (rc)
 			return rc;
 		return tree_child(dir, name, out);
+	case K_MCASTS:
+		rc = mcast_mkdir(name);
+		return rc ? rc : tree_child(dir, name, out);
+	case K_MCAST_DMA:
+		dev = names_dev(name);
+		g = tree_mcast(dir);
+		if (dev < 0)
+			return -ENXIO;
+		if (g < 0)
+			return g;
+		rc = smartio_mcast_map(sfs.h, (unsigned)g, (unsigned)dev,
+				       mcast_user((unsigned)dev), &ioaddr);
+		return rc ? rc : tree_child(dir, name, out);
 	default:
 		return -EPERM;
 	}
@@ -236,7 +292,7 @@ int write_mkdir(const struct sfs_obj *dir, const char *name,
 
 int write_rmdir(const struct sfs_obj *dir, const char *name)
 {
-	int dev;
+	int dev, g;
 
 	switch (dir->kind) {
 	case K_SEGMENTS:
@@ -255,6 +311,17 @@ int write_rmdir(const struct sfs_obj *dir, const char *name)
 			return -ENOENT;
 		return smartio_peer_unmap(sfs.h, dir->dev, (unsigned)dev,
 					  sfs.self);
+	case K_MCASTS:
+		g = smartio_mcast_lookup(sfs.h, name);
+		return g < 0 ? -ENOENT : smartio_mcast_destroy(sfs.h,
+							      (unsigned)g);
+	case K_MCAST_DMA:
+		dev = names_dev(name);
+		g = tree_mcast(dir);
+		if (dev < 0 || g < 0)
+			return -ENOENT;
+		return smartio_mcast_unmap(sfs.h, (unsigned)g, (unsigned)dev,
+					   mcast_user((unsigned)dev));
 	default:
 		return -EPERM;
 	}
