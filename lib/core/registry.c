@@ -77,8 +77,10 @@ u64 sio_registry_size(const struct sio_topology *t,
 	return total;
 }
 
-/* A link's generation and width (link_speed_ok) and its chip's latency,
- * 0 taking the defaults of topology.h. */
+/*
+ * A link's generation and width (link_speed_ok) and its chip's latency,
+ * 0 taking the defaults of topology.h.
+ */
 static int link_speed(u32 gen, u32 width, u32 lat, u32 def_lat, u8 *g,
 		      u8 *w, u32 *l)
 {
