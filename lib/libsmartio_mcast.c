@@ -34,6 +34,26 @@ static int mcast_msg(struct smartio *h, struct sio_msg *m, u8 *buf, u32 cap,
 	return rc;
 }
 
+/*
+ * cmd on group for node (NODE), with device dev when it is not -1 and
+ * attribute attr = val when attr is not 0; the core's errno, and the
+ * address its reply carries in *addr when addr is given.
+ */
+static int node_cmd(struct smartio *h, u8 cmd, unsigned group, long long dev,
+		    unsigned node, int attr, u32 val, uint64_t *addr)
+{
+	u8 buf[128];
+	struct sio_msg m;
+	int rc = mcast_msg(h, &m, buf, sizeof(buf), cmd, group, dev);
+
+	if (rc)
+		return rc;
+	sio_msg_put_u32(&m, SIO_A_NODE, node);
+	if (attr)
+		sio_msg_put_u32(&m, (u16)attr, val);
+	return sio_lib_command(h, &m, addr);
+}
+
 int smartio_mcast_lookup(struct smartio *h, const char *name)
 {
 	struct sio_registry *r;
@@ -169,52 +189,23 @@ int smartio_mcast_join_segment(struct smartio *h, unsigned group,
 int smartio_mcast_join_bar(struct smartio *h, unsigned group, unsigned node,
 			   unsigned dev, unsigned bar)
 {
-	u8 buf[256];
-	struct sio_msg m;
-	int rc = mcast_msg(h, &m, buf, sizeof(buf), SIO_CMD_MCAST_JOIN, group,
-			   dev);
-
-	if (rc)
-		return rc;
-	sio_msg_put_u32(&m, SIO_A_NODE, node);
-	sio_msg_put_u32(&m, SIO_A_KIND, bar);
-	return sio_lib_command(h, &m, NULL);
+	return node_cmd(h, SIO_CMD_MCAST_JOIN, group, dev, node, SIO_A_KIND,
+			bar, NULL);
 }
 
 int smartio_mcast_leave(struct smartio *h, unsigned group, unsigned node)
 {
-	u8 buf[64];
-	struct sio_msg m;
-
-	mcast_msg(h, &m, buf, sizeof(buf), SIO_CMD_MCAST_LEAVE, group, -1);
-	sio_msg_put_u32(&m, SIO_A_NODE, node);
-	return sio_lib_command(h, &m, NULL);
+	return node_cmd(h, SIO_CMD_MCAST_LEAVE, group, -1, node, 0, 0, NULL);
 }
 
 int smartio_mcast_map(struct smartio *h, unsigned group, unsigned dev,
 		      unsigned user, uint64_t *ioaddr)
 {
-	u8 buf[64];
-	struct sio_msg m;
-	int rc = mcast_msg(h, &m, buf, sizeof(buf), SIO_CMD_MCAST_MAP, group,
-			   dev);
-
-	if (rc)
-		return rc;
-	sio_msg_put_u32(&m, SIO_A_NODE, user);
-	return sio_lib_command(h, &m, ioaddr);
+	return node_cmd(h, SIO_CMD_MCAST_MAP, group, dev, user, 0, 0, ioaddr);
 }
 
 int smartio_mcast_unmap(struct smartio *h, unsigned group, unsigned dev,
 			unsigned user)
 {
-	u8 buf[64];
-	struct sio_msg m;
-	int rc = mcast_msg(h, &m, buf, sizeof(buf), SIO_CMD_MCAST_UNMAP, group,
-			   dev);
-
-	if (rc)
-		return rc;
-	sio_msg_put_u32(&m, SIO_A_NODE, user);
-	return sio_lib_command(h, &m, NULL);
+	return node_cmd(h, SIO_CMD_MCAST_UNMAP, group, dev, user, 0, 0, NULL);
 }

@@ -10,10 +10,10 @@ tests_bench_memcpy_ratio_SOURCES = tests/bench/memcpy_ratio.c
 tests_bench_memcpy_ratio_CFLAGS = $(AM_CFLAGS) -O2
 tests_bench_memcpy_ratio_LDADD =
 EXTRA_PROGRAMS += tests/bench/dma_hops
-tests_bench_dma_hops_SOURCES = tests/bench/dma_hops.c
+tests_bench_dma_hops_SOURCES = tests/bench/dma_hops.c tests/bench/bench_util.h
 tests_bench_dma_hops_LDADD = lib/libsmartio.la
 EXTRA_PROGRAMS += tests/bench/mcast_write
-tests_bench_mcast_write_SOURCES = tests/bench/mcast_write.c
+tests_bench_mcast_write_SOURCES = tests/bench/mcast_write.c tests/bench/bench_util.h
 tests_bench_mcast_write_LDADD = lib/libsmartio.la
 CLEANFILES += tests/bench/memcpy_ratio tests/bench/dma_hops \
 	tests/bench/mcast_write

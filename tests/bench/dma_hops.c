@@ -21,28 +21,8 @@
 
 #include "smartio.h"
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void check(int rc, const char *what)
-{
-	if (rc < 0) {
-		fprintf(stderr, "dma_hops: %s: %s\n", what, strerror(-rc));
-		exit(1);
-	}
-}
+#define BENCH_TOOL "dma_hops"
+#include "bench_util.h"
 
 /* Nanoseconds per read of size bytes by dev at io, over count reads. */
 static double reads(struct smartio *h, unsigned dev, uint64_t io, void *buf,

@@ -23,32 +23,12 @@
 
 #include "smartio.h"
 
+#define BENCH_TOOL "mcast_write"
+#include "bench_util.h"
+
 #define NODES 60
 #define WRITE_SIZE 4096u
 #define MAX_GROUPS 4
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void check(int rc, const char *what)
-{
-	if (rc < 0) {
-		fprintf(stderr, "mcast_write: %s: %s\n", what, strerror(-rc));
-		exit(1);
-	}
-}
 
 /* 60 nodes: host0..21 on s0 (the groups' switch), host22..43 on s1 and
  * host44..59 on s2, both cascaded with s0. */
