@@ -100,10 +100,14 @@ mem = struct.unpack_from("<Q", bar0, 0x10)[0]
 def engine_write(pattern):
     """Engine 0 copies pattern from the device's memory to the group."""
     bar2[0:SIZE] = pattern
+    done = struct.unpack_from("<Q", bar0, 0x120)[0]    # transfers completed
     struct.pack_into("<QQII", bar0, 0x100, mem, io, SIZE, 0)
     struct.pack_into("<I", bar0, 0x114, 1)              # GO, no interrupt
     end = time.time() + 20
-    while not struct.unpack_from("<I", bar0, 0x118)[0] & 6:
+    # STATUS still says done from the transfer before: wait for the count
+    # (which the engine bumps just before it writes STATUS) and for STATUS.
+    while struct.unpack_from("<Q", bar0, 0x120)[0] == done or \
+            struct.unpack_from("<I", bar0, 0x118)[0] & 1:
         if time.time() > end:
             fail("the engine did not finish within 20 s")
         time.sleep(0.001)
