@@ -61,6 +61,12 @@ static struct {
 	struct call maps[16], unmaps[16];
 	int nmaps, nunmaps;
 	u64 clock;
+	/*
+	 * Run once before the next SEG_CONNECT carrying ADDR is delivered:
+	 * a request of the far node that the kernel would run in place of
+	 * the parked sender (kmod/sio_ntb.c).
+	 */
+	void (*in_place)(void);
 } w;
 
 static u64 now_ns(void *plat)
@@ -114,6 +120,15 @@ static int cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 }
 
 /* The NTB: the other machine's core answers; never from inside a request. */
+/* The attaching node's second SEG_CONNECT: the one naming its slots. */
+static int connect_with_slots(const void *msg, u32 len)
+{
+	struct sio_parsed p;
+
+	return !sio_msg_parse(msg, len, &p) &&
+	       p.cmd == SIO_CMD_SEG_CONNECT && p.present[SIO_A_ADDR];
+}
+
 static int send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
 		void *reply, u32 cap)
 {
@@ -126,6 +141,12 @@ static int send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
 	}
 	if (dst >= NODES)
 		return -EHOSTDOWN;
+	if (w.in_place && connect_with_slots(msg, len)) {
+		void (*fn)(void) = w.in_place;
+
+		w.in_place = NULL;
+		fn();
+	}
 	w.serving = 1;
 	n = sio_core_dispatch_from(&w.core[dst], dst, src, msg, len, reply,
 				   cap);
@@ -786,6 +807,56 @@ static void test_attach_across_registries_translates_exactly(void **state)
 	assert_int_equal(w.loops, 0);
 }
 
+/* Node 2's user attaches node 1's segment "mine", as the kernel would run
+ * it on node 1 while node 1's own attach waits for node 2. */
+static void node2_attaches_mine(void)
+{
+	u8 buf[256], rep[512];
+	struct sio_parsed p;
+	struct sio_msg m;
+
+	sio_msg_init(&m, buf, sizeof(buf), SIO_CMD_SEG_ATTACH, SIO_F_REQUEST,
+		     1);
+	sio_msg_put_u32(&m, SIO_A_NODE, 1);
+	sio_msg_put_str(&m, SIO_A_NAME, "mine");
+	sio_msg_put_u32(&m, SIO_A_PEER, 2);
+	assert_int_equal(sio_core_call(&w.core[2], 2, 2, &m, &p, rep,
+				       sizeof(rep)), 0);
+}
+
+/*
+ * Two nodes attaching each other's segments at once: node 2's attach,
+ * run on node 1 while node 1's own attach waits for node 2's reply, takes
+ * the attach record node 1 had picked (the owner's half).  Node 1 picks
+ * another once the reply is in, and both attachments stand (check-ntb's
+ * crossing loops hit this: ENOSPC "taken while we waited").
+ */
+static void test_attach_across_registries_crossing_attaches(void **state)
+{
+	u8 tab[2048], reply[256];
+	int seg, mine, len;
+
+	(void)state;
+	seg = published(1);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_CREATE, "mine", ~0u, 0), 0);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_SIZE, "mine", ~0u, 64u << 10),
+			 0);
+	mine = sio_seg_lookup(w.reg[1], 1, "mine");
+	assert_true(mine >= 0);
+	sio_seg(w.reg[1], (u32)mine)->available = 1;
+	len = sio_core_seg_table(&w.core[1], 1, 2, tab, sizeof(tab));
+	assert_true(len > 0);
+	assert_true(sio_core_dispatch_from(&w.core[2], 2, 1, tab, (u32)len,
+					   reply, sizeof(reply)) > 0);
+	w.in_place = node2_attaches_mine;
+	assert_int_equal(attach_cmd(SIO_CMD_SEG_ATTACH, (u32)seg), 0);
+	assert_null(w.in_place);
+	assert_true(sio_attach_find(w.reg[1], (u32)seg, 1) >= 0);
+	assert_true(sio_seg(w.reg[1], (u32)mine)->attached >> 2 & 1);
+	assert_int_equal(seg_translations(), 2);
+	assert_int_equal(w.loops, 0);
+}
+
 static void test_attach_across_registries_unexported_untranslated(void **state)
 {
 	struct sio_adapter before[NODES], after[NODES];
@@ -1070,6 +1141,9 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_attach_across_registries_translates_exactly,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_attach_across_registries_crossing_attaches,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_attach_across_registries_unexported_untranslated,

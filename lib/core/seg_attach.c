@@ -132,11 +132,6 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 		err = -ENOENT;
 		goto disconnect;
 	}
-	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
-	if (aidx < 0) {
-		err = aidx;
-		goto disconnect;
-	}
 	if (sio_msg_require(&orep, SIO_ATTR_BIT(SIO_A_ADDR) |
 				   SIO_ATTR_BIT(SIO_A_SIZE))) {
 		err = -EPROTO;
@@ -167,11 +162,17 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 		if (err)
 			goto disconnect;
 	}
-	a = sio_attach_at(r, (u32)aidx);
-	if (a->used) {
-		err = -ENOSPC;	/* taken while we waited */
+	/*
+	 * The record is picked only now: a peer's request run in place while
+	 * we waited (its attachment of one of our segments, the owner's
+	 * half) may have taken the one free before.
+	 */
+	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
+	if (aidx < 0) {
+		err = aidx;
 		goto disconnect;
 	}
+	a = sio_attach_at(r, (u32)aidx);
 	a->used = 1;
 	a->adapter = (u8)path;
 	a->node = (u16)self;
