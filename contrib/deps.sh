@@ -5,8 +5,9 @@
 SMARTIO_DEBIAN_PACKAGES=(build-essential autoconf automake libtool pkg-config
 	libfuse3-dev fuse3 libnl-3-dev libnl-genl-3-dev libudev-dev
 	libcmocka-dev mandoc python3
-	# smartio(1), its tests and its systemd units
-	python3-pytest python3-prometheus-client jq graphviz systemd
+	# smartio(1), its tests and its systemd units (kmod: the modprobe
+	# smartiofs-kernel.service runs)
+	python3-pytest python3-prometheus-client jq graphviz systemd kmod
 	bash-completion pci.ids
 	# nbdkit-smartio-plugin (smartio-nvmeq(1)) and the tools its test uses
 	nbdkit nbdkit-plugin-dev libnbd-bin qemu-utils)
