@@ -165,6 +165,9 @@ static int request_queues(struct nvmeq_client *c)
 	return 0;
 }
 
+/* Clients this process made: the last part of a queue segment's name. */
+static unsigned int clients_made;
+
 int nvmeq_connect(struct nvmeq_client *c, const struct sfiles *sf,
 		  const char *dev, const char *mgr, unsigned depth)
 {
@@ -200,7 +203,10 @@ int nvmeq_connect(struct nvmeq_client *c, const struct sfiles *sf,
 		err = say(-errno, "cannot map %s: %s", rel, strerror(errno));
 		goto fail;
 	}
-	snprintf(name, sizeof(name), NVMEQ_CTL_FMT "-%d", dev, (int)getpid());
+	/* One process may hold several clients at once (nbdkit: one per
+	 * connection, and a closing one may outlive the next's open). */
+	snprintf(name, sizeof(name), NVMEQ_CTL_FMT "-%d-%u", dev, (int)getpid(),
+		 __atomic_fetch_add(&clients_made, 1, __ATOMIC_RELAXED));
 	err = sf_segment_make(sf, &c->seg, name,
 			      DATA_OFF + (size_t)depth * NVMEQ_MAX_XFER, dev);
 	if (err) {

@@ -64,10 +64,19 @@ grep -q serving "$TMP/mgr.log" || fail "manager: $(cat "$TMP/mgr.log")"
 qemu-img info --output=json "$URL" > "$TMP/out" 2>&1 || fail "qemu-img info: $(cat "$TMP/out" "$TMP/nbdkit.log")"
 grep -q '"virtual-size": 67108864' "$TMP/out" || fail "size: $(cat "$TMP/out")"
 
+# Two connections at once (qemu-io holds one while nbdcopy works): two
+# clients in nbdkit's one process, each with its own queue segment.
+qemu-io -f raw -c "sleep 4000" -c "read 0 512" "$URL" > "$TMP/held" 2>&1 &
+HELD=$!
+for _ in $(seq 100); do
+	[ "$("$NVMEQ" -m "$TMP/m2" -d nvme0 status | sed -n 's/^\([0-9]*\) of 31.*/\1/p')" = 1 ] && break
+	sleep 0.1
+done
 head -c 3145728 /dev/urandom > "$TMP/data"
-nbdcopy "$TMP/data" "$URL" || fail "nbdcopy into the export"
-nbdcopy "$URL" "$TMP/whole" || fail "nbdcopy out of the export"
+nbdcopy "$TMP/data" "$URL" || fail "nbdcopy into the export: $(tail -5 "$TMP/nbdkit.log")"
+nbdcopy "$URL" "$TMP/whole" || fail "nbdcopy out of the export: $(tail -5 "$TMP/nbdkit.log")"
 cmp -s "$TMP/data" <(head -c 3145728 "$TMP/whole") || fail "nbdcopy read back other bytes"
+wait $HELD || fail "the held connection: $(cat "$TMP/held")"
 "$NVMEQ" -m "$TMP/m3" -d nvme0 read 0 6144 > "$TMP/host3" || fail "read on host3"
 cmp -s "$TMP/data" "$TMP/host3" || fail "host3 reads other bytes than nbdcopy wrote"
 
@@ -92,4 +101,4 @@ done
 	fail "queues left after nbdkit ended: $("$NVMEQ" -m "$TMP/m2" -d nvme0 status)"
 kill -TERM $MGR
 wait $MGR || fail "manager: $(cat "$TMP/mgr.log")"
-echo "PASS: $TEST: qemu-img, nbdcopy and qemu-io through nbdkit on host2; host3 reads the same bytes"
+echo "PASS: $TEST: qemu-img, nbdcopy (beside a held connection) and qemu-io through nbdkit on host2; host3 reads the same bytes"
