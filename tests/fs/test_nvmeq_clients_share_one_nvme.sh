@@ -158,7 +158,7 @@ for _ in $(seq 200); do
 done
 kill -KILL $K
 wait $K 2>/dev/null || true
-seg=$TMP/m3/self/segments/nvmeq-nvme0-$K
+seg=$TMP/m3/self/segments/nvmeq-nvme0-$K-0	# its first client
 [ -d "$seg" ] || fail "the killed client's segment is gone already"
 rmdir "$seg/dma/nvme0" "$seg" || fail "removing the killed client's segment"
 for _ in $(seq 50); do
