@@ -60,6 +60,14 @@ static struct {
 	int claims, unclaims;
 	struct call maps[16], unmaps[16];
 	int nmaps, nunmaps;
+	/*
+	 * Node 0 has a second device (slot 1); the platform maps a device
+	 * of its own machine in that device's IOMMU domain (smartio.ko, a
+	 * claimed device): the calls it got.
+	 */
+	int second, local_iommu;
+	struct call iommu[8], iounmap[8];
+	int niommu, niounmap;
 	u64 clock;
 	/*
 	 * Run once before the next SEG_CONNECT carrying ADDR is delivered:
@@ -90,18 +98,31 @@ static void lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
 
 /*
  * As smartio.ko over an NTB: no IOMMU of the core's on the path of another
- * machine's device (the inbound entries are the gate), none for its own.
+ * machine's device (the inbound entries are the gate); its own devices'
+ * domains only when the test says the platform has them.
  */
 static int iommu_map(void *plat, u32 node, u32 src, u16 rid, u64 iova,
 		     u64 phys, u64 size)
 {
-	(void)plat; (void)rid; (void)iova; (void)phys; (void)size;
-	return node != src ? 0 : -EOPNOTSUPP;
+	(void)plat;
+	if (node != src)
+		return 0;
+	if (!w.local_iommu)
+		return -EOPNOTSUPP;
+	assert_true(w.niommu < 8);
+	w.iommu[w.niommu++] = (struct call){ node, src, rid, 0, iova, phys,
+					     size };
+	return 0;
 }
 
 static void iommu_unmap(void *plat, u32 node, u32 src, u16 rid, u64 iova)
 {
-	(void)plat; (void)node; (void)src; (void)rid; (void)iova;
+	(void)plat;
+	if (node != src)
+		return;
+	assert_true(w.niounmap < 8);
+	w.iounmap[w.niounmap++] = (struct call){ node, src, rid, 0, iova, 0,
+						 0 };
 }
 
 static int seg_backing(void *plat, u32 seg, int create)
@@ -231,6 +252,14 @@ static struct sio_registry *build(u32 self)
 	dev[self * SLOTS].config_size = 4096;
 	dev[self * SLOTS].bar[0].size = BAR0;
 	dev[self * SLOTS].bar[0].flags = SIO_BAR_MEM64;
+	if (w.second && self == 0) {
+		dev[1] = dev[0];
+		dev[1].absent = 0;
+		snprintf(dev[1].name, SIO_TOPO_NAME, "host0-nvme1");
+		snprintf(dev[1].bdf, 16, "0000:00:05.0");
+		dev[1].bar[2].size = 1u << 20;	/* a controller memory buffer */
+		dev[1].bar[2].flags = SIO_BAR_MEM64;
+	}
 	w.size = sio_registry_size(&t, &limits);
 	assert_true(w.size > 0);
 	r = calloc(1, w.size);
@@ -241,10 +270,11 @@ static struct sio_registry *build(u32 self)
 
 static int setup(void **state)
 {
+	int second = state && *state;
 	u32 i, n;
 
-	(void)state;
 	memset(&w, 0, sizeof(w));
+	w.second = second;
 	for (i = 0; i < NODES; i++) {
 		w.reg[i] = build(i);
 		w.core[i] = (struct sio_core){ .reg = w.reg[i], .ops = &ops,
@@ -254,6 +284,13 @@ static int setup(void **state)
 		for (n = 0; n < NODES; n++)
 			sio_core_node_up(&w.core[i], n);
 	return 0;
+}
+
+/* As setup(), node 0 with a second device (slot 1). */
+static int setup_second(void **state)
+{
+	*state = (void *)1;
+	return setup(state);
 }
 
 static int teardown(void **state)
@@ -909,18 +946,24 @@ static void two_lenders(void)
 	assert_int_equal(push_table(2, 1, 2, NULL), 0);
 }
 
-/* PEER_MAP or PEER_UNMAP of B for A by node 1's user. */
-static int peer_cmd(u8 c)
+/* PEER_MAP or PEER_UNMAP of device b for device a by node 1's user. */
+static int peer_cmd_of(u8 c, u32 a, u32 b)
 {
 	u8 buf[256], rep[1024];
 	struct sio_parsed p;
 	struct sio_msg m;
 
 	sio_msg_init(&m, buf, sizeof(buf), c, SIO_F_REQUEST, 1);
-	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(w.reg[1], 0)->fdid);
+	sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(w.reg[1], a)->fdid);
 	sio_msg_put_u32(&m, SIO_A_NODE, 1);
-	sio_msg_put_u32(&m, SIO_A_INDEX, sio_dev(w.reg[1], 2 * SLOTS)->fdid);
+	sio_msg_put_u32(&m, SIO_A_INDEX, sio_dev(w.reg[1], b)->fdid);
 	return sio_core_call(&w.core[1], 1, 1, &m, &p, rep, sizeof(rep));
+}
+
+/* PEER_MAP or PEER_UNMAP of B (node 2's) for A (node 0's) by node 1. */
+static int peer_cmd(u8 c)
+{
+	return peer_cmd_of(c, 0, 2 * SLOTS);
 }
 
 static const struct sio_peermap *peer_record(u32 node, u8 kind)
@@ -996,6 +1039,100 @@ static void test_peer_across_registries_lender_loss_undoes(void **state)
 	sio_core_node_down(&w.core[1], 0);
 	assert_null(peer_record(1, SIO_PEERMAP_COPY));
 	assert_int_equal(w.loops, 0);
+}
+
+/* Node 1 borrows both devices of node 0 (setup_second); tables exchanged. */
+static void one_lender_two_devices(void)
+{
+	u32 n, d;
+
+	for (d = 0; d < 2; d++)
+		assert_int_equal(cmd(0, SIO_CMD_LEND, d, 0, 0), 0);
+	for (n = 1; n < NODES; n++)
+		assert_int_equal(push_table(0, n, 0, NULL), 0);
+	for (d = 0; d < 2; d++)
+		assert_int_equal(cmd(1, SIO_CMD_BORROW, d, 1, 256u << 20), 0);
+	assert_int_equal(push_table(0, 1, 0, NULL), 0);
+	assert_int_equal(push_table(0, 2, 0, NULL), 0);
+}
+
+/*
+ * SmartIO 4.4's first case across registries: A and B on node 0, asked
+ * by node 1.  Node 0 maps each BAR of B in A's IOMMU domain (A's
+ * requester id) and answers those addresses; no LUT slot, nothing
+ * exposed anywhere; the unmap gives every address back.
+ */
+static void test_peer_one_lender_maps_in_its_iommu(void **state)
+{
+	struct sio_range space = sio_node(w.reg[0], 0)->iova;
+	struct sio_adapter before;
+	const struct sio_device *a = sio_dev(w.reg[0], 0);
+	const struct sio_device *b = sio_dev(w.reg[0], 1);
+	const struct sio_peermap *la, *cp;
+	int maps, i;
+
+	(void)state;
+	one_lender_two_devices();
+	w.local_iommu = 1;
+	before = sio_node(w.reg[0], 0)->adapter[0];
+	maps = w.nmaps;
+	assert_int_equal(peer_cmd_of(SIO_CMD_PEER_MAP, 0, 1), 0);
+	assert_int_equal(w.loops, 0);
+	/* BAR 0 and BAR 2 of B, each in A's domain onto the BAR itself. */
+	assert_int_equal(w.niommu, 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(w.iommu[i].self, 0);
+		assert_int_equal(w.iommu[i].peer, 0);
+		assert_int_equal(w.iommu[i].kind, a->rid);
+		assert_true(w.iommu[i].peer_addr >= SIO_IOVA_BASE);
+	}
+	assert_int_equal(w.iommu[0].local_addr, b->bar[0].addr);
+	assert_int_equal(w.iommu[0].size, b->bar[0].size);
+	assert_int_equal(w.iommu[1].local_addr, b->bar[2].addr);
+	assert_int_equal(w.iommu[1].size, b->bar[2].size);
+	la = peer_record(0, SIO_PEERMAP_MAP);
+	cp = peer_record(1, SIO_PEERMAP_COPY);
+	assert_non_null(la);
+	assert_non_null(cp);
+	assert_int_equal(la->lut, -1);
+	assert_int_equal(la->iova, w.iommu[0].peer_addr);
+	assert_int_equal(cp->ioaddr, la->ioaddr);
+	assert_int_equal(cp->ioaddr, la->iova);
+	assert_null(peer_record(2, SIO_PEERMAP_EXPOSED));
+	assert_int_equal(w.nmaps, maps);
+	assert_memory_equal(&sio_node(w.reg[0], 0)->adapter[0], &before,
+			    sizeof(before));
+	assert_int_equal(peer_cmd_of(SIO_CMD_PEER_MAP, 0, 1), -EEXIST);
+	assert_int_equal(peer_cmd_of(SIO_CMD_PEER_UNMAP, 0, 1), 0);
+	assert_null(peer_record(0, SIO_PEERMAP_MAP));
+	assert_null(peer_record(1, SIO_PEERMAP_COPY));
+	assert_int_equal(w.niounmap, 2);
+	assert_int_equal(w.iounmap[0].peer_addr, w.iommu[0].peer_addr);
+	assert_int_equal(w.iounmap[1].peer_addr, w.iommu[1].peer_addr);
+	assert_memory_equal(&sio_node(w.reg[0], 0)->iova, &space,
+			    sizeof(space));
+}
+
+/* A platform that cannot program the device's domain: refused, nothing
+ * left behind; the asker lost: node 0 frees the mapping on its own. */
+static void test_peer_one_lender_refused_or_lost(void **state)
+{
+	struct sio_range space = sio_node(w.reg[0], 0)->iova;
+
+	(void)state;
+	one_lender_two_devices();
+	assert_int_equal(peer_cmd_of(SIO_CMD_PEER_MAP, 0, 1), -EOPNOTSUPP);
+	assert_null(peer_record(0, SIO_PEERMAP_MAP));
+	assert_null(peer_record(1, SIO_PEERMAP_COPY));
+	assert_memory_equal(&sio_node(w.reg[0], 0)->iova, &space,
+			    sizeof(space));
+	w.local_iommu = 1;
+	assert_int_equal(peer_cmd_of(SIO_CMD_PEER_MAP, 0, 1), 0);
+	sio_core_node_down(&w.core[0], 1);
+	assert_null(peer_record(0, SIO_PEERMAP_MAP));
+	assert_int_equal(w.niounmap, 2);
+	assert_memory_equal(&sio_node(w.reg[0], 0)->iova, &space,
+			    sizeof(space));
 }
 
 /* The asker lost: each lender frees its half on its own. */
@@ -1162,6 +1299,12 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_peer_across_registries_hostile_expose, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_peer_one_lender_maps_in_its_iommu, setup_second,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_peer_one_lender_refused_or_lost, setup_second,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_lut_share_bounds_one_node, setup, teardown),

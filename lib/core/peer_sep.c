@@ -16,8 +16,10 @@
  *   asker: a copy of each address (SIO_PEERMAP_COPY) for its tree
  * PEER_UNEXPOSE and PEER_UNMAP undo it, asked by the asker too; each side
  * frees its own half when the other one, or the asker, is lost, and when
- * the asker stops borrowing either device.  The single-registry flow
- * (peer.c) is unchanged.
+ * the asker stops borrowing either device.  When one machine lends both
+ * (SmartIO 4.4's first case) no NTB is on the path: LA answers PEER_MAP
+ * with addresses of A's IOMMU domain that lead to B's BARs, and nothing
+ * is exposed.  The single-registry flow (peer.c) is unchanged.
  */
 #include "core_int.h"
 
@@ -57,15 +59,25 @@ static int changed(struct sio_core *c, int err)
 	return err;
 }
 
+/* A and B are devices of one machine: no NTB between them. */
+static int one_lender(struct sio_registry *r, u32 dev, u32 peer)
+{
+	return sio_dev(r, dev)->node == sio_dev(r, peer)->node;
+}
+
 /* Undoes what this node holds of one record; nothing is asked of others. */
 void sio_peer_sep_release(struct sio_core *c, struct sio_peermap *m)
 {
 	struct sio_registry *r = c->reg;
-	struct sio_device *b = sio_dev(r, m->peer);
+	struct sio_device *a = sio_dev(r, m->dev), *b = sio_dev(r, m->peer);
 
 	if (m->kind == SIO_PEERMAP_MAP && m->lut >= 0)
-		sio_lut_unmap(c, sio_dev(r, m->dev)->node, m->adapter, m->lut,
-			      m->lut_count);
+		sio_lut_unmap(c, a->node, m->adapter, m->lut, m->lut_count);
+	if (m->kind == SIO_PEERMAP_MAP && m->lut < 0 && m->iova &&
+	    one_lender(r, m->dev, m->peer)) {
+		c->ops->iommu_unmap(c->plat, a->node, a->node, a->rid, m->iova);
+		sio_range_free(&sio_node(r, a->node)->iova, m->iova);
+	}
 	if (m->kind == SIO_PEERMAP_EXPOSED && c->ops->inbound_unmap)
 		c->ops->inbound_unmap(c->plat, b->node, m->via, SIO_INB_BAR,
 				      m->peer, m->iova, b->bar[m->bar].size);
@@ -88,17 +100,71 @@ static void drop(struct sio_core *c, u8 kind, u32 dev, u32 peer, u32 asker)
 
 /* --- A's lender ----------------------------------------------------------- */
 
+/* One BAR's answer: its index, the window or IOMMU address, A's address. */
+static void answer_bar(struct sio_msg *rep, const struct sio_peermap *m)
+{
+	int nest = sio_msg_nest_start(rep, SIO_A_BAR);
+
+	sio_msg_put_u32(rep, SIO_A_INDEX, m->bar);
+	sio_msg_put_u64(rep, SIO_A_IOVA, m->iova);
+	sio_msg_put_u64(rep, SIO_A_ADDR, m->ioaddr);
+	sio_msg_nest_end(rep, nest);
+}
+
+/*
+ * LA lends B too: an address of its IOMMU space for each BAR of B, mapped
+ * in A's domain (A's requester id) onto the BAR; A uses it as it is.
+ */
+static int lender_map_local(struct sio_core *c, u32 self, u32 dev, u32 peer,
+			    u32 asker, struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	struct sio_device *a = sio_dev(r, dev), *b = sio_dev(r, peer);
+	struct sio_range *space = &sio_node(r, self)->iova;
+	struct sio_peermap *m;
+	u64 iova;
+	u32 bar;
+	int err;
+
+	for (bar = 0; bar < SIO_MAX_BARS; bar++) {
+		if (!b->bar[bar].size)
+			continue;
+		m = new_record(r, SIO_PEERMAP_MAP, dev, peer, bar, asker);
+		err = m ? sio_range_alloc(space, b->bar[bar].size, SIO_PAGE,
+					  &iova) : -ENOSPC;
+		if (!err) {
+			err = c->ops->iommu_map(c->plat, self, self, a->rid,
+						iova, b->bar[bar].addr,
+						b->bar[bar].size);
+			if (err)
+				sio_range_free(space, iova);
+		}
+		if (err) {
+			if (m)
+				sio_memset(m, 0, sizeof(*m));
+			drop(c, SIO_PEERMAP_MAP, dev, peer, asker);
+			return err;
+		}
+		m->iova = iova;
+		m->ioaddr = iova;
+		answer_bar(rep, m);
+	}
+	return rep->err;
+}
+
 /* LA: slots toward LB for every BAR of peer, A's addresses answered. */
 static int lender_map(struct sio_core *c, u32 self, u32 dev, u32 peer,
 		      u32 asker, struct sio_msg *rep)
 {
 	struct sio_registry *r = c->reg;
 	struct sio_device *a = sio_dev(r, dev), *b = sio_dev(r, peer);
-	int path = sio_path_find(r, self, b->node), first, nest;
+	int path = sio_path_find(r, self, b->node), first;
 	struct sio_peermap *m;
 	struct sio_adapter *ad;
 	u32 bar, count;
 
+	if (b->node == self)
+		return lender_map_local(c, self, dev, peer, asker, rep);
 	if (path < 0)
 		return path;
 	for (bar = 0, count = 0; bar < SIO_MAX_BARS; bar++)
@@ -128,11 +194,7 @@ static int lender_map(struct sio_core *c, u32 self, u32 dev, u32 peer,
 		m->iova = ad->window_base + (u64)first * ad->slot_size;
 		m->ioaddr = c->ops->dev_addr ?
 			c->ops->dev_addr(c->plat, self, m->iova) : m->iova;
-		nest = sio_msg_nest_start(rep, SIO_A_BAR);
-		sio_msg_put_u32(rep, SIO_A_INDEX, bar);
-		sio_msg_put_u64(rep, SIO_A_IOVA, m->iova);
-		sio_msg_put_u64(rep, SIO_A_ADDR, m->ioaddr);
-		sio_msg_nest_end(rep, nest);
+		answer_bar(rep, m);
 	}
 	return rep->err;
 }
@@ -303,6 +365,19 @@ void sio_peer_sep_forget(struct sio_core *c, u32 self, u32 dev)
 	}
 }
 
+/*
+ * An address A's lender may answer for a BAR of B: in its window (toward
+ * B's lender), or in its IOMMU address space when it lends both.
+ */
+static int answer_ok(struct sio_registry *r, u32 dev, u32 peer, u64 addr,
+		     u64 size)
+{
+	if (!one_lender(r, dev, peer))
+		return sio_node_window_ok(r, sio_dev(r, dev)->node, addr, size);
+	return addr >= SIO_IOVA_BASE && size <= SIO_IOVA_SIZE &&
+	       addr - SIO_IOVA_BASE <= SIO_IOVA_SIZE - size ? 0 : -EPROTO;
+}
+
 /* The copies of A's lender's answer; the BARs it names must be B's. */
 static int take_copies(struct sio_core *c, u32 self, u32 dev, u32 peer,
 		       const struct sio_parsed *rep)
@@ -324,9 +399,8 @@ static int take_copies(struct sio_core *c, u32 self, u32 dev, u32 peer,
 		if (!m)
 			return -ENOSPC;
 		if (sio_nla_find(&bar, SIO_A_IOVA, &f) ||
-		    sio_node_window_ok(r, sio_dev(r, dev)->node,
-				       sio_nla_u64(&f),
-				       sio_dev(r, peer)->bar[idx].size))
+		    answer_ok(r, dev, peer, sio_nla_u64(&f),
+			      sio_dev(r, peer)->bar[idx].size))
 			return -EPROTO;
 		m->iova = sio_nla_u64(&f);
 		if (sio_nla_find(&bar, SIO_A_ADDR, &f))
@@ -369,7 +443,8 @@ static int asker_map(struct sio_core *c, u32 self, u32 dev, u32 peer)
 		struct sio_peermap *m = sio_peermap_at(r, i);
 
 		if (m->used && m->kind == kind && m->dev == dev &&
-		    m->peer == peer && m->node == self) {
+		    m->peer == peer && m->node == self &&
+		    !one_lender(r, dev, peer)) {
 			err = expose(c, self, SIO_CMD_PEER_EXPOSE, m);
 			if (!err)
 				m->via = (u16)sio_dev(r, peer)->node;
@@ -388,10 +463,8 @@ static int sep_map(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		   u32 dev, u32 peer, u32 asker, struct sio_msg *rep)
 {
 	struct sio_registry *r = c->reg;
-	struct sio_device *a = sio_dev(r, dev), *b = sio_dev(r, peer);
+	struct sio_device *a = sio_dev(r, dev);
 
-	if (b->node == a->node)
-		return -EOPNOTSUPP;	/* one lender's IOMMU: not offered */
 	if (p->from == self) {
 		if (asker != self)
 			return -EPERM;
