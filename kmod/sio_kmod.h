@@ -22,6 +22,7 @@
 #define SIO_K_LENDER 0
 #define SIO_K_BORROWER 1
 #define SIO_K_MAX_DEVS 8
+#define SIO_K_PEER_MAPS 16	/* BARs mapped between devices lent here */
 #define SIO_K_MAX_SEGS 32	/* the registry's max_segments */
 #define SIO_K_SEG_RAM (256ull << 20)	/* segment memory per node, at most */
 #define SIO_K_LUTS 256		/* per loopback adapter */
@@ -225,6 +226,8 @@ int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l);
 void sio_ntb_lend_lut_clear(struct sio_klut *l);
 int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim);
 int sio_ntb_lend_window_addr(u32 dev, u64 phys, u64 size, u64 *ioaddr);
+int sio_ntb_lend_peer_map(u16 rid, u64 iova, u64 phys, u64 size);
+void sio_ntb_lend_peer_unmap(u16 rid, u64 iova);
 int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 			 u64 size, bool map);
 int sio_ntb_k_borrow(u32 dev, u32 node);

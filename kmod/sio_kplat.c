@@ -115,21 +115,27 @@ int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys)
  * The IOMMU of a node for DMA from (src_node, rid).  Over an NTB, another
  * machine's device reaches a segment of this one only through the inbound
  * entries the core asks for once the lender granted its slots
- * (inbound_map SIO_INB_SEG): they are the gate, nothing to map here.  No
- * device of this machine is behind a domain the core may program
- * (segments of this machine for its own devices, peer-to-peer mappings
- * are not offered by the kernel platform).
+ * (inbound_map SIO_INB_SEG): they are the gate, nothing to map here.  A
+ * device of this machine is behind a domain the core may program only
+ * while it is lent (claimed), and only toward a BAR of another device
+ * lent here: peer-to-peer on one lender (sio_ntb_lend.c).  Segments of
+ * this machine for its own devices are not offered by the kernel.
  */
 static int kplat_iommu_map(void *plat, u32 node, u32 src_node, u16 rid,
 			   u64 iova, u64 phys, u64 size)
 {
-	return sio_k.ntb && node == sio_k.self && src_node != node ?
-		0 : -EOPNOTSUPP;
+	if (!sio_k.ntb || node != sio_k.self)
+		return -EOPNOTSUPP;
+	if (src_node != node)
+		return 0;
+	return sio_ntb_lend_peer_map(rid, iova, phys, size);
 }
 
 static void kplat_iommu_unmap(void *plat, u32 node, u32 src_node, u16 rid,
 			      u64 iova)
 {
+	if (sio_k.ntb && node == sio_k.self && src_node == node)
+		sio_ntb_lend_peer_unmap(rid, iova);
 }
 
 /*

@@ -33,10 +33,18 @@
 
 #include "sio_kmod.h"
 
+/* A BAR of a device lent here, mapped in another's domain (the core's lock). */
+struct sio_kpeer {
+	struct iommu_domain *domain;	/* NULL: a free entry */
+	u16 rid;
+	u64 iova, size;
+};
+
 static struct {
 	struct sio_kdev rdev[SIO_K_NTB_NODES * SIO_K_MAX_DEVS];
 	struct mutex lock;	/* shadows' hot-add and removal */
 	struct work_struct sync;
+	struct sio_kpeer peer[SIO_K_PEER_MAPS];
 } lend;
 
 /* The device of this machine whose requester id the lender's slot carries. */
@@ -226,6 +234,86 @@ int sio_ntb_lend_window_addr(u32 dev, u64 phys, u64 size, u64 *ioaddr)
 		return -ERANGE;	/* beyond what the window translates */
 	*ioaddr = sio_kplat_dev_iova(b->lender, b->dma_addr) + bus;
 	return 0;
+}
+
+/* --- peer-to-peer between two devices lent here ---------------------------- */
+
+/* Whether [phys, + size) lies in one BAR of a device this machine lends. */
+static bool lent_bar(u64 phys, u64 size)
+{
+	u32 i, b;
+
+	for (i = 0; i < sio_k.ndevs; i++)
+		for (b = 0; b < PCI_STD_NUM_BARS; b++) {
+			struct pci_dev *pdev = sio_k.dev[i].pdev;
+			u64 start = pci_resource_start(pdev, b);
+			u64 len = pci_resource_len(pdev, b);
+
+			if ((pci_resource_flags(pdev, b) & IORESOURCE_MEM) &&
+			    len && phys >= start && size <= len &&
+			    phys - start <= len - size)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * SmartIO 4.4's first case: the device with requester id rid, claimed
+ * here (its own IOMMU domain, sio_lender.c), reaches a BAR of another
+ * device lent here at iova.  Nothing else is mapped this way: a device
+ * still with its driver is in that driver's DMA domain (EBUSY), and a
+ * target that is no such BAR (a segment of this machine, a multicast
+ * group) is not offered over the kernel (EOPNOTSUPP).  The domain's
+ * window addresses start at SIO_K_DEV_IOVA; the core's IOVA space for
+ * these lies below.
+ */
+int sio_ntb_lend_peer_map(u16 rid, u64 iova, u64 phys, u64 size)
+{
+	struct sio_kdev *kd = own_by_rid(rid);
+	struct sio_kpeer *p = NULL;
+	u32 i;
+	int err;
+
+	if (!lent_bar(phys, size))
+		return -EOPNOTSUPP;
+	if (!kd || !kd->claimed || !kd->domain)
+		return -EBUSY;
+	size = PAGE_ALIGN(size);
+	if (!PAGE_ALIGNED(iova) || !PAGE_ALIGNED(phys) ||
+	    iova + size > SIO_K_DEV_IOVA || iova + size < iova)
+		return -ERANGE;
+	for (i = 0; i < SIO_K_PEER_MAPS && !p; i++)
+		if (!lend.peer[i].domain)
+			p = &lend.peer[i];
+	if (!p)
+		return -ENOSPC;
+	err = iommu_map(kd->domain, iova, phys, size,
+			IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO);
+	if (err)
+		return err;
+	*p = (struct sio_kpeer){ kd->domain, rid, iova, size };
+	return 0;
+}
+
+/*
+ * Undoes it.  A device released meanwhile took its domain, and the
+ * mapping, with it; a domain of a later claim never had this one.
+ */
+void sio_ntb_lend_peer_unmap(u16 rid, u64 iova)
+{
+	u32 i;
+
+	for (i = 0; i < SIO_K_PEER_MAPS; i++) {
+		struct sio_kpeer *p = &lend.peer[i];
+		struct sio_kdev *kd;
+
+		if (!p->domain || p->rid != rid || p->iova != iova)
+			continue;
+		kd = own_by_rid(rid);
+		if (kd && kd->domain == p->domain)
+			iommu_unmap(p->domain, iova, p->size);
+		p->domain = NULL;
+	}
 }
 
 /* --- the borrower's shadows ------------------------------------------------ */

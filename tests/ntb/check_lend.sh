@@ -63,9 +63,18 @@ for p in 0 1 2 3; do
 	# (BAR 2), the targets of the peer-to-peer steps.
 	cmb=
 	[ $p = 1 ] || [ $p = 2 ] && cmb=,cmb_size_mb=1
+	# host3 lends a second NVMe with a CMB too: the target of
+	# peer-to-peer between two devices of one lender.
+	second=
+	if [ $p = 3 ]; then
+		dd if=/dev/zero of="$tmp/nvme3b.img" bs=1M count=0 seek=16 status=none
+		second="-drive file=$tmp/nvme3b.img,if=none,id=nvb,format=raw
+			-device nvme,serial=sio3b,drive=nvb,cmb_size_mb=1"
+	fi
+	# shellcheck disable=SC2086 # $second is two options or none
 	sw_guest $p 1 256 -device intel-iommu,intremap=on \
 		-drive "file=$tmp/nvme$p.img,if=none,id=nv,format=raw" \
-		-device "nvme,serial=sio$p,drive=nv$cmb"
+		-device "nvme,serial=sio$p,drive=nv$cmb" $second
 	eval "pid$p=\$guest_pid"
 done
 # shellcheck disable=SC2154

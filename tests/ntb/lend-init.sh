@@ -85,7 +85,21 @@ for m in $(cat /modules/order); do
 	esac
 done
 waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1 of this node's NVMe"
-own_bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
+# The NVMe of serial $1: its bdf (host3 has two, probed in either order).
+bdf_of_serial() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		# (the serial is padded with spaces to 20 bytes)
+		[ "$(tr -d ' ' <"$c/serial")" = "$1" ] &&
+			basename "$(readlink "$c/device")"
+	done
+}
+own_bdf=$(bdf_of_serial "sio$P")
+second_bdf=
+if [ "$P" = 3 ]; then
+	waitfor 60 test -b /dev/nvme1n1 || fail "no second NVMe on host3"
+	second_bdf=$(bdf_of_serial sio3b)
+fi
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
 # A segment heap of 4 MiB: contrib/nvme's driver keeps 1 MiB of queues
@@ -100,7 +114,7 @@ luts=
 [ "$P" = 0 ] && luts=luts=5
 [ "$P" = 2 ] && luts=luts_per_node=3
 # shellcheck disable=SC2086 # no luts= but on host0 and host2
-smartio_up devices="$own_bdf" $luts
+smartio_up devices="$own_bdf${second_bdf:+,$second_bdf}" $luts
 smartiofs_up
 for q in $others; do
 	waitfor 600 is "/smartio/nodes/host$q/state" up ||
@@ -128,7 +142,7 @@ slow_accesses() {
 }
 
 # --- one registry across the kernels ----------------------------------------
-want="host0-nvme0 host1-nvme0 host2-nvme0 host3-nvme0 "
+want="host0-nvme0 host1-nvme0 host2-nvme0 host3-nvme0 host3-nvme1 "
 listed() { [ "$(ls /smartio/dev | tr '\n' ' ')" = "$want" ]; }
 if waitfor 120 listed; then
 	pass "/smartio/dev lists every node's NVMe: $want"
@@ -185,10 +199,14 @@ pattern_md5() {
 	done | md5sum | cut -d' ' -f1
 }
 msix() { awk '/smartio-NTB-MSI/ { n += $2 } END { print n + 0 }' /proc/interrupts; }
-# The shadow: PCI segment 0x5100 + the device's index, the lender's bdf.
-fdid=$(cat "$dev/fdid")
-bdf=$(cat "$dev/bdf")
-shadow=$(printf '%04x:%s' $((0x5100 + (fdid & 0xfffff))) "${bdf#*:}")
+# The shadow of device directory $1: PCI segment 0x5100 + the device's
+# index, the lender's bdf.
+shadow_of() {
+	local b
+	b=$(cat "$1/bdf")
+	printf '%04x:%s' $((0x5100 + ($(cat "$1/fdid") & 0xfffff))) "${b#*:}"
+}
+shadow=$(shadow_of "$dev")
 shadow_disk() {
 	local c
 	c=$(ls "/sys/bus/pci/devices/$shadow/nvme" 2>/dev/null | head -n 1)
@@ -244,6 +262,20 @@ domains_owner() {
 	else
 		fail "unmapping or removing dst3"
 	fi
+	# Its own two NVMe, the first still with its nvme driver (in that
+	# driver's DMA domain): no peer mapping between them (EBUSY).
+	if mkdir /smartio/dev/host3-nvme0/peers/host3-nvme1 2>/tmp/err; then
+		fail "a peer mapping for host3-nvme0 while nvme drives it"
+		rmdir /smartio/dev/host3-nvme0/peers/host3-nvme1
+	elif grep -q "busy" /tmp/err && [ -b /dev/nvme0n1 ]; then
+		pass "no peer mapping for host3-nvme0 while nvme drives it: $(cat /tmp/err)"
+	else
+		fail "peer mapping with host3-nvme0 in its driver: '$(cat /tmp/err)', not EBUSY"
+	fi
+	# host1 borrows both of this node's NVMe next (one_lender_p2p).
+	for d in /smartio/dev/host3-nvme0 /smartio/dev/host3-nvme1; do
+		echo host1 >"$d/lend" || fail "lend ${d##*/} to host1"
+	done
 	mark domainsdone
 }
 
@@ -299,9 +331,8 @@ domains_driver() {
 # host2 in A's IOMMU domain, host2 translates them onto B's BARs.  A then
 # reads blocks straight into B's CMB; host2 finds them in its device.
 peer_to_peer() {
-	local b=/smartio/dev/host2-nvme0 bdfb shb ioaddr m=/smartio/self/segments/p2pm1
-	bdfb=$(cat "$b/bdf")
-	shb=$(printf '%04x:%s' $((0x5100 + ($(cat "$b/fdid") & 0xfffff))) "${bdfb#*:}")
+	local b=/smartio/dev/host2-nvme0 shb ioaddr m=/smartio/self/segments/p2pm1
+	shb=$(shadow_of "$b")
 	if echo host1 >"$b/borrow" 2>/tmp/err &&
 	   waitfor 120 test -e "/sys/bus/pci/drivers/nvme/$shb" &&
 	   echo "$shb" >/sys/bus/pci/drivers/nvme/unbind; then
@@ -355,6 +386,48 @@ peer_to_peer() {
 		pass "peer-to-peer into this machine's NVMe CMB at $ioaddr: $(tail -n 2 /tmp/nvme.out | head -n 1)"
 	else
 		fail "peer-to-peer into host1-nvme0: $(cat /tmp/err) $(tr '\n' ' ' </tmp/nvme.out)"
+	fi
+	one_lender_p2p
+}
+
+# Both devices on one lender (SmartIO 4.4's first case): host1 borrows
+# host3's two NVMe and maps the second's BARs (B, a 1 MiB CMB in BAR 2)
+# for the first (A): host3 maps them in A's IOMMU domain, no NTB between
+# them.  A reads blocks straight into B's CMB; host1 finds them there
+# through its own mapping of B's BAR 2 (zeroed first by smartio-nvme).
+one_lender_p2p() {
+	local a=/smartio/dev/host3-nvme0 b=/smartio/dev/host3-nvme1 d sh ioaddr
+	for d in $a $b; do
+		sh=$(shadow_of "$d")
+		if echo host1 >"$d/borrow" 2>/tmp/err &&
+		   waitfor 120 test -e "/sys/bus/pci/drivers/nvme/$sh" &&
+		   echo "$sh" >/sys/bus/pci/drivers/nvme/unbind; then
+			pass "host1 borrows ${d##*/} (nvme unbound from $sh)"
+		else
+			fail "borrowing ${d##*/}: $(cat /tmp/err)"
+		fi
+	done
+	if mkdir "$a/peers/host3-nvme1" 2>/tmp/err &&
+	   ioaddr=$(cat "$a/peers/host3-nvme1/bar2"); then
+		pass "host3-nvme1's BARs mapped for host3-nvme0 on their lender: its CMB at $ioaddr"
+	else
+		fail "mkdir host3-nvme0/peers/host3-nvme1: $(cat /tmp/err)"
+		dmesg | tail -n 20
+	fi
+	if smartio-nvme -m /smartio -d host3-nvme0 -l 200000 -n 64 \
+		-t "$b/bar2@$ioaddr" >/tmp/nvme.out 2>&1; then
+		pass "contrib/nvme, peer-to-peer on one lender: $(tr '\n' ' ' </tmp/nvme.out)"
+	else
+		fail "contrib/nvme into host3-nvme1's CMB at $ioaddr: $(tr '\n' ' ' </tmp/nvme.out)"
+		dmesg | tail -n 20
+	fi
+	if rmdir "$a/peers/host3-nvme1" 2>/tmp/err &&
+	   echo host1 >"$a/return" && echo host1 >"$b/return" &&
+	   waitfor 60 test ! -e "/sys/bus/pci/devices/$(shadow_of "$a")" &&
+	   waitfor 60 test ! -e "/sys/bus/pci/devices/$(shadow_of "$b")"; then
+		pass "one-lender peer mapping removed, host3's NVMe returned"
+	else
+		fail "unmapping host3-nvme0/peers/host3-nvme1 or returning: $(cat /tmp/err)"
 	fi
 }
 
