@@ -8,8 +8,11 @@
 # unmodified nvme driver binds each shadow, 64 MiB go through it with
 # O_DIRECT and come back, and the lender reads them after the return;
 # contrib/nvme's userspace driver on host1 has host0's NVMe read blocks
-# into a segment of host3; udev/*.rules under systemd-udevd name the
-# borrowers' hot-added disks (tests/ntb/lend-init.sh).
+# into a segment of host3, and NVMe controllers read blocks straight into
+# another NVMe's CMB in SmartIO 4.4's three cases (B on a third machine,
+# on the asker, on A's own lender: host3's second NVMe); udev/*.rules
+# under systemd-udevd name the borrowers' hot-added disks
+# (tests/ntb/lend-init.sh).
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 1800), NTB_KEEP=1
