@@ -88,6 +88,7 @@ int nvmeq_reap(struct nvmeq_qp *q, struct nvmeq_cqe *e);
 int nvmeq_run(struct nvmeq_qp *q, uint8_t *c, uint32_t *result);
 /* Waits a little for a completion: short naps, never a busy spin. */
 void nvmeq_nap(void);
+void nvmeq_nap_us(unsigned us);	/* a nap of that many microseconds */
 
 /* --- the control block: the manager's exported segment ----------------- */
 #define NVMEQ_MAGIC 0x514d564eu		/* "NVMQ" */

@@ -314,15 +314,26 @@ static void sleep_most(struct nvmeq_client *c)
 }
 
 /*
+ * Naps while a completion is late: 2 us, doubling up to 1 ms, so that no
+ * nap is longer than the wait before it (a wait ends at most twice as late
+ * as its completion came).  A nap of 2 us over and over is a wake-up every
+ * few microseconds; thirty clients doing that on two CPUs spent them all
+ * switching tasks and left the controller (a thread like theirs, in the
+ * simulator) 4 % of one, so completions came tens of milliseconds late.
+ */
+#define NAP_MAX_US 1000
+
+/*
  * Waits for the next completion; its tag, or -errno.  The client first
  * sleeps through most of the time completions have been taking, then polls
- * with short naps: many clients on few CPUs then leave the controller (and
- * each other) the processor instead of polling it away, and one client
- * alone polls at once.
+ * with naps that grow: many clients on few CPUs then leave the controller
+ * (and each other) the processor instead of polling it away, and one
+ * client alone polls at once.
  */
 static int reap_one(struct nvmeq_client *c, struct nvmeq_cqe *e)
 {
 	double start = 0, end = 0, waited;
+	unsigned nap_us = 2;
 
 	while (!nvmeq_reap(&c->q, e)) {
 		if (!end) {
@@ -334,7 +345,9 @@ static int reap_one(struct nvmeq_client *c, struct nvmeq_cqe *e)
 			return c->ctl->state == NVMEQ_SERVING ? -ETIMEDOUT :
 								-ESHUTDOWN;
 		}
-		nvmeq_nap();
+		nvmeq_nap_us(nap_us);
+		if (nap_us < NAP_MAX_US)
+			nap_us *= 2;
 	}
 	waited = start ? (now_s() - start) * 1e6 : 0;
 	c->wait_us = c->wait_us * 0.875 + waited * 0.125;

@@ -60,11 +60,16 @@ int nvmeq_reap(struct nvmeq_qp *q, struct nvmeq_cqe *e)
 	return 1;
 }
 
-void nvmeq_nap(void)
+void nvmeq_nap_us(unsigned us)
 {
-	struct timespec ts = { 0, 2000 };
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000L };
 
 	nanosleep(&ts, NULL);
+}
+
+void nvmeq_nap(void)
+{
+	nvmeq_nap_us(2);
 }
 
 int nvmeq_run(struct nvmeq_qp *q, uint8_t *c, uint32_t *result)
