@@ -325,6 +325,20 @@ domains_driver() {
 }
 
 # --- peer-to-peer across three machines -----------------------------------------
+# borrow_unbound DEVDIR: host1 borrows the device for contrib/nvme's
+# userspace driver: the nvme driver binds its shadow, and is unbound.
+borrow_unbound() {
+	local sh
+	sh=$(shadow_of "$1")
+	if echo host1 >"$1/borrow" 2>/tmp/err &&
+	   waitfor 120 test -e "/sys/bus/pci/drivers/nvme/$sh" &&
+	   echo "$sh" >/sys/bus/pci/drivers/nvme/unbind; then
+		pass "host1 borrows ${1##*/} (nvme unbound from $sh)"
+	else
+		fail "borrowing ${1##*/}: $(cat /tmp/err)"
+	fi
+}
+
 # host1, still holding host0's NVMe (A) for its userspace driver, borrows
 # host2's (B, with a 1 MiB controller memory buffer in BAR 2) and maps B's
 # BARs for A (SmartIO 4.4): host0 takes entries of its window toward
@@ -333,13 +347,7 @@ domains_driver() {
 peer_to_peer() {
 	local b=/smartio/dev/host2-nvme0 shb ioaddr m=/smartio/self/segments/p2pm1
 	shb=$(shadow_of "$b")
-	if echo host1 >"$b/borrow" 2>/tmp/err &&
-	   waitfor 120 test -e "/sys/bus/pci/drivers/nvme/$shb" &&
-	   echo "$shb" >/sys/bus/pci/drivers/nvme/unbind; then
-		pass "host1 borrows host2-nvme0 too (nvme unbound from $shb)"
-	else
-		fail "borrowing host2-nvme0: $(cat /tmp/err)"
-	fi
+	borrow_unbound "$b"
 	# Issue 12 defect 8: host2's 3 entries for host1 hold its borrow.
 	if mkdir /smartio/dev/host2-nvme0/peers/host0-nvme0 2>/tmp/err; then
 		fail "host2 gave host1 a 4th entry (luts_per_node=3)"
@@ -396,17 +404,9 @@ peer_to_peer() {
 # them.  A reads blocks straight into B's CMB; host1 finds them there
 # through its own mapping of B's BAR 2 (zeroed first by smartio-nvme).
 one_lender_p2p() {
-	local a=/smartio/dev/host3-nvme0 b=/smartio/dev/host3-nvme1 d sh ioaddr
-	for d in $a $b; do
-		sh=$(shadow_of "$d")
-		if echo host1 >"$d/borrow" 2>/tmp/err &&
-		   waitfor 120 test -e "/sys/bus/pci/drivers/nvme/$sh" &&
-		   echo "$sh" >/sys/bus/pci/drivers/nvme/unbind; then
-			pass "host1 borrows ${d##*/} (nvme unbound from $sh)"
-		else
-			fail "borrowing ${d##*/}: $(cat /tmp/err)"
-		fi
-	done
+	local a=/smartio/dev/host3-nvme0 b=/smartio/dev/host3-nvme1 ioaddr
+	borrow_unbound "$a"
+	borrow_unbound "$b"
 	if mkdir "$a/peers/host3-nvme1" 2>/tmp/err &&
 	   ioaddr=$(cat "$a/peers/host3-nvme1/bar2"); then
 		pass "host3-nvme1's BARs mapped for host3-nvme0 on their lender: its CMB at $ioaddr"
