@@ -154,6 +154,10 @@ int sio_peer_sep_expose(struct sio_core *c, u32 self,
 			const struct sio_parsed *p, u32 peer);
 void sio_peer_sep_release(struct sio_core *c, struct sio_peermap *m);
 void sio_peer_sep_forget(struct sio_core *c, u32 self, u32 dev);
+/* Node's IOMMU address space, mapped for a requester and given back (iova.c). */
+int sio_iova_map(struct sio_core *c, u32 node, u32 src, u16 rid, u64 phys,
+		 u64 size, u64 *iova);
+void sio_iova_unmap(struct sio_core *c, u32 node, u32 src, u16 rid, u64 iova);
 /* A window address of one of node's adapters, on a slot, room for size. */
 int sio_node_window_ok(struct sio_registry *r, u32 node, u64 addr,
 		       u64 size);

@@ -328,8 +328,7 @@ static void map_release(struct sio_core *c, struct sio_mcast *g, u32 k)
 {
 	struct sio_device *d = sio_dev(c->reg, g->map[k].dev);
 
-	c->ops->iommu_unmap(c->plat, d->node, d->node, d->rid, g->map[k].iova);
-	sio_range_free(&sio_node(c->reg, d->node)->iova, g->map[k].iova);
+	sio_iova_unmap(c, d->node, d->node, d->rid, g->map[k].iova);
 	sio_memset(&g->map[k], 0, sizeof(g->map[k]));
 }
 

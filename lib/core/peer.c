@@ -76,8 +76,7 @@ static void unexpose_here(struct sio_core *c, struct sio_peermap *m)
 
 	if (!m->iova)
 		return;
-	c->ops->iommu_unmap(c->plat, lb, a->node, a->rid, m->iova);
-	sio_range_free(&sio_node(c->reg, lb)->iova, m->iova);
+	sio_iova_unmap(c, lb, a->node, a->rid, m->iova);
 	m->iova = 0;
 }
 
@@ -271,15 +270,10 @@ int sio_h_peer_expose(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	if (bar >= SIO_MAX_BARS || !b->bar[bar].size)
 		return -EINVAL;
 	size = b->bar[bar].size;
-	err = sio_range_alloc(&n->iova, size, SIO_PAGE, &iova);
+	err = sio_iova_map(c, self, (u32)src, rid, b->bar[bar].addr, size,
+			   &iova);
 	if (err)
 		return err;
-	err = c->ops->iommu_map(c->plat, self, (u32)src, rid, iova,
-				b->bar[bar].addr, size);
-	if (err) {
-		sio_range_free(&n->iova, iova);
-		return err;
-	}
 	return sio_msg_put_u64(rep, SIO_A_ADDR, iova);
 }
 

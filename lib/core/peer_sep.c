@@ -74,10 +74,8 @@ void sio_peer_sep_release(struct sio_core *c, struct sio_peermap *m)
 	if (m->kind == SIO_PEERMAP_MAP && m->lut >= 0)
 		sio_lut_unmap(c, a->node, m->adapter, m->lut, m->lut_count);
 	if (m->kind == SIO_PEERMAP_MAP && m->lut < 0 && m->iova &&
-	    one_lender(r, m->dev, m->peer)) {
-		c->ops->iommu_unmap(c->plat, a->node, a->node, a->rid, m->iova);
-		sio_range_free(&sio_node(r, a->node)->iova, m->iova);
-	}
+	    one_lender(r, m->dev, m->peer))
+		sio_iova_unmap(c, a->node, a->node, a->rid, m->iova);
 	if (m->kind == SIO_PEERMAP_EXPOSED && c->ops->inbound_unmap)
 		c->ops->inbound_unmap(c->plat, b->node, m->via, SIO_INB_BAR,
 				      m->peer, m->iova, b->bar[m->bar].size);
@@ -120,7 +118,6 @@ static int lender_map_local(struct sio_core *c, u32 self, u32 dev, u32 peer,
 {
 	struct sio_registry *r = c->reg;
 	struct sio_device *a = sio_dev(r, dev), *b = sio_dev(r, peer);
-	struct sio_range *space = &sio_node(r, self)->iova;
 	struct sio_peermap *m;
 	u64 iova;
 	u32 bar;
@@ -130,15 +127,8 @@ static int lender_map_local(struct sio_core *c, u32 self, u32 dev, u32 peer,
 		if (!b->bar[bar].size)
 			continue;
 		m = new_record(r, SIO_PEERMAP_MAP, dev, peer, bar, asker);
-		err = m ? sio_range_alloc(space, b->bar[bar].size, SIO_PAGE,
-					  &iova) : -ENOSPC;
-		if (!err) {
-			err = c->ops->iommu_map(c->plat, self, self, a->rid,
-						iova, b->bar[bar].addr,
-						b->bar[bar].size);
-			if (err)
-				sio_range_free(space, iova);
-		}
+		err = m ? sio_iova_map(c, self, self, a->rid, b->bar[bar].addr,
+				       b->bar[bar].size, &iova) : -ENOSPC;
 		if (err) {
 			if (m)
 				sio_memset(m, 0, sizeof(*m));

@@ -97,8 +97,7 @@ static void segdma_release(struct sio_core *c, u32 midx)
 
 	switch (m->kind) {
 	case SIO_SEGDMA_LOCAL:
-		c->ops->iommu_unmap(c->plat, owner, owner, d->rid, m->iova);
-		sio_range_free(&sio_node(r, owner)->iova, m->iova);
+		sio_iova_unmap(c, owner, owner, d->rid, m->iova);
 		break;
 	case SIO_SEGDMA_BORROW:
 		if (m->direct)
@@ -121,8 +120,7 @@ static void segdma_release(struct sio_core *c, u32 midx)
 						     SIO_CMD_UNMAP_SEG_WINDOW,
 						     0, NULL)))
 			lender_unmap(c, m);
-		c->ops->iommu_unmap(c->plat, owner, d->node, d->rid, m->iova);
-		sio_range_free(&sio_node(r, owner)->iova, m->iova);
+		sio_iova_unmap(c, owner, d->node, d->rid, m->iova);
 		break;
 	}
 	sio_memset(m, 0, sizeof(*m));
