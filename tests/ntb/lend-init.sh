@@ -296,13 +296,7 @@ domains_driver() {
 	echo host1 >"$t/ioa3/attach" && echo host1 >"$t/dst3/attach" ||
 		fail "attaching host3's segments"
 	ioaddr=$(sio_segrw "$t/ioa3/mem" 0 read 32 | tr -d .)
-	if smartio-nvme -m /smartio -d host0-nvme0 -l 200000 -n 64 \
-		-t "host3/dst3@$ioaddr" >/tmp/nvme.out 2>&1; then
-		pass "contrib/nvme: $(tr '\n' ' ' </tmp/nvme.out)"
-	else
-		fail "contrib/nvme into host3's dst3 at $ioaddr: $(tr '\n' ' ' </tmp/nvme.out)"
-		dmesg | tail -n 20
-	fi
+	nvme_read_into host0-nvme0 "host3/dst3@$ioaddr" "" "host3's dst3"
 	local m=/smartio/self/segments/md5r1
 	mkdir "$m" && echo 4k >"$m/size" && echo 1 >"$m/available" &&
 		sio_segrw "$m/mem" 0 write "$(sio_segrw "$t/dst3/mem" 0 dump 32768 |
@@ -322,6 +316,19 @@ domains_driver() {
 		fail "return after the userspace driver"
 	fi
 	mark p2pdone
+}
+
+# nvme_read_into DEV TARGET@IOADDR LABEL WHERE [-v]: contrib/nvme's driver
+# has DEV write 64 blocks at 200000 (or, with -v, only read them) and
+# read them into TARGET at IOADDR, where it checks them.
+nvme_read_into() {
+	if smartio-nvme -m /smartio -d "$1" -l 200000 -n 64 ${5:+"$5"} \
+		-t "$2" >/tmp/nvme.out 2>&1; then
+		pass "contrib/nvme$3: $(tr '\n' ' ' </tmp/nvme.out)"
+	else
+		fail "contrib/nvme into $4 at ${2##*@}: $(tr '\n' ' ' </tmp/nvme.out)"
+		dmesg | tail -n 20
+	fi
 }
 
 # --- peer-to-peer across three machines -----------------------------------------
@@ -364,13 +371,8 @@ peer_to_peer() {
 		fail "mkdir peers/host2-nvme0: $(cat /tmp/err)"
 		dmesg | tail -n 20
 	fi
-	if smartio-nvme -m /smartio -d host0-nvme0 -l 200000 -n 64 -v \
-		-t "$b/bar2@$ioaddr" >/tmp/nvme.out 2>&1; then
-		pass "contrib/nvme, peer-to-peer: $(tr '\n' ' ' </tmp/nvme.out)"
-	else
-		fail "contrib/nvme into host2-nvme0's CMB at $ioaddr: $(tr '\n' ' ' </tmp/nvme.out)"
-		dmesg | tail -n 20
-	fi
+	nvme_read_into host0-nvme0 "$b/bar2@$ioaddr" ", peer-to-peer" \
+		"host2-nvme0's CMB" -v
 	mkdir "$m" && echo 4k >"$m/size" && echo 1 >"$m/available" &&
 		sio_segrw "$m/mem" 0 write "$(sio_segrw "$b/bar2" 0 dump 32768 |
 			md5sum | cut -d' ' -f1)" || fail "p2pm1 segment"
@@ -414,13 +416,8 @@ one_lender_p2p() {
 		fail "mkdir host3-nvme0/peers/host3-nvme1: $(cat /tmp/err)"
 		dmesg | tail -n 20
 	fi
-	if smartio-nvme -m /smartio -d host3-nvme0 -l 200000 -n 64 \
-		-t "$b/bar2@$ioaddr" >/tmp/nvme.out 2>&1; then
-		pass "contrib/nvme, peer-to-peer on one lender: $(tr '\n' ' ' </tmp/nvme.out)"
-	else
-		fail "contrib/nvme into host3-nvme1's CMB at $ioaddr: $(tr '\n' ' ' </tmp/nvme.out)"
-		dmesg | tail -n 20
-	fi
+	nvme_read_into host3-nvme0 "$b/bar2@$ioaddr" \
+		", peer-to-peer on one lender" "host3-nvme1's CMB"
 	if rmdir "$a/peers/host3-nvme1" 2>/tmp/err &&
 	   echo host1 >"$a/return" && echo host1 >"$b/return" &&
 	   waitfor 60 test ! -e "/sys/bus/pci/devices/$(shadow_of "$a")" &&

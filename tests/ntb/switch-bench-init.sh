@@ -4,10 +4,11 @@
 # ports of a 2-port smartio-ntb-switch.  Port 0 measures, side by side:
 # ntb_perf's throughput to port 1 and memcpy inside this guest (the same
 # bytes, the same chunks); the same copy loop between buffers that
-# collide in TCG's TLB and buffers that do not; memcpy from user space into the window
-# ntb_perf used (port 1's RAM); an 8-byte read of port 1's edu register
-# through a window and of this guest's own edu register.  Port 1 points
-# an inbound entry at its edu and waits.  Lines: "SWBENCH ...".
+# collide in TCG's TLB and buffers that do not; memcpy from user space
+# into the window ntb_perf used (port 1's RAM); an 8-byte read of port
+# 1's edu register through a window and of this guest's own edu register.
+# Port 1 points an inbound entry at its edu and waits.  Lines:
+# "SWBENCH ...".
 /bin/busybox --install -s /bin
 export PATH=/bin
 mkdir -p /proc /sys /dev /tmp
