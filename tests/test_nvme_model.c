@@ -168,14 +168,37 @@ static int submit(struct drv *d, unsigned q, uint8_t *c, uint32_t *result)
 	return (int)((dw[3] >> 17) & 0x7ff);
 }
 
-static int setup(void **state)
+/*
+ * host3 far from nvme0: its path crosses two adapters and four cascaded
+ * switches whose chips take 50 us each (SmartIO section 7.1.3's hops,
+ * stretched), so that every read the controller makes of host3's memory,
+ * a command's fetch first, takes a 600 us round trip.
+ */
+#define FAR_TOPO \
+	"switch s0 ports=4 latency=50000\n" \
+	"switch s1 ports=4 latency=50000\n" \
+	"switch s2 ports=4 latency=50000\n" \
+	"switch s3 ports=4 latency=50000\n" \
+	"cascade s0:3 s1:2\n" \
+	"cascade s1:3 s2:2\n" \
+	"cascade s2:3 s3:2\n" \
+	"node host0 id=0 ram=64M\n" \
+	"node host3 id=3 ram=64M\n" \
+	"adapter host0 ntb0 switch=s0:0 latency=50000\n" \
+	"adapter host3 ntb0 switch=s3:0 latency=50000\n" \
+	"device host0 nvme0 bdf=0000:01:00.0 vendor=0x1b36 device=0x0010 " \
+	"class=0x010802 config=4096 model=nvme bar0=128K,64\n"
+#define FAR_ROUND_TRIP_NS (2 * 6 * 50000ull)
+
+/* host3 borrows nvme0 of the topology (the built-in one if NULL). */
+static int open_drv(void **state, const char *topo)
 {
 	static struct drv d;
 	char path[256];
 	uint64_t size;
 
 	memset(&d, 0, sizeof(d));
-	d.h = th_open(NULL, NULL, d.fabric, sizeof(d.fabric));
+	d.h = th_open(topo, NULL, d.fabric, sizeof(d.fabric));
 	d.host0 = th_node(d.h, "host0");
 	d.host3 = th_node(d.h, "host3");
 	d.nvme0 = th_dev(d.h, "nvme0");
@@ -193,6 +216,16 @@ static int setup(void **state)
 	d.mem = th_map_file(path, size);
 	*state = &d;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return open_drv(state, NULL);
+}
+
+static int setup_far(void **state)
+{
+	return open_drv(state, FAR_TOPO);
 }
 
 static int teardown(void **state)
@@ -790,6 +823,147 @@ static void test_return_drops_the_routing(void **state)
 	assert_int_equal(ctl & 0x8000, 0);
 }
 
+/* Queues n commands from cmds on queue q and rings its doorbell once. */
+static void submit_many(struct drv *d, unsigned q, uint8_t (*cmds)[64],
+			unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		uint16_t cid = ++d->cid;
+
+		memcpy(cmds[i] + 2, &cid, 2);
+		memcpy(d->mem + (q ? IOSQ_OFF : ASQ_OFF) + 64 * d->sq_tail[q],
+		       cmds[i], 64);
+		d->sq_tail[q] = (d->sq_tail[q] + 1) % QDEPTH;
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	wr32(d, doorbell(d, q, 0), d->sq_tail[q]);
+}
+
+/* Waits for queue q's next completion: its status, *cid its command. */
+static int reap(struct drv *d, unsigned q, uint16_t *cid)
+{
+	uint32_t dw[4];
+
+	g_waiting = d;
+	g_queue = q;
+	assert_true(wait_for(d, posted));
+	memcpy(dw, (const void *)cqe(d, q), 16);
+	*cid = (uint16_t)dw[3];
+	if (++d->cq_head[q] == QDEPTH) {
+		d->cq_head[q] = 0;
+		d->phase[q] ^= 1;
+	}
+	wr32(d, doorbell(d, q, 1), d->cq_head[q]);
+	return (int)((dw[3] >> 17) & 0x7ff);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#define NFAR (QDEPTH - 1)	/* a full queue */
+
+/* NFAR 4K reads of the 32 pages at lba 0 into BACK_OFF, one after another. */
+static void far_reads(uint8_t (*c)[64], uint64_t io)
+{
+	unsigned i;
+
+	for (i = 0; i < NFAR; i++) {
+		cmd_init(c[i], 0x02, 0, 1);
+		cmd_put64(c[i], 6, io + BACK_OFF + 4096ull * i);
+		cmd_put64(c[i], 10, 8 * (i % 32));
+		cmd_put32(c[i], 12, 8 - 1);
+	}
+}
+
+/*
+ * The controller works on many commands at once, as hardware does: while
+ * one waits for its fetch or its data to cross the fabric, others go on.
+ * Paced, each read of host3's memory takes a 600 us round trip, so a
+ * controller that waited out each command's transfers before the next
+ * would take 63 of them (37.8 ms) for a full queue of 4K reads.  The
+ * bound checked is half of that, an order of magnitude above what the
+ * overlapped commands take here, so that a loaded machine does not fail
+ * it; the reads are also no faster than one round trip, and land right.
+ */
+static void test_far_commands_overlap_on_the_link(void **state)
+{
+	struct drv *d = *state;
+	uint8_t c[NFAR][64];
+	uint64_t t0, took;
+	uint16_t cid;
+	unsigned i;
+
+	enable_controller(d);
+	create_io_queues(d);
+	for (i = 0; i < 128 * 1024; i++)
+		d->mem[DATA_OFF + i] = (uint8_t)(i * 7 + i / 4096);
+	assert_int_equal(rw(d, 0x01, 0, 256, DATA_OFF), 0);
+	memset(d->mem + BACK_OFF, 0, NFAR * 4096);
+	far_reads(c, d->io);
+	t0 = mono_ns();
+	submit_many(d, 1, c, NFAR);
+	for (i = 0; i < NFAR; i++)
+		assert_int_equal(reap(d, 1, &cid), 0);
+	took = mono_ns() - t0;
+	print_message("%u far reads: %llu us\n", NFAR,
+		      (unsigned long long)(took / 1000));
+	assert_true(took >= FAR_ROUND_TRIP_NS);
+	if (took >= NFAR * FAR_ROUND_TRIP_NS / 2)
+		fail_msg("%u far reads took %llu us: one after another",
+			 NFAR, (unsigned long long)(took / 1000));
+	for (i = 0; i < NFAR; i++)
+		assert_memory_equal(d->mem + BACK_OFF + 4096 * i,
+				    d->mem + DATA_OFF + 4096 * (i % 32), 4096);
+}
+
+/*
+ * Deleting a submission queue with commands still in flight (NVMe 1.4
+ * section 5.6): each of them is completed, done or aborted (status 0x08),
+ * before the deletion is, and none twice.
+ */
+static void test_queue_deleted_under_commands_completes_them(void **state)
+{
+	struct drv *d = *state;
+	uint8_t c[NFAR][64], del[1][64];
+	uint16_t cid, first;
+	unsigned i, seen = 0, aborted = 0;
+	uint64_t got[2] = { 0, 0 };
+
+	enable_controller(d);
+	create_io_queues(d);
+	far_reads(c, d->io);
+	first = (uint16_t)(d->cid + 1);
+	submit_many(d, 1, c, NFAR);
+	cmd_init(del[0], 0x00, 0, 0);			/* Delete I/O SQ 1 */
+	cmd_put32(del[0], 10, 1);
+	submit_many(d, 0, del, 1);
+	assert_int_equal(reap(d, 0, &cid), 0);
+	assert_int_equal(cid, (uint16_t)(first + NFAR));
+	/* All posted before the deletion's completion: no waiting now. */
+	for (i = 0; i < NFAR; i++) {
+		int st;
+
+		assert_true(cqe_posted(d, 1));
+		st = reap(d, 1, &cid);
+		assert_true(st == 0 || st == 0x08);
+		aborted += st == 0x08;
+		cid = (uint16_t)(cid - first);
+		assert_true(cid < NFAR);
+		assert_false(got[cid / 64] >> (cid % 64) & 1);
+		got[cid / 64] |= 1ull << (cid % 64);
+		seen++;
+	}
+	assert_int_equal(seen, NFAR);
+	print_message("%u of %u aborted by the deletion\n", aborted, NFAR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -809,5 +983,12 @@ int main(void)
 		cmocka_unit_test(test_return_drops_the_routing),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	const struct CMUnitTest far_tests[] = {
+		cmocka_unit_test(test_far_commands_overlap_on_the_link),
+		cmocka_unit_test(test_queue_deleted_under_commands_completes_them),
+	};
+
+	return cmocka_run_group_tests_name("near", tests, setup, teardown) |
+	       cmocka_run_group_tests_name("far", far_tests, setup_far,
+					   teardown);
 }

@@ -23,9 +23,12 @@
  *
  * The namespace is a sparse file in the fabric directory,
  * nvme-<device>.img.  Every byte the controller moves goes through
- * sim_dma(): queues, PRP lists and data reach the driver's memory only
- * through the translation chain, and a blocked transfer completes the
+ * sim_dma_start(): queues, PRP lists and data reach the driver's memory
+ * only through the translation chain, and a blocked transfer completes the
  * command with Data Transfer Error (and is reported as a dma-fault).
+ * Paced, a command waits for its entry, then for its data, each as long as
+ * the path takes, while the controller goes on with the others: up to
+ * NVME_INFLIGHT commands are in flight at once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +48,14 @@
 #define NVME_MDTS 5		/* 2^5 pages per command */
 #define NVME_MAX_XFER (NVME_PAGE << NVME_MDTS)
 #define NVME_BATCH 64		/* commands per queue per pass (fairness) */
+/*
+ * Commands between their fetch and their completion.  Paced, a command
+ * waits for its entry to arrive, then for its data; the controller goes on
+ * with other commands meanwhile, as hardware does, instead of waiting out
+ * each transfer in turn (which let one controller serve remote queues at
+ * a fraction of its rate, issue 18).  A real controller bounds this too.
+ */
+#define NVME_INFLIGHT 1024
 
 enum {
 	REG_CAP = 0x00, REG_VS = 0x08, REG_INTMS = 0x0c, REG_INTMC = 0x10,
@@ -171,10 +182,22 @@ enum {
 enum {
 	SC_OK = 0x00, SC_BAD_OPCODE = 0x01, SC_BAD_FIELD = 0x02,
 	SC_XFER_ERROR = 0x04, SC_INTERNAL = 0x06, SC_BAD_NS = 0x0b,
-	SC_LBA_RANGE = 0x80,
+	SC_ABORT_SQ_DELETED = 0x08, SC_LBA_RANGE = 0x80,
 	SC_CQ_INVALID = 0x100, SC_BAD_QID = 0x101, SC_BAD_QSIZE = 0x102,
 	SC_BAD_VECTOR = 0x108, SC_BAD_DELETE = 0x10c,
 	SC_NO_COMPLETION = 0xffff,	/* held (asynchronous event request) */
+};
+
+/* Where a command is: its entry on the way, or its transfers. */
+enum nvme_stage { STAGE_FREE, STAGE_FETCHING, STAGE_RUNNING };
+
+struct nvme_slot {
+	enum nvme_stage stage;
+	u16 sqid;
+	u64 due;		/* paced: the stage ends then (ns), 0 at once */
+	struct nvme_cmd cmd;
+	int status;		/* STAGE_RUNNING: what completes it */
+	u32 result;
 };
 
 struct nvme_sq {
@@ -192,6 +215,7 @@ struct nvme_cq {
 	u32 phase;
 	int ien, irq_due;
 	u16 iv;
+	u32 held;	/* entries kept for commands in flight */
 	u32 bad_db;	/* the bad head doorbell last counted, 0 = none */
 };
 
@@ -202,6 +226,10 @@ struct nvme {
 	u64 nsze;		/* namespace size in blocks */
 	struct nvme_sq sq[NVME_QUEUES];
 	struct nvme_cq cq[NVME_QUEUES];
+	/* A ring in fetch order: [slot_head, slot_tail), some freed early. */
+	struct nvme_slot slot[NVME_INFLIGHT];
+	u32 slot_head, slot_tail;
+	u32 first_sq;		/* fetched from first next pass: fairness */
 	u8 data[NVME_MAX_XFER];
 	u8 page[NVME_PAGE];
 };
@@ -290,6 +318,9 @@ static void controller_reset(struct sim_devmodel *m)
 
 	memset(n->sq, 0, sizeof(n->sq));
 	memset(n->cq, 0, sizeof(n->cq));
+	memset(n->slot, 0, sizeof(n->slot));	/* in flight: dropped */
+	n->slot_head = 0;
+	n->slot_tail = 0;
 	n->enabled = 0;
 	reset_doorbells(m);
 }
@@ -346,13 +377,30 @@ static void nvme_fini(struct sim_devmodel *m)
 }
 
 /*
+ * One transfer of a command: the bytes move now, *due becomes the latest
+ * of its transfers' completion times (0 while all are unpaced).  A PRP
+ * list's transfers are started with it rather than after it arrives: a
+ * command longer than two pages completes up to one list read early.
+ */
+static int xfer(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
+		int to_host, u64 *due)
+{
+	u64 t = 0;
+	int err = sim_model_dma_start(m, addr, buf, len, to_host, &t);
+
+	if (t > *due)
+		*due = t;
+	return err;
+}
+
+/*
  * Moves len bytes between buf and the pages a PRP pair describes:
  * PRP1 (any offset), then PRP2 as the second page or, when more than two
  * pages are needed, as a pointer to a PRP list (whose last entry chains
  * to the next list page).
  */
 static int prp_xfer(struct sim_devmodel *m, u64 prp1, u64 prp2, u8 *buf,
-		    u32 len, int to_host)
+		    u32 len, int to_host, u64 *due)
 {
 	u32 first = NVME_PAGE - (u32)(prp1 % NVME_PAGE), done, left;
 	u64 list = prp2;
@@ -360,12 +408,12 @@ static int prp_xfer(struct sim_devmodel *m, u64 prp1, u64 prp2, u8 *buf,
 
 	if (first > len)
 		first = len;
-	err = sim_model_dma(m, prp1, buf, first, to_host);
+	err = xfer(m, prp1, buf, first, to_host, due);
 	if (err || first == len)
 		return err;
 	done = first;
 	if (len - done <= NVME_PAGE)
-		return sim_model_dma(m, prp2, buf + done, len - done, to_host);
+		return xfer(m, prp2, buf + done, len - done, to_host, due);
 	left = (len - done + NVME_PAGE - 1) / NVME_PAGE;
 	while (left) {
 		u8 ents[NVME_PAGE];
@@ -381,7 +429,7 @@ static int prp_xfer(struct sim_devmodel *m, u64 prp1, u64 prp2, u8 *buf,
 		}
 		if (chain && room < 2)
 			return -EINVAL;
-		err = sim_model_dma(m, list, ents, 8 * (take + (u32)chain), 0);
+		err = xfer(m, list, ents, 8 * (take + (u32)chain), 0, due);
 		if (err)
 			return err;
 		for (i = 0; i < take; i++) {
@@ -394,7 +442,7 @@ static int prp_xfer(struct sim_devmodel *m, u64 prp1, u64 prp2, u8 *buf,
 						       (unsigned long long)page);
 				return -EINVAL;
 			}
-			err = sim_model_dma(m, page, buf + done, piece, to_host);
+			err = xfer(m, page, buf + done, piece, to_host, due);
 			if (err)
 				return err;
 			done += piece;
@@ -435,7 +483,8 @@ static void identify_controller(struct sim_devmodel *m, u8 *p)
 	p[ID_CTRL_VWC] = 1;			/* Flush matters */
 }
 
-static int identify(struct sim_devmodel *m, const struct nvme_cmd *cmd)
+static int identify(struct sim_devmodel *m, const struct nvme_cmd *cmd,
+		    u64 *due)
 {
 	struct nvme *n = m->priv;
 	u8 *p = n->page;
@@ -460,7 +509,8 @@ static int identify(struct sim_devmodel *m, const struct nvme_cmd *cmd)
 	default:
 		return SC_BAD_FIELD;
 	}
-	return xfer_status(prp_xfer(m, cmd->prp1, cmd->prp2, p, NVME_PAGE, 1));
+	return xfer_status(prp_xfer(m, cmd->prp1, cmd->prp2, p, NVME_PAGE, 1,
+				    due));
 }
 
 static int create_cq(struct nvme *n, const struct nvme_cmd *cmd, u32 vectors)
@@ -511,6 +561,8 @@ static int create_sq(struct nvme *n, const struct nvme_cmd *cmd)
 	return SC_OK;
 }
 
+static void abort_sq(struct sim_devmodel *m, u32 qid);
+
 static int delete_queue(struct sim_devmodel *m, const struct nvme_cmd *cmd,
 			int is_cq)
 {
@@ -527,6 +579,7 @@ static int delete_queue(struct sim_devmodel *m, const struct nvme_cmd *cmd,
 		memset(&n->cq[qid], 0, sizeof(n->cq[qid]));
 		sim_wr32(doorbell(m, qid, 1), 0);
 	} else {
+		abort_sq(m, qid);
 		memset(&n->sq[qid], 0, sizeof(n->sq[qid]));
 		sim_wr32(doorbell(m, qid, 0), 0);
 	}
@@ -549,7 +602,7 @@ static int features(const struct nvme *n, const struct nvme_cmd *cmd,
 }
 
 static int admin(struct sim_devmodel *m, const struct nvme_cmd *cmd,
-		 u32 *result)
+		 u32 *result, u64 *due)
 {
 	struct nvme *n = m->priv;
 
@@ -558,7 +611,7 @@ static int admin(struct sim_devmodel *m, const struct nvme_cmd *cmd,
 	case NVME_ADM_CREATE_SQ: return create_sq(n, cmd);
 	case NVME_ADM_DELETE_CQ: return delete_queue(m, cmd, 1);
 	case NVME_ADM_CREATE_CQ: return create_cq(n, cmd, m->ops->msix_vectors);
-	case NVME_ADM_IDENTIFY: return identify(m, cmd);
+	case NVME_ADM_IDENTIFY: return identify(m, cmd, due);
 	case NVME_ADM_ABORT: *result = 1; return SC_OK;	/* not aborted */
 	case NVME_ADM_SET_FEATURES:
 	case NVME_ADM_GET_FEATURES: return features(n, cmd, result);
@@ -567,7 +620,8 @@ static int admin(struct sim_devmodel *m, const struct nvme_cmd *cmd,
 	}
 }
 
-static int rw(struct sim_devmodel *m, const struct nvme_cmd *cmd, int write)
+static int rw(struct sim_devmodel *m, const struct nvme_cmd *cmd, int write,
+	      u64 *due)
 {
 	struct nvme *n = m->priv;
 	u64 slba = RW_SLBA(cmd);
@@ -582,7 +636,7 @@ static int rw(struct sim_devmodel *m, const struct nvme_cmd *cmd, int write)
 	if (len > NVME_MAX_XFER)
 		return SC_BAD_FIELD;
 	if (write) {
-		err = prp_xfer(m, cmd->prp1, cmd->prp2, n->data, len, 0);
+		err = prp_xfer(m, cmd->prp1, cmd->prp2, n->data, len, 0, due);
 		if (err)
 			return xfer_status(err);
 		done = pwrite(n->fd, n->data, len, off);
@@ -591,10 +645,11 @@ static int rw(struct sim_devmodel *m, const struct nvme_cmd *cmd, int write)
 	done = pread(n->fd, n->data, len, off);
 	if (done != (ssize_t)len)
 		return SC_INTERNAL;
-	return xfer_status(prp_xfer(m, cmd->prp1, cmd->prp2, n->data, len, 1));
+	return xfer_status(prp_xfer(m, cmd->prp1, cmd->prp2, n->data, len, 1,
+				    due));
 }
 
-static int io(struct sim_devmodel *m, const struct nvme_cmd *cmd)
+static int io(struct sim_devmodel *m, const struct nvme_cmd *cmd, u64 *due)
 {
 	struct nvme *n = m->priv;
 
@@ -602,8 +657,8 @@ static int io(struct sim_devmodel *m, const struct nvme_cmd *cmd)
 		return SC_BAD_NS;
 	switch (cmd->opcode) {
 	case NVME_CMD_FLUSH: return fdatasync(n->fd) ? SC_INTERNAL : SC_OK;
-	case NVME_CMD_WRITE: return rw(m, cmd, 1);
-	case NVME_CMD_READ: return rw(m, cmd, 0);
+	case NVME_CMD_WRITE: return rw(m, cmd, 1, due);
+	case NVME_CMD_READ: return rw(m, cmd, 0, due);
 	default: return SC_BAD_OPCODE;
 	}
 }
@@ -613,22 +668,27 @@ static void fatal(struct sim_devmodel *m)
 	sim_wr32(reg(m, REG_CSTS), sim_rd32(reg(m, REG_CSTS)) | CSTS_CFS);
 }
 
-/* Posts a completion; the phase tag goes last, as the driver polls it. */
-static int complete(struct sim_devmodel *m, u32 sqid, u16 cid, int status,
-		    u32 result)
+/*
+ * Posts a command's completion; the phase tag goes last, as the driver
+ * polls it.  The entry is a posted write: nothing waits for it, and the
+ * interrupt raised after it follows it on the link.
+ */
+static int complete(struct sim_devmodel *m, const struct nvme_slot *s)
 {
 	struct nvme *n = m->priv;
-	struct nvme_sq *sq = &n->sq[sqid];
+	struct nvme_sq *sq = &n->sq[s->sqid];
 	struct nvme_cq *cq = &n->cq[sq->cqid];
 	u8 e[1u << NVME_CQES];
-	u64 at = cq->base + ((u64)cq->tail << NVME_CQES);
+	u64 at = cq->base + ((u64)cq->tail << NVME_CQES), due = 0;
 
-	sio_put_le32(e + CQE_RESULT, result);
+	cq->held--;
+	sio_put_le32(e + CQE_RESULT, s->result);
 	sio_put_le32(e + CQE_DW1, 0);
-	sio_put_le32(e + CQE_DW2, sq->head | sqid << 16);
-	sio_put_le32(e + CQE_DW3, cid | (cq->phase | (u32)status << 1) << 16);
-	if (sim_model_dma(m, at, e, CQE_DW3, 1) ||
-	    sim_model_dma(m, at + CQE_DW3, e + CQE_DW3, 4, 1)) {
+	sio_put_le32(e + CQE_DW2, sq->head | (u32)s->sqid << 16);
+	sio_put_le32(e + CQE_DW3,
+		     s->cmd.cid | (cq->phase | (u32)s->status << 1) << 16);
+	if (xfer(m, at, e, CQE_DW3, 1, &due) ||
+	    xfer(m, at + CQE_DW3, e + CQE_DW3, 4, 1, &due)) {
 		fatal(m);
 		return -EFAULT;
 	}
@@ -641,15 +701,34 @@ static int complete(struct sim_devmodel *m, u32 sqid, u16 cid, int status,
 	return 0;
 }
 
+/* No room in the CQ for one more completion beyond those in flight. */
 static int cq_full(struct sim_devmodel *m, u32 cqid)
 {
 	struct nvme_cq *cq = &((struct nvme *)m->priv)->cq[cqid];
-	u32 head = sim_rd32(doorbell(m, cqid, 1));
+	u32 head = sim_rd32(doorbell(m, cqid, 1)) % cq->size;
+	u32 used = (cq->tail + cq->size - head) % cq->size;
 
-	return (cq->tail + 1) % cq->size == head % cq->size;
+	return used + cq->held + 1 >= cq->size;
 }
 
-static int run_sq(struct sim_devmodel *m, u32 qid)
+/* Slots are taken in fetch order, so that commands run in that order. */
+static struct nvme_slot *slot_take(struct nvme *n)
+{
+	if (n->slot_tail - n->slot_head == NVME_INFLIGHT)
+		return NULL;
+	return &n->slot[n->slot_tail++ % NVME_INFLIGHT];
+}
+
+static void slot_free(struct nvme *n, struct nvme_slot *s)
+{
+	s->stage = STAGE_FREE;
+	while (n->slot_head != n->slot_tail &&
+	       n->slot[n->slot_head % NVME_INFLIGHT].stage == STAGE_FREE)
+		n->slot_head++;
+}
+
+/* Fetches what the driver queued on SQ qid: >0 if anything. */
+static int fetch_sq(struct sim_devmodel *m, u32 qid)
 {
 	struct nvme *n = m->priv;
 	struct nvme_sq *sq = &n->sq[qid];
@@ -657,30 +736,96 @@ static int run_sq(struct sim_devmodel *m, u32 qid)
 
 	while (done < NVME_BATCH && n->enabled && sq->used) {
 		u32 tail = sim_rd32(doorbell(m, qid, 0));
-		u32 result = 0;
 		u8 sqe[1u << NVME_SQES];
-		struct nvme_cmd cmd;
-		int status;
+		struct nvme_slot *s;
+		u64 due = 0;
 
-		if (tail >= sq->size || tail == sq->head || cq_full(m, sq->cqid))
+		if (tail >= sq->size || tail == sq->head ||
+		    cq_full(m, sq->cqid) || !(s = slot_take(n)))
 			break;
-		if (sim_model_dma(m, sq->base + sizeof(sqe) * sq->head, sqe,
-				  sizeof(sqe), 0)) {
+		if (xfer(m, sq->base + sizeof(sqe) * sq->head, sqe,
+			 sizeof(sqe), 0, &due)) {
+			slot_free(n, s);
 			fatal(m);	/* cannot even fetch: controller fatal */
 			n->enabled = 0;
 			break;
 		}
 		sq->head = (sq->head + 1) % sq->size;
-		nvme_cmd_decode(sqe, &cmd);
-		status = qid ? io(m, &cmd) : admin(m, &cmd, &result);
-		if (status != SC_NO_COMPLETION &&
-		    complete(m, qid, cmd.cid, status, result)) {
-			n->enabled = 0;
-			break;
-		}
+		nvme_cmd_decode(sqe, &s->cmd);
+		s->sqid = (u16)qid;
+		s->stage = STAGE_FETCHING;
+		s->due = due;
+		n->cq[sq->cqid].held++;
 		done++;
 	}
 	return done;
+}
+
+/*
+ * Completes the commands of SQ qid still in flight as aborted by its
+ * deletion (NVMe 1.4 section 5.6), before the deletion completes.
+ */
+static void abort_sq(struct sim_devmodel *m, u32 qid)
+{
+	struct nvme *n = m->priv;
+	u32 i;
+
+	for (i = n->slot_head; i != n->slot_tail && n->enabled; i++) {
+		struct nvme_slot *s = &n->slot[i % NVME_INFLIGHT];
+
+		if (s->stage == STAGE_FREE || s->sqid != qid)
+			continue;
+		s->status = SC_ABORT_SQ_DELETED;
+		s->result = 0;
+		if (complete(m, s))
+			n->enabled = 0;
+		slot_free(n, s);
+	}
+}
+
+/*
+ * Takes each command in flight as far as time allows: runs those whose
+ * entry has arrived, completes those whose transfers have.  >0 if any;
+ * m->wake_ns becomes the next time something is due.
+ */
+static int advance(struct sim_devmodel *m)
+{
+	struct nvme *n = m->priv;
+	u64 now = n->slot_head != n->slot_tail ? sim_now_ns() : 0;
+	int work = 0;
+	u32 i;
+
+	for (i = n->slot_head; i != n->slot_tail && n->enabled; i++) {
+		struct nvme_slot *s = &n->slot[i % NVME_INFLIGHT];
+
+		if (s->stage == STAGE_FREE)
+			continue;
+		if (s->due > now) {
+			if (!m->wake_ns || s->due < m->wake_ns)
+				m->wake_ns = s->due;
+			continue;
+		}
+		work++;
+		if (s->stage == STAGE_FETCHING) {
+			s->due = 0;
+			s->result = 0;
+			s->stage = STAGE_RUNNING;
+			s->status = s->sqid ? io(m, &s->cmd, &s->due) :
+					      admin(m, &s->cmd, &s->result,
+						    &s->due);
+			if (s->due > now) {
+				if (!m->wake_ns || s->due < m->wake_ns)
+					m->wake_ns = s->due;
+				continue;
+			}
+		}
+		if (s->status == SC_NO_COMPLETION)
+			n->cq[n->sq[s->sqid].cqid].held--;
+		else if (complete(m, s))
+			n->enabled = 0;
+		slot_free(n, s);
+	}
+	return work;
 }
 
 static int enable(struct sim_devmodel *m, u32 cc)
@@ -752,7 +897,7 @@ static int nvme_poll(struct sim_devmodel *m)
 	struct nvme *n = m->priv;
 	u32 cc = sim_rd32(reg(m, REG_CC)), csts = sim_rd32(reg(m, REG_CSTS));
 	int work = 0;
-	u32 q;
+	u32 q, i;
 
 	if (!(cc & CC_EN)) {
 		if (csts & (CSTS_RDY | CSTS_CFS)) {
@@ -772,9 +917,14 @@ static int nvme_poll(struct sim_devmodel *m)
 		work++;
 	}
 	check_doorbells(m);
-	for (q = 0; q < n->nq; q++)
+	/* Slots may run out: the queue served first takes turns. */
+	for (i = 0; i < n->nq; i++) {
+		q = (n->first_sq + i) % n->nq;
 		if (n->sq[q].used)
-			work += run_sq(m, q);
+			work += fetch_sq(m, q);
+	}
+	n->first_sq = (n->first_sq + 1) % n->nq;
+	work += advance(m);
 	for (q = 0; q < n->nq; q++) {
 		if (!n->cq[q].irq_due)
 			continue;
