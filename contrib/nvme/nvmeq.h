@@ -84,6 +84,8 @@ void nvmeq_cmd(uint8_t *c, uint8_t op, uint32_t nsid, uint64_t prp1,
 int nvmeq_submit(struct nvmeq_qp *q, uint8_t *c, uint16_t cid);
 /* The next completion if there is one (1), or 0; frees its SQ slot. */
 int nvmeq_reap(struct nvmeq_qp *q, struct nvmeq_cqe *e);
+/* How many completions wait to be reaped, without reaping them. */
+uint32_t nvmeq_ready(const struct nvmeq_qp *q);
 /* Submit and wait up to 10 s: the status, or -ETIMEDOUT. */
 int nvmeq_run(struct nvmeq_qp *q, uint8_t *c, uint32_t *result);
 /* Waits a little for a completion: short naps, never a busy spin. */
@@ -160,6 +162,7 @@ struct nvmeq_client {
 	uint64_t blocks;
 	double wait_us;		/* how long a completion takes to come (EWMA) */
 	double oversleep_us;	/* how much longer than asked a sleep takes */
+	double batch_us;	/* the sleep with several in flight */
 };
 
 /* dev's control block: from node mgr, or found (mgr "": written back),

@@ -298,11 +298,12 @@ static int submit_tag(struct nvmeq_client *c, uint8_t op, unsigned t,
  * a sleep overshoots (tens of microseconds on a virtual machine): counting
  * the overshoot in would make each wait longer than the last.
  */
-static void sleep_most(struct nvmeq_client *c)
+static void sleep_most(struct nvmeq_client *c, double want)
 {
-	double want = c->wait_us * 0.75 - c->oversleep_us, t0;
+	double t0;
 	struct timespec ts;
 
+	want -= c->oversleep_us;
 	if (want < 5)
 		return;
 	ts.tv_sec = 0;
@@ -314,21 +315,52 @@ static void sleep_most(struct nvmeq_client *c)
 }
 
 /*
+ * With several commands in flight, one wake-up should find a batch of
+ * completions, about half of those in flight, while the other half keep
+ * the controller busy.  Thirty clients at depth 32 that woke for each
+ * completion spent more of two CPUs on task switches than the controller
+ * (a thread like theirs, in the simulator) had left, and it served them
+ * at 0.4 of what it serves one client.  The sleep adapts to what each
+ * wake-up found: longer while under a quarter had come, shorter when all
+ * had (the controller then sat idle for part of it).
+ */
+#define BATCH_MIN_US 5.0
+#define BATCH_MAX_US 20000.0
+
+static void sleep_for_batch(struct nvmeq_client *c)
+{
+	uint32_t busy = c->q.busy, ready;
+
+	if (c->batch_us < BATCH_MIN_US)
+		c->batch_us = c->wait_us > BATCH_MIN_US ? c->wait_us :
+							  BATCH_MIN_US;
+	sleep_most(c, c->batch_us);
+	ready = nvmeq_ready(&c->q);
+	if (ready >= busy)
+		c->batch_us *= 0.75;
+	else if (ready < busy / 4)
+		c->batch_us *= 1.25;
+	if (c->batch_us > BATCH_MAX_US)
+		c->batch_us = BATCH_MAX_US;
+}
+
+/*
  * Naps while a completion is late: 2 us, doubling up to 1 ms, so that no
  * nap is longer than the wait before it (a wait ends at most twice as late
  * as its completion came).  A nap of 2 us over and over is a wake-up every
  * few microseconds; thirty clients doing that on two CPUs spent them all
  * switching tasks and left the controller (a thread like theirs, in the
  * simulator) 4 % of one, so completions came tens of milliseconds late.
+ * After a batch's sleep the naps start at an eighth of it.
  */
 #define NAP_MAX_US 1000
 
 /*
  * Waits for the next completion; its tag, or -errno.  The client first
- * sleeps through most of the time completions have been taking, then polls
- * with naps that grow: many clients on few CPUs then leave the controller
- * (and each other) the processor instead of polling it away, and one
- * client alone polls at once.
+ * sleeps through most of the time completions have been taking (or a
+ * batch's time), then polls with naps that grow: many clients on few CPUs
+ * then leave the controller (and each other) the processor instead of
+ * polling it away, and one client alone polls at once.
  */
 static int reap_one(struct nvmeq_client *c, struct nvmeq_cqe *e)
 {
@@ -339,7 +371,15 @@ static int reap_one(struct nvmeq_client *c, struct nvmeq_cqe *e)
 		if (!end) {
 			start = now_s();
 			end = start + WAIT_S;
-			sleep_most(c);
+			if (c->q.busy > 1) {
+				sleep_for_batch(c);
+				if (c->batch_us / 8 > nap_us)
+					nap_us = c->batch_us / 8 < NAP_MAX_US ?
+						 (unsigned)(c->batch_us / 8) :
+						 NAP_MAX_US;
+			} else {
+				sleep_most(c, c->wait_us * 0.75);
+			}
 			continue;
 		} else if (now_s() > end) {
 			return c->ctl->state == NVMEQ_SERVING ? -ETIMEDOUT :

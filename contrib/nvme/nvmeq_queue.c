@@ -96,3 +96,21 @@ int nvmeq_run(struct nvmeq_qp *q, uint8_t *c, uint32_t *result)
 		*result = e.result;
 	return e.status;
 }
+
+uint32_t nvmeq_ready(const struct nvmeq_qp *q)
+{
+	uint32_t n = 0, head = q->cq_head, phase = q->phase;
+	uint16_t st;
+
+	while (n < q->busy) {
+		memcpy(&st, (const void *)(q->cq + 16 * head + 14), 2);
+		if ((st & 1) != phase)
+			break;
+		n++;
+		if (++head == q->size) {
+			head = 0;
+			phase ^= 1;
+		}
+	}
+	return n;
+}
