@@ -260,6 +260,13 @@ int sio_path_hops(struct sio_registry *r, u32 from, u32 adapter, u32 to);
  */
 int sio_mcast_adapter(struct sio_registry *r, u32 node, u32 sw, int up);
 /*
+ * The switches cascaded with sw, sw included, as a mask; and the adapter
+ * of node cabled to one of them, as sio_mcast_adapter: a writer that asks
+ * for many nodes finds the mask once.
+ */
+u32 sio_switch_fabric(struct sio_registry *r, u32 sw);
+int sio_fabric_adapter(struct sio_registry *r, u32 node, u32 fabric, int up);
+/*
  * The speed of that path (SmartIO sections 7.1.3 and 7.1.5): the payload
  * rate of its slowest link (the two adapters' and each switch's) and the
  * latency its chips add to a transaction one way; far_adapter is the

@@ -37,8 +37,7 @@ static int group_of(struct sio_registry *r, const struct sio_parsed *p)
 	return (int)g;
 }
 
-/* The switches cascaded with sw, sw included, as a mask. */
-static u32 switch_fabric(struct sio_registry *r, u32 sw)
+u32 sio_switch_fabric(struct sio_registry *r, u32 sw)
 {
 	u32 seen = 1u << sw, queue[SIO_MAX_SWITCHES], head = 0, tail = 0, p;
 
@@ -61,8 +60,13 @@ static u32 switch_fabric(struct sio_registry *r, u32 sw)
 
 int sio_mcast_adapter(struct sio_registry *r, u32 node, u32 sw, int up)
 {
+	return sio_fabric_adapter(r, node, sio_switch_fabric(r, sw), up);
+}
+
+int sio_fabric_adapter(struct sio_registry *r, u32 node, u32 fabric, int up)
+{
 	const struct sio_node *n = sio_node(r, node);
-	u32 fabric = switch_fabric(r, sw), a;
+	u32 a;
 
 	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++) {
 		const struct sio_adapter *ad = &n->adapter[a];

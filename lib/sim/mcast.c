@@ -19,14 +19,15 @@
 
 #define PATH_LEN 320
 
-/* Where member node k puts [off, off + len) of the group: 0 or -ENOENT. */
+/* Where member node k puts [off, off + len) of the group: 0 or -ENOENT.
+ * fabric: the switches the group's write goes through (a mask). */
 static int member_loc(struct sim_fabric *f, const struct sio_mcast *g, u32 k,
-		      u64 off, size_t len, struct sim_loc *loc)
+		      u32 fabric, u64 off, size_t len, struct sim_loc *loc)
 {
 	struct sio_registry *r = f->reg;
 	const struct sio_mcast_member *m = &g->member[k];
 
-	if (!m->kind || sio_mcast_adapter(r, k, g->sw, 1) < 0 ||
+	if (!m->kind || sio_fabric_adapter(r, k, fabric, 1) < 0 ||
 	    sio_node(r, k)->state != SIO_NODE_UP)
 		return -ENOENT;
 	loc->node = k;
@@ -56,7 +57,7 @@ int sim_mcast_write(struct sim_fabric *f, u32 dev, u32 group, u64 off,
 	struct sim_loc loc[SIO_MAX_NODES];
 	char (*path)[PATH_LEN] = malloc(SIO_MAX_NODES * PATH_LEN);
 	struct sio_mcast *g;
-	u32 n = 0, k;
+	u32 n = 0, k, fabric;
 	s32 out;
 	int err = 0;
 
@@ -64,13 +65,14 @@ int sim_mcast_write(struct sim_fabric *f, u32 dev, u32 group, u64 off,
 		return -ENOMEM;
 	sim_lock(f);
 	g = sio_mcast_at(r, group);
-	out = sio_mcast_adapter(r, sio_dev(r, dev)->node, g->sw, 1);
+	fabric = sio_switch_fabric(r, g->sw);
+	out = sio_fabric_adapter(r, sio_dev(r, dev)->node, fabric, 1);
 	if (!g->used || off >= g->size || len > g->size - off || out < 0)
 		err = -EFAULT;	/* gone meanwhile, or no way to the switch */
 	for (k = 0; !err && k < r->nnodes; k++) {
 		memset(&loc[n], 0, sizeof(loc[n]));
 		loc[n].adapter = out;
-		if (!member_loc(f, g, k, off, len, &loc[n]) &&
+		if (!member_loc(f, g, k, fabric, off, len, &loc[n]) &&
 		    !sim_backing_path(f, &loc[n], path[n], PATH_LEN))
 			n++;
 	}
