@@ -42,18 +42,26 @@ static int far_end_up(struct sio_registry *r, u32 to, u32 from)
 	return !cabled;
 }
 
-/* The port of switch s cabled to an adapter of `to` whose link is up. */
+/*
+ * The port of switch s cabled to an adapter of `to` whose link is up, the
+ * lowest if several are.  Found from the node's few adapters rather than
+ * the switch's ports: a multicast write asks it of every member, for
+ * every switch on the way.
+ */
 static int port_to(struct sio_registry *r, u32 s, u32 to)
 {
-	const struct sio_switch *sw = sio_switch_at(r, s);
-	u32 p;
+	const struct sio_node *n = sio_node(r, to);
+	int port = -1;
+	u32 a;
 
-	for (p = 0; p < sw->nports && p < SIO_MAX_SWITCH_PORTS; p++)
-		if (sw->port[p].kind == SIO_PORT_ADAPTER &&
-		    sw->port[p].node == to &&
-		    adapter_up(r, to, sw->port[p].adapter))
-			return (int)p;
-	return -1;
+	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++) {
+		const struct sio_adapter *ad = &n->adapter[a];
+
+		if (ad->sw == s + 1 && adapter_up(r, to, a) &&
+		    (port < 0 || ad->port < port))
+			port = ad->port;
+	}
+	return port;
 }
 
 int sio_path_route(struct sio_registry *r, u32 from, u32 adapter, u32 to,
