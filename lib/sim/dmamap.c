@@ -31,73 +31,122 @@ void sim_dmamap_fini(struct sim_fabric *f)
 	pthread_mutex_destroy(&f->dmamaps.lock);
 }
 
-/* FNV-1a: paths share a long prefix, so their ends must count. */
-static u32 path_hash(const char *path)
+static int same_key(const struct sim_dmakey *x, const struct sim_dmakey *y)
 {
-	u32 h = 2166136261u;
-
-	while (*path)
-		h = (h ^ (u8)*path++) * 16777619u;
-	return h;
+	return x->kind == y->kind && x->a == y->a && x->b == y->b &&
+	       x->c == y->c;
 }
 
-/* The mapping of path covering `end` bytes, mapped now if need be. */
-static struct sim_dmamap *lookup(struct sim_fabric *f, const char *path,
-				 u64 end, int *err)
+/* The first slot a key is looked for in: its words mixed (FNV-1a). */
+static unsigned first_slot(const struct sim_dmakey *k)
 {
-	struct sim_dmamaps *c = &f->dmamaps;
-	struct sim_dmamap *m = NULL;
-	u32 hash = path_hash(path);
-	struct stat st;
+	const u32 w[4] = { k->kind, k->a, k->b, k->c };
+	u32 h = 2166136261u;
 	unsigned i;
-	void *base;
-	int fd;
 
-	for (i = 0; i < SIM_DMAMAP_SLOTS && !m; i++)
-		if (c->slot[i].base && c->slot[i].hash == hash &&
-		    !strcmp(c->slot[i].path, path))
-			m = &c->slot[i];
-	if (m && end <= m->size)
-		return m;
-	if (strlen(path) >= sizeof(m->path)) {
-		*err = -ENAMETOOLONG;
-		return NULL;
-	}
+	for (i = 0; i < 4; i++)
+		h = (h ^ w[i]) * 16777619u;
+	return (h ^ h >> 16) % SIM_DMAMAP_SLOTS;
+}
+
+static struct sim_dmamap *probe(struct sim_dmamaps *c, unsigned first,
+				unsigned i)
+{
+	return &c->slot[(first + i) % SIM_DMAMAP_SLOTS];
+}
+
+/* Maps path (at least `end` bytes) into m, for key. */
+static int map_into(struct sim_fabric *f, struct sim_dmamap *m,
+		    const struct sim_dmakey *key, const char *path, u64 end)
+{
+	struct stat st;
+	void *base;
+	int fd, err = 0;
+
 	fd = sim_file_open(f, path, O_RDWR);
-	if (fd < 0) {
-		*err = fd;
-		return NULL;
-	}
+	if (fd < 0)
+		return fd;
 	if (fstat(fd, &st))
-		*err = -errno;
+		err = -errno;
 	else if ((u64)st.st_size < end || !st.st_size)
-		*err = -EIO;
-	if (*err) {
+		err = -EIO;
+	if (err) {
 		close(fd);
-		return NULL;
+		return err;
 	}
 	/* Populated at once: a fault per page costs more than the copy. */
 	base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_POPULATE, fd, 0);
 	close(fd);
-	if (base == MAP_FAILED) {
-		*err = -errno;
-		return NULL;
-	}
-	if (!m) {
-		m = &c->slot[c->next];
-		c->next = (c->next + 1) % SIM_DMAMAP_SLOTS;
-	}
+	if (base == MAP_FAILED)
+		return -errno;
 	drop(m);
-	strcpy(m->path, path);
-	m->hash = hash;
+	m->key = *key;
 	m->base = base;
 	m->size = (size_t)st.st_size;
-	return m;
+	return 0;
 }
 
-int sim_dmamap_copy(struct sim_fabric *f, const char *path, u64 off,
-		    void *buf, size_t len, int write)
+/*
+ * The mapping of key covering `end` bytes; mapped now from path if it is
+ * not (or not far enough), or -EAGAIN without a path.
+ */
+static struct sim_dmamap *lookup(struct sim_fabric *f,
+				 const struct sim_dmakey *key,
+				 const char *path, u64 end, int *err)
+{
+	struct sim_dmamaps *c = &f->dmamaps;
+	unsigned first = first_slot(key), i;
+	struct sim_dmamap *m = NULL;
+
+	for (i = 0; i < SIM_DMAMAP_PROBE && !m; i++)
+		if (probe(c, first, i)->base &&
+		    same_key(&probe(c, first, i)->key, key))
+			m = probe(c, first, i);
+	if (m && end <= m->size)
+		return m;
+	if (!path) {
+		*err = -EAGAIN;
+		return NULL;
+	}
+	for (i = 0; i < SIM_DMAMAP_PROBE && !m; i++)
+		if (!probe(c, first, i)->base)
+			m = probe(c, first, i);
+	if (!m) {
+		m = probe(c, first, c->next);
+		c->next = (c->next + 1) % SIM_DMAMAP_PROBE;
+	}
+	*err = map_into(f, m, key, path, end);
+	return *err ? NULL : m;
+}
+
+u64 sim_dmamap_write_many(struct sim_fabric *f, const struct sim_loc *loc,
+			  const struct sim_dmakey *key, u32 n, const void *buf,
+			  size_t len)
+{
+	struct sim_dmamaps *c = &f->dmamaps;
+	u64 missed = 0;
+	u32 k;
+
+	pthread_mutex_lock(&c->lock);
+	for (k = 0; k < n && k < 64; k++) {
+		struct sim_dmamap *m;
+		int err = 0;
+
+		m = loc[k].offset + len < loc[k].offset ? NULL :
+		    lookup(f, &key[k], NULL, loc[k].offset + len, &err);
+		if (m)
+			memcpy(m->base + loc[k].offset, buf, len);
+		else
+			missed |= 1ull << k;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return missed;
+}
+
+int sim_dmamap_copy(struct sim_fabric *f, const struct sim_dmakey *key,
+		    const char *path, u64 off, void *buf, size_t len,
+		    int write)
 {
 	struct sim_dmamaps *c = &f->dmamaps;
 	struct sim_dmamap *m;
@@ -106,7 +155,7 @@ int sim_dmamap_copy(struct sim_fabric *f, const char *path, u64 off,
 	if (off + len < off)
 		return -EINVAL;
 	pthread_mutex_lock(&c->lock);
-	m = lookup(f, path, off + len, &err);
+	m = lookup(f, key, path, off + len, &err);
 	if (m) {
 		if (write)
 			memcpy(m->base + off, buf, len);

@@ -104,22 +104,31 @@ struct sim_models;	/* devmodel.c: the device-model runner */
 /*
  * Backing files mapped for device DMA (dmamap.c), kept between transfers:
  * opening and mapping a file for every 64 KiB a DMA engine moves cost more
- * than the copy.  A path names one object for its whole life (segments
- * carry their generation), so a cached mapping never shows another's data.
+ * than the copy.  A key names one object for its whole life (a segment by
+ * its generation, a BAR by its epoch), as its file's path does, so a
+ * cached mapping never shows another's data; finding it by key spares
+ * each transfer the formatting of that path, which took a fifth of a
+ * multicast write to 59 members (and of the NVMe model's commands).
  */
+struct sim_dmakey {
+	u32 kind;		/* SIM_LOC_RAM or SIM_LOC_BAR */
+	u32 a, b, c;		/* RAM: owner, generation; BAR: dev, bar, epoch */
+};
+
 /* A multicast write reaches up to 63 members' buffers at once: their
  * mappings and the writer's queues must all stay cached. */
 #define SIM_DMAMAP_SLOTS 128
+/* A key is looked for in this many slots from where its hash points. */
+#define SIM_DMAMAP_PROBE 8
 struct sim_dmamap {
-	char path[320];
-	u32 hash;		/* of path: most slots are told apart by it */
+	struct sim_dmakey key;
 	u8 *base;
 	size_t size;
 };
 
 struct sim_dmamaps {
 	pthread_mutex_t lock;	/* held across a copy: no unmap under it */
-	unsigned next;		/* round-robin victim */
+	unsigned next;		/* round-robin victim among a key's slots */
 	struct sim_dmamap slot[SIM_DMAMAP_SLOTS];
 };
 
@@ -165,9 +174,14 @@ void sim_fabric_close(struct sim_fabric *f);
  */
 int sim_file_open(struct sim_fabric *f, const char *path, int flags);
 
-/* Copies between buf and [off, off+len) of a backing file (dmamap.c). */
-int sim_dmamap_copy(struct sim_fabric *f, const char *path, u64 off,
-		    void *buf, size_t len, int write);
+/*
+ * Copies between buf and [off, off+len) of the object key names, whose
+ * backing file is path (dmamap.c).  path NULL: only if it is mapped
+ * already, else -EAGAIN (the caller then finds the path and asks again).
+ */
+int sim_dmamap_copy(struct sim_fabric *f, const struct sim_dmakey *key,
+		    const char *path, u64 off, void *buf, size_t len,
+		    int write);
 void sim_dmamap_init(struct sim_fabric *f);
 void sim_dmamap_fini(struct sim_fabric *f);
 
@@ -207,6 +221,22 @@ int sim_translate_dma(struct sim_fabric *f, u32 node, u16 rid, u64 addr,
 		      u64 len, struct sim_loc *out);
 int sim_backing_path(struct sim_fabric *f, const struct sim_loc *loc,
 		     char *path, size_t len);
+/* The key of where loc lands (RAM or BAR), read from the registry under
+ * sim_lock; -ENXIO for other places. */
+int sim_dmakey_of(struct sim_fabric *f, const struct sim_loc *loc,
+		  struct sim_dmakey *key);
+/* sim_dmamap_copy of len bytes at loc, whose key is key, without
+ * sim_lock held: it takes the lock to find the path only when the object
+ * is not mapped yet (hw.c). */
+int sim_loc_copy(struct sim_fabric *f, const struct sim_loc *loc,
+		 const struct sim_dmakey *key, void *buf, size_t len,
+		 int write);
+/* Writes len bytes of buf at each of n (at most 64) places under one hold
+ * of the mappings' lock: a bit per place not mapped yet, which the caller
+ * then writes with sim_loc_copy (dmamap.c). */
+u64 sim_dmamap_write_many(struct sim_fabric *f, const struct sim_loc *loc,
+			  const struct sim_dmakey *key, u32 n, const void *buf,
+			  size_t len);
 /* Device dev's DMA: a copy to (write) or from the device-side address
  * addr, paced (pace.c): returns when the transaction would complete. */
 int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,

@@ -651,6 +651,40 @@ int sim_backing_path(struct sim_fabric *f, const struct sim_loc *loc,
 	return 0;
 }
 
+int sim_dmakey_of(struct sim_fabric *f, const struct sim_loc *loc,
+		  struct sim_dmakey *key)
+{
+	if (loc->kind == SIM_LOC_RAM) {
+		const struct sio_segment *s = sio_seg(f->reg, loc->index);
+
+		*key = (struct sim_dmakey){ SIM_LOC_RAM, s->owner, s->gen, 0 };
+		return 0;
+	}
+	if (loc->kind != SIM_LOC_BAR)
+		return -ENXIO;
+	*key = (struct sim_dmakey){
+		SIM_LOC_BAR, loc->index, loc->bar,
+		__atomic_load_n(&sim_dev_hw(f, loc->index)->epoch,
+				__ATOMIC_ACQUIRE) };
+	return 0;
+}
+
+int sim_loc_copy(struct sim_fabric *f, const struct sim_loc *loc,
+		 const struct sim_dmakey *key, void *buf, size_t len,
+		 int write)
+{
+	char path[320];
+	int err = sim_dmamap_copy(f, key, NULL, loc->offset, buf, len, write);
+
+	if (err != -EAGAIN)
+		return err;
+	sim_lock(f);
+	err = sim_backing_path(f, loc, path, sizeof(path));
+	sim_unlock(f);
+	return err ? err : sim_dmamap_copy(f, key, path, loc->offset, buf,
+					   len, write);
+}
+
 int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
 	    int write)
 {
@@ -666,8 +700,8 @@ int sim_dma_start(struct sim_fabric *f, u32 dev, u64 addr, void *buf,
 		  size_t len, int write, u64 *done_ns)
 {
 	struct sio_device *d;
+	struct sim_dmakey key;
 	struct sim_loc loc;
-	char path[320];
 	int err;
 
 	*done_ns = 0;
@@ -708,11 +742,11 @@ int sim_dma_start(struct sim_fabric *f, u32 dev, u64 addr, void *buf,
 		return write ? sim_mcast_write(f, dev, loc.index, loc.offset,
 					       buf, len, done_ns) : -EFAULT;
 	}
-	err = sim_backing_path(f, &loc, path, sizeof(path));
+	err = sim_dmakey_of(f, &loc, &key);
 	if (!err && f->pace)
 		*done_ns = sim_pace_reserve(f, dev, &loc, len, write);
 	sim_unlock(f);
 	if (err)
 		return err;
-	return sim_dmamap_copy(f, path, loc.offset, buf, len, write);
+	return sim_loc_copy(f, &loc, &key, buf, len, write);
 }

@@ -12,12 +12,9 @@
  * time of one over the slowest member's path (sim_pace_reserve_many).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "fabric.h"
-
-#define PATH_LEN 320
 
 /* Where member node k puts [off, off + len) of the group: 0 or -ENOENT.
  * fabric: the switches the group's write goes through (a mask). */
@@ -55,14 +52,13 @@ int sim_mcast_write(struct sim_fabric *f, u32 dev, u32 group, u64 off,
 {
 	struct sio_registry *r = f->reg;
 	struct sim_loc loc[SIO_MAX_NODES];
-	char (*path)[PATH_LEN] = malloc(SIO_MAX_NODES * PATH_LEN);
+	struct sim_dmakey key[SIO_MAX_NODES];
 	struct sio_mcast *g;
 	u32 n = 0, k, fabric;
+	u64 missed;
 	s32 out;
 	int err = 0;
 
-	if (!path)
-		return -ENOMEM;
 	sim_lock(f);
 	g = sio_mcast_at(r, group);
 	fabric = sio_switch_fabric(r, g->sw);
@@ -73,7 +69,7 @@ int sim_mcast_write(struct sim_fabric *f, u32 dev, u32 group, u64 off,
 		memset(&loc[n], 0, sizeof(loc[n]));
 		loc[n].adapter = out;
 		if (!member_loc(f, g, k, fabric, off, len, &loc[n]) &&
-		    !sim_backing_path(f, &loc[n], path[n], PATH_LEN))
+		    !sim_dmakey_of(f, &loc[n], &key[n]))
 			n++;
 	}
 	if (!err) {
@@ -83,8 +79,9 @@ int sim_mcast_write(struct sim_fabric *f, u32 dev, u32 group, u64 off,
 			*done_ns = sim_pace_reserve_many(f, dev, loc, n, len, 1);
 	}
 	sim_unlock(f);
+	missed = err ? 0 : sim_dmamap_write_many(f, loc, key, n, buf, len);
 	for (k = 0; !err && k < n; k++)
-		err = sim_dmamap_copy(f, path[k], loc[k].offset, buf, len, 1);
-	free(path);
+		if (missed >> k & 1)
+			err = sim_loc_copy(f, &loc[k], &key[k], buf, len, 1);
 	return err;
 }
