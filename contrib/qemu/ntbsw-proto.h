@@ -9,7 +9,11 @@
  *    scratchpads, the inbound look-up table, the blocked counters);
  *  - messages on each port's unix socket, relayed by the switch: hello,
  *    peer RAM (with the peer's guest RAM fd), link/LUT/doorbell notices,
- *    and forwarded reads and writes for targets that are not peer RAM.
+ *    and forwarded reads and writes for targets that are not peer RAM;
+ *  - a socket of their own between each two ports, which the switch
+ *    hands both when they meet: the forwarded accesses and the notices
+ *    for one peer go on it, one process hop fewer than through the
+ *    switch (a doorbell and an MSI of a borrowed device each take one).
  *
  * The register map guests see is in man/smartio-ntb-port.7.
  */
@@ -70,6 +74,8 @@ enum ntbsw_msg_type {
 	NTBSW_FWD_READ,		/* arg0 = address, arg1 = length, tag */
 	NTBSW_FWD_RESP,		/* tag, data; arg1 = 0 ok, else failed */
 	NTBSW_REFUSED,		/* switch: the port number is taken/invalid */
+	NTBSW_PEER_LINK,	/* switch -> port: src = peer; fd = a socket
+				 * to that peer alone (its requester id) */
 };
 
 #define NTBSW_NOTE_DB	0x1u	/* your doorbell status changed */

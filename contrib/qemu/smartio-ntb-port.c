@@ -65,6 +65,7 @@ struct ntbsw_peer {
 	MemoryRegion *alias[NTBSW_NR_MW][NTBSW_NR_LUT];
 	uint64_t alias_target[NTBSW_NR_MW][NTBSW_NR_LUT];
 	uint64_t alias_len[NTBSW_NR_MW][NTBSW_NR_LUT];
+	int link_fd;		/* our socket to the peer alone, -1: none */
 };
 
 struct NtbswPort {
@@ -170,15 +171,37 @@ static void __attribute__((constructor)) ntbsw_check_version(void)
 
 /* ---- messages ----------------------------------------------------------- */
 
+/*
+ * Sends m to the switch, or straight to its one destination when the
+ * switch gave us a socket to that peer: everything for one peer then goes
+ * on that socket, in order.
+ */
 static int ntbsw_send(NtbswPort *s, struct ntbsw_msg *m, int fd)
 {
-	int rc;
+	int rc, sock;
 
 	m->src = s->port;
 	qemu_mutex_lock(&s->send_lock);
-	rc = ntbsw_send_msg(s->sock, m, fd);
+	sock = s->sock;
+	if (fd < 0 && m->dst < s->nports && m->dst != s->port &&
+	    s->peer[m->dst].link_fd >= 0)
+		sock = s->peer[m->dst].link_fd;
+	rc = ntbsw_send_msg(sock, m, fd);
 	qemu_mutex_unlock(&s->send_lock);
 	return rc;
+}
+
+/* Forgets the socket to peer p; its reader thread then closes it. */
+static void ntbsw_drop_link(NtbswPort *s, unsigned int p)
+{
+	int fd;
+
+	qemu_mutex_lock(&s->send_lock);
+	fd = s->peer[p].link_fd;
+	s->peer[p].link_fd = -1;
+	qemu_mutex_unlock(&s->send_lock);
+	if (fd >= 0)
+		shutdown(fd, SHUT_RDWR);
 }
 
 static void ntbsw_notify(NtbswPort *s, unsigned int dst, uint64_t note)
@@ -893,6 +916,93 @@ static void ntbsw_bh(void *opaque)
 	}
 }
 
+/*
+ * A message received by a reader thread: an answer to a read wakes its
+ * waiter at once, the rest goes to the main loop in arrival order.
+ */
+static void ntbsw_rx_one(NtbswPort *s, struct ntbsw_msg *m, int fd)
+{
+	struct rx_item *it;
+
+	if (m->type == NTBSW_FWD_RESP) {
+		qemu_mutex_lock(&s->p_lock);
+		if (m->tag < NTBSW_PENDING && s->pend[m->tag].busy &&
+		    s->pend[m->tag].dst == m->src) {
+			s->pend[m->tag].done = true;
+			s->pend[m->tag].ok = m->arg1 == 0;
+			memcpy(&s->pend[m->tag].data, m->data, 8);
+			s->pend[m->tag].data = le64_to_cpu(s->pend[m->tag].data);
+			qemu_cond_broadcast(&s->p_cond);
+		}
+		qemu_mutex_unlock(&s->p_lock);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	it = g_new0(struct rx_item, 1);
+	it->m = *m;
+	it->fd = fd;
+	qemu_mutex_lock(&s->q_lock);
+	g_queue_push_tail(s->rxq, it);
+	qemu_mutex_unlock(&s->q_lock);
+	qemu_bh_schedule(s->bh);
+}
+
+struct ntbsw_link {
+	NtbswPort *s;
+	unsigned int peer;
+	int fd;
+};
+
+/*
+ * Reads the socket to one peer until it closes (the peer left, or the
+ * switch gave a new one).  Only accesses and notices come this way, and
+ * each is stamped with the peer the socket belongs to.
+ */
+static void *ntbsw_link_thread(void *opaque)
+{
+	struct ntbsw_link *l = opaque;
+	NtbswPort *s = l->s;
+	struct ntbsw_msg m;
+	int fd;
+
+	while (ntbsw_recv_msg(l->fd, &m, &fd) == 0) {
+		if (fd >= 0)
+			close(fd);	/* peers pass no descriptors */
+		m.src = l->peer;
+		if (m.type == NTBSW_FWD_WRITE || m.type == NTBSW_FWD_READ ||
+		    m.type == NTBSW_FWD_RESP || m.type == NTBSW_NOTIFY)
+			ntbsw_rx_one(s, &m, -1);
+	}
+	qemu_mutex_lock(&s->send_lock);
+	if (s->peer[l->peer].link_fd == l->fd)
+		s->peer[l->peer].link_fd = -1;
+	qemu_mutex_unlock(&s->send_lock);
+	close(l->fd);
+	g_free(l);
+	return NULL;
+}
+
+/* The switch gave us fd, a socket to peer p alone: use it from now on. */
+static void ntbsw_peer_link(NtbswPort *s, unsigned int p, int fd)
+{
+	struct ntbsw_link *l = g_new0(struct ntbsw_link, 1);
+	QemuThread t;
+	int old;
+
+	l->s = s;
+	l->peer = p;
+	l->fd = fd;
+	qemu_mutex_lock(&s->send_lock);
+	old = s->peer[p].link_fd;
+	s->peer[p].link_fd = fd;
+	qemu_mutex_unlock(&s->send_lock);
+	if (old >= 0)
+		shutdown(old, SHUT_RDWR);
+	qemu_thread_create(&t, "ntb-port-link", ntbsw_link_thread, l,
+			   QEMU_THREAD_DETACHED);
+}
+
 static void *ntbsw_rx_thread(void *opaque)
 {
 	NtbswPort *s = opaque;
@@ -902,29 +1012,22 @@ static void *ntbsw_rx_thread(void *opaque)
 	int fd;
 
 	while (ntbsw_recv_msg(s->sock, &m, &fd) == 0) {
-		if (m.type == NTBSW_FWD_RESP) {
-			qemu_mutex_lock(&s->p_lock);
-			if (m.tag < NTBSW_PENDING && s->pend[m.tag].busy &&
-			    s->pend[m.tag].dst == m.src) {
-				s->pend[m.tag].done = true;
-				s->pend[m.tag].ok = m.arg1 == 0;
-				memcpy(&s->pend[m.tag].data, m.data, 8);
-				s->pend[m.tag].data =
-					le64_to_cpu(s->pend[m.tag].data);
-				qemu_cond_broadcast(&s->p_cond);
-			}
-			qemu_mutex_unlock(&s->p_lock);
-			if (fd >= 0)
+		/*
+		 * Sockets to peers change here, in the order the switch
+		 * sent them: a peer that left and came back gets its new
+		 * socket after the old one is gone.
+		 */
+		if (m.type == NTBSW_PEER_LINK) {
+			if (m.src < s->nports && m.src != s->port && fd >= 0)
+				ntbsw_peer_link(s, m.src, fd);
+			else if (fd >= 0)
 				close(fd);
 			continue;
 		}
-		it = g_new0(struct rx_item, 1);
-		it->m = m;
-		it->fd = fd;
-		qemu_mutex_lock(&s->q_lock);
-		g_queue_push_tail(s->rxq, it);
-		qemu_mutex_unlock(&s->q_lock);
-		qemu_bh_schedule(s->bh);
+		if (m.type == NTBSW_PORT_DOWN && m.src < s->nports &&
+		    m.src != s->port)
+			ntbsw_drop_link(s, m.src);
+		ntbsw_rx_one(s, &m, fd);
 	}
 	/* The switch is gone: every link is down, every wait ends. */
 	error_report("smartio-ntb-port %u: switch connection lost", s->port);
@@ -1104,7 +1207,12 @@ static Property ntbsw_props[] = {
 
 static void ntbsw_instance_init(Object *obj)
 {
-	NTBSW_PORT(obj)->sock = -1;
+	NtbswPort *s = NTBSW_PORT(obj);
+	unsigned int p;
+
+	s->sock = -1;
+	for (p = 0; p < NTBSW_MAX_PORTS; p++)
+		s->peer[p].link_fd = -1;
 }
 
 static void ntbsw_class_init(ObjectClass *klass, void *data)

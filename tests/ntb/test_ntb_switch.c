@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 {
 	struct ntbsw_state *st = NULL;
 	struct ntbsw_msg m;
-	int c0, c1, cx, fd, sfd;
+	int c0, c1, cx, fd, sfd, l0 = -1, l1 = -1;
 	pid_t sw;
 
 	char bin[512];
@@ -139,6 +139,17 @@ int main(int argc, char **argv)
 	      m.src == 1 && fd >= 0, "port 0 gets port 1's RAM fd");
 	if (fd >= 0)
 		close(fd);
+	CHECK(recv_msg(c1, &m, &l1) == 1 && m.type == NTBSW_PEER_LINK &&
+	      m.src == 0 && l1 >= 0, "port 1 gets a socket to port 0");
+	CHECK(recv_msg(c0, &m, &l0) == 1 && m.type == NTBSW_PEER_LINK &&
+	      m.src == 1 && l0 >= 0, "port 0 gets a socket to port 1");
+	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .dst = 1,
+				.arg0 = 0x3000, .arg1 = 2, .data = { 9, 8 } };
+	if (l0 >= 0 && l1 >= 0)
+		ntbsw_send_msg(l0, &m, -1);
+	CHECK(l1 >= 0 && recv_msg(l1, &m, &fd) == 1 &&
+	      m.type == NTBSW_FWD_WRITE && m.arg0 == 0x3000 && m.data[1] == 8,
+	      "a write on port 0's socket reaches port 1's, past the switch");
 
 	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .src = 2, .dst = 1,
 				.arg0 = 0x1000, .arg1 = 4,
@@ -157,6 +168,8 @@ int main(int argc, char **argv)
 
 	st->port[1].link_en = 1;
 	close(c1);
+	if (l1 >= 0)
+		close(l1);
 	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PORT_DOWN &&
 	      m.src == 1, "port 1's departure is announced to port 0");
 	CHECK(st->port[1].present == 0 && st->port[1].link_en == 0,
@@ -164,6 +177,21 @@ int main(int argc, char **argv)
 	c1 = hello(1, &m, &fd);
 	CHECK(m.type == NTBSW_WELCOME, "port 1 may join again");
 
+	CHECK(recv_msg(c1, &m, &fd) == 1 && m.type == NTBSW_PEER_RAM &&
+	      m.src == 0, "port 1, back, gets port 0's RAM again");
+	if (fd >= 0)
+		close(fd);
+	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PEER_RAM &&
+	      m.src == 1, "port 0 gets the new port 1's RAM");
+	if (fd >= 0)
+		close(fd);
+	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PEER_LINK &&
+	      m.src == 1 && fd >= 0, "and a new socket to it");
+	if (fd >= 0)
+		close(fd);
+	/* The old socket's other end went with the old port 1. */
+	CHECK(l0 >= 0 && recv_msg(l0, &m, &fd) == 0,
+	      "port 0's socket to the old port 1 is closed");
 	close(c0);
 	close(c1);
 	kill(sw, SIGTERM);
