@@ -7,9 +7,10 @@
  *
  * It owns the switch state (a memfd every port maps: presence, link
  * enables, doorbells, scratchpads, LUTs, counters), hands each arriving
- * port that state and every present peer's guest RAM fd, and relays
- * messages between ports in order (one stream per port).  It is never in
- * the path of an access to peer RAM.  A port whose QEMU goes away is
+ * port that state, every present peer's guest RAM fd and a socket pair
+ * for each two ports, on which they forward to each other, and relays
+ * the rest in order (one stream per port).  It is never in the path of
+ * an access to peer RAM, nor of one forwarded between two ports.  A port whose QEMU goes away is
  * cleared and announced; a port number is served by one QEMU at a time.
  */
 #include <errno.h>
