@@ -195,8 +195,7 @@ static int dma_poll(struct sim_devmodel *m)
 			sim_wr32(ereg(m, e, E_STATUS), ST_BUSY);
 		}
 		if (g->ready && sim_now_ns() < g->ready) {
-			if (!m->wake_ns || g->ready < m->wake_ns)
-				m->wake_ns = g->ready;
+			sim_model_wake_at(m, g->ready);
 			continue;
 		}
 		work++;

@@ -762,6 +762,21 @@ static int fetch_sq(struct sim_devmodel *m, u32 qid)
 }
 
 /*
+ * Ends a command: posts its completion (an asynchronous event request is
+ * held instead, and gives its CQ entry back) and frees its slot.
+ */
+static void retire(struct sim_devmodel *m, struct nvme_slot *s)
+{
+	struct nvme *n = m->priv;
+
+	if (s->status == SC_NO_COMPLETION)
+		n->cq[n->sq[s->sqid].cqid].held--;
+	else if (complete(m, s))
+		n->enabled = 0;
+	slot_free(n, s);
+}
+
+/*
  * Completes the commands of SQ qid still in flight as aborted by its
  * deletion (NVMe 1.4 section 5.6), before the deletion completes.
  */
@@ -777,9 +792,7 @@ static void abort_sq(struct sim_devmodel *m, u32 qid)
 			continue;
 		s->status = SC_ABORT_SQ_DELETED;
 		s->result = 0;
-		if (complete(m, s))
-			n->enabled = 0;
-		slot_free(n, s);
+		retire(m, s);
 	}
 }
 
@@ -801,8 +814,7 @@ static int advance(struct sim_devmodel *m)
 		if (s->stage == STAGE_FREE)
 			continue;
 		if (s->due > now) {
-			if (!m->wake_ns || s->due < m->wake_ns)
-				m->wake_ns = s->due;
+			sim_model_wake_at(m, s->due);
 			continue;
 		}
 		work++;
@@ -814,16 +826,11 @@ static int advance(struct sim_devmodel *m)
 					      admin(m, &s->cmd, &s->result,
 						    &s->due);
 			if (s->due > now) {
-				if (!m->wake_ns || s->due < m->wake_ns)
-					m->wake_ns = s->due;
+				sim_model_wake_at(m, s->due);
 				continue;
 			}
 		}
-		if (s->status == SC_NO_COMPLETION)
-			n->cq[n->sq[s->sqid].cqid].held--;
-		else if (complete(m, s))
-			n->enabled = 0;
-		slot_free(n, s);
+		retire(m, s);
 	}
 	return work;
 }

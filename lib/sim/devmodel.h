@@ -90,6 +90,13 @@ int sim_model_dma(struct sim_devmodel *m, u64 addr, void *buf, size_t len,
  * unpaced; the model holds back what depends on it until then. */
 int sim_model_dma_start(struct sim_devmodel *m, u64 addr, void *buf,
 			size_t len, int write, u64 *done_ns);
+/* Asks the runner to poll again by time t (CLOCK_MONOTONIC ns) at the
+ * latest: work of the model waits for a paced completion then. */
+static inline void sim_model_wake_at(struct sim_devmodel *m, u64 t)
+{
+	if (!m->wake_ns || t < m->wake_ns)
+		m->wake_ns = t;
+}
 /* Raises vector vec by MSI-X or MSI, as configured; 0 if delivered or
  * left pending (masked), -ENODEV when interrupts are not enabled. */
 int sim_model_irq(struct sim_devmodel *m, u32 vec);

@@ -120,8 +120,28 @@ static struct sim_dmamap *lookup(struct sim_fabric *f,
 	return *err ? NULL : m;
 }
 
+/* The copy, with the mappings' lock held. */
+static int copy_locked(struct sim_fabric *f, const struct sim_dmakey *key,
+		       const char *path, u64 off, void *buf, size_t len,
+		       int write)
+{
+	struct sim_dmamap *m;
+	int err = 0;
+
+	if (off + len < off)
+		return -EINVAL;
+	m = lookup(f, key, path, off + len, &err);
+	if (!m)
+		return err;
+	if (write)
+		memcpy(m->base + off, buf, len);
+	else
+		memcpy(buf, m->base + off, len);
+	return 0;
+}
+
 u64 sim_dmamap_write_many(struct sim_fabric *f, const struct sim_loc *loc,
-			  const struct sim_dmakey *key, u32 n, const void *buf,
+			  const struct sim_dmakey *key, u32 n, void *buf,
 			  size_t len)
 {
 	struct sim_dmamaps *c = &f->dmamaps;
@@ -129,17 +149,9 @@ u64 sim_dmamap_write_many(struct sim_fabric *f, const struct sim_loc *loc,
 	u32 k;
 
 	pthread_mutex_lock(&c->lock);
-	for (k = 0; k < n && k < 64; k++) {
-		struct sim_dmamap *m;
-		int err = 0;
-
-		m = loc[k].offset + len < loc[k].offset ? NULL :
-		    lookup(f, &key[k], NULL, loc[k].offset + len, &err);
-		if (m)
-			memcpy(m->base + loc[k].offset, buf, len);
-		else
+	for (k = 0; k < n && k < 64; k++)
+		if (copy_locked(f, &key[k], NULL, loc[k].offset, buf, len, 1))
 			missed |= 1ull << k;
-	}
 	pthread_mutex_unlock(&c->lock);
 	return missed;
 }
@@ -149,19 +161,10 @@ int sim_dmamap_copy(struct sim_fabric *f, const struct sim_dmakey *key,
 		    int write)
 {
 	struct sim_dmamaps *c = &f->dmamaps;
-	struct sim_dmamap *m;
-	int err = 0;
+	int err;
 
-	if (off + len < off)
-		return -EINVAL;
 	pthread_mutex_lock(&c->lock);
-	m = lookup(f, key, path, off + len, &err);
-	if (m) {
-		if (write)
-			memcpy(m->base + off, buf, len);
-		else
-			memcpy(buf, m->base + off, len);
-	}
+	err = copy_locked(f, key, path, off, buf, len, write);
 	pthread_mutex_unlock(&c->lock);
 	return err;
 }

@@ -235,7 +235,7 @@ int sim_loc_copy(struct sim_fabric *f, const struct sim_loc *loc,
  * of the mappings' lock: a bit per place not mapped yet, which the caller
  * then writes with sim_loc_copy (dmamap.c). */
 u64 sim_dmamap_write_many(struct sim_fabric *f, const struct sim_loc *loc,
-			  const struct sim_dmakey *key, u32 n, const void *buf,
+			  const struct sim_dmakey *key, u32 n, void *buf,
 			  size_t len);
 /* Device dev's DMA: a copy to (write) or from the device-side address
  * addr, paced (pace.c): returns when the transaction would complete. */
