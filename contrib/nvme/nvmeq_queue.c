@@ -37,14 +37,21 @@ int nvmeq_submit(struct nvmeq_qp *q, uint8_t *c, uint16_t cid)
 	return 0;
 }
 
+/* Whether CQ entry head holds a completion: its phase tag is phase. */
+static int posted(const struct nvmeq_qp *q, uint32_t head, uint32_t phase)
+{
+	uint16_t st;
+
+	memcpy(&st, (const void *)(q->cq + 16 * head + 14), 2);
+	return (st & 1) == phase;
+}
+
 int nvmeq_reap(struct nvmeq_qp *q, struct nvmeq_cqe *e)
 {
 	volatile uint8_t *p = q->cq + 16 * q->cq_head;
 	uint32_t dw[4];
-	uint16_t st;
 
-	memcpy(&st, (const void *)(p + 14), 2);
-	if ((st & 1) != q->phase)
+	if (!posted(q, q->cq_head, q->phase))
 		return 0;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	memcpy(dw, (const void *)p, 16);
@@ -100,12 +107,8 @@ int nvmeq_run(struct nvmeq_qp *q, uint8_t *c, uint32_t *result)
 uint32_t nvmeq_ready(const struct nvmeq_qp *q)
 {
 	uint32_t n = 0, head = q->cq_head, phase = q->phase;
-	uint16_t st;
 
-	while (n < q->busy) {
-		memcpy(&st, (const void *)(q->cq + 16 * head + 14), 2);
-		if ((st & 1) != phase)
-			break;
+	while (n < q->busy && posted(q, head, phase)) {
 		n++;
 		if (++head == q->size) {
 			head = 0;
