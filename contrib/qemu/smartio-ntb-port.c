@@ -204,11 +204,29 @@ static void ntbsw_drop_link(NtbswPort *s, unsigned int p)
 		shutdown(fd, SHUT_RDWR);
 }
 
+/*
+ * A notice to every peer goes to each one separately, on the way this
+ * port's other messages to that peer take.  Relayed by the switch as one
+ * broadcast, a link notice could arrive after a doorbell sent on the
+ * peer's socket just after it; ntb_perf, among others, drops a doorbell
+ * from a peer whose link it does not yet see up, and then waits forever
+ * for the command that doorbell announced.
+ */
 static void ntbsw_notify(NtbswPort *s, unsigned int dst, uint64_t note)
 {
 	struct ntbsw_msg m = { .type = NTBSW_NOTIFY, .dst = dst, .arg0 = note };
+	unsigned int q;
 
-	ntbsw_send(s, &m, -1);
+	if (dst != NTBSW_DST_ALL) {
+		ntbsw_send(s, &m, -1);
+		return;
+	}
+	for (q = 0; q < s->nports; q++) {
+		if (q == s->port)
+			continue;
+		m.dst = q;
+		ntbsw_send(s, &m, -1);
+	}
 }
 
 /* ---- link state and RAM aliases ---------------------------------------- */
