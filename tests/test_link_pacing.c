@@ -432,12 +432,69 @@ static void test_pace_off_is_not_paced(void **state)
 	unsetenv("SMARTIO_PACE");
 }
 
+/*
+ * Three cascaded switches (one of them Gen2 x4), nodes on each with
+ * adapters of their own speeds, one of them on two switches and one with
+ * its link down: the speeds one search of the switches gives a multicast
+ * write's members are those sio_path_speed gives each alone.
+ */
+#define MANY_TOPO                                                         \
+	"fabric\n"                                                        \
+	"switch s0 ports=8\n"                                             \
+	"switch s1 ports=8 gen=2 width=4\n"                               \
+	"switch s2 ports=8 latency=300\n"                                 \
+	"cascade s0:7 s1:7\n"                                             \
+	"cascade s1:6 s2:6\n"                                             \
+	"node n0 id=0\nnode n1 id=1\nnode n2 id=2\nnode n3 id=3\n"       \
+	"node n4 id=4\nnode n5 id=5\n"                                    \
+	"adapter n0 ntb0 switch=s0:0\n"                                   \
+	"adapter n1 ntb0 switch=s0:1 gen=2\n"                             \
+	"adapter n2 ntb0 switch=s1:0 latency=500\n"                       \
+	"adapter n3 ntb0 switch=s2:0 width=4\n"                           \
+	"adapter n3 ntb1 switch=s0:2 gen=1\n"                             \
+	"adapter n4 ntb0 switch=s2:1\n"                                   \
+	"adapter n5 ntb0 switch=s2:2\n"
+
+static void test_one_search_gives_each_member_its_speed(void **state)
+{
+	struct smartio *h;
+	struct sim_fabric *f;
+	struct sio_path_speed one, many[6];
+	char fabric[64];
+	u32 to[6] = { 0, 1, 2, 3, 4, 5 }, from, i, paths = 0;
+	u64 ok;
+
+	(void)state;
+	h = th_open(MANY_TOPO, NULL, fabric, sizeof(fabric));
+	f = sio_lib_fabric(h);
+	assert_int_equal(smartio_link_set(h, th_node(h, "n5"), 0, 0), 0);
+	for (from = 0; from < 6; from++) {
+		ok = sio_path_speed_many(f->reg, from, 0, to, 6, many);
+		for (i = 0; i < 6; i++) {
+			int err = sio_path_speed(f->reg, from, 0, to[i], &one);
+
+			assert_int_equal(!err, (int)(ok >> i & 1));
+			if (err)
+				continue;
+			paths++;
+			assert_int_equal(many[i].rate, one.rate);
+			assert_int_equal(many[i].latency_ns, one.latency_ns);
+			assert_int_equal(many[i].hops, one.hops);
+			assert_int_equal(many[i].far_adapter, one.far_adapter);
+		}
+	}
+	/* Each of n0..n4 reaches the other four; n5 is down. */
+	assert_int_equal(paths, 5 * 4);
+	smartio_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parser_takes_gen_width_latency_and_pace),
 		cmocka_unit_test(test_parser_refuses_bad_link_values),
 		cmocka_unit_test(test_path_rate_is_its_slowest_link),
+		cmocka_unit_test(test_one_search_gives_each_member_its_speed),
 		cmocka_unit_test(test_paced_dma_takes_at_least_size_over_rate),
 		cmocka_unit_test(test_transactions_share_the_link),
 		cmocka_unit_test(test_reads_over_more_hops_complete_later),

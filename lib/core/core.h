@@ -281,6 +281,12 @@ struct sio_path_speed {
 };
 int sio_path_speed(struct sio_registry *r, u32 from, u32 adapter, u32 to,
 		   struct sio_path_speed *ps);
+/*
+ * sio_path_speed to each of to[0..n) (n <= SIO_MAX_NODES) over one search
+ * of the switches; bit i of the result is set where ps[i] holds a path.
+ */
+u64 sio_path_speed_many(struct sio_registry *r, u32 from, u32 adapter,
+			const u32 *to, u32 n, struct sio_path_speed *ps);
 /* Whether a requester's entries on the route's switches fit (-ENOSPC). */
 int sio_route_fits(struct sio_registry *r, const struct sio_route *rt);
 void sio_route_account(struct sio_registry *r, const struct sio_route *rt,

@@ -64,58 +64,107 @@ static int port_to(struct sio_registry *r, u32 s, u32 to)
 	return port;
 }
 
-int sio_path_route(struct sio_registry *r, u32 from, u32 adapter, u32 to,
-		   struct sio_route *rt)
-{
+/*
+ * A breadth-first search of the switches from the one an adapter is
+ * cabled to, at most SIO_MAX_HOPS deep: the switches in the order reached,
+ * each with its depth (0: not reached) and the switch and port it was
+ * reached from.  The first one in that order with a port to a node is the
+ * end of the node's shortest path.
+ */
+struct switch_search {
 	u8 prev[SIO_MAX_SWITCHES], in_port[SIO_MAX_SWITCHES];
-	u8 depth[SIO_MAX_SWITCHES], queue[SIO_MAX_SWITCHES];
-	const struct sio_adapter *ad;
-	u32 head = 0, tail = 0, s, p, i;
+	u8 depth[SIO_MAX_SWITCHES], order[SIO_MAX_SWITCHES];
+	u32 n;
+};
 
-	if (from >= r->nnodes || to >= r->nnodes || from == to ||
-	    adapter >= SIO_MAX_ADAPTERS || !adapter_up(r, from, adapter))
-		return -EHOSTUNREACH;
-	ad = &sio_node(r, from)->adapter[adapter];
-	rt->hops = 0;
-	if (!ad->sw)
-		return ad->peers >> to & 1 && far_end_up(r, to, from) ?
-		       0 : -EHOSTUNREACH;
-	if (ad->sw > r->nswitches)
-		return -EHOSTUNREACH;
-	sio_memset(depth, 0, sizeof(depth));	/* 0: not reached yet */
+static void search_switches(struct sio_registry *r,
+			    const struct sio_adapter *ad,
+			    struct switch_search *ss)
+{
+	u32 head = 0, s, p;
+
+	sio_memset(ss->depth, 0, sizeof(ss->depth));
 	s = ad->sw - 1u;
-	depth[s] = 1;
-	prev[s] = (u8)s;
-	in_port[s] = (u8)ad->port;
-	queue[tail++] = (u8)s;
-	while (head < tail) {
+	ss->depth[s] = 1;
+	ss->prev[s] = (u8)s;
+	ss->in_port[s] = (u8)ad->port;
+	ss->order[0] = (u8)s;
+	ss->n = 1;
+	while (head < ss->n) {
 		const struct sio_switch *sw;
 
-		s = queue[head++];
-		if (port_to(r, s, to) >= 0)
-			break;
-		if (depth[s] == SIO_MAX_HOPS)
+		s = ss->order[head++];
+		if (ss->depth[s] == SIO_MAX_HOPS)
 			continue;
 		sw = sio_switch_at(r, s);
 		for (p = 0; p < sw->nports && p < SIO_MAX_SWITCH_PORTS; p++) {
 			u32 far = sw->port[p].peer_sw;
 
 			if (sw->port[p].kind != SIO_PORT_CASCADE ||
-			    far >= r->nswitches || depth[far])
+			    far >= r->nswitches || ss->depth[far])
 				continue;
-			depth[far] = (u8)(depth[s] + 1);
-			prev[far] = (u8)s;
-			in_port[far] = (u8)sw->port[p].peer_port;
-			queue[tail++] = (u8)far;
+			ss->depth[far] = (u8)(ss->depth[s] + 1);
+			ss->prev[far] = (u8)s;
+			ss->in_port[far] = (u8)sw->port[p].peer_port;
+			ss->order[ss->n++] = (u8)far;
 		}
 	}
-	if (head == tail && port_to(r, s, to) < 0)
-		return -EHOSTUNREACH;
-	rt->hops = depth[s];
-	for (i = rt->hops; i-- > 0; s = prev[s]) {
+}
+
+/* The nearest switch of the search with a port to `to`, or -1. */
+static int search_end(struct sio_registry *r, const struct switch_search *ss,
+		      u32 to)
+{
+	u32 i;
+
+	for (i = 0; i < ss->n; i++)
+		if (port_to(r, ss->order[i], to) >= 0)
+			return ss->order[i];
+	return -1;
+}
+
+static void search_route(const struct switch_search *ss, u32 s,
+			 struct sio_route *rt)
+{
+	u32 i;
+
+	rt->hops = ss->depth[s];
+	for (i = rt->hops; i-- > 0; s = ss->prev[s]) {
 		rt->sw[i] = (u8)s;
-		rt->in_port[i] = in_port[s];
+		rt->in_port[i] = ss->in_port[s];
 	}
+}
+
+/* The adapter `from` leaves by, if its link is up; NULL otherwise. */
+static const struct sio_adapter *start_adapter(struct sio_registry *r,
+					       u32 from, u32 adapter)
+{
+	if (from >= r->nnodes || adapter >= SIO_MAX_ADAPTERS ||
+	    !adapter_up(r, from, adapter))
+		return NULL;
+	return &sio_node(r, from)->adapter[adapter];
+}
+
+int sio_path_route(struct sio_registry *r, u32 from, u32 adapter, u32 to,
+		   struct sio_route *rt)
+{
+	const struct sio_adapter *ad = start_adapter(r, from, adapter);
+	struct switch_search ss;
+	int end;
+
+	if (!ad || to >= r->nnodes || from == to)
+		return -EHOSTUNREACH;
+	rt->hops = 0;
+	if (!ad->sw)
+		return ad->peers >> to & 1 && far_end_up(r, to, from) ?
+		       0 : -EHOSTUNREACH;
+	if (ad->sw > r->nswitches)
+		return -EHOSTUNREACH;
+	search_switches(r, ad, &ss);
+	end = search_end(r, &ss, to);
+	if (end < 0)
+		return -EHOSTUNREACH;
+	search_route(&ss, (u32)end, rt);
 	return 0;
 }
 
@@ -127,8 +176,10 @@ int sio_path_hops(struct sio_registry *r, u32 from, u32 adapter, u32 to)
 	return err ? err : (int)rt.hops;
 }
 
-/* The adapter of `to` at the far end of a direct cable from `from`, or -1
- * when the topology describes only this end of it. */
+/*
+ * The adapter of `to` at the far end of a direct cable from `from`, or -1
+ * when the topology describes only this end of it.
+ */
 static int far_adapter(struct sio_registry *r, u32 to, u32 from)
 {
 	const struct sio_node *n = sio_node(r, to);
@@ -151,36 +202,100 @@ static void path_link(struct sio_path_speed *ps, u32 gen, u32 width, u32 lat)
 	ps->latency_ns += lat;
 }
 
-int sio_path_speed(struct sio_registry *r, u32 from, u32 adapter, u32 to,
-		   struct sio_path_speed *ps)
+/*
+ * The speed of a route up to its last switch: the adapter's link, then
+ * each switch's.
+ */
+static void route_speed(struct sio_registry *r, const struct sio_adapter *ad,
+			const struct sio_route *rt, struct sio_path_speed *ps)
 {
-	const struct sio_adapter *ad;
-	struct sio_route rt;
-	int err = sio_path_route(r, from, adapter, to, &rt), far;
 	u32 h;
 
-	if (err)
-		return err;
-	ad = &sio_node(r, from)->adapter[adapter];
 	sio_memset(ps, 0, sizeof(*ps));
-	ps->hops = rt.hops;
+	ps->hops = rt->hops;
 	path_link(ps, ad->gen, ad->width, ad->latency_ns);
-	for (h = 0; h < rt.hops; h++) {
-		const struct sio_switch *sw = sio_switch_at(r, rt.sw[h]);
+	for (h = 0; h < rt->hops; h++) {
+		const struct sio_switch *sw = sio_switch_at(r, rt->sw[h]);
 
 		path_link(ps, sw->gen, sw->width, sw->latency_ns);
 	}
-	far = rt.hops ? port_to(r, rt.sw[rt.hops - 1], to) : -1;
-	if (rt.hops && far >= 0)
-		far = sio_switch_at(r, rt.sw[rt.hops - 1])->port[far].adapter;
-	else if (!rt.hops)
+}
+
+/* Adds the adapter of `to` the route ends at (ps->far_adapter). */
+static void far_speed(struct sio_registry *r, u32 from, u32 to, int last_sw,
+		      struct sio_path_speed *ps)
+{
+	const struct sio_adapter *ad;
+	int far;
+
+	if (last_sw >= 0) {
+		far = port_to(r, (u32)last_sw, to);
+		if (far >= 0)
+			far = sio_switch_at(r, (u32)last_sw)->port[far].adapter;
+	} else {
 		far = far_adapter(r, to, from);
+	}
 	ps->far_adapter = far;
 	if (far >= 0) {
 		ad = &sio_node(r, to)->adapter[far];
 		path_link(ps, ad->gen, ad->width, ad->latency_ns);
 	}
+}
+
+int sio_path_speed(struct sio_registry *r, u32 from, u32 adapter, u32 to,
+		   struct sio_path_speed *ps)
+{
+	struct sio_route rt;
+	int err = sio_path_route(r, from, adapter, to, &rt);
+
+	if (err)
+		return err;
+	route_speed(r, &sio_node(r, from)->adapter[adapter], &rt, ps);
+	far_speed(r, from, to, rt.hops ? rt.sw[rt.hops - 1] : -1, ps);
 	return 0;
+}
+
+/*
+ * One search of the switches for all of to[]: the members of a multicast
+ * write each need their path's speed, and those behind one switch share
+ * all of it but their own adapter.
+ */
+u64 sio_path_speed_many(struct sio_registry *r, u32 from, u32 adapter,
+			const u32 *to, u32 n, struct sio_path_speed *ps)
+{
+	const struct sio_adapter *ad = start_adapter(r, from, adapter);
+	struct sio_path_speed upto[SIO_MAX_SWITCHES];
+	struct switch_search ss;
+	u32 known = 0, i;
+	u64 ok = 0;
+
+	if (n > SIO_MAX_NODES)
+		n = SIO_MAX_NODES;
+	if (!ad || !ad->sw || ad->sw > r->nswitches) {
+		for (i = 0; i < n; i++)
+			if (!sio_path_speed(r, from, adapter, to[i], &ps[i]))
+				ok |= 1ULL << i;
+		return ok;
+	}
+	search_switches(r, ad, &ss);
+	for (i = 0; i < n; i++) {
+		int end = to[i] < r->nnodes && to[i] != from ?
+			  search_end(r, &ss, to[i]) : -1;
+
+		if (end < 0)
+			continue;
+		if (!(known >> end & 1)) {
+			struct sio_route rt;
+
+			search_route(&ss, (u32)end, &rt);
+			route_speed(r, ad, &rt, &upto[end]);
+			known |= 1u << end;
+		}
+		ps[i] = upto[end];
+		far_speed(r, from, to[i], end, &ps[i]);
+		ok |= 1ULL << i;
+	}
+	return ok;
 }
 
 int sio_path_find(struct sio_registry *r, u32 from, u32 to)

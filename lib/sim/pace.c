@@ -98,11 +98,12 @@ u64 sim_pace_reserve_many(struct sim_fabric *f, u32 dev,
 			  int write)
 {
 	const struct sio_device *d = sio_dev(f->reg, dev);
-	struct sio_path_speed ps;
+	struct sio_path_speed ps[SIO_MAX_NODES];
 	u64 *busy[2 + SIO_MAX_NODES], rate = sio_link_rate(SIO_LINK_GEN,
 							   SIO_LINK_WIDTH);
-	u64 start = sim_now_ns(), end, lat = 0;
-	u32 n = 0, i, k;
+	u64 start = sim_now_ns(), end, lat = 0, ok;
+	u32 to[SIO_MAX_NODES], at[SIO_MAX_NODES];
+	u32 n = 0, m = 0, i, k;
 	int left = 0;
 
 	/* A write's data leaves the device and its node, arrives at the far
@@ -112,23 +113,29 @@ u64 sim_pace_reserve_many(struct sim_fabric *f, u32 dev,
 
 	/* The device's own slot: a Gen3 x8 link like the adapters'. */
 	busy[n++] = &sim_dev_hw(f, dev)->link_busy_ns[out];
-	for (k = 0; k < nloc && k < SIO_MAX_NODES; k++) {
-		const struct sim_loc *l = &loc[k];
-
-		if (l->adapter < 0 || l->node == d->node ||
-		    sio_path_speed(f->reg, d->node, (u32)l->adapter, l->node,
-				   &ps))
+	/* Every place leaves by one adapter (a multicast write's by the one
+	 * cabled to the group's switches): one search for all of them. */
+	for (k = 0; k < nloc && k < SIO_MAX_NODES; k++)
+		if (loc[k].adapter >= 0 && loc[k].node != d->node &&
+		    (!m || loc[k].adapter == loc[at[0]].adapter)) {
+			to[m] = loc[k].node;
+			at[m++] = k;
+		}
+	ok = m ? sio_path_speed_many(f->reg, d->node, (u32)loc[at[0]].adapter,
+				     to, m, ps) : 0;
+	for (i = 0; i < m; i++) {
+		if (!(ok >> i & 1))
 			continue;
-		if (ps.rate < rate)
-			rate = ps.rate;
-		if (ps.latency_ns > lat)
-			lat = ps.latency_ns;
+		if (ps[i].rate < rate)
+			rate = ps[i].rate;
+		if (ps[i].latency_ns > lat)
+			lat = ps[i].latency_ns;
 		if (!left++)
 			busy[n++] = &sim_node_hw(f, d->node)
-					     ->link_busy_ns[l->adapter][out];
-		if (ps.far_adapter >= 0)
-			busy[n++] = &sim_node_hw(f, l->node)
-					     ->link_busy_ns[ps.far_adapter][in];
+					     ->link_busy_ns[loc[at[i]].adapter][out];
+		if (ps[i].far_adapter >= 0)
+			busy[n++] = &sim_node_hw(f, to[i])
+					     ->link_busy_ns[ps[i].far_adapter][in];
 	}
 	for (i = 0; i < n; i++)
 		if (*busy[i] > start)
