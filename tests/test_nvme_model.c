@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -964,6 +965,54 @@ static void test_queue_deleted_under_commands_completes_them(void **state)
 	print_message("%u of %u aborted by the deletion\n", aborted, NFAR);
 }
 
+/*
+ * The runner of the device models stands for hardware: with CAP_SYS_NICE
+ * (root, as make check runs in CI) it runs at nice -10, above the client
+ * processes that would otherwise take its CPU; without, at the default.
+ */
+static int models_thread_nice(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int nice = 100;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) && nice == 100) {
+		char path[300], buf[512], *p;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && strstr(buf, "(sim-models)")) {
+			int i;
+
+			/* After the name: state is field 3, nice field 19. */
+			p = strrchr(buf, ')') + 2;
+			for (i = 3; i < 19 && p; i++) {
+				p = strchr(p, ' ');
+				p = p ? p + 1 : NULL;
+			}
+			assert_non_null(p);
+			nice = atoi(p);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	assert_int_not_equal(nice, 100);	/* the thread was found */
+	return nice;
+}
+
+static void test_models_run_above_their_clients(void **state)
+{
+	(void)state;
+	assert_int_equal(models_thread_nice(), geteuid() == 0 ? -10 : 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -981,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_interrupts_masked_for_borrowers),
 		cmocka_unit_test(test_whole_header_written_back_by_a_borrower),
 		cmocka_unit_test(test_return_drops_the_routing),
+		cmocka_unit_test(test_models_run_above_their_clients),
 	};
 
 	const struct CMUnitTest far_tests[] = {
