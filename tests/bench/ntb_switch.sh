@@ -51,7 +51,7 @@ pids="$pids $!"
 sleep 0.5
 for p in 0 1; do
 	timeout "$limit" "$sw/smartio-ntb-qemu" -accel tcg \
-		-machine q35,memory-backend=ram -smp 1 -m 256 -display none \
+		-machine q35,memory-backend=ram -smp "$GUEST_SMP" -m 256 -display none \
 		-monitor none -no-reboot \
 		-object memory-backend-memfd,id=ram,size=256M,share=on \
 		-serial "file:$tmp/p$p.log" -kernel "$kernel" \

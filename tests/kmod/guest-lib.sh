@@ -3,6 +3,18 @@
 # initramfs of a one-guest smartio.ko test and the QEMU run around it.
 # shellcheck shell=sh
 
+# Every guest has one CPU, with room for a second (-smp $GUEST_SMP).
+# QEMU's TCG emits a guest's memory barriers only in a machine that may
+# have more than one CPU (max_cpus > 1 sets CF_PARALLEL, tcg/tcg-op.c):
+# with one, the fence a driver puts between its store to a shadow
+# doorbell and its load of the device's event index is dropped, while
+# QEMU's NVMe reads that memory from another thread.  Both then read the
+# old values, no doorbell is rung, and the nvme driver times the command
+# out after 30 s (make bench's 1 MiB writes, native and shadow alike).
+# Device models in other processes (a peer's guest over the NTB switch)
+# read shared memory the same way.
+GUEST_SMP=1,maxcpus=2
+
 # guest_needs: what a guest test needs on this machine, or skip (the
 # caller's) with what to install.  Sets KVER (default: the newest
 # /usr/src/linux-headers-*-amd64), kdir (its headers), kernel (its image)
@@ -85,7 +97,7 @@ guest_initrd() {
 # DIR/nvme.img as its NVMe drive, in the background for at most $limit s;
 # the serial console goes to DIR/guest.log, QEMU's pid to $qpid.
 guest_boot_nvme() {
-	timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp 1 \
+	timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp "$GUEST_SMP" \
 		-m "$2" -display none -monitor none -no-reboot \
 		-serial "file:$1/guest.log" \
 		-kernel "$kernel" -initrd "$1/initrd.gz" \

@@ -121,7 +121,7 @@ guest() {
 	fi
 	role=$1 phase=$2
 	shift 2
-	timeout "$limit" "$@" -accel tcg -smp 1 \
+	timeout "$limit" "$@" -accel tcg -smp "$GUEST_SMP" \
 		-m 512 -display none -monitor none -no-reboot \
 		-serial "file:$tmp/$role$phase.log" -pidfile "$tmp/$role$phase.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \

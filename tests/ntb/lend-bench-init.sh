@@ -33,14 +33,14 @@ STEP_WAIT=600
 dev=/smartio/dev/host0-nvme0
 
 # The NVMe's DMA is translated by the IOMMU (a DMA domain), not passed
-# through as iommu=pt would have it.  QEMU 7.2's NVMe stores a queue's
-# EventIdx and then reads its shadow doorbell with nothing between to
-# order them (hw/nvme/ctrl.c, nvme_process_sq); when its DMA goes straight
-# to RAM, a command the driver posts in that instant is never fetched:
-# the native 1 MiB writes stalled in every run, for the driver's 30 s
-# timeout and its controller reset.  Through the IOMMU each access takes
-# intel-iommu's lock, which orders them; 1 MiB writes then ran at 2.7 GB/s
-# with none over 9 ms.  The lent NVMe's own domain is translated too.
+# through as iommu=pt would have it, as the lent NVMe's is on the way to
+# the borrower.  The driver's shadow doorbells need a fence on each side:
+# the guest's is there only because every guest may have a second CPU
+# (GUEST_SMP, tests/kmod/guest-lib.sh); QEMU 7.2's NVMe has none between
+# storing a queue's EventIdx and reading its shadow doorbell
+# (hw/nvme/ctrl.c, nvme_process_sq), but through the IOMMU each of those
+# accesses takes intel-iommu's lock, which orders them.  Passed through,
+# native 1 MiB writes stalled for the driver's 30 s timeout in every run.
 for d in /sys/bus/pci/devices/*; do
 	[ "$(cat "$d/class")" = 0x010802 ] || continue
 	echo DMA >"$d/iommu_group/type" ||

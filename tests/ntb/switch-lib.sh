@@ -82,7 +82,7 @@ sw_guest() {
 	local port=$1 phase=$2 mem=$3
 	shift 3
 	timeout "$limit" "$sw/smartio-ntb-qemu" -accel tcg -machine q35,memory-backend=ram \
-		-smp 1 -m "$mem" -display none -monitor none -no-reboot \
+		-smp "$GUEST_SMP" -m "$mem" -display none -monitor none -no-reboot \
 		-object "memory-backend-memfd,id=ram,size=${mem}M,share=on" \
 		-serial "file:$tmp/p$port-$phase.log" -pidfile "$tmp/p$port-$phase.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
