@@ -217,13 +217,15 @@ def bench_nvmeq(tmp, rounds=3):
         peak, deep = [], []
         run(1, 1, 2000)                 # warm-up: models, mappings
         for _ in range(rounds):
-            # As many reads as the 30 clients' together: 60000 took a
-            # tenth of a second, and one hiccup moved the maximum by a
-            # third.
-            peak.append(run(1, 32, 240000)[0])
+            # As many reads as the 30 clients' together, about a second
+            # of either: 60000 took a tenth of a second, and one hiccup
+            # moved the maximum by a third; 30 clients of 8000 reads
+            # (a third of a second) lost a fifth of their time to the
+            # spread of 30 processes starting and ending on two CPUs.
+            peak.append(run(1, 32, 960000)[0])
             for n in counts:
                 runs[n].append(run(n, 1, max(60000 // n, 2000)))
-            deep.append(run(30, 32, 8000))
+            deep.append(run(30, 32, 32000))
         top = statistics.median(peak)
 
         def med(n, i):
