@@ -10,8 +10,9 @@
  * port that state, every present peer's guest RAM fd and a socket pair
  * for each two ports, on which they forward to each other, and relays
  * the rest in order (one stream per port).  It is never in the path of
- * an access to peer RAM, nor of one forwarded between two ports.  A port whose QEMU goes away is
- * cleared and announced; a port number is served by one QEMU at a time.
+ * an access to peer RAM, nor of one forwarded between two ports.  A port
+ * whose QEMU goes away is cleared and announced; a port number is served
+ * by one QEMU at a time.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -102,9 +102,8 @@ u64 sim_pace_reserve_many(struct sim_fabric *f, u32 dev,
 	u64 *busy[2 + SIO_MAX_NODES], rate = sio_link_rate(SIO_LINK_GEN,
 							   SIO_LINK_WIDTH);
 	u64 start = sim_now_ns(), end, lat = 0, ok;
-	u32 to[SIO_MAX_NODES], at[SIO_MAX_NODES];
-	u32 n = 0, m = 0, i, k;
-	int left = 0;
+	u32 to[SIO_MAX_NODES], n = 0, m = 0, i, k;
+	int left = 0, via = -1;
 
 	/* A write's data leaves the device and its node, arrives at the far
 	 * node; a read's comes the other way. */
@@ -113,16 +112,15 @@ u64 sim_pace_reserve_many(struct sim_fabric *f, u32 dev,
 
 	/* The device's own slot: a Gen3 x8 link like the adapters'. */
 	busy[n++] = &sim_dev_hw(f, dev)->link_busy_ns[out];
-	/* Every place leaves by one adapter (a multicast write's by the one
-	 * cabled to the group's switches): one search for all of them. */
+	/* Every place leaves by one adapter, via (a multicast write's by the
+	 * one cabled to the group's switches): one search for all of them. */
 	for (k = 0; k < nloc && k < SIO_MAX_NODES; k++)
 		if (loc[k].adapter >= 0 && loc[k].node != d->node &&
-		    (!m || loc[k].adapter == loc[at[0]].adapter)) {
-			to[m] = loc[k].node;
-			at[m++] = k;
+		    (via < 0 || loc[k].adapter == via)) {
+			via = loc[k].adapter;
+			to[m++] = loc[k].node;
 		}
-	ok = m ? sio_path_speed_many(f->reg, d->node, (u32)loc[at[0]].adapter,
-				     to, m, ps) : 0;
+	ok = m ? sio_path_speed_many(f->reg, d->node, (u32)via, to, m, ps) : 0;
 	for (i = 0; i < m; i++) {
 		if (!(ok >> i & 1))
 			continue;
@@ -132,7 +130,7 @@ u64 sim_pace_reserve_many(struct sim_fabric *f, u32 dev,
 			lat = ps[i].latency_ns;
 		if (!left++)
 			busy[n++] = &sim_node_hw(f, d->node)
-					     ->link_busy_ns[loc[at[i]].adapter][out];
+					     ->link_busy_ns[via][out];
 		if (ps[i].far_adapter >= 0)
 			busy[n++] = &sim_node_hw(f, to[i])
 					     ->link_busy_ns[ps[i].far_adapter][in];
