@@ -85,11 +85,18 @@ enum ntbsw_msg_type {
 
 #define NTBSW_DST_ALL	0xffu
 
+/*
+ * On a read: answer through the switch, not on the pair's own socket.
+ * Set by a reader that waits holding QEMU's big lock, which the thread
+ * reading the pair's socket may be waiting for (to raise an interrupt).
+ */
+#define NTBSW_F_ANSWER_VIA_SWITCH 0x1u
+
 struct ntbsw_msg {
 	uint8_t type;
 	uint8_t src;
 	uint8_t dst;
-	uint8_t pad;
+	uint8_t flags;		/* NTBSW_F_* */
 	uint32_t tag;
 	uint64_t arg0;
 	uint64_t arg1;
@@ -102,9 +109,13 @@ struct ntbsw_msg {
  * sendmsg/recvmsg; a file descriptor travels beside it as SCM_RIGHTS.
  */
 
-/* Sends m, with pass_fd attached unless it is -1; 0 when it all went. */
-static inline int ntbsw_send_msg(int sock, const struct ntbsw_msg *m,
-				 int pass_fd)
+/*
+ * Sends m, with pass_fd attached unless it is -1; 0 when it all went.
+ * flags: MSG_DONTWAIT or 0; -1 with errno EAGAIN when the receiver's queue
+ * is full under MSG_DONTWAIT.
+ */
+static inline int ntbsw_send_msg_flags(int sock, const struct ntbsw_msg *m,
+				       int pass_fd, int flags)
 {
 	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
 	union {
@@ -126,9 +137,15 @@ static inline int ntbsw_send_msg(int sock, const struct ntbsw_msg *m,
 		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
 	}
 	do {
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL | flags);
 	} while (n < 0 && errno == EINTR);
 	return n == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+static inline int ntbsw_send_msg(int sock, const struct ntbsw_msg *m,
+				 int pass_fd)
+{
+	return ntbsw_send_msg_flags(sock, m, pass_fd, 0);
 }
 
 /*
