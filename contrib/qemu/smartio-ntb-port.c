@@ -180,7 +180,7 @@ static int ntbsw_send_on(NtbswPort *s, struct ntbsw_msg *m, int fd,
 			 bool via_switch)
 {
 	bool vcpu = qemu_in_vcpu_thread() && qemu_mutex_iothread_locked();
-	int rc, sock;
+	int rc, sock, full;
 
 	m->src = s->port;
 	qemu_mutex_lock(&s->send_lock);
@@ -189,8 +189,9 @@ static int ntbsw_send_on(NtbswPort *s, struct ntbsw_msg *m, int fd,
 	    m->dst != s->port && s->peer[m->dst].link_fd >= 0)
 		sock = s->peer[m->dst].link_fd;
 	rc = ntbsw_send_msg_flags(sock, m, fd, vcpu ? MSG_DONTWAIT : 0);
+	full = rc && (errno == EAGAIN || errno == EWOULDBLOCK);
 	qemu_mutex_unlock(&s->send_lock);
-	if (rc == 0 || !vcpu || errno != EAGAIN)
+	if (!full || !vcpu)
 		return rc;
 	/*
 	 * The peer's queue is full: its reader may be waiting for the peer's
