@@ -362,9 +362,13 @@ if [ "$P" = 0 ]; then
 		cfg_w "$edu" $((cap + 8)) 4 $((ma >> 32))
 		cfg_w "$edu" $((cap + 12)) 2 $(($(cat "$D/spad5") & 0xffff))
 		cfg_w "$edu" $((cap + 2)) 2 $(($(cfg_u8 "$edu" $((cap + 2))) | 1))
+		# A second apart: port 1's APIC takes two MSIs of one vector
+		# as one while the first is still pending, as hardware does,
+		# and port 1 raises each as soon as it arrives.
 		for k in 1 2 3; do
 			devmem $((ea + 0x60)) 32 1	# raise
 			devmem $((ea + 0x64)) 32 1	# acknowledge
+			sleep 1
 		done
 	fi
 fi
