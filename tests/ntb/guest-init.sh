@@ -321,9 +321,14 @@ else
 	fail "unloading smartio.ko after the refusal"; finish
 fi
 smartio_start
-if [ "$(readlink /smartio/self)" = "nodes/host$me" ] &&
-   [ "$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 " ] &&
-   is /smartio/self/state up && is /smartio/self/adapters/ntb0/link up; then
+# The peer may see this load before it unloads its own first one: the
+# view settles once both have loaded again.
+both_up() {
+	[ "$(readlink /smartio/self)" = "nodes/host$me" ] &&
+	[ "$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 " ] &&
+	is /smartio/self/state up && is /smartio/self/adapters/ntb0/link up
+}
+if waitfor 60 both_up; then
 	pass "/smartio: self is host$me, nodes host0 and host1, ntb0 link up"
 else
 	fail "/smartio: self $(readlink /smartio/self), nodes $(ls /smartio/nodes)"
