@@ -176,10 +176,16 @@ static void __attribute__((constructor)) ntbsw_check_version(void)
  * switch gave us a socket to that peer: everything for one peer then goes
  * on that socket, in order.
  */
+/* A vCPU in an access, holding the big lock it may drop to wait. */
+static bool ntbsw_vcpu_locked(void)
+{
+	return qemu_in_vcpu_thread() && qemu_mutex_iothread_locked();
+}
+
 static int ntbsw_send_on(NtbswPort *s, struct ntbsw_msg *m, int fd,
 			 bool via_switch)
 {
-	bool vcpu = qemu_in_vcpu_thread() && qemu_mutex_iothread_locked();
+	bool vcpu = ntbsw_vcpu_locked();
 	int rc, sock, full;
 
 	m->src = s->port;
@@ -500,7 +506,7 @@ static uint64_t ntbsw_fwd_read(NtbswPort *s, unsigned int p, uint64_t addr,
 	 * sent through the switch: the reader of the pair's socket may be
 	 * waiting for the lock to raise an interrupt the peer sent first.
 	 */
-	unlocked = qemu_in_vcpu_thread() && qemu_mutex_iothread_locked();
+	unlocked = ntbsw_vcpu_locked();
 	if (!unlocked)
 		m.flags = NTBSW_F_ANSWER_VIA_SWITCH;
 	if (ntbsw_send(s, &m, -1) == 0) {
@@ -1043,8 +1049,9 @@ static void *ntbsw_link_thread(void *opaque)
 		m.src = l->peer;
 		if (m.type == NTBSW_FWD_WRITE && ntbsw_is_msi(m.arg0))
 			ntbsw_raise_now(s, &m);
-		else if (m.type == NTBSW_FWD_WRITE || m.type == NTBSW_FWD_READ ||
-		    m.type == NTBSW_FWD_RESP || m.type == NTBSW_NOTIFY)
+		else if (m.type == NTBSW_FWD_WRITE ||
+			 m.type == NTBSW_FWD_READ ||
+			 m.type == NTBSW_FWD_RESP || m.type == NTBSW_NOTIFY)
 			ntbsw_rx_one(s, &m, -1);
 	}
 	qemu_mutex_lock(&s->send_lock);
