@@ -91,6 +91,46 @@ sw_guest() {
 		"$@" >"$tmp/p$port-$phase.qemu" 2>&1 &
 	guest_pid=$!
 	pids="$pids $guest_pid"
+	sw_watch "$tmp/p$port-$phase" &
+	pids="$pids $!"
+}
+
+# sw_watch BASE: once QEMU (pid in BASE.pid) has run with its serial log
+# BASE.log silent for $SW_STALL s (default 240; no guest waits that long
+# without a word), writes where each of its threads waits (name, kernel
+# wait channel, system call and its first arguments, the top of its
+# kernel stack when readable) into BASE.stall: a guest frozen inside
+# QEMU then says where, before the timeout kills it.
+sw_watch() {
+	local pid= size last=-1 quiet=0 t
+	while [ -z "$pid" ]; do
+		sleep 1
+		pid=$(cat "$1.pid" 2>/dev/null)
+		[ -n "$pid" ] || [ "$quiet" -lt 60 ] || return
+		quiet=$((quiet + 1))
+	done
+	quiet=0
+	while kill -0 "$pid" 2>/dev/null; do
+		size=$(stat -c %s "$1.log" 2>/dev/null || echo 0)
+		if [ "$size" = "$last" ]; then
+			quiet=$((quiet + 5))
+		else
+			quiet=0
+			last=$size
+		fi
+		if [ "$quiet" -ge "${SW_STALL:-240}" ]; then
+			for t in /proc/"$pid"/task/*; do
+				echo "thread $(cat "$t/comm" 2>/dev/null):" \
+					"wchan $(cat "$t/wchan" 2>/dev/null)," \
+					"syscall $(cut -d' ' -f1-3 "$t/syscall" 2>/dev/null)," \
+					"stack $(head -n 4 "$t/stack" 2>/dev/null |
+						sed 's/^\[<[0-9a-f]*>\] //; s/+0x.*//' |
+						tr '\n' ' ')"
+			done >"$1.stall"
+			return
+		fi
+		sleep 5
+	done
 }
 
 # sw_check LOG MIN_PASSES: the guest's PASS/FAIL lines, its end marker
@@ -115,7 +155,14 @@ sw_check() {
 		echo "FAIL: guest $1: kernel warning, bug or oops (above)"
 		bad=$((bad + 1))
 	fi
-	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; cat "$tmp/$1.qemu"; }
+	[ "$bad" -eq 0 ] && return
+	fails=$((fails + bad))
+	# A frozen guest's threads come first: CI shows the FAIL lines only.
+	[ -s "$tmp/$1.stall" ] &&
+		sed "s/^/FAIL: guest $1 silent ${SW_STALL:-240} s, its QEMU's /" "$tmp/$1.stall"
+	# Its FAIL lines are above already.
+	tail -n 40 "$log" | grep -v '^FAIL: '
+	cat "$tmp/$1.qemu"
 }
 
 # sw_smartio_build: smartio.ko for $KVER (fabric=ntb finds smartio_ntb.ko
