@@ -10,10 +10,13 @@
  *  - messages on each port's unix socket, relayed by the switch: hello,
  *    peer RAM (with the peer's guest RAM fd), link/LUT/doorbell notices,
  *    and forwarded reads and writes for targets that are not peer RAM;
- *  - a socket of their own between each two ports, which the switch
+ *  - two sockets of their own between each two ports, which the switch
  *    hands both when they meet: the forwarded accesses and the notices
- *    for one peer go on it, one process hop fewer than through the
- *    switch (a doorbell and an MSI of a borrowed device each take one).
+ *    for one peer go on the first (data), one process hop fewer than
+ *    through the switch (a doorbell of a borrowed device takes one); its
+ *    MSI writes go on the second (interrupts), which a thread of the
+ *    receiving QEMU reads and raises at once, while the main loop reads
+ *    the first itself.
  *
  * The register map guests see is in man/smartio-ntb-port.7.
  */
@@ -75,8 +78,13 @@ enum ntbsw_msg_type {
 	NTBSW_FWD_RESP,		/* tag, data; arg1 = 0 ok, else failed */
 	NTBSW_REFUSED,		/* switch: the port number is taken/invalid */
 	NTBSW_PEER_LINK,	/* switch -> port: src = peer; fd = a socket
-				 * to that peer alone (its requester id) */
+				 * to that peer alone (its requester id);
+				 * arg0 = NTBSW_LINK_DATA or _IRQ */
 };
+
+/* The two sockets between two ports: accesses and notices, MSI writes. */
+#define NTBSW_LINK_DATA	0u
+#define NTBSW_LINK_IRQ	1u
 
 #define NTBSW_NOTE_DB	0x1u	/* your doorbell status changed */
 #define NTBSW_NOTE_LINK	0x2u	/* a link enable changed */
@@ -87,8 +95,8 @@ enum ntbsw_msg_type {
 
 /*
  * On a read: answer through the switch, not on the pair's own socket.
- * Set by a reader that waits holding QEMU's big lock, which the thread
- * reading the pair's socket may be waiting for (to raise an interrupt).
+ * Set by a reader that waits holding QEMU's big lock: the pair's data
+ * socket is read only under that lock.
  */
 #define NTBSW_F_ANSWER_VIA_SWITCH 0x1u
 
@@ -150,10 +158,13 @@ static inline int ntbsw_send_msg(int sock, const struct ntbsw_msg *m,
 
 /*
  * Receives one message, its fd (if any) in *got_fd, else -1 there.  -1 on
- * EOF, an error, or a message of the wrong size; a descriptor that came
- * with a bad message is closed, so the caller may simply drop the peer.
+ * EOF (errno ECONNRESET), an error, or a message of the wrong size
+ * (EPROTO); a descriptor that came with a bad message is closed, so the
+ * caller may simply drop the peer.  flags: MSG_DONTWAIT or 0; -1 with
+ * errno EAGAIN when nothing waits under MSG_DONTWAIT.
  */
-static inline int ntbsw_recv_msg(int sock, struct ntbsw_msg *m, int *got_fd)
+static inline int ntbsw_recv_msg_flags(int sock, struct ntbsw_msg *m,
+				       int *got_fd, int flags)
 {
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
 	union {
@@ -168,8 +179,10 @@ static inline int ntbsw_recv_msg(int sock, struct ntbsw_msg *m, int *got_fd)
 
 	*got_fd = -1;
 	do {
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | flags);
 	} while (n < 0 && errno == EINTR);
+	if (n == 0)
+		errno = ECONNRESET;
 	if (n <= 0)
 		return -1;
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
@@ -179,9 +192,15 @@ static inline int ntbsw_recv_msg(int sock, struct ntbsw_msg *m, int *got_fd)
 		if (*got_fd >= 0)
 			close(*got_fd);
 		*got_fd = -1;
+		errno = EPROTO;
 		return -1;
 	}
 	return 0;
+}
+
+static inline int ntbsw_recv_msg(int sock, struct ntbsw_msg *m, int *got_fd)
+{
+	return ntbsw_recv_msg_flags(sock, m, got_fd, 0);
 }
 
 #endif

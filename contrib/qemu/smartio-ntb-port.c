@@ -36,6 +36,7 @@
 #include "sysemu/reset.h"
 #include "exec/memory.h"
 #include "qom/object.h"
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/mman.h>
@@ -65,7 +66,8 @@ struct ntbsw_peer {
 	MemoryRegion *alias[NTBSW_NR_MW][NTBSW_NR_LUT];
 	uint64_t alias_target[NTBSW_NR_MW][NTBSW_NR_LUT];
 	uint64_t alias_len[NTBSW_NR_MW][NTBSW_NR_LUT];
-	int link_fd;		/* our socket to the peer alone, -1: none */
+	int link_fd;		/* our data socket to the peer, -1: none */
+	int irq_fd;		/* our interrupt socket to the peer */
 };
 
 struct NtbswPort {
@@ -171,43 +173,117 @@ static void __attribute__((constructor)) ntbsw_check_version(void)
 
 /* ---- messages ----------------------------------------------------------- */
 
+/* An address in the interrupt range: a write there is an MSI. */
+static bool ntbsw_is_msi(uint64_t t)
+{
+	return t >= NTBSW_MSI_BASE && t < NTBSW_MSI_BASE + NTBSW_MSI_SIZE;
+}
+
 /*
- * Sends m to the switch, or straight to its one destination when the
- * switch gave us a socket to that peer: everything for one peer then goes
- * on that socket, in order.
+ * Sending.  No thread ever blocks in a send holding a lock: each message
+ * goes out with MSG_DONTWAIT under send_lock, and a sender that finds the
+ * receiver's queue full waits for room outside it.  A vCPU drops the big
+ * lock to wait; a thread that keeps it (the main loop) drains its own data
+ * sockets into the queue meanwhile, since those are read only under that
+ * lock and the peer may be waiting the same way for room in them.  An MSI
+ * write goes on the interrupt socket while it has room, else on the data
+ * socket, where no one waits for the big lock to read it.
  */
+
 /* A vCPU in an access, holding the big lock it may drop to wait. */
 static bool ntbsw_vcpu_locked(void)
 {
 	return qemu_in_vcpu_thread() && qemu_mutex_iothread_locked();
 }
 
+/*
+ * The socket m goes on (send_lock held): the switch's, or straight to its
+ * one destination when the switch gave us sockets to that peer;
+ * everything but MSIs for one peer then goes on one socket, in order.
+ */
+static int ntbsw_sock_for(NtbswPort *s, struct ntbsw_msg *m, bool via_switch,
+			  bool irq_ok)
+{
+	struct ntbsw_peer *pe;
+
+	if (via_switch || m->dst >= s->nports || m->dst == s->port)
+		return s->sock;
+	pe = &s->peer[m->dst];
+	if (irq_ok && pe->irq_fd >= 0 && m->type == NTBSW_FWD_WRITE &&
+	    ntbsw_is_msi(m->arg0))
+		return pe->irq_fd;
+	return pe->link_fd >= 0 ? pe->link_fd : s->sock;
+}
+
+static bool ntbsw_read_link(NtbswPort *s, unsigned int p, int fd,
+			    bool handle);
+static void ntbsw_link_watch(NtbswPort *s, unsigned int p, int fd);
+
+/*
+ * Waits up to 100 ms for room on sock; with the big lock held, reads
+ * (into the queue) what peers sent us meanwhile on the data sockets.
+ */
+static void ntbsw_wait_room(NtbswPort *s, int sock, bool locked)
+{
+	struct pollfd pfd[NTBSW_MAX_PORTS + 1];
+	unsigned int n = 0, p, who[NTBSW_MAX_PORTS + 1];
+
+	pfd[n++] = (struct pollfd){ .fd = sock, .events = POLLOUT };
+	if (locked) {
+		qemu_mutex_lock(&s->send_lock);
+		for (p = 0; p < s->nports; p++) {
+			if (s->peer[p].link_fd < 0)
+				continue;
+			who[n] = p;
+			pfd[n++] = (struct pollfd){ .fd = s->peer[p].link_fd,
+						    .events = POLLIN };
+		}
+		qemu_mutex_unlock(&s->send_lock);
+	}
+	if (poll(pfd, n, 100) <= 0)
+		return;
+	for (p = 1; p < n; p++)
+		if (pfd[p].revents & POLLIN)
+			ntbsw_read_link(s, who[p], pfd[p].fd, false);
+}
+
 static int ntbsw_send_on(NtbswPort *s, struct ntbsw_msg *m, int fd,
 			 bool via_switch)
 {
-	bool vcpu = ntbsw_vcpu_locked();
-	int rc, sock, full;
+	bool locked = qemu_mutex_iothread_locked();
+	bool vcpu = ntbsw_vcpu_locked(), irq_ok = true;
+	int rc, sock, err;
 
 	m->src = s->port;
-	qemu_mutex_lock(&s->send_lock);
-	sock = s->sock;
-	if (fd < 0 && !via_switch && m->dst < s->nports &&
-	    m->dst != s->port && s->peer[m->dst].link_fd >= 0)
-		sock = s->peer[m->dst].link_fd;
-	rc = ntbsw_send_msg_flags(sock, m, fd, vcpu ? MSG_DONTWAIT : 0);
-	full = rc && (errno == EAGAIN || errno == EWOULDBLOCK);
-	qemu_mutex_unlock(&s->send_lock);
-	if (!full || !vcpu)
-		return rc;
-	/*
-	 * The peer's queue is full: its reader may be waiting for the peer's
-	 * big lock, held by a thread that waits for room in ours.  A vCPU
-	 * waits for room without our big lock, so that our reader can take
-	 * it and drain.  Its next access waits for this one: order holds.
-	 */
-	qemu_mutex_unlock_iothread();
-	rc = ntbsw_send_on(s, m, fd, via_switch);
-	qemu_mutex_lock_iothread();
+	for (;;) {
+		qemu_mutex_lock(&s->send_lock);
+		sock = fd >= 0 ? s->sock : ntbsw_sock_for(s, m, via_switch,
+							    irq_ok);
+		rc = ntbsw_send_msg_flags(sock, m, fd, MSG_DONTWAIT);
+		err = errno;
+		if (rc && (err == EAGAIN || err == EWOULDBLOCK) &&
+		    fd < 0 && m->dst < s->nports &&
+		    sock == s->peer[m->dst].irq_fd) {
+			irq_ok = false;		/* full: the data socket */
+			qemu_mutex_unlock(&s->send_lock);
+			continue;
+		}
+		qemu_mutex_unlock(&s->send_lock);
+		if (!rc || (err != EAGAIN && err != EWOULDBLOCK))
+			break;
+		/*
+		 * The peer's queue is full.  A vCPU waits without the big
+		 * lock; its next access waits for this one: order holds.
+		 */
+		if (vcpu && locked) {
+			qemu_mutex_unlock_iothread();
+			locked = false;
+		}
+		ntbsw_wait_room(s, sock, locked);
+	}
+	if (vcpu && !locked)
+		qemu_mutex_lock_iothread();
+	errno = err;
 	return rc;
 }
 
@@ -216,17 +292,21 @@ static int ntbsw_send(NtbswPort *s, struct ntbsw_msg *m, int fd)
 	return ntbsw_send_on(s, m, fd, false);
 }
 
-/* Forgets the socket to peer p; its reader thread then closes it. */
+/* Forgets the sockets to peer p; their readers then close them. */
 static void ntbsw_drop_link(NtbswPort *s, unsigned int p)
 {
-	int fd;
+	int fd, ifd;
 
 	qemu_mutex_lock(&s->send_lock);
 	fd = s->peer[p].link_fd;
+	ifd = s->peer[p].irq_fd;
 	s->peer[p].link_fd = -1;
+	s->peer[p].irq_fd = -1;
 	qemu_mutex_unlock(&s->send_lock);
 	if (fd >= 0)
 		shutdown(fd, SHUT_RDWR);
+	if (ifd >= 0)
+		shutdown(ifd, SHUT_RDWR);
 }
 
 /*
@@ -466,12 +546,6 @@ static bool ntbsw_translate(NtbswPort *s, unsigned int w, hwaddr addr,
 	    t + size > t)
 		*ram = (uint8_t *)s->peer[p].ram_ptr + t;
 	return true;
-}
-
-/* An address in the interrupt range: a write there is an MSI. */
-static bool ntbsw_is_msi(uint64_t t)
-{
-	return t >= NTBSW_MSI_BASE && t < NTBSW_MSI_BASE + NTBSW_MSI_SIZE;
 }
 
 static uint64_t ntbsw_fwd_read(NtbswPort *s, unsigned int p, uint64_t addr,
@@ -947,6 +1021,10 @@ static void ntbsw_handle(NtbswPort *s, struct rx_item *it)
 	case NTBSW_FWD_READ:
 		ntbsw_do_fwd(s, m);
 		break;
+	case NTBSW_PEER_LINK:
+		ntbsw_link_watch(s, m->src, it->fd);
+		it->fd = -1;
+		break;
 	}
 	if (it->fd >= 0)
 		close(it->fd);
@@ -968,30 +1046,28 @@ static void ntbsw_bh(void *opaque)
 	}
 }
 
-/*
- * A message received by a reader thread: an answer to a read wakes its
- * waiter at once, the rest goes to the main loop in arrival order.
- */
-static void ntbsw_rx_one(NtbswPort *s, struct ntbsw_msg *m, int fd)
+/* An answer to a forwarded read wakes its waiter. */
+static void ntbsw_answer(NtbswPort *s, struct ntbsw_msg *m)
 {
-	struct rx_item *it;
+	struct ntbsw_pending *pd;
 
-	if (m->type == NTBSW_FWD_RESP) {
-		qemu_mutex_lock(&s->p_lock);
-		if (m->tag < NTBSW_PENDING && s->pend[m->tag].busy &&
-		    s->pend[m->tag].dst == m->src) {
-			s->pend[m->tag].done = true;
-			s->pend[m->tag].ok = m->arg1 == 0;
-			memcpy(&s->pend[m->tag].data, m->data, 8);
-			s->pend[m->tag].data = le64_to_cpu(s->pend[m->tag].data);
-			qemu_cond_broadcast(&s->p_cond);
-		}
-		qemu_mutex_unlock(&s->p_lock);
-		if (fd >= 0)
-			close(fd);
-		return;
+	qemu_mutex_lock(&s->p_lock);
+	pd = m->tag < NTBSW_PENDING ? &s->pend[m->tag] : NULL;
+	if (pd && pd->busy && pd->dst == m->src) {
+		pd->done = true;
+		pd->ok = m->arg1 == 0;
+		memcpy(&pd->data, m->data, 8);
+		pd->data = le64_to_cpu(pd->data);
+		qemu_cond_broadcast(&s->p_cond);
 	}
-	it = g_new0(struct rx_item, 1);
+	qemu_mutex_unlock(&s->p_lock);
+}
+
+/* A message for the main loop, behind whatever waits there already. */
+static void ntbsw_enqueue(NtbswPort *s, struct ntbsw_msg *m, int fd)
+{
+	struct rx_item *it = g_new0(struct rx_item, 1);
+
 	it->m = *m;
 	it->fd = fd;
 	qemu_mutex_lock(&s->q_lock);
@@ -1000,45 +1076,147 @@ static void ntbsw_rx_one(NtbswPort *s, struct ntbsw_msg *m, int fd)
 	qemu_bh_schedule(s->bh);
 }
 
-/*
- * An interrupt from a peer (its device's MSI write into our interrupt
- * range) is raised by the thread that read it, under the big lock, not
- * by the main loop: waking the main loop first cost a borrowed NVMe in a
- * TCG guest about 20 us per I/O (tests/bench/ntb_lend.sh).  It keeps its
- * place behind anything still queued for the main loop.  No one holding
- * the lock waits for this thread: readers that keep the lock have their
- * answers sent through the switch, and a vCPU drops it to wait for room
- * on a full socket (ntbsw_send_on).
- */
-static void ntbsw_raise_now(NtbswPort *s, struct ntbsw_msg *m)
+static bool ntbsw_queued(NtbswPort *s)
 {
 	bool queued;
 
-	qemu_mutex_lock_iothread();
 	qemu_mutex_lock(&s->q_lock);
 	queued = !g_queue_is_empty(s->rxq);
 	qemu_mutex_unlock(&s->q_lock);
-	if (queued)
-		ntbsw_rx_one(s, m, -1);
-	else
-		ntbsw_do_fwd(s, m);
-	qemu_mutex_unlock_iothread();
+	return queued;
 }
 
+/*
+ * A message the switch's socket brought (read by its thread): an answer
+ * to a read wakes its waiter at once, the rest goes to the main loop in
+ * arrival order.
+ */
+static void ntbsw_rx_one(NtbswPort *s, struct ntbsw_msg *m, int fd)
+{
+	if (m->type == NTBSW_FWD_RESP) {
+		ntbsw_answer(s, m);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	ntbsw_enqueue(s, m, fd);
+}
+
+/*
+ * Reads what peer p's data socket fd holds, big lock held (the only way
+ * it is read).  Each message is handled here when `handle` (the caller
+ * is at the top of its thread, not inside a device) and nothing waits in
+ * the queue before it, else queued.  False on EOF or an error: the
+ * socket's handler closes it.
+ */
+static bool ntbsw_read_link(NtbswPort *s, unsigned int p, int fd,
+			    bool handle)
+{
+	struct ntbsw_msg m;
+	unsigned int i;
+	int mfd;
+
+	for (i = 0; i < 64; i++) {
+		if (ntbsw_recv_msg_flags(fd, &m, &mfd, MSG_DONTWAIT) < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK;
+		if (mfd >= 0)
+			close(mfd);	/* peers pass no descriptors */
+		m.src = p;
+		if (m.type == NTBSW_FWD_RESP) {
+			ntbsw_answer(s, &m);
+		} else if (m.type == NTBSW_FWD_WRITE ||
+			   m.type == NTBSW_FWD_READ ||
+			   m.type == NTBSW_NOTIFY) {
+			if (handle && !ntbsw_queued(s)) {
+				struct rx_item it = { .m = m, .fd = -1 };
+
+				ntbsw_handle(s, &it);
+			} else {
+				ntbsw_enqueue(s, &m, -1);
+			}
+		}
+	}
+	return true;
+}
+
+/*
+ * The data socket to one peer, read by the main loop itself: a doorbell
+ * of a borrowed device reaches it with one wake-up, not two (a reader
+ * thread's and then the main loop's: 7-10 us per I/O).
+ */
 struct ntbsw_link {
 	NtbswPort *s;
 	unsigned int peer;
 	int fd;
 };
 
-/*
- * Reads the socket to one peer until it closes (the peer left, or the
- * switch gave a new one).  Only accesses and notices come this way, and
- * each is stamped with the peer the socket belongs to.
- */
-static void *ntbsw_link_thread(void *opaque)
+static void ntbsw_link_readable(void *opaque)
 {
 	struct ntbsw_link *l = opaque;
+	NtbswPort *s = l->s;
+
+	if (ntbsw_read_link(s, l->peer, l->fd, true))
+		return;
+	qemu_set_fd_handler(l->fd, NULL, NULL, NULL);
+	qemu_mutex_lock(&s->send_lock);
+	if (s->peer[l->peer].link_fd == l->fd)
+		s->peer[l->peer].link_fd = -1;
+	qemu_mutex_unlock(&s->send_lock);
+	close(l->fd);
+	g_free(l);
+}
+
+/* The main loop takes over a data socket the switch's thread was given. */
+static void ntbsw_link_watch(NtbswPort *s, unsigned int p, int fd)
+{
+	struct ntbsw_link *l = g_new0(struct ntbsw_link, 1);
+
+	l->s = s;
+	l->peer = p;
+	l->fd = fd;
+	qemu_set_fd_handler(fd, ntbsw_link_readable, NULL, l);
+}
+
+/*
+ * An interrupt from a peer (its device's MSI write into our interrupt
+ * range) is raised by the thread that read it, under the big lock, not
+ * by the main loop: waking the main loop first cost a borrowed NVMe in a
+ * TCG guest about 20 us per I/O (tests/bench/ntb_lend.sh).  What the peer
+ * sent before it on the data socket is read first, and it keeps its place
+ * behind anything still queued for the main loop: a device's writes land
+ * before its interrupt.  No one holding the lock waits for this thread:
+ * the lock's holders never wait for room on an interrupt socket.
+ */
+static void ntbsw_raise_now(NtbswPort *s, struct ntbsw_msg *m)
+{
+	int fd;
+
+	qemu_mutex_lock_iothread();
+	qemu_mutex_lock(&s->send_lock);
+	fd = s->peer[m->src].link_fd;
+	qemu_mutex_unlock(&s->send_lock);
+	if (fd >= 0)
+		ntbsw_read_link(s, m->src, fd, true);
+	if (ntbsw_queued(s))
+		ntbsw_enqueue(s, m, -1);
+	else
+		ntbsw_do_fwd(s, m);
+	qemu_mutex_unlock_iothread();
+}
+
+struct ntbsw_irq_link {
+	NtbswPort *s;
+	unsigned int peer;
+	int fd;
+};
+
+/*
+ * Reads the interrupt socket from one peer until it closes (the peer
+ * left, or the switch gave a new one).  Only MSI writes come this way.
+ */
+static void *ntbsw_irq_thread(void *opaque)
+{
+	struct ntbsw_irq_link *l = opaque;
 	NtbswPort *s = l->s;
 	struct ntbsw_msg m;
 	int fd;
@@ -1049,44 +1227,56 @@ static void *ntbsw_link_thread(void *opaque)
 		m.src = l->peer;
 		if (m.type == NTBSW_FWD_WRITE && ntbsw_is_msi(m.arg0))
 			ntbsw_raise_now(s, &m);
-		else if (m.type == NTBSW_FWD_WRITE ||
-			 m.type == NTBSW_FWD_READ ||
-			 m.type == NTBSW_FWD_RESP || m.type == NTBSW_NOTIFY)
-			ntbsw_rx_one(s, &m, -1);
 	}
 	qemu_mutex_lock(&s->send_lock);
-	if (s->peer[l->peer].link_fd == l->fd)
-		s->peer[l->peer].link_fd = -1;
+	if (s->peer[l->peer].irq_fd == l->fd)
+		s->peer[l->peer].irq_fd = -1;
 	qemu_mutex_unlock(&s->send_lock);
 	close(l->fd);
 	g_free(l);
 	return NULL;
 }
 
-/* The switch gave us fd, a socket to peer p alone: use it from now on. */
-static void ntbsw_peer_link(NtbswPort *s, unsigned int p, int fd)
+/*
+ * The switch gave us fd, a socket to peer p alone (kind: data or
+ * interrupts): sends use it from now on.  A data socket goes to the main
+ * loop in order behind what the switch sent before it; an interrupt
+ * socket gets a thread.
+ */
+static void ntbsw_peer_link(NtbswPort *s, struct ntbsw_msg *m, int fd)
 {
-	struct ntbsw_link *l = g_new0(struct ntbsw_link, 1);
-	QemuThread t;
+	unsigned int p = m->src;
+	bool irq = m->arg0 == NTBSW_LINK_IRQ;
 	int old;
 
-	l->s = s;
-	l->peer = p;
-	l->fd = fd;
 	qemu_mutex_lock(&s->send_lock);
-	old = s->peer[p].link_fd;
-	s->peer[p].link_fd = fd;
+	if (irq) {
+		old = s->peer[p].irq_fd;
+		s->peer[p].irq_fd = fd;
+	} else {
+		old = s->peer[p].link_fd;
+		s->peer[p].link_fd = fd;
+	}
 	qemu_mutex_unlock(&s->send_lock);
 	if (old >= 0)
 		shutdown(old, SHUT_RDWR);
-	qemu_thread_create(&t, "ntb-port-link", ntbsw_link_thread, l,
-			   QEMU_THREAD_DETACHED);
+	if (irq) {
+		struct ntbsw_irq_link *l = g_new0(struct ntbsw_irq_link, 1);
+		QemuThread t;
+
+		l->s = s;
+		l->peer = p;
+		l->fd = fd;
+		qemu_thread_create(&t, "ntb-port-irq", ntbsw_irq_thread, l,
+				   QEMU_THREAD_DETACHED);
+	} else {
+		ntbsw_enqueue(s, m, fd);	/* ntbsw_handle watches it */
+	}
 }
 
 static void *ntbsw_rx_thread(void *opaque)
 {
 	NtbswPort *s = opaque;
-	struct rx_item *it;
 	struct ntbsw_msg m;
 	unsigned int i;
 	int fd;
@@ -1095,11 +1285,12 @@ static void *ntbsw_rx_thread(void *opaque)
 		/*
 		 * Sockets to peers change here, in the order the switch
 		 * sent them: a peer that left and came back gets its new
-		 * socket after the old one is gone.
+		 * sockets after the old ones are gone.
 		 */
 		if (m.type == NTBSW_PEER_LINK) {
-			if (m.src < s->nports && m.src != s->port && fd >= 0)
-				ntbsw_peer_link(s, m.src, fd);
+			if (m.src < s->nports && m.src != s->port && fd >= 0 &&
+			    m.arg0 <= NTBSW_LINK_IRQ)
+				ntbsw_peer_link(s, &m, fd);
 			else if (fd >= 0)
 				close(fd);
 			continue;
@@ -1117,14 +1308,9 @@ static void *ntbsw_rx_thread(void *opaque)
 		s->pend[i].done = true;
 	qemu_cond_broadcast(&s->p_cond);
 	qemu_mutex_unlock(&s->p_lock);
-	it = g_new0(struct rx_item, 1);
-	it->m.type = NTBSW_NOTIFY;
-	it->m.arg0 = NTBSW_NOTE_LINK;
-	it->fd = -1;
-	qemu_mutex_lock(&s->q_lock);
-	g_queue_push_tail(s->rxq, it);
-	qemu_mutex_unlock(&s->q_lock);
-	qemu_bh_schedule(s->bh);
+	m = (struct ntbsw_msg){ .type = NTBSW_NOTIFY,
+				.arg0 = NTBSW_NOTE_LINK };
+	ntbsw_enqueue(s, &m, -1);
 	return NULL;
 }
 
@@ -1291,8 +1477,10 @@ static void ntbsw_instance_init(Object *obj)
 	unsigned int p;
 
 	s->sock = -1;
-	for (p = 0; p < NTBSW_MAX_PORTS; p++)
+	for (p = 0; p < NTBSW_MAX_PORTS; p++) {
 		s->peer[p].link_fd = -1;
+		s->peer[p].irq_fd = -1;
+	}
 }
 
 static void ntbsw_class_init(ObjectClass *klass, void *data)

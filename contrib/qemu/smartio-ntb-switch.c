@@ -66,28 +66,34 @@ static void port_gone(unsigned int p)
 }
 
 /*
- * Gives ports p and q a socket pair of their own, so that what one
- * forwards to the other skips this process.  Each end is that peer's
- * alone, so the receiving port knows the sender as the switch would stamp
- * it.  Without it (the pair could not be made) they go on through relay().
+ * Gives ports p and q two socket pairs of their own (data, then
+ * interrupts: ntbsw-proto.h), so that what one forwards to the other
+ * skips this process.  Each end is that peer's alone, so the receiving
+ * port knows the sender as the switch would stamp it.  Without them (a
+ * pair could not be made) they go on through relay().
  */
 static void peer_link(unsigned int p, unsigned int q)
 {
 	struct ntbsw_msg pl = { .type = NTBSW_PEER_LINK };
+	unsigned int kind;
 	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		perror("smartio-ntb-switch: socketpair");
-		return;
+	for (kind = NTBSW_LINK_DATA; kind <= NTBSW_LINK_IRQ; kind++) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+			       sv) < 0) {
+			perror("smartio-ntb-switch: socketpair");
+			return;
+		}
+		pl.arg0 = kind;
+		pl.src = q;
+		pl.dst = p;
+		ntbsw_send_msg(ports[p].fd, &pl, sv[0]);
+		pl.src = p;
+		pl.dst = q;
+		ntbsw_send_msg(ports[q].fd, &pl, sv[1]);
+		close(sv[0]);
+		close(sv[1]);
 	}
-	pl.src = q;
-	pl.dst = p;
-	ntbsw_send_msg(ports[p].fd, &pl, sv[0]);
-	pl.src = p;
-	pl.dst = q;
-	ntbsw_send_msg(ports[q].fd, &pl, sv[1]);
-	close(sv[0]);
-	close(sv[1]);
 }
 
 /* A new connection: its HELLO names the port and passes its RAM fd. */

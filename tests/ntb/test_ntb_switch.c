@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 {
 	struct ntbsw_state *st = NULL;
 	struct ntbsw_msg m;
-	int c0, c1, cx, fd, sfd, l0 = -1, l1 = -1;
+	int c0, c1, cx, fd, sfd, l0 = -1, l1 = -1, i0 = -1, i1 = -1;
 	pid_t sw;
 
 	char bin[512];
@@ -140,9 +140,24 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	CHECK(recv_msg(c1, &m, &l1) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 0 && l1 >= 0, "port 1 gets a socket to port 0");
+	      m.src == 0 && m.arg0 == NTBSW_LINK_DATA && l1 >= 0,
+	      "port 1 gets a data socket to port 0");
 	CHECK(recv_msg(c0, &m, &l0) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 1 && l0 >= 0, "port 0 gets a socket to port 1");
+	      m.src == 1 && m.arg0 == NTBSW_LINK_DATA && l0 >= 0,
+	      "port 0 gets a data socket to port 1");
+	CHECK(recv_msg(c1, &m, &i1) == 1 && m.type == NTBSW_PEER_LINK &&
+	      m.src == 0 && m.arg0 == NTBSW_LINK_IRQ && i1 >= 0,
+	      "port 1 gets an interrupt socket to port 0");
+	CHECK(recv_msg(c0, &m, &i0) == 1 && m.type == NTBSW_PEER_LINK &&
+	      m.src == 1 && m.arg0 == NTBSW_LINK_IRQ && i0 >= 0,
+	      "port 0 gets an interrupt socket to port 1");
+	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .dst = 0,
+				.arg0 = 0xfee00000, .arg1 = 4 };
+	if (i0 >= 0 && i1 >= 0)
+		ntbsw_send_msg(i1, &m, -1);
+	CHECK(i0 >= 0 && recv_msg(i0, &m, &fd) == 1 &&
+	      m.type == NTBSW_FWD_WRITE && m.arg0 == 0xfee00000,
+	      "an MSI on port 1's interrupt socket reaches port 0's");
 	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .dst = 1,
 				.arg0 = 0x3000, .arg1 = 2, .data = { 9, 8 } };
 	if (l0 >= 0 && l1 >= 0)
@@ -170,6 +185,8 @@ int main(int argc, char **argv)
 	close(c1);
 	if (l1 >= 0)
 		close(l1);
+	if (i1 >= 0)
+		close(i1);
 	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PORT_DOWN &&
 	      m.src == 1, "port 1's departure is announced to port 0");
 	CHECK(st->port[1].present == 0 && st->port[1].link_en == 0,
@@ -186,12 +203,20 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 1 && fd >= 0, "and a new socket to it");
+	      m.src == 1 && m.arg0 == NTBSW_LINK_DATA && fd >= 0,
+	      "and a new data socket to it");
 	if (fd >= 0)
 		close(fd);
-	/* The old socket's other end went with the old port 1. */
+	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PEER_LINK &&
+	      m.src == 1 && m.arg0 == NTBSW_LINK_IRQ && fd >= 0,
+	      "and a new interrupt socket");
+	if (fd >= 0)
+		close(fd);
+	/* The old sockets' other ends went with the old port 1. */
 	CHECK(l0 >= 0 && recv_msg(l0, &m, &fd) == 0,
-	      "port 0's socket to the old port 1 is closed");
+	      "port 0's data socket to the old port 1 is closed");
+	CHECK(i0 >= 0 && recv_msg(i0, &m, &fd) == 0,
+	      "port 0's interrupt socket to the old port 1 is closed");
 	close(c0);
 	close(c1);
 	kill(sw, SIGTERM);
