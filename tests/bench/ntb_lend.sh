@@ -105,23 +105,35 @@ for p in 0 1; do
 done
 
 # mmio_reads PATH: "LENDBENCH mmio-reads PATH <n> [<register>:<reads>...]",
-# the reads of host0's NVMe (the lent one) logged inside PATH's window.
+# the reads of host0's NVMe (the lent one) logged inside PATH's windows
+# (one per turn).
 mmio_reads() {
-	b=$(awk -v p="$1" '$1 == p && $2 == "begin" { print $3 }' "$tmp/windows")
-	e=$(awk -v p="$1" '$1 == p && $2 == "end" { print $3 }' "$tmp/windows")
-	if [ -z "$b" ] || [ -z "$e" ]; then
+	if ! awk -v p="$1" '$1 == p && $2 == "end" { e = 1 } END { exit !e }' \
+		"$tmp/windows"; then
 		echo "LENDBENCH mmio-reads $1 SKIP no window from the guest"
 		return
 	fi
-	awk -F '[@:]' -v b="$b" -v e="$e" -v p="$1" '
-		$3 ~ /^pci_nvme_mmio_read / && $2 + 0 >= b + 0 && $2 + 0 <= e + 0 {
-			split($3, f, " "); n++; r[f[3]]++
+	awk -v p="$1" '
+		FNR == NR {
+			if ($1 == p && $2 == "begin") b[++nb] = $3
+			if ($1 == p && $2 == "end") e[++ne] = $3
+			next
+		}
+		{
+			split($0, t, /[@:]/)
+			if (t[3] !~ /^pci_nvme_mmio_read /)
+				next
+			for (i = 1; i <= ne; i++)
+				if (t[2] + 0 >= b[i] + 0 && t[2] + 0 <= e[i] + 0) {
+					split(t[3], f, " "); n++; r[f[3]]++
+					break
+				}
 		}
 		END {
 			l = "LENDBENCH mmio-reads " p " " n + 0
 			for (a in r) l = l " " a ":" r[a]
 			print l
-		}' "$tmp/p0.trace"
+		}' "$tmp/windows" "$tmp/p0.trace"
 }
 if [ -z "$trace" ]; then
 	echo "LENDBENCH mmio-reads SKIP qemu-system-x86_64 has no pci_nvme_mmio_read trace event"

@@ -5,8 +5,11 @@
 # two, each with a QEMU NVMe; a socket network joins them (10.9.0.1 and
 # 10.9.0.2).  The same fio jobs (O_DIRECT, psync: 4 KiB random reads,
 # 1 MiB sequential reads and writes, REPS runs of RUNTIME s each) run
-#  1. on host0's NVMe natively,
+#  1. on host0's NVMe natively, and
 #  2. on host1 through the shadow of that NVMe, borrowed over the NTB,
+#     taking turns: one run of each job natively, a borrow, one run of
+#     each through the shadow, a return, REPS times, so that the host's
+#     load drifting over the minute weighs on both paths alike;
 #  3. on host1 through NVMe-over-TCP to the same NVMe (host0's nvmet-tcp
 #     target; reads only, writes would be the same path).
 # Each run prints "LENDBENCH <path> <job> <fio terse v3 line>"; the
@@ -24,7 +27,8 @@ mount -t debugfs debugfs /sys/kernel/debug
 P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
 phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
 N=2
-REPS=3
+REPS=5
+TURNS=$REPS
 RUNTIME=4
 echo "NTB-START port=$P phase=$phase"
 . /guest-common.sh
@@ -64,7 +68,8 @@ ip link set eth0 up && ip addr add "10.9.0.$((P + 1))/24" dev eth0 ||
 # Kernel messages stay off the console the figures are read from.
 dmesg -n 1
 
-# fio_runs PATH DISK JOBS...: REPS runs of each job on DISK.
+# fio_runs PATH DISK JOBS...: REPS runs of each job on DISK (REPS is 1
+# inside a turn).
 fio_runs() {
 	local path=$1 disk=$2 job rw bs i
 	shift 2
@@ -101,16 +106,20 @@ if [ "$P" = 0 ]; then
 	# The window lines bracket the 4 KiB runs for the host, which counts
 	# the NVMe's register reads between them (tests/bench/ntb_lend.sh);
 	# the second of quiet lets the host stamp "begin" before fio starts.
-	echo "LENDBENCH window native begin"
-	sleep 1
-	fio_runs native /dev/nvme0n1 randread4k
-	echo "LENDBENCH window native end"
-	fio_runs native /dev/nvme0n1 read1m write1m
 	echo all >"$dev/lend" || fail "lend all"
-	mark lent
-	wait_for shadowdone 1
 	back() { [ -e "/sys/bus/pci/drivers/nvme/$own_bdf" ] && [ -b /dev/nvme0n1 ]; }
-	waitfor 60 back || fail "the NVMe did not come back to its driver"
+	turn=1
+	while [ $turn -le $TURNS ]; do
+		echo "LENDBENCH window native begin"
+		sleep 1
+		REPS=1 fio_runs native /dev/nvme0n1 randread4k
+		echo "LENDBENCH window native end"
+		REPS=1 fio_runs native /dev/nvme0n1 read1m write1m
+		mark lent$turn
+		wait_for shadowdone$turn 1
+		waitfor 60 back || fail "the NVMe did not come back to its driver"
+		turn=$((turn + 1))
+	done
 	# The same drive exported with the kernel's NVMe-over-TCP target.
 	c=/sys/kernel/config/nvmet
 	if mkdir "$c/subsystems/sio" &&
@@ -138,7 +147,6 @@ if [ "$P" = 0 ]; then
 	finish
 fi
 
-wait_for lent 0
 shadow_disk() {
 	local c d
 	for d in /sys/bus/pci/devices/5100:*; do
@@ -147,27 +155,35 @@ shadow_disk() {
 	done
 	return 1
 }
-if echo host1 >"$dev/borrow" && waitfor 120 shadow_disk; then
-	disk=$(shadow_disk)
-	# As on host0: the NVMe's register reads between these two lines are
-	# the shadow path's (host0's driver is unbound while it is lent).
-	echo "LENDBENCH window shadow begin"
-	sleep 1
-	s0=$(slow_accesses)
-	i0=$(msix)
-	fio_runs shadow "/dev/$disk" randread4k
-	s1=$(slow_accesses)
-	i1=$(msix)
-	echo "LENDBENCH window shadow end"
-	echo "LENDBENCH shadow-accesses $((s1 - s0)) irqs $((i1 - i0))"
-	fio_runs shadow "/dev/$disk" read1m write1m
-	echo host1 >"$dev/return" || fail "return"
-else
-	fail "borrow of host0-nvme0"
-fi
 gone() { ! shadow_disk >/dev/null; }
-waitfor 60 gone || fail "the shadow stays after the return"
-mark shadowdone
+turn=1
+acc=0
+irqs=0
+while [ $turn -le $TURNS ]; do
+	wait_for lent$turn 0
+	if echo host1 >"$dev/borrow" && waitfor 120 shadow_disk; then
+		disk=$(shadow_disk)
+		# As on host0: the NVMe's register reads between these two
+		# lines are the shadow path's (host0's driver is unbound while
+		# it is lent).
+		echo "LENDBENCH window shadow begin"
+		sleep 1
+		s0=$(slow_accesses)
+		i0=$(msix)
+		REPS=1 fio_runs shadow "/dev/$disk" randread4k
+		acc=$((acc + $(slow_accesses) - s0))
+		irqs=$((irqs + $(msix) - i0))
+		echo "LENDBENCH window shadow end"
+		REPS=1 fio_runs shadow "/dev/$disk" read1m write1m
+		echo host1 >"$dev/return" || fail "return"
+	else
+		fail "borrow of host0-nvme0 (turn $turn)"
+	fi
+	waitfor 60 gone || fail "the shadow stays after the return"
+	mark shadowdone$turn
+	turn=$((turn + 1))
+done
+echo "LENDBENCH shadow-accesses $acc irqs $irqs"
 wait_for tcp 0
 tcp_disk() {
 	local c
