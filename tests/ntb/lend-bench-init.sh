@@ -27,7 +27,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
 phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
 N=2
-REPS=5
+REPS=7
 TURNS=$REPS
 RUNTIME=4
 echo "NTB-START port=$P phase=$phase"
@@ -110,11 +110,13 @@ if [ "$P" = 0 ]; then
 	back() { [ -e "/sys/bus/pci/drivers/nvme/$own_bdf" ] && [ -b /dev/nvme0n1 ]; }
 	turn=1
 	while [ $turn -le $TURNS ]; do
+		# The 4 KiB runs of a turn sit side by side: native last
+		# here, first through the shadow.
+		REPS=1 fio_runs native /dev/nvme0n1 read1m write1m
 		echo "LENDBENCH window native begin"
 		sleep 1
 		REPS=1 fio_runs native /dev/nvme0n1 randread4k
 		echo "LENDBENCH window native end"
-		REPS=1 fio_runs native /dev/nvme0n1 read1m write1m
 		mark lent$turn
 		wait_for shadowdone$turn 1
 		waitfor 60 back || fail "the NVMe did not come back to its driver"
