@@ -10,13 +10,16 @@
  *  - messages on each port's unix socket, relayed by the switch: hello,
  *    peer RAM (with the peer's guest RAM fd), link/LUT/doorbell notices,
  *    and forwarded reads and writes for targets that are not peer RAM;
- *  - two sockets of their own between each two ports, which the switch
- *    hands both when they meet: the forwarded accesses and the notices
- *    for one peer go on the first (data), one process hop fewer than
- *    through the switch (a doorbell of a borrowed device takes one); its
- *    MSI writes go on the second (interrupts), which a thread of the
- *    receiving QEMU reads and raises at once, while the main loop reads
- *    the first itself.
+ *  - pipes of their own between each two ports, which the switch hands
+ *    both when they meet, one each way for data and one each way for
+ *    interrupts: the forwarded accesses and the notices for one peer go
+ *    on its data pipe, one process hop fewer than through the switch (a
+ *    doorbell of a borrowed device takes one); its MSI writes go on the
+ *    interrupt pipe, which a thread of the receiving QEMU reads and
+ *    raises at once, while the main loop reads the data pipe itself.
+ *    Pipes, not socket pairs: a message to a sleeping reader costs 3.6
+ *    us instead of 4.9 on the machine this was measured on, and a
+ *    borrowed NVMe's 4 KiB read sends three.
  *
  * The register map guests see is in man/smartio-ntb-port.7.
  */
@@ -77,14 +80,16 @@ enum ntbsw_msg_type {
 	NTBSW_FWD_READ,		/* arg0 = address, arg1 = length, tag */
 	NTBSW_FWD_RESP,		/* tag, data; arg1 = 0 ok, else failed */
 	NTBSW_REFUSED,		/* switch: the port number is taken/invalid */
-	NTBSW_PEER_LINK,	/* switch -> port: src = peer; fd = a socket
-				 * to that peer alone (its requester id);
-				 * arg0 = NTBSW_LINK_DATA or _IRQ */
+	NTBSW_PEER_LINK,	/* switch -> port: src = peer; fd = an end
+				 * of a pipe to or from that peer alone (its
+				 * requester id); arg0 = NTBSW_LINK_* */
 };
 
-/* The two sockets between two ports: accesses and notices, MSI writes. */
-#define NTBSW_LINK_DATA	0u
-#define NTBSW_LINK_IRQ	1u
+/* The pipes between two ports: accesses and notices, MSI writes. */
+#define NTBSW_LINK_DATA_TX	0u	/* write end, to the peer */
+#define NTBSW_LINK_DATA_RX	1u	/* read end, from the peer */
+#define NTBSW_LINK_IRQ_TX	2u
+#define NTBSW_LINK_IRQ_RX	3u
 
 #define NTBSW_NOTE_DB	0x1u	/* your doorbell status changed */
 #define NTBSW_NOTE_LINK	0x2u	/* a link enable changed */
@@ -94,9 +99,9 @@ enum ntbsw_msg_type {
 #define NTBSW_DST_ALL	0xffu
 
 /*
- * On a read: answer through the switch, not on the pair's own socket.
- * Set by a reader that waits holding QEMU's big lock: the pair's data
- * socket is read only under that lock.
+ * On a read: answer through the switch, not on the pair's own pipe.
+ * Set by a reader that waits holding QEMU's big lock: the data pipe is
+ * read only under that lock.
  */
 #define NTBSW_F_ANSWER_VIA_SWITCH 0x1u
 
@@ -201,6 +206,40 @@ static inline int ntbsw_recv_msg_flags(int sock, struct ntbsw_msg *m,
 static inline int ntbsw_recv_msg(int sock, struct ntbsw_msg *m, int *got_fd)
 {
 	return ntbsw_recv_msg_flags(sock, m, got_fd, 0);
+}
+
+/*
+ * A message on a pipe between two ports: one write of a whole message,
+ * never torn (it is below PIPE_BUF), never blocking when the write end is
+ * O_NONBLOCK (-1 with errno EAGAIN when full).
+ */
+static inline int ntbsw_pipe_write(int fd, const struct ntbsw_msg *m)
+{
+	ssize_t n;
+
+	do {
+		n = write(fd, m, sizeof(*m));
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+/*
+ * Reads one message from a pipe: -1 on EOF (errno ECONNRESET), an error
+ * (EAGAIN when the read end is O_NONBLOCK and empty), or a torn message
+ * (EPROTO; only whole messages are written).
+ */
+static inline int ntbsw_pipe_read(int fd, struct ntbsw_msg *m)
+{
+	ssize_t n;
+
+	do {
+		n = read(fd, m, sizeof(*m));
+	} while (n < 0 && errno == EINTR);
+	if (n == 0)
+		errno = ECONNRESET;
+	else if (n > 0 && n != (ssize_t)sizeof(*m))
+		errno = EPROTO;
+	return n == (ssize_t)sizeof(*m) ? 0 : -1;
 }
 
 #endif

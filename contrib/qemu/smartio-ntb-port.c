@@ -12,7 +12,7 @@
  * RAM alias of P's guest RAM (shared memory): the CPU and this guest's
  * devices reach it with no message.  Any other target is forwarded to P's
  * QEMU and performed there as a bus-master access of P's NTB function:
- * writes posted, in order on one socket; reads wait for the answer (a vCPU
+ * writes posted, in order on one pipe; reads wait for the answer (a vCPU
  * drops the big lock while it waits).  A dead peer answers all-ones.
  * PCIe keeps a device's posted writes in order; a RAM alias would let its
  * next write overtake a forwarded one (a completion entry landing before
@@ -66,8 +66,9 @@ struct ntbsw_peer {
 	MemoryRegion *alias[NTBSW_NR_MW][NTBSW_NR_LUT];
 	uint64_t alias_target[NTBSW_NR_MW][NTBSW_NR_LUT];
 	uint64_t alias_len[NTBSW_NR_MW][NTBSW_NR_LUT];
-	int link_fd;		/* our data socket to the peer, -1: none */
-	int irq_fd;		/* our interrupt socket to the peer */
+	int tx_fd;	/* data pipe to the peer (send_lock), -1: none */
+	int irq_fd;	/* interrupt pipe to the peer (send_lock) */
+	int rx_fd;	/* data pipe from the peer (big lock) */
 };
 
 struct NtbswPort {
@@ -181,13 +182,14 @@ static bool ntbsw_is_msi(uint64_t t)
 
 /*
  * Sending.  No thread ever blocks in a send holding a lock: each message
- * goes out with MSG_DONTWAIT under send_lock, and a sender that finds the
- * receiver's queue full waits for room outside it.  A vCPU drops the big
- * lock to wait; a thread that keeps it (the main loop) drains its own data
- * sockets into the queue meanwhile, since those are read only under that
- * lock and the peer may be waiting the same way for room in them.  An MSI
- * write goes on the interrupt socket while it has room, else on the data
- * socket, where no one waits for the big lock to read it.
+ * goes out without waiting (MSG_DONTWAIT, or a pipe's O_NONBLOCK) under
+ * send_lock, and a sender that finds the receiver's queue full waits for
+ * room outside it.  A vCPU drops the big lock to wait; a thread that keeps
+ * it (the main loop) drains its own data pipes into the queue meanwhile,
+ * since those are read only under that lock and the peer may be waiting
+ * the same way for room in them.  An MSI write goes on the interrupt pipe
+ * while it has room, else on the data pipe, where no one waits for the big
+ * lock to read it.
  */
 
 /* A vCPU in an access, holding the big lock it may drop to wait. */
@@ -197,9 +199,9 @@ static bool ntbsw_vcpu_locked(void)
 }
 
 /*
- * The socket m goes on (send_lock held): the switch's, or straight to its
- * one destination when the switch gave us sockets to that peer;
- * everything but MSIs for one peer then goes on one socket, in order.
+ * Where m goes (send_lock held): the switch's socket, or straight to its
+ * one destination when the switch gave us pipes to that peer; everything
+ * but MSIs for one peer then goes on one pipe, in order.
  */
 static int ntbsw_sock_for(NtbswPort *s, struct ntbsw_msg *m, bool via_switch,
 			  bool irq_ok)
@@ -212,7 +214,7 @@ static int ntbsw_sock_for(NtbswPort *s, struct ntbsw_msg *m, bool via_switch,
 	if (irq_ok && pe->irq_fd >= 0 && m->type == NTBSW_FWD_WRITE &&
 	    ntbsw_is_msi(m->arg0))
 		return pe->irq_fd;
-	return pe->link_fd >= 0 ? pe->link_fd : s->sock;
+	return pe->tx_fd >= 0 ? pe->tx_fd : s->sock;
 }
 
 static bool ntbsw_read_link(NtbswPort *s, unsigned int p, int fd,
@@ -221,7 +223,7 @@ static void ntbsw_link_watch(NtbswPort *s, unsigned int p, int fd);
 
 /*
  * Waits up to 100 ms for room on sock; with the big lock held, reads
- * (into the queue) what peers sent us meanwhile on the data sockets.
+ * (into the queue) what peers sent us meanwhile on the data pipes.
  */
 static void ntbsw_wait_room(NtbswPort *s, int sock, bool locked)
 {
@@ -229,16 +231,12 @@ static void ntbsw_wait_room(NtbswPort *s, int sock, bool locked)
 	unsigned int n = 0, p, who[NTBSW_MAX_PORTS + 1];
 
 	pfd[n++] = (struct pollfd){ .fd = sock, .events = POLLOUT };
-	if (locked) {
-		qemu_mutex_lock(&s->send_lock);
-		for (p = 0; p < s->nports; p++) {
-			if (s->peer[p].link_fd < 0)
-				continue;
-			who[n] = p;
-			pfd[n++] = (struct pollfd){ .fd = s->peer[p].link_fd,
-						    .events = POLLIN };
-		}
-		qemu_mutex_unlock(&s->send_lock);
+	for (p = 0; locked && p < s->nports; p++) {
+		if (s->peer[p].rx_fd < 0)
+			continue;
+		who[n] = p;
+		pfd[n++] = (struct pollfd){ .fd = s->peer[p].rx_fd,
+					    .events = POLLIN };
 	}
 	if (poll(pfd, n, 100) <= 0)
 		return;
@@ -259,12 +257,15 @@ static int ntbsw_send_on(NtbswPort *s, struct ntbsw_msg *m, int fd,
 		qemu_mutex_lock(&s->send_lock);
 		sock = fd >= 0 ? s->sock : ntbsw_sock_for(s, m, via_switch,
 							    irq_ok);
-		rc = ntbsw_send_msg_flags(sock, m, fd, MSG_DONTWAIT);
+		if (sock == s->sock)
+			rc = ntbsw_send_msg_flags(sock, m, fd, MSG_DONTWAIT);
+		else
+			rc = ntbsw_pipe_write(sock, m);
 		err = errno;
 		if (rc && (err == EAGAIN || err == EWOULDBLOCK) &&
 		    fd < 0 && m->dst < s->nports &&
 		    sock == s->peer[m->dst].irq_fd) {
-			irq_ok = false;		/* full: the data socket */
+			irq_ok = false;		/* full: the data pipe */
 			qemu_mutex_unlock(&s->send_lock);
 			continue;
 		}
@@ -292,28 +293,41 @@ static int ntbsw_send(NtbswPort *s, struct ntbsw_msg *m, int fd)
 	return ntbsw_send_on(s, m, fd, false);
 }
 
-/* Forgets the sockets to peer p; their readers then close them. */
+/* Our ends of the pipes between ports never block (ntbsw_send_on). */
+static void ntbsw_nonblock(int fd)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+/*
+ * Closes *fd, one of our pipes to a peer (send_lock held: no one is
+ * writing to it).  A sender waiting for room on it polls it at most
+ * 100 ms more, then picks again.
+ */
+static void ntbsw_close_tx(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * Forgets the pipes to peer p (it left).  The pipes from it end with its
+ * QEMU, and their readers close them.
+ */
 static void ntbsw_drop_link(NtbswPort *s, unsigned int p)
 {
-	int fd, ifd;
-
 	qemu_mutex_lock(&s->send_lock);
-	fd = s->peer[p].link_fd;
-	ifd = s->peer[p].irq_fd;
-	s->peer[p].link_fd = -1;
-	s->peer[p].irq_fd = -1;
+	ntbsw_close_tx(&s->peer[p].tx_fd);
+	ntbsw_close_tx(&s->peer[p].irq_fd);
 	qemu_mutex_unlock(&s->send_lock);
-	if (fd >= 0)
-		shutdown(fd, SHUT_RDWR);
-	if (ifd >= 0)
-		shutdown(ifd, SHUT_RDWR);
 }
 
 /*
  * A notice to every peer goes to each one separately, on the way this
  * port's other messages to that peer take.  Relayed by the switch as one
  * broadcast, a link notice could arrive after a doorbell sent on the
- * peer's socket just after it; ntb_perf, among others, drops a doorbell
+ * peer's pipe just after it; ntb_perf, among others, drops a doorbell
  * from a peer whose link it does not yet see up, and then waits forever
  * for the command that doorbell announced.
  */
@@ -577,8 +591,8 @@ static uint64_t ntbsw_fwd_read(NtbswPort *s, unsigned int p, uint64_t addr,
 	/*
 	 * A vCPU waits without the big lock so the main loop (and the peer's
 	 * requests to us) go on.  Other callers keep it, and have the answer
-	 * sent through the switch: the reader of the pair's socket may be
-	 * waiting for the lock to raise an interrupt the peer sent first.
+	 * sent through the switch: the data pipe from the peer is read only
+	 * under that lock.
 	 */
 	unlocked = ntbsw_vcpu_locked();
 	if (!unlocked)
@@ -976,7 +990,7 @@ static void ntbsw_do_fwd(NtbswPort *s, struct ntbsw_msg *m)
 	if (len > 8 || (len == 0 && m->type == NTBSW_FWD_WRITE))
 		return;
 	if (len == 0) {
-		/* A flush: every write before it on this socket is done. */
+		/* A flush: every write before it on this pipe is done. */
 		ntbsw_send_on(s, &r, -1, via_switch);
 		return;
 	}
@@ -1103,24 +1117,21 @@ static void ntbsw_rx_one(NtbswPort *s, struct ntbsw_msg *m, int fd)
 }
 
 /*
- * Reads what peer p's data socket fd holds, big lock held (the only way
- * it is read).  Each message is handled here when `handle` (the caller
- * is at the top of its thread, not inside a device) and nothing waits in
- * the queue before it, else queued.  False on EOF or an error: the
- * socket's handler closes it.
+ * Reads what peer p's data pipe fd holds, big lock held (the only way it
+ * is read).  Each message is handled here when `handle` (the caller is at
+ * the top of its thread, not inside a device) and nothing waits in the
+ * queue before it, else queued.  False on EOF or an error: the pipe's
+ * handler closes it.
  */
 static bool ntbsw_read_link(NtbswPort *s, unsigned int p, int fd,
 			    bool handle)
 {
 	struct ntbsw_msg m;
 	unsigned int i;
-	int mfd;
 
 	for (i = 0; i < 64; i++) {
-		if (ntbsw_recv_msg_flags(fd, &m, &mfd, MSG_DONTWAIT) < 0)
+		if (ntbsw_pipe_read(fd, &m) < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK;
-		if (mfd >= 0)
-			close(mfd);	/* peers pass no descriptors */
 		m.src = p;
 		if (m.type == NTBSW_FWD_RESP) {
 			ntbsw_answer(s, &m);
@@ -1140,7 +1151,7 @@ static bool ntbsw_read_link(NtbswPort *s, unsigned int p, int fd,
 }
 
 /*
- * The data socket to one peer, read by the main loop itself: a doorbell
+ * The data pipe from one peer, read by the main loop itself: a doorbell
  * of a borrowed device reaches it with one wake-up, not two (a reader
  * thread's and then the main loop's: 7-10 us per I/O).
  */
@@ -1158,15 +1169,13 @@ static void ntbsw_link_readable(void *opaque)
 	if (ntbsw_read_link(s, l->peer, l->fd, true))
 		return;
 	qemu_set_fd_handler(l->fd, NULL, NULL, NULL);
-	qemu_mutex_lock(&s->send_lock);
-	if (s->peer[l->peer].link_fd == l->fd)
-		s->peer[l->peer].link_fd = -1;
-	qemu_mutex_unlock(&s->send_lock);
+	if (s->peer[l->peer].rx_fd == l->fd)
+		s->peer[l->peer].rx_fd = -1;
 	close(l->fd);
 	g_free(l);
 }
 
-/* The main loop takes over a data socket the switch's thread was given. */
+/* The main loop takes over a data pipe the switch's thread was given. */
 static void ntbsw_link_watch(NtbswPort *s, unsigned int p, int fd)
 {
 	struct ntbsw_link *l = g_new0(struct ntbsw_link, 1);
@@ -1174,6 +1183,8 @@ static void ntbsw_link_watch(NtbswPort *s, unsigned int p, int fd)
 	l->s = s;
 	l->peer = p;
 	l->fd = fd;
+	ntbsw_nonblock(fd);
+	s->peer[p].rx_fd = fd;	/* one before it ends with its writer */
 	qemu_set_fd_handler(fd, ntbsw_link_readable, NULL, l);
 }
 
@@ -1182,19 +1193,17 @@ static void ntbsw_link_watch(NtbswPort *s, unsigned int p, int fd)
  * range) is raised by the thread that read it, under the big lock, not
  * by the main loop: waking the main loop first cost a borrowed NVMe in a
  * TCG guest about 20 us per I/O (tests/bench/ntb_lend.sh).  What the peer
- * sent before it on the data socket is read first, and it keeps its place
+ * sent before it on the data pipe is read first, and it keeps its place
  * behind anything still queued for the main loop: a device's writes land
  * before its interrupt.  No one holding the lock waits for this thread:
- * the lock's holders never wait for room on an interrupt socket.
+ * the lock's holders never wait for room on an interrupt pipe.
  */
 static void ntbsw_raise_now(NtbswPort *s, struct ntbsw_msg *m)
 {
 	int fd;
 
 	qemu_mutex_lock_iothread();
-	qemu_mutex_lock(&s->send_lock);
-	fd = s->peer[m->src].link_fd;
-	qemu_mutex_unlock(&s->send_lock);
+	fd = s->peer[m->src].rx_fd;
 	if (fd >= 0)
 		ntbsw_read_link(s, m->src, fd, true);
 	if (ntbsw_queued(s))
@@ -1211,66 +1220,60 @@ struct ntbsw_irq_link {
 };
 
 /*
- * Reads the interrupt socket from one peer until it closes (the peer
- * left, or the switch gave a new one).  Only MSI writes come this way.
+ * Reads the interrupt pipe from one peer until it ends (the peer's QEMU
+ * left).  Only MSI writes come this way.
  */
 static void *ntbsw_irq_thread(void *opaque)
 {
 	struct ntbsw_irq_link *l = opaque;
-	NtbswPort *s = l->s;
 	struct ntbsw_msg m;
-	int fd;
 
-	while (ntbsw_recv_msg(l->fd, &m, &fd) == 0) {
-		if (fd >= 0)
-			close(fd);	/* peers pass no descriptors */
+	while (ntbsw_pipe_read(l->fd, &m) == 0) {
 		m.src = l->peer;
 		if (m.type == NTBSW_FWD_WRITE && ntbsw_is_msi(m.arg0))
-			ntbsw_raise_now(s, &m);
+			ntbsw_raise_now(l->s, &m);
 	}
-	qemu_mutex_lock(&s->send_lock);
-	if (s->peer[l->peer].irq_fd == l->fd)
-		s->peer[l->peer].irq_fd = -1;
-	qemu_mutex_unlock(&s->send_lock);
 	close(l->fd);
 	g_free(l);
 	return NULL;
 }
 
 /*
- * The switch gave us fd, a socket to peer p alone (kind: data or
- * interrupts): sends use it from now on.  A data socket goes to the main
- * loop in order behind what the switch sent before it; an interrupt
- * socket gets a thread.
+ * The switch gave us fd, an end of a pipe to or from peer p alone (kind:
+ * NTBSW_LINK_*).  Sends use a write end from now on; a data pipe from the
+ * peer goes to the main loop, in order behind what the switch sent before
+ * it; an interrupt pipe from it gets a thread.
  */
 static void ntbsw_peer_link(NtbswPort *s, struct ntbsw_msg *m, int fd)
 {
+	struct ntbsw_irq_link *l;
 	unsigned int p = m->src;
-	bool irq = m->arg0 == NTBSW_LINK_IRQ;
-	int old;
+	QemuThread t;
 
-	qemu_mutex_lock(&s->send_lock);
-	if (irq) {
-		old = s->peer[p].irq_fd;
-		s->peer[p].irq_fd = fd;
-	} else {
-		old = s->peer[p].link_fd;
-		s->peer[p].link_fd = fd;
-	}
-	qemu_mutex_unlock(&s->send_lock);
-	if (old >= 0)
-		shutdown(old, SHUT_RDWR);
-	if (irq) {
-		struct ntbsw_irq_link *l = g_new0(struct ntbsw_irq_link, 1);
-		QemuThread t;
-
+	switch (m->arg0) {
+	case NTBSW_LINK_DATA_TX:
+	case NTBSW_LINK_IRQ_TX:
+		ntbsw_nonblock(fd);
+		qemu_mutex_lock(&s->send_lock);
+		if (m->arg0 == NTBSW_LINK_DATA_TX) {
+			ntbsw_close_tx(&s->peer[p].tx_fd);
+			s->peer[p].tx_fd = fd;
+		} else {
+			ntbsw_close_tx(&s->peer[p].irq_fd);
+			s->peer[p].irq_fd = fd;
+		}
+		qemu_mutex_unlock(&s->send_lock);
+		break;
+	case NTBSW_LINK_DATA_RX:
+		ntbsw_enqueue(s, m, fd);	/* ntbsw_handle watches it */
+		break;
+	default:
+		l = g_new0(struct ntbsw_irq_link, 1);
 		l->s = s;
 		l->peer = p;
 		l->fd = fd;
 		qemu_thread_create(&t, "ntb-port-irq", ntbsw_irq_thread, l,
 				   QEMU_THREAD_DETACHED);
-	} else {
-		ntbsw_enqueue(s, m, fd);	/* ntbsw_handle watches it */
 	}
 }
 
@@ -1283,13 +1286,13 @@ static void *ntbsw_rx_thread(void *opaque)
 
 	while (ntbsw_recv_msg(s->sock, &m, &fd) == 0) {
 		/*
-		 * Sockets to peers change here, in the order the switch
-		 * sent them: a peer that left and came back gets its new
-		 * sockets after the old ones are gone.
+		 * Pipes to peers change here, in the order the switch sent
+		 * them: a peer that left and came back gets its new pipes
+		 * after the old ones are gone.
 		 */
 		if (m.type == NTBSW_PEER_LINK) {
 			if (m.src < s->nports && m.src != s->port && fd >= 0 &&
-			    m.arg0 <= NTBSW_LINK_IRQ)
+			    m.arg0 <= NTBSW_LINK_IRQ_RX)
 				ntbsw_peer_link(s, &m, fd);
 			else if (fd >= 0)
 				close(fd);
@@ -1478,8 +1481,9 @@ static void ntbsw_instance_init(Object *obj)
 
 	s->sock = -1;
 	for (p = 0; p < NTBSW_MAX_PORTS; p++) {
-		s->peer[p].link_fd = -1;
+		s->peer[p].tx_fd = -1;
 		s->peer[p].irq_fd = -1;
+		s->peer[p].rx_fd = -1;
 	}
 }
 

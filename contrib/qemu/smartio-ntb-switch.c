@@ -7,14 +7,15 @@
  *
  * It owns the switch state (a memfd every port maps: presence, link
  * enables, doorbells, scratchpads, LUTs, counters), hands each arriving
- * port that state, every present peer's guest RAM fd and a socket pair
- * for each two ports, on which they forward to each other, and relays
+ * port that state, every present peer's guest RAM fd and pipes for each
+ * two ports, on which they forward to each other, and relays
  * the rest in order (one stream per port).  It is never in the path of
  * an access to peer RAM, nor of one forwarded between two ports.  A port
  * whose QEMU goes away is cleared and announced; a port number is served
  * by one QEMU at a time.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -65,34 +66,46 @@ static void port_gone(unsigned int p)
 			ntbsw_send_msg(ports[q].fd, &m, -1);
 }
 
+/* Hands port p the end fd of one of its pipes to or from peer q. */
+static void give_end(unsigned int p, unsigned int q, unsigned int kind, int fd)
+{
+	struct ntbsw_msg pl = { .type = NTBSW_PEER_LINK, .src = q, .dst = p,
+				.arg0 = kind };
+
+	ntbsw_send_msg(ports[p].fd, &pl, fd);
+}
+
 /*
- * Gives ports p and q two socket pairs of their own (data, then
- * interrupts: ntbsw-proto.h), so that what one forwards to the other
- * skips this process.  Each end is that peer's alone, so the receiving
- * port knows the sender as the switch would stamp it.  Without them (a
- * pair could not be made) they go on through relay().
+ * Gives ports p and q pipes of their own (data and interrupts, each way:
+ * ntbsw-proto.h), so that what one forwards to the other skips this
+ * process.  Each pipe joins those two alone, so the receiving port knows
+ * the sender as the switch would stamp it.  Without them (a pipe could
+ * not be made) they go on through relay().
  */
 static void peer_link(unsigned int p, unsigned int q)
 {
-	struct ntbsw_msg pl = { .type = NTBSW_PEER_LINK };
-	unsigned int kind;
-	int sv[2];
+	unsigned int tx;
+	int pq[2], qp[2];
 
-	for (kind = NTBSW_LINK_DATA; kind <= NTBSW_LINK_IRQ; kind++) {
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-			       sv) < 0) {
-			perror("smartio-ntb-switch: socketpair");
+	for (tx = NTBSW_LINK_DATA_TX; tx <= NTBSW_LINK_IRQ_TX; tx += 2) {
+		if (pipe2(pq, O_CLOEXEC) < 0) {
+			perror("smartio-ntb-switch: pipe");
 			return;
 		}
-		pl.arg0 = kind;
-		pl.src = q;
-		pl.dst = p;
-		ntbsw_send_msg(ports[p].fd, &pl, sv[0]);
-		pl.src = p;
-		pl.dst = q;
-		ntbsw_send_msg(ports[q].fd, &pl, sv[1]);
-		close(sv[0]);
-		close(sv[1]);
+		if (pipe2(qp, O_CLOEXEC) < 0) {
+			perror("smartio-ntb-switch: pipe");
+			close(pq[0]);
+			close(pq[1]);
+			return;
+		}
+		give_end(p, q, tx, pq[1]);
+		give_end(p, q, tx + 1, qp[0]);
+		give_end(q, p, tx, qp[1]);
+		give_end(q, p, tx + 1, pq[0]);
+		close(pq[0]);
+		close(pq[1]);
+		close(qp[0]);
+		close(qp[1]);
 	}
 }
 

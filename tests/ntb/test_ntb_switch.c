@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 {
 	struct ntbsw_state *st = NULL;
 	struct ntbsw_msg m;
-	int c0, c1, cx, fd, sfd, l0 = -1, l1 = -1, i0 = -1, i1 = -1;
+	int c0, c1, cx, fd, sfd, k, e0[4] = { -1, -1, -1, -1 },
+	    e1[4] = { -1, -1, -1, -1 };
 	pid_t sw;
 
 	char bin[512];
@@ -139,32 +140,35 @@ int main(int argc, char **argv)
 	      m.src == 1 && fd >= 0, "port 0 gets port 1's RAM fd");
 	if (fd >= 0)
 		close(fd);
-	CHECK(recv_msg(c1, &m, &l1) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 0 && m.arg0 == NTBSW_LINK_DATA && l1 >= 0,
-	      "port 1 gets a data socket to port 0");
-	CHECK(recv_msg(c0, &m, &l0) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 1 && m.arg0 == NTBSW_LINK_DATA && l0 >= 0,
-	      "port 0 gets a data socket to port 1");
-	CHECK(recv_msg(c1, &m, &i1) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 0 && m.arg0 == NTBSW_LINK_IRQ && i1 >= 0,
-	      "port 1 gets an interrupt socket to port 0");
-	CHECK(recv_msg(c0, &m, &i0) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 1 && m.arg0 == NTBSW_LINK_IRQ && i0 >= 0,
-	      "port 0 gets an interrupt socket to port 1");
-	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .dst = 0,
-				.arg0 = 0xfee00000, .arg1 = 4 };
-	if (i0 >= 0 && i1 >= 0)
-		ntbsw_send_msg(i1, &m, -1);
-	CHECK(i0 >= 0 && recv_msg(i0, &m, &fd) == 1 &&
-	      m.type == NTBSW_FWD_WRITE && m.arg0 == 0xfee00000,
-	      "an MSI on port 1's interrupt socket reaches port 0's");
+	/* Each gets its pipes to the other: data, then interrupts. */
+	for (k = NTBSW_LINK_DATA_TX; k <= NTBSW_LINK_IRQ_RX; k++) {
+		CHECK(recv_msg(c0, &m, &e0[k]) == 1 &&
+		      m.type == NTBSW_PEER_LINK && m.src == 1 &&
+		      m.arg0 == k && e0[k] >= 0,
+		      "port 0 gets its pipe end to or from port 1");
+		CHECK(recv_msg(c1, &m, &e1[k]) == 1 &&
+		      m.type == NTBSW_PEER_LINK && m.src == 0 &&
+		      m.arg0 == k && e1[k] >= 0,
+		      "port 1 gets its pipe end to or from port 0");
+	}
 	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .dst = 1,
 				.arg0 = 0x3000, .arg1 = 2, .data = { 9, 8 } };
-	if (l0 >= 0 && l1 >= 0)
-		ntbsw_send_msg(l0, &m, -1);
-	CHECK(l1 >= 0 && recv_msg(l1, &m, &fd) == 1 &&
+	if (e0[NTBSW_LINK_DATA_TX] >= 0)
+		ntbsw_pipe_write(e0[NTBSW_LINK_DATA_TX], &m);
+	memset(&m, 0, sizeof(m));
+	CHECK(e1[NTBSW_LINK_DATA_RX] >= 0 &&
+	      ntbsw_pipe_read(e1[NTBSW_LINK_DATA_RX], &m) == 0 &&
 	      m.type == NTBSW_FWD_WRITE && m.arg0 == 0x3000 && m.data[1] == 8,
-	      "a write on port 0's socket reaches port 1's, past the switch");
+	      "a write on port 0's data pipe reaches port 1's, past the switch");
+	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .dst = 0,
+				.arg0 = 0xfee00000, .arg1 = 4 };
+	if (e1[NTBSW_LINK_IRQ_TX] >= 0)
+		ntbsw_pipe_write(e1[NTBSW_LINK_IRQ_TX], &m);
+	memset(&m, 0, sizeof(m));
+	CHECK(e0[NTBSW_LINK_IRQ_RX] >= 0 &&
+	      ntbsw_pipe_read(e0[NTBSW_LINK_IRQ_RX], &m) == 0 &&
+	      m.type == NTBSW_FWD_WRITE && m.arg0 == 0xfee00000,
+	      "an MSI on port 1's interrupt pipe reaches port 0's");
 
 	m = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE, .src = 2, .dst = 1,
 				.arg0 = 0x1000, .arg1 = 4,
@@ -183,10 +187,9 @@ int main(int argc, char **argv)
 
 	st->port[1].link_en = 1;
 	close(c1);
-	if (l1 >= 0)
-		close(l1);
-	if (i1 >= 0)
-		close(i1);
+	for (k = 0; k < 4; k++)
+		if (e1[k] >= 0)
+			close(e1[k]);
 	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PORT_DOWN &&
 	      m.src == 1, "port 1's departure is announced to port 0");
 	CHECK(st->port[1].present == 0 && st->port[1].link_en == 0,
@@ -202,21 +205,23 @@ int main(int argc, char **argv)
 	      m.src == 1, "port 0 gets the new port 1's RAM");
 	if (fd >= 0)
 		close(fd);
-	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 1 && m.arg0 == NTBSW_LINK_DATA && fd >= 0,
-	      "and a new data socket to it");
-	if (fd >= 0)
-		close(fd);
-	CHECK(recv_msg(c0, &m, &fd) == 1 && m.type == NTBSW_PEER_LINK &&
-	      m.src == 1 && m.arg0 == NTBSW_LINK_IRQ && fd >= 0,
-	      "and a new interrupt socket");
-	if (fd >= 0)
-		close(fd);
-	/* The old sockets' other ends went with the old port 1. */
-	CHECK(l0 >= 0 && recv_msg(l0, &m, &fd) == 0,
-	      "port 0's data socket to the old port 1 is closed");
-	CHECK(i0 >= 0 && recv_msg(i0, &m, &fd) == 0,
-	      "port 0's interrupt socket to the old port 1 is closed");
+	for (k = NTBSW_LINK_DATA_TX; k <= NTBSW_LINK_IRQ_RX; k++) {
+		CHECK(recv_msg(c0, &m, &fd) == 1 &&
+		      m.type == NTBSW_PEER_LINK && m.src == 1 &&
+		      m.arg0 == k && fd >= 0,
+		      "and new pipes to and from it");
+		if (fd >= 0)
+			close(fd);
+	}
+	/* The old pipes' other ends went with the old port 1. */
+	CHECK(e0[NTBSW_LINK_DATA_RX] >= 0 &&
+	      ntbsw_pipe_read(e0[NTBSW_LINK_DATA_RX], &m) < 0 &&
+	      errno == ECONNRESET,
+	      "port 0's data pipe from the old port 1 has ended");
+	CHECK(e0[NTBSW_LINK_IRQ_RX] >= 0 &&
+	      ntbsw_pipe_read(e0[NTBSW_LINK_IRQ_RX], &m) < 0 &&
+	      errno == ECONNRESET,
+	      "port 0's interrupt pipe from the old port 1 has ended");
 	close(c0);
 	close(c1);
 	kill(sw, SIGTERM);
