@@ -9,6 +9,7 @@
  * and frees its number.  Clients here play QEMU's device model.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -84,7 +85,8 @@ int main(int argc, char **argv)
 {
 	struct ntbsw_state *st = NULL;
 	struct ntbsw_msg m;
-	int c0, c1, cx, fd, sfd, k, e0[4] = { -1, -1, -1, -1 },
+	unsigned int k;
+	int c0, c1, cx, fd, sfd, e0[4] = { -1, -1, -1, -1 },
 	    e1[4] = { -1, -1, -1, -1 };
 	pid_t sw;
 
@@ -213,7 +215,11 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 	}
-	/* The old pipes' other ends went with the old port 1. */
+	/* The old pipes' other ends went with the old port 1 (EOF, not
+	 * EAGAIN: the switch kept no copy of them). */
+	for (k = NTBSW_LINK_DATA_RX; k <= NTBSW_LINK_IRQ_RX; k += 2)
+		if (e0[k] >= 0)
+			fcntl(e0[k], F_SETFL, O_NONBLOCK);
 	CHECK(e0[NTBSW_LINK_DATA_RX] >= 0 &&
 	      ntbsw_pipe_read(e0[NTBSW_LINK_DATA_RX], &m) < 0 &&
 	      errno == ECONNRESET,
