@@ -163,13 +163,10 @@ static inline int ntbsw_send_msg(int sock, const struct ntbsw_msg *m,
 
 /*
  * Receives one message, its fd (if any) in *got_fd, else -1 there.  -1 on
- * EOF (errno ECONNRESET), an error, or a message of the wrong size
- * (EPROTO); a descriptor that came with a bad message is closed, so the
- * caller may simply drop the peer.  flags: MSG_DONTWAIT or 0; -1 with
- * errno EAGAIN when nothing waits under MSG_DONTWAIT.
+ * EOF, an error, or a message of the wrong size; a descriptor that came
+ * with a bad message is closed, so the caller may simply drop the peer.
  */
-static inline int ntbsw_recv_msg_flags(int sock, struct ntbsw_msg *m,
-				       int *got_fd, int flags)
+static inline int ntbsw_recv_msg(int sock, struct ntbsw_msg *m, int *got_fd)
 {
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
 	union {
@@ -184,10 +181,8 @@ static inline int ntbsw_recv_msg_flags(int sock, struct ntbsw_msg *m,
 
 	*got_fd = -1;
 	do {
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | flags);
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
-	if (n == 0)
-		errno = ECONNRESET;
 	if (n <= 0)
 		return -1;
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
@@ -197,15 +192,9 @@ static inline int ntbsw_recv_msg_flags(int sock, struct ntbsw_msg *m,
 		if (*got_fd >= 0)
 			close(*got_fd);
 		*got_fd = -1;
-		errno = EPROTO;
 		return -1;
 	}
 	return 0;
-}
-
-static inline int ntbsw_recv_msg(int sock, struct ntbsw_msg *m, int *got_fd)
-{
-	return ntbsw_recv_msg_flags(sock, m, got_fd, 0);
 }
 
 /*

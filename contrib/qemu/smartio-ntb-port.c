@@ -1150,16 +1150,29 @@ static bool ntbsw_read_link(NtbswPort *s, unsigned int p, int fd,
 	return true;
 }
 
-/*
- * The data pipe from one peer, read by the main loop itself: a doorbell
- * of a borrowed device reaches it with one wake-up, not two (a reader
- * thread's and then the main loop's: 7-10 us per I/O).
- */
+/* A pipe from one peer, for the one who reads it. */
 struct ntbsw_link {
 	NtbswPort *s;
 	unsigned int peer;
 	int fd;
 };
+
+static struct ntbsw_link *ntbsw_link_new(NtbswPort *s, unsigned int p,
+					 int fd)
+{
+	struct ntbsw_link *l = g_new0(struct ntbsw_link, 1);
+
+	l->s = s;
+	l->peer = p;
+	l->fd = fd;
+	return l;
+}
+
+/*
+ * The data pipe from a peer is read by the main loop itself: a doorbell
+ * of a borrowed device reaches it with one wake-up, not two (a reader
+ * thread's and then the main loop's: 7-10 us per I/O).
+ */
 
 static void ntbsw_link_readable(void *opaque)
 {
@@ -1178,13 +1191,11 @@ static void ntbsw_link_readable(void *opaque)
 /* The main loop takes over a data pipe the switch's thread was given. */
 static void ntbsw_link_watch(NtbswPort *s, unsigned int p, int fd)
 {
-	struct ntbsw_link *l = g_new0(struct ntbsw_link, 1);
+	struct ntbsw_link *l = ntbsw_link_new(s, p, fd);
 
-	l->s = s;
-	l->peer = p;
-	l->fd = fd;
 	ntbsw_nonblock(fd);
-	s->peer[p].rx_fd = fd;	/* one before it ends with its writer */
+	/* A pipe from the peer's former QEMU ends; its handler closes it. */
+	s->peer[p].rx_fd = fd;
 	qemu_set_fd_handler(fd, ntbsw_link_readable, NULL, l);
 }
 
@@ -1213,19 +1224,13 @@ static void ntbsw_raise_now(NtbswPort *s, struct ntbsw_msg *m)
 	qemu_mutex_unlock_iothread();
 }
 
-struct ntbsw_irq_link {
-	NtbswPort *s;
-	unsigned int peer;
-	int fd;
-};
-
 /*
  * Reads the interrupt pipe from one peer until it ends (the peer's QEMU
  * left).  Only MSI writes come this way.
  */
 static void *ntbsw_irq_thread(void *opaque)
 {
-	struct ntbsw_irq_link *l = opaque;
+	struct ntbsw_link *l = opaque;
 	struct ntbsw_msg m;
 
 	while (ntbsw_pipe_read(l->fd, &m) == 0) {
@@ -1239,40 +1244,33 @@ static void *ntbsw_irq_thread(void *opaque)
 }
 
 /*
- * The switch gave us fd, an end of a pipe to or from peer p alone (kind:
+ * The switch gave us fd, an end of a pipe to or from peer m->src (kind:
  * NTBSW_LINK_*).  Sends use a write end from now on; a data pipe from the
  * peer goes to the main loop, in order behind what the switch sent before
  * it; an interrupt pipe from it gets a thread.
  */
 static void ntbsw_peer_link(NtbswPort *s, struct ntbsw_msg *m, int fd)
 {
-	struct ntbsw_irq_link *l;
-	unsigned int p = m->src;
+	struct ntbsw_peer *pe = &s->peer[m->src];
 	QemuThread t;
+	int *tx;
 
 	switch (m->arg0) {
 	case NTBSW_LINK_DATA_TX:
 	case NTBSW_LINK_IRQ_TX:
+		tx = m->arg0 == NTBSW_LINK_DATA_TX ? &pe->tx_fd : &pe->irq_fd;
 		ntbsw_nonblock(fd);
 		qemu_mutex_lock(&s->send_lock);
-		if (m->arg0 == NTBSW_LINK_DATA_TX) {
-			ntbsw_close_tx(&s->peer[p].tx_fd);
-			s->peer[p].tx_fd = fd;
-		} else {
-			ntbsw_close_tx(&s->peer[p].irq_fd);
-			s->peer[p].irq_fd = fd;
-		}
+		ntbsw_close_tx(tx);
+		*tx = fd;
 		qemu_mutex_unlock(&s->send_lock);
 		break;
 	case NTBSW_LINK_DATA_RX:
 		ntbsw_enqueue(s, m, fd);	/* ntbsw_handle watches it */
 		break;
 	default:
-		l = g_new0(struct ntbsw_irq_link, 1);
-		l->s = s;
-		l->peer = p;
-		l->fd = fd;
-		qemu_thread_create(&t, "ntb-port-irq", ntbsw_irq_thread, l,
+		qemu_thread_create(&t, "ntb-port-irq", ntbsw_irq_thread,
+				   ntbsw_link_new(s, m->src, fd),
 				   QEMU_THREAD_DETACHED);
 	}
 }

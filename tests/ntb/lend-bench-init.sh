@@ -4,11 +4,11 @@
 # swport= of a 2-port smartio-ntb-switch is smartio node host<port> of
 # two, each with a QEMU NVMe; a socket network joins them (10.9.0.1 and
 # 10.9.0.2).  The same fio jobs (O_DIRECT, psync: 4 KiB random reads,
-# 1 MiB sequential reads and writes, REPS runs of RUNTIME s each) run
+# 1 MiB sequential reads and writes, TURNS runs of RUNTIME s each) run
 #  1. on host0's NVMe natively, and
 #  2. on host1 through the shadow of that NVMe, borrowed over the NTB,
 #     taking turns: one run of each job natively, a borrow, one run of
-#     each through the shadow, a return, REPS times, so that the host's
+#     each through the shadow, a return, TURNS times, so that the host's
 #     load drifting over the minute weighs on both paths alike;
 #  3. on host1 through NVMe-over-TCP to the same NVMe (host0's nvmet-tcp
 #     target; reads only, writes would be the same path).
@@ -27,8 +27,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
 phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
 N=2
-REPS=7
-TURNS=$REPS
+TURNS=7
 RUNTIME=4
 echo "NTB-START port=$P phase=$phase"
 . /guest-common.sh
@@ -68,10 +67,9 @@ ip link set eth0 up && ip addr add "10.9.0.$((P + 1))/24" dev eth0 ||
 # Kernel messages stay off the console the figures are read from.
 dmesg -n 1
 
-# fio_runs PATH DISK JOBS...: REPS runs of each job on DISK (REPS is 1
-# inside a turn).
+# fio_runs PATH DISK JOBS...: one run of each job on DISK.
 fio_runs() {
-	local path=$1 disk=$2 job rw bs i
+	local path=$1 disk=$2 job rw bs
 	shift 2
 	for job in "$@"; do
 		case $job in
@@ -79,15 +77,11 @@ fio_runs() {
 		read1m) rw=read bs=1M ;;
 		write1m) rw=write bs=1M ;;
 		esac
-		i=0
-		while [ $i -lt $REPS ]; do
-			echo "LENDBENCH $path $job $(fio --name="$job" \
-				--filename="$disk" --direct=1 --ioengine=psync \
-				--rw=$rw --bs=$bs --size=256M --runtime=$RUNTIME \
-				--time_based --output-format=terse --terse-version=3 \
-				2>/dev/null | tail -n 1)"
-			i=$((i + 1))
-		done
+		echo "LENDBENCH $path $job $(fio --name="$job" \
+			--filename="$disk" --direct=1 --ioengine=psync \
+			--rw=$rw --bs=$bs --size=256M --runtime=$RUNTIME \
+			--time_based --output-format=terse --terse-version=3 \
+			2>/dev/null | tail -n 1)"
 	done
 }
 
@@ -112,10 +106,10 @@ if [ "$P" = 0 ]; then
 	while [ $turn -le $TURNS ]; do
 		# The 4 KiB runs of a turn sit side by side: native last
 		# here, first through the shadow.
-		REPS=1 fio_runs native /dev/nvme0n1 read1m write1m
+		fio_runs native /dev/nvme0n1 read1m write1m
 		echo "LENDBENCH window native begin"
 		sleep 1
-		REPS=1 fio_runs native /dev/nvme0n1 randread4k
+		fio_runs native /dev/nvme0n1 randread4k
 		echo "LENDBENCH window native end"
 		mark lent$turn
 		wait_for shadowdone$turn 1
@@ -172,11 +166,11 @@ while [ $turn -le $TURNS ]; do
 		sleep 1
 		s0=$(slow_accesses)
 		i0=$(msix)
-		REPS=1 fio_runs shadow "/dev/$disk" randread4k
+		fio_runs shadow "/dev/$disk" randread4k
 		acc=$((acc + $(slow_accesses) - s0))
 		irqs=$((irqs + $(msix) - i0))
 		echo "LENDBENCH window shadow end"
-		REPS=1 fio_runs shadow "/dev/$disk" read1m write1m
+		fio_runs shadow "/dev/$disk" read1m write1m
 		echo host1 >"$dev/return" || fail "return"
 	else
 		fail "borrow of host0-nvme0 (turn $turn)"

@@ -102,14 +102,13 @@ sw_guest() {
 # kernel stack when readable) into BASE.stall: a guest frozen inside
 # QEMU then says where, before the timeout kills it.
 sw_watch() {
-	local pid= size last=-1 quiet=0 t
+	local pid= size last=-1 quiet=0 tries=0 t
 	while [ -z "$pid" ]; do
 		sleep 1
 		pid=$(cat "$1.pid" 2>/dev/null)
-		[ -n "$pid" ] || [ "$quiet" -lt 60 ] || return
-		quiet=$((quiet + 1))
+		[ -n "$pid" ] || [ "$tries" -lt 60 ] || return
+		tries=$((tries + 1))
 	done
-	quiet=0
 	while kill -0 "$pid" 2>/dev/null; do
 		size=$(stat -c %s "$1.log" 2>/dev/null || echo 0)
 		if [ "$size" = "$last" ]; then
