@@ -6,7 +6,8 @@
 #
 #   tests/ntb/build.sh SRCDIR OUTDIR
 #
-# OUTDIR gets ntb.ko ntb_tool.ko ntb_pingpong.ko ntb_perf.ko ntb_ivshmem.ko
+# OUTDIR gets ntb.ko ntb_tool.ko ntb_pingpong.ko ntb_perf.ko
+# ntb_transport.ko ntb_netdev.ko ntb_ivshmem.ko ntb_sioswitch.ko
 # smartio_ntb.ko.
 # Environment: KVER (default: the newest /usr/src/linux-headers-*-amd64),
 # LINUX_SOURCE (default /usr/src/linux-source-6.1.tar.xz).
@@ -34,25 +35,33 @@ ntb=$out/ntb-src
 ivs=$out/ivshmem-src
 jobs=${NTB_JOBS:-2}
 
-if [ ! -f "$ntb/.extracted" ] || [ "$tarball" -nt "$ntb/.extracted" ]; then
+# The stamp names what was extracted: a list that grew extracts again.
+files="core.c ntb_tool.c ntb_pingpong.c ntb_perf.c ntb_transport.c ntb_netdev.c"
+if [ "$(cat "$ntb/.extracted" 2>/dev/null)" != "$files" ] ||
+   [ "$tarball" -nt "$ntb/.extracted" ]; then
 	rm -rf "$ntb"
 	mkdir -p "$ntb"
 	top=$(tar -tJf "$tarball" | head -n 1 | cut -d/ -f1)
 	tar -xJf "$tarball" -C "$ntb" --strip-components=3 \
 		"$top/drivers/ntb/core.c" "$top/drivers/ntb/test/ntb_tool.c" \
 		"$top/drivers/ntb/test/ntb_pingpong.c" \
-		"$top/drivers/ntb/test/ntb_perf.c"
+		"$top/drivers/ntb/test/ntb_perf.c" \
+		"$top/drivers/ntb/ntb_transport.c"
+	tar -xJf "$tarball" -C "$ntb" --strip-components=3 \
+		"$top/drivers/net/ntb_netdev.c"
 	mv "$ntb"/test/*.c "$ntb"/
 	rmdir "$ntb/test"
 	cat >"$ntb/Kbuild" <<'EOF'
-obj-m += ntb.o ntb_tool.o ntb_pingpong.o ntb_perf.o
+obj-m += ntb.o ntb_tool.o ntb_pingpong.o ntb_perf.o ntb_transport.o
+obj-m += ntb_netdev.o
 ntb-y := core.o
 EOF
-	touch "$ntb/.extracted"
+	echo "$files" >"$ntb/.extracted"
 fi
-# The NTB core as Kconfig would have it with CONFIG_NTB=m.
+# The NTB core as Kconfig would have it with CONFIG_NTB=m, and its clients.
 make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m CONFIG_NTB_TOOL=m \
-	CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m modules
+	CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m CONFIG_NTB_TRANSPORT=m \
+	CONFIG_NTB_NETDEV=m modules
 
 mkdir -p "$ivs"
 for f in ntb_ivshmem.c ntb_sioswitch.c ntb_sioswitch_regs.h smartio_ntb.c \
@@ -62,7 +71,7 @@ done
 make -s -C "$kdir" M="$ivs" -j"$jobs" \
 	KBUILD_EXTRA_SYMBOLS="$ntb/Module.symvers" modules
 
-for m in ntb ntb_tool ntb_pingpong ntb_perf; do
+for m in ntb ntb_tool ntb_pingpong ntb_perf ntb_transport ntb_netdev; do
 	cp "$ntb/$m.ko" "$out/"
 done
 cp "$ivs/ntb_ivshmem.ko" "$ivs/ntb_sioswitch.ko" "$ivs/smartio_ntb.ko" "$out/"

@@ -5,14 +5,14 @@
 # share an ivshmem-doorbell device; test_ivshmem_server checks it against
 # the protocol with two real clients, in make check.
 #
-# make check-ntb builds ntb.ko, ntb_tool, ntb_pingpong and ntb_perf from
-# Debian's linux-source package and kmod/ntb's modules at test time, boots
-# two QEMU guests joined by two servers and runs the mainline clients and
-# smartio_ntb over the software NTBs, powering one guest off and on; then
-# it builds the smartio-ntb-port device for the installed QEMU
-# (contrib/qemu) and boots four guests on one smartio-ntb-switch
-# (tests/ntb/check_switch.sh).  Each script exits 77 without qemu, kernel
-# source or headers (make: SKIPPED).
+# make check-ntb builds ntb.ko, ntb_tool, ntb_pingpong, ntb_perf,
+# ntb_transport and ntb_netdev from Debian's linux-source package and
+# kmod/ntb's modules at test time, boots two QEMU guests joined by two
+# servers and runs the mainline clients and smartio_ntb over the software
+# NTBs, powering one guest off and on; then it builds the smartio-ntb-port
+# device for the installed QEMU (contrib/qemu) and boots guests on
+# smartio-ntb-switches (tests/ntb/check_*.sh).  Each script exits 77
+# without qemu, kernel source or headers (make: SKIPPED).
 bin_PROGRAMS += contrib/ivshmem/smartio-ivshmem-server
 contrib_ivshmem_smartio_ivshmem_server_SOURCES = \
 	contrib/ivshmem/smartio-ivshmem-server.c
@@ -48,17 +48,20 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
 	tests/ntb/cluster-init.sh \
 	tests/ntb/switch-bench-init.sh tests/ntb/sw_bench.c \
 	tests/ntb/check_lend.sh tests/ntb/lend-init.sh tests/ntb/cluster-steps.sh \
-	tests/ntb/lend-bench-init.sh
+	tests/ntb/lend-bench-init.sh tests/ntb/check_transport.sh \
+	tests/ntb/transport-init.sh
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:
 # make check-ntb then says SKIP and succeeds.
-# Four parts: four guests on one smartio-ntb-switch (check_switch.sh,
+# Five parts: four guests on one smartio-ntb-switch (check_switch.sh,
 # which builds contrib/qemu first), three guests on one switch as one
 # smartio cluster (check_cluster.sh, smartio.ko fabric=ntb nodes=3), four
 # guests with an NVMe each lending them to each other (check_lend.sh),
-# then check_ntb.sh's two guests with smartio.ko over the ivshmem NTB.
-# make check-ntb-cluster and make check-ntb-lend run those parts alone.  make check-ntb-switch2 runs
+# two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
+# over TCP each way (check_transport.sh), then check_ntb.sh's two guests
+# with smartio.ko over the ivshmem NTB.  make check-ntb-cluster,
+# check-ntb-lend and check-ntb-transport run those parts alone.  make check-ntb-switch2 runs
 # check_ntb.sh over two 2-port switches instead (NTB_FABRIC=switch): its
 # checks pass there except the concurrent write/attach timing on one
 # guest (397 s against a 60 s limit in the one run so far), so ivshmem
@@ -76,17 +79,28 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 		$(SHELL) $(srcdir)/tests/ntb/check_lend.sh || ld=$$?; \
 	if [ $$ld -eq 77 ]; then echo "check-ntb (lending): SKIPPED"; ld=0; fi; \
 	echo "check-ntb (lending): exit $$ld after $$(( $$(date +%s) - t )) s"; \
+	t=$$(date +%s); tr=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || tr=$$?; \
+	if [ $$tr -eq 77 ]; then echo "check-ntb (transport): SKIPPED"; tr=0; fi; \
+	echo "check-ntb (transport): exit $$tr after $$(( $$(date +%s) - t )) s"; \
 	t=$$(date +%s); st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		NTB_FABRIC=ivshmem \
 		$(SHELL) $(srcdir)/tests/ntb/check_ntb.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb (ivshmem): SKIPPED"; st=0; fi; \
 	echo "check-ntb (ivshmem): exit $$st after $$(( $$(date +%s) - t )) s"; \
-	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ] && [ $$ld -eq 0 ]
+	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ] && [ $$ld -eq 0 ] && \
+		[ $$tr -eq 0 ]
 
 check-ntb-lend: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_lend.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb-lend: SKIPPED"; exit 0; fi; \
+	exit $$st
+
+check-ntb-transport:
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-transport: SKIPPED"; exit 0; fi; \
 	exit $$st
 
 check-ntb-cluster: fs/smartiofs
@@ -106,4 +120,5 @@ clean-local: clean-ntb
 clean-ntb:
 	rm -rf tests/ntb/build contrib/qemu/build
 
-.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend clean-ntb
+.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend \
+	check-ntb-transport clean-ntb

@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make check-ntb, the transport part: two QEMU guests on a 2-port
+# smartio-ntb-switch run the mainline ntb_transport and ntb_netdev, as a
+# user of the mainline NTB stack would (tests/ntb/transport-init.sh): the
+# carrier comes up, ping answers, and NTB_MIB MiB (default 64) cross over
+# TCP in each direction, their MD5 compared here and their time printed.
+# Window 1 is 1 GiB, as in the lending tests, so ntb_transport is loaded
+# with max_mw_size (without it, it asks the page allocator for 1 GiB).
+#
+# Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
+# build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_MIB,
+# NTB_W1 (window 1's size, default 1G; empty: as window 0), NTB_MAX_MW0
+# and NTB_MAX_MW1 (below), NTB_KEEP=1 keeps the work directory.  Exit 77
+# when qemu, busybox-static, cpio, the kernel image, headers or source
+# are missing.
+set -u
+src=${SRCDIR:-.}
+build=${BUILDDIR:-.}
+limit=${NTB_TIMEOUT:-900}
+mib=${NTB_MIB:-64}
+w1=${NTB_W1-1G}
+# ntb_transport's max_mw_size on port 0 and port 1 (see transport-init.sh):
+# 512 KiB is a ring of 7 usable 64 KiB entries at port 1, where ntb_netdev
+# at port 0 stops its queue at every third packet (it sends only while 5
+# entries are free); 4 MiB leaves window 0's 2 MiB whole (31 entries).
+mw0=${NTB_MAX_MW0:-524288}
+mw1=${NTB_MAX_MW1:-4194304}
+
+skip() { echo "SKIP: check-ntb (transport): $*"; exit 77; }
+. "$src/tests/ntb/switch-lib.sh"
+sw_prepare
+
+mkdir -p "$tmp/root/bin"
+cp "$busybox" "$tmp/root/bin/busybox"
+cp "$src/tests/ntb/transport-init.sh" "$tmp/root/init"
+chmod 755 "$tmp/root/init"
+cp "$src/tests/kmod/guest-common.sh" "$tmp/root/guest-common.sh"
+for m in ntb ntb_sioswitch ntb_transport ntb_netdev; do
+	cp "$out/$m.ko" "$tmp/root/"
+done
+. "$src/tests/kmod/guest-lib.sh"
+guest_initrd "$tmp/root" "$tmp/initrd.gz"
+
+sw_start 2 "$w1"
+t0=$(date +%s)
+SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1"
+sw_guest 0 1 512
+pid0=$guest_pid
+sw_guest 1 1 512
+wait "$guest_pid" "$pid0"
+echo "both guests done after $(($(date +%s) - t0)) s"
+
+sw_check p0-1 3
+sw_check p1-1 3
+# What one port sent, the other received, byte for byte.
+sum() { sed -n "s/^NTB-SUM port $1 $2 \([0-9a-f]*\).*/\1/p" "$tmp/p$1-1.log" | tr -d '\r'; }
+for p in 0 1; do
+	q=$((1 - p))
+	s=$(sum "$p" sent)
+	r=$(sum "$q" received)
+	if [ -n "$s" ] && [ "$s" = "$r" ]; then
+		echo "PASS: $mib MiB from port $p arrived at port $q intact (md5 $s)"
+	else
+		echo "FAIL: port $p sent md5 '${s}', port $q received '${r}'"
+		fails=$((fails + 1))
+	fi
+done
+grep -h '^NTB-TCP' "$tmp"/p[01]-1.log | tr -d '\r'
+if [ "$fails" -eq 0 ]; then
+	echo "PASS: check-ntb (transport)"
+	exit 0
+fi
+for p in 0 1; do
+	echo "--- port $p: ntb_transport's queues at the end"
+	sed -n '/^--- port/,/^NTB-END/p' "$tmp/p$p-1.log" | tr -d '\r'
+done
+echo "--- switch"
+cat "$tmp/switch.log"
+echo "FAIL: check-ntb (transport) ($fails problems)"
+exit 1
