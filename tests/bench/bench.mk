@@ -4,7 +4,9 @@
 # its results are figures, not pass/fail.  Its QEMU line builds kmod/
 # smartio.ko and boots a TCG guest (tests/bench/kmod_dd.sh, about a minute);
 # its lending lines boot two guests on the NTB switch with fio
-# (tests/bench/ntb_lend.sh, about five minutes).
+# (tests/bench/ntb_lend.sh, about five minutes); its ntb_transport lines
+# two guests with ntb_netdev and ntb_perf (tests/bench/ntb_transport.sh,
+# about a minute).
 EXTRA_PROGRAMS += tests/bench/memcpy_ratio
 tests_bench_memcpy_ratio_SOURCES = tests/bench/memcpy_ratio.c
 tests_bench_memcpy_ratio_CFLAGS = $(AM_CFLAGS) -O2
@@ -19,7 +21,7 @@ CLEANFILES += tests/bench/memcpy_ratio tests/bench/dma_hops \
 	tests/bench/mcast_write
 EXTRA_DIST += tests/bench/bench.py tests/bench/gentopo.py tests/bench/replica.py \
 	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh tests/bench/ntb_switch.sh \
-	tests/bench/ntb_lend.sh tests/bench/hops.conf
+	tests/bench/ntb_lend.sh tests/bench/ntb_transport.sh tests/bench/hops.conf
 
 bench: fs/smartiofs tests/bench/memcpy_ratio tests/bench/dma_hops \
 	tests/bench/mcast_write \

@@ -659,6 +659,52 @@ def bench_ntb_switch():
         ERRORS.append("no read8 figures from the switch guests")
 
 
+def bench_ntb_transport():
+    """Two TCG guests on a 2-port smartio-ntb-switch
+    (tests/bench/ntb_transport.sh): TCP through the mainline ntb_netdev on
+    ntb_transport, 64 MiB each way (busybox nc, timed until the receiver
+    says every byte arrived), against ntb_perf on the same pair (one
+    memcpy into the peer's window per byte, run again once TCG's TLB has
+    grown), the figure kernel NTB users compare it with on hardware; and
+    against the same TCP transfer on the loopback inside one of the
+    guests, the ceiling TCG sets to TCP."""
+    perf = "QEMU switch: TCP over ntb_netdev / ntb_perf, same pair"
+    lo = "QEMU switch: TCP over ntb_netdev / TCP on a guest's loopback"
+    lines = guest_script("ntb_transport.sh", [(perf, ">= 0.3"),
+                                              (lo, "report")])
+    if lines is None:
+        return
+    tcp, loop, perf_mbs, cold = [], None, None, None
+    for l in lines:
+        w = l.replace(",", " ").split()
+        try:
+            if w[:1] == ["NTB-TCP"] and w[3] == "sent":
+                tcp.append(float(w[w.index("MB/s") - 1]))
+            elif w[:1] == ["NTB-TCP"] and w[3] == "loopback":
+                loop = float(w[w.index("MB/s") - 1])
+            elif w[:1] == ["NTB-PERF"]:
+                perf_mbs = float(w[w.index("MBytes/s") - 1])
+            elif w[:1] == ["NTB-PERF-COLD"]:
+                cold = float(w[w.index("MBytes/s") - 1])
+        except (ValueError, IndexError):
+            pass
+    if len(tcp) != 2 or not perf_mbs or not loop:
+        for what, goal in ((perf, ">= 0.3"), (lo, "report")):
+            skipped(what, goal, "the guests printed no figures")
+        ERRORS.append("no TCP/ntb_perf figures from the transport guests")
+        return
+    t = max(tcp)
+    # The goal is against ntb_perf once TCG's TLB has grown (the figure
+    # the switch lines use); against its first, TLB-bound run it is
+    # shown beside.
+    row(perf, "%.3f (%.1f vs %.0f MB/s; the other direction %.1f; "
+        "%.2f of ntb_perf's first run, %.0f MB/s)"
+        % (t / perf_mbs, t, perf_mbs, min(tcp), t / (cold or perf_mbs),
+           cold or -1), ">= 0.3", t / perf_mbs >= 0.3)
+    row(lo, "%.2f (%.1f vs %.1f MB/s)" % (t / loop, t, loop), "report",
+        "reported")
+
+
 def fio_terse(line):
     """(IOPS, KB/s, p50 us, p99 us, KB moved) of the direction a fio terse
     v3 line moved data in (reads first)."""
@@ -829,6 +875,7 @@ def main():
             bench_scale(tmp, nodes, per)
         bench_qemu()
         bench_ntb_switch()
+        bench_ntb_transport()
         bench_ntb_lend()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -11,7 +11,9 @@
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_MIB,
 # NTB_W1 (window 1's size, default 1G; empty: as window 0), NTB_MAX_MW0
-# and NTB_MAX_MW1 (below), NTB_KEEP=1 keeps the work directory.  Exit 77
+# and NTB_MAX_MW1 (below), NTB_BENCH=1 (make bench: then TCP on port 0's
+# loopback and ntb_perf, tests/bench/ntb_transport.sh), NTB_KEEP=1 keeps
+# the work directory.  Exit 77
 # when qemu, busybox-static, cpio, the kernel image, headers or source
 # are missing.
 set -u
@@ -36,7 +38,7 @@ cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/transport-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
 cp "$src/tests/kmod/guest-common.sh" "$tmp/root/guest-common.sh"
-for m in ntb ntb_sioswitch ntb_transport ntb_netdev; do
+for m in ntb ntb_sioswitch ntb_transport ntb_netdev ntb_perf; do
 	cp "$out/$m.ko" "$tmp/root/"
 done
 . "$src/tests/kmod/guest-lib.sh"
@@ -44,7 +46,7 @@ guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
 sw_start 2 "$w1"
 t0=$(date +%s)
-SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1"
+SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}"
 sw_guest 0 1 512
 pid0=$guest_pid
 sw_guest 1 1 512
@@ -66,7 +68,7 @@ for p in 0 1; do
 		fails=$((fails + 1))
 	fi
 done
-grep -h '^NTB-TCP' "$tmp"/p[01]-1.log | tr -d '\r'
+grep -h '^NTB-\(TCP\|PERF\)' "$tmp"/p[01]-1.log | tr -d '\r'
 if [ "$fails" -eq 0 ]; then
 	echo "PASS: check-ntb (transport)"
 	exit 0

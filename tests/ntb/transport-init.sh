@@ -82,6 +82,7 @@ done
 [ -n "$ifc" ] || { fail "ntb_netdev made no interface"; finish; }
 me=10.34.0.$((P + 1))
 peer=10.34.0.$((2 - P))
+ip link set lo up
 ip addr add "$me/24" dev "$ifc"
 ip link set "$ifc" up
 carrier() { [ "$(cat "/sys/class/net/$ifc/carrier" 2>/dev/null)" = 1 ]; }
@@ -114,32 +115,44 @@ listen() { timeout 600 nc -l -p "$1" <&3; }
 # connect PORT: connects to the peer, retrying while it does not listen.
 connect() {
 	local n=0
-	until nc "$peer" "$1"; do
+	until nc "$peer" "$1" 2>/dev/null; do
 		n=$((n + 1))
 		[ "$n" -lt 120 ] || return 1
 		sleep 1
 	done
 }
 
-# send: the file to the peer's port 5000, timed until the peer says done
-# on port 5001 (its nc ended, so every byte arrived).
+listening() { netstat -ltn | grep -q ":$1 "; }
+# tcp_time T0 T1 what: the line a timed transfer of the file prints.
+tcp_time() {
+	awk -v a="$1" -v b="$2" -v mib="$MIB" -v what="$3" -v p="$P" 'BEGIN {
+		printf "NTB-TCP port %s %s %d MiB in %.2f s, %.2f MB/s\n",
+			p, what, mib, b - a, mib * 1.048576 / (b - a) }'
+}
+
+# send: once the peer says it listens (port 5002), the file to its port
+# 5000, timed until it says done on port 5001 (its nc ended: every byte
+# arrived).
 send() {
 	local t0 t1
 	listen 5001 >/tmp/ack &
+	listen 5002 >/dev/null
 	t0=$(now)
-	connect 5000 </tmp/tx || { fail "connect to $peer:5000"; return; }
+	nc "$peer" 5000 </tmp/tx || { fail "connect to $peer:5000"; return; }
 	wait $!
 	t1=$(now)
 	if [ "$(cat /tmp/ack)" = done ]; then
-		echo "NTB-TCP port $P sent $MIB MiB in $(awk -v a="$t0" -v b="$t1" \
-			'BEGIN { printf "%.2f s, %.2f MB/s", b - a, '"$MIB"' * 1.048576 / (b - a) }')"
+		tcp_time "$t0" "$t1" sent
 		pass "sent $MIB MiB to port $((1 - P))"
 	else
 		fail "no done from port $((1 - P)) (nc waited 600 s)"
 	fi
 }
 receive() {
-	listen 5000 >/tmp/rx
+	listen 5000 >/tmp/rx &
+	waitfor 10 listening 5000 || fail "nc does not listen on port 5000"
+	echo ready | connect 5002 || fail "connect to $peer:5002"
+	wait $!
 	echo done | connect 5001 || fail "connect to $peer:5001"
 	echo "NTB-SUM port $P received $(md5sum </tmp/rx | cut -d' ' -f1)" \
 		"$(wc -c </tmp/rx) bytes"
@@ -153,4 +166,64 @@ else
 	send
 fi
 rm -f /tmp/busy
+[ "$(arg swbench)" = 1 ] || finish
+
+# --- make bench (tests/bench/ntb_transport.sh, swbench=1) ------------------
+# The same file over TCP on the loopback inside port 0, then ntb_perf on
+# the same pair: port 1 says it is done with TCP (port 5003) and unloads
+# ntb_netdev and ntb_transport once port 0's leave takes the carrier; port
+# 0 runs ntb_perf and ends port 1 by its scratchpad 31.
+bar() { sed -n "$(($2 + 1))p" "/sys/bus/pci/devices/$1/resource" | cut -d' ' -f1; }
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] &&
+		pci=$(basename "$d")
+done
+R=$(bar "$pci" 0)
+spad31() { devmem $((R + 0x100 + 4 * 31)) 32; }
+ended() { [ "$(spad31)" = 0x00000B0B ]; }
+no_carrier() { ! carrier; }
+unload() { rmmod ntb_netdev ntb_transport || fail "rmmod ntb_transport"; }
+if [ "$P" = 1 ]; then
+	echo perf | connect 5003 || fail "connect to $peer:5003"
+	waitfor 120 no_carrier || fail "port 0 kept ntb_transport"
+	unload
+	insmod /ntb_perf.ko total_order=26 || fail "insmod ntb_perf"
+	waitfor 600 ended || fail "port 0 never ended ntb_perf"
+	finish
+fi
+listen 6000 >/tmp/rx &
+waitfor 10 listening 6000 || fail "nc does not listen on port 6000"
+t0=$(now)
+nc 127.0.0.1 6000 </tmp/tx || { fail "loopback: nc"; kill $!; }
+wait $!
+t1=$(now)
+[ "$(wc -c </tmp/rx)" = $((MIB << 20)) ] || fail "loopback: $(wc -c </tmp/rx) bytes"
+tcp_time "$t0" "$t1" loopback
+rm -f /tmp/rx
+listen 5003 >/dev/null
+unload
+insmod /ntb_perf.ko total_order=26 || fail "insmod ntb_perf"
+F=/sys/kernel/debug/ntb_perf/$pci
+# perf LABEL: one ntb_perf run (the first waits for the peer's ntb_perf).
+perf() {
+	local i res ran=
+	for i in $(seq 1 120); do
+		echo 0 >"$F/run" 2>/dev/null && { ran=1; break; }
+		sleep 1
+	done
+	waitfor 120 grep -q MBytes/s "$F/run"
+	res=$(grep -m1 MBytes/s "$F/run" | tr -s ' \t' ' ')
+	if [ -n "$ran" ] && [ -n "$res" ]; then
+		echo "$1 port $P to port 1:$res"
+	else
+		fail "ntb_perf: $(cat "$F/run" "$F/info" 2>&1 | tr '\n' ' ')"
+	fi
+}
+# As it comes, then once the kernel has grown TCG's TLB (reading the
+# 64 MiB file eight times): ntb_perf's source and window collide in a
+# small TLB (kmod/ntb/README, tests/ntb/switch-bench-init.sh).
+perf NTB-PERF-COLD
+for i in 1 2 3 4 5 6 7 8; do cat /tmp/tx >/dev/null; done
+perf NTB-PERF
+devmem $((R + 0x200 + 0x80 + 4 * 31)) 32 0xb0b
 finish
