@@ -117,7 +117,7 @@ enum sfs_kind {
 	K_SEG_DMA, K_SEG_DMA_DEV, K_SEG_DMA_ATTR,
 	K_DEVS, K_DEV, K_DEV_ATTR, K_DEV_BAR, K_DEV_IRQ, K_DEV_PEERS,
 	K_SEGIDX, K_SEGIDX_LINK,
-	K_DEV_IRQ_VEC,		/* irq/<vec>: the vector number is in attr */
+	K_DEV_IRQ_VEC,		/* irq/<vec>: the vector number is in vec */
 	K_DEV_PEER,		/* peers/<peer>: the peer's name is in seg */
 	K_DEV_PEER_BAR,		/* peers/<peer>/bar<N> */
 	/* multicast/<group>/...: the group's name is in seg */
@@ -154,6 +154,7 @@ struct sfs_obj {
 	uint16_t node;		/* node; the owner for segment objects */
 	uint16_t adapter;
 	uint32_t dev;		/* device (K_DEV*, K_*_LINK, K_SEG_DMA_DEV*) */
+	uint16_t vec;		/* K_DEV_IRQ_VEC: the vector, up to SFS_IRQ_MAX */
 	/*
 	 * Segment or peer name, held in the object: a name shared by the
 	 * objects that carry it would have to live as long as the last of
@@ -441,6 +442,8 @@ void wq_shutdown(struct waitq *q);
 /* The events file and the interrupt files (events.c, irq.c). */
 extern struct waitq events_q, irq_q;
 #define SFS_IRQ_MAX 2048	/* vectors per device (MSI-X allows 2048) */
+_Static_assert(SFS_IRQ_MAX - 1 <= UINT16_MAX,
+	       "struct sfs_obj's vec holds every vector number");
 /* Whether device vector vec is routed to this node. */
 int irq_routed_here(unsigned dev, unsigned vec);
 
