@@ -272,6 +272,7 @@ struct sfs_inode {
 	struct sfs_inode *next_ino, *next_path;
 	uint32_t generation;
 	uint32_t dyn_slot;	/* index in the dynamic list (dynamic only) */
+	uint8_t retired;	/* removed: out of the path index (inode.c) */
 	struct sfs_obj obj;
 	char name[];		/* last component ("" for the root); the
 				 * path is the parents' names, hashed in
@@ -292,6 +293,9 @@ struct sfs_inode *inode_get(fuse_ino_t ino);
 struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 			    const struct sfs_obj *o);
 void inode_forget(fuse_ino_t ino, uint64_t n);
+/* parent/name was removed: the next lookup of that name makes a new entry
+ * (number, generation) while this one waits for the kernel's forget. */
+void inode_retire(const struct sfs_inode *parent, const char *name);
 /* Entries in the table (the root included). */
 size_t inode_count(void);
 /* The inode number readdir reports for parent/name. */
