@@ -5,6 +5,12 @@
  * while the daemon lives and across restarts, and `ls -lR` sees stable
  * numbers.  Entries are counted by the kernel's lookups and dropped on
  * forget.  Two chained hash tables index them: by inode number and by path.
+ *
+ * A directory removed here (rmdir) leaves the path index at once, though
+ * its entry lives on until the kernel forgets it (a file in it may still
+ * be open): the kernel has marked that inode dead, so the next object
+ * under the same name must get another number and generation, or every
+ * lookup in it would fail with ENOENT.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,9 +113,23 @@ static void link_entry(struct sfs_inode *e)
 
 	e->next_ino = it.by_ino[b];
 	it.by_ino[b] = e;
+	if (e->retired)		/* grow() moves it: numbered, no longer named */
+		return;
 	b = bucket(e->phash);
 	e->next_path = it.by_path[b];
 	it.by_path[b] = e;
+}
+
+static void unlink_path(struct sfs_inode *e)
+{
+	struct sfs_inode **pp;
+
+	for (pp = &it.by_path[bucket(e->phash)]; *pp; pp = &(*pp)->next_path)
+		if (*pp == e) {
+			*pp = e->next_path;
+			break;
+		}
+	e->retired = 1;
 }
 
 static void unlink_entry(struct sfs_inode *e)
@@ -121,11 +141,8 @@ static void unlink_entry(struct sfs_inode *e)
 			*pp = e->next_ino;
 			break;
 		}
-	for (pp = &it.by_path[bucket(e->phash)]; *pp; pp = &(*pp)->next_path)
-		if (*pp == e) {
-			*pp = e->next_path;
-			break;
-		}
+	if (!e->retired)
+		unlink_path(e);
 }
 
 static int grow(void)
@@ -263,6 +280,18 @@ struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 		e->nlookup++;
 	pthread_mutex_unlock(&it.lock);
 	return e;
+}
+
+void inode_retire(const struct sfs_inode *parent, const char *name)
+{
+	uint64_t ph = hash_child(parent, name);
+	struct sfs_inode *e;
+
+	pthread_mutex_lock(&it.lock);
+	e = find_path(parent->ino, name, ph);
+	if (e)
+		unlink_path(e);
+	pthread_mutex_unlock(&it.lock);
 }
 
 void inode_forget(fuse_ino_t ino, uint64_t n)

@@ -93,7 +93,7 @@ static void irq_open(fuse_req_t req, const struct sfs_obj *o,
 	}
 	irf->wq.file.ops = &irq_fops;
 	irf->dev = o->dev;
-	irf->vec = o->attr;
+	irf->vec = o->vec;
 	if (current(irf, &irf->seen)) {
 		free(irf);
 		fuse_reply_err(req, ENOENT);

@@ -314,6 +314,10 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	rc = authz(&who, AZ_DIR, &pi->obj, -1);
 	if (!rc)
 		rc = write_rmdir(&pi->obj, name);
+	/* Before the reply: the kernel marks the old inode dead on it, and a
+	 * mkdir racing in after must not be answered with that inode. */
+	if (!rc)
+		inode_retire(pi, name);
 	fuse_reply_err(req, rc ? -rc : 0);
 }
 

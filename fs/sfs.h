@@ -117,7 +117,7 @@ enum sfs_kind {
 	K_SEG_DMA, K_SEG_DMA_DEV, K_SEG_DMA_ATTR,
 	K_DEVS, K_DEV, K_DEV_ATTR, K_DEV_BAR, K_DEV_IRQ, K_DEV_PEERS,
 	K_SEGIDX, K_SEGIDX_LINK,
-	K_DEV_IRQ_VEC,		/* irq/<vec>: the vector number is in attr */
+	K_DEV_IRQ_VEC,		/* irq/<vec>: the vector number is in vec */
 	K_DEV_PEER,		/* peers/<peer>: the peer's name is in seg */
 	K_DEV_PEER_BAR,		/* peers/<peer>/bar<N> */
 	/* multicast/<group>/...: the group's name is in seg */
@@ -154,6 +154,7 @@ struct sfs_obj {
 	uint16_t node;		/* node; the owner for segment objects */
 	uint16_t adapter;
 	uint32_t dev;		/* device (K_DEV*, K_*_LINK, K_SEG_DMA_DEV*) */
+	uint16_t vec;		/* K_DEV_IRQ_VEC: the vector, up to SFS_IRQ_MAX */
 	/*
 	 * Segment or peer name, held in the object: a name shared by the
 	 * objects that carry it would have to live as long as the last of
@@ -271,6 +272,7 @@ struct sfs_inode {
 	struct sfs_inode *next_ino, *next_path;
 	uint32_t generation;
 	uint32_t dyn_slot;	/* index in the dynamic list (dynamic only) */
+	uint8_t retired;	/* removed: out of the path index (inode.c) */
 	struct sfs_obj obj;
 	char name[];		/* last component ("" for the root); the
 				 * path is the parents' names, hashed in
@@ -291,6 +293,9 @@ struct sfs_inode *inode_get(fuse_ino_t ino);
 struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 			    const struct sfs_obj *o);
 void inode_forget(fuse_ino_t ino, uint64_t n);
+/* parent/name was removed: the next lookup of that name makes a new entry
+ * (number, generation) while this one waits for the kernel's forget. */
+void inode_retire(const struct sfs_inode *parent, const char *name);
 /* Entries in the table (the root included). */
 size_t inode_count(void);
 /* The inode number readdir reports for parent/name. */
@@ -441,6 +446,8 @@ void wq_shutdown(struct waitq *q);
 /* The events file and the interrupt files (events.c, irq.c). */
 extern struct waitq events_q, irq_q;
 #define SFS_IRQ_MAX 2048	/* vectors per device (MSI-X allows 2048) */
+_Static_assert(SFS_IRQ_MAX - 1 <= UINT16_MAX,
+	       "struct sfs_obj's vec holds every vector number");
 /* Whether device vector vec is routed to this node. */
 int irq_routed_here(unsigned dev, unsigned vec);
 

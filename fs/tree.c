@@ -223,7 +223,7 @@ static int bar_valid(const struct sfs_obj *o)
 
 static int irq_valid(const struct sfs_obj *o)
 {
-	return irq_routed_here(o->dev, o->attr) ? 0 : -ENOENT;
+	return irq_routed_here(o->dev, o->vec) ? 0 : -ENOENT;
 }
 
 static int peer_valid(const struct sfs_obj *o)
@@ -457,7 +457,7 @@ static int vecs_lookup(const struct sfs_obj *dir, unsigned kind,
 	if (i < 0 || !irq_routed_here(dir->dev, (unsigned)i))
 		return -ENOENT;
 	init_child(dir, out, kind);
-	out->attr = (uint8_t)i;
+	out->vec = (uint16_t)i;
 	return 0;
 }
 
@@ -473,7 +473,7 @@ static int vecs_list(const struct sfs_obj *dir, unsigned kind,
 		if (!irq_routed_here(dir->dev, i))
 			continue;
 		init_child(dir, &o, kind);
-		o.attr = (uint8_t)i;
+		o.vec = (uint16_t)i;
 		snprintf(name, sizeof(name), "%u", i);
 		rc = fill(ctx, name, &o);
 		if (rc)

@@ -13,6 +13,13 @@
  * an access to peer RAM, nor of one forwarded between two ports.  A port
  * whose QEMU goes away is cleared and announced; a port number is served
  * by one QEMU at a time.
+ *
+ * No client can stall it for the others (issue 28 item 11): every socket
+ * is non-blocking; a new connection waits among the pending ones until
+ * its hello arrives (HELLO_MS at most, PENDING_MAX of them, the oldest
+ * let go first); what a port cannot take at once waits in its own queue,
+ * sent as it reads, and a port that lets OUTQ_MAX messages pile up has
+ * stopped reading: it is let go as if its QEMU had exited.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,20 +32,139 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ntbsw-proto.h"
+
+#define HELLO_MS	5000	/* a new connection's time to say hello */
+#define PENDING_MAX	16	/* connections waiting for their hello */
+#define OUTQ_MAX	4096	/* messages waiting for a port that reads */
+
+/* A message for a port that could not take it yet, with its fd (a dup). */
+struct queued {
+	struct ntbsw_msg m;
+	int fd;
+};
 
 struct port {
 	int fd;		/* connection, -1 when absent */
 	int ram_fd;
 	uint64_t ram_size;
+	int dead;	/* stopped reading or failed: let go by reap() */
+	struct queued *q;	/* ring of OUTQ_MAX, allocated when needed */
+	unsigned int q_head, q_len;
+};
+
+struct pending {
+	int fd;		/* -1: free */
+	uint64_t deadline_ms;
 };
 
 static struct ntbsw_state *st;
 static int st_fd;
 static struct port ports[NTBSW_MAX_PORTS];
+static struct pending pend[PENDING_MAX];
 static unsigned int nports;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Marks port p to be let go; why goes to the log once. */
+static void port_fail(unsigned int p, const char *why)
+{
+	if (ports[p].dead)
+		return;
+	ports[p].dead = 1;
+	fprintf(stderr, "smartio-ntb-switch: port %u %s: let go\n", p, why);
+}
+
+/* Queues m (and a dup of fd) behind what port p has not taken yet. */
+static void enqueue(unsigned int p, const struct ntbsw_msg *m, int fd)
+{
+	struct port *pt = &ports[p];
+	struct queued *e;
+
+	if (!pt->q) {
+		pt->q = calloc(OUTQ_MAX, sizeof(*pt->q));
+		if (!pt->q) {
+			port_fail(p, "has no queue (out of memory)");
+			return;
+		}
+	}
+	if (pt->q_len == OUTQ_MAX) {
+		port_fail(p, "stopped reading (its queue is full)");
+		return;
+	}
+	e = &pt->q[(pt->q_head + pt->q_len) % OUTQ_MAX];
+	e->m = *m;
+	e->fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (fd >= 0 && e->fd < 0) {
+		port_fail(p, "cannot be handed a descriptor");
+		return;
+	}
+	pt->q_len++;
+}
+
+/* Sends what waits for port p while it takes it. */
+static void flush(unsigned int p)
+{
+	struct port *pt = &ports[p];
+
+	while (pt->q_len && !pt->dead) {
+		struct queued *e = &pt->q[pt->q_head];
+
+		if (ntbsw_send_msg_flags(pt->fd, &e->m, e->fd,
+					 MSG_DONTWAIT) < 0) {
+			if (errno != EAGAIN)
+				port_fail(p, "cannot be written");
+			return;
+		}
+		if (e->fd >= 0)
+			close(e->fd);
+		pt->q_head = (pt->q_head + 1) % OUTQ_MAX;
+		pt->q_len--;
+	}
+}
+
+/*
+ * Sends m (with fd, which stays the caller's) to port p without ever
+ * waiting: at once when nothing waits before it and p's socket has room,
+ * else behind what waits, in order.
+ */
+static void port_send(unsigned int p, const struct ntbsw_msg *m, int fd)
+{
+	struct port *pt = &ports[p];
+
+	if (pt->fd < 0 || pt->dead)
+		return;
+	if (!pt->q_len) {
+		if (ntbsw_send_msg_flags(pt->fd, m, fd, MSG_DONTWAIT) == 0)
+			return;
+		if (errno != EAGAIN) {
+			port_fail(p, "cannot be written");
+			return;
+		}
+	}
+	enqueue(p, m, fd);
+}
+
+static void queue_free(struct port *pt)
+{
+	for (; pt->q_len; pt->q_len--) {
+		if (pt->q[pt->q_head].fd >= 0)
+			close(pt->q[pt->q_head].fd);
+		pt->q_head = (pt->q_head + 1) % OUTQ_MAX;
+	}
+	free(pt->q);
+	pt->q = NULL;
+	pt->q_head = 0;
+}
 
 static void clear_port_state(unsigned int p)
 {
@@ -57,13 +183,30 @@ static void port_gone(unsigned int p)
 	close(ports[p].fd);
 	if (ports[p].ram_fd >= 0)
 		close(ports[p].ram_fd);
+	queue_free(&ports[p]);
 	ports[p].fd = -1;
 	ports[p].ram_fd = -1;
+	ports[p].dead = 0;
 	clear_port_state(p);
 	fprintf(stderr, "smartio-ntb-switch: port %u left\n", p);
 	for (q = 0; q < nports; q++)
-		if (ports[q].fd >= 0)
-			ntbsw_send_msg(ports[q].fd, &m, -1);
+		port_send(q, &m, -1);
+}
+
+/* Lets go every port marked dead, and those its announcement kills. */
+static void reap(void)
+{
+	unsigned int p;
+	int again;
+
+	do {
+		again = 0;
+		for (p = 0; p < nports; p++)
+			if (ports[p].fd >= 0 && ports[p].dead) {
+				port_gone(p);
+				again = 1;
+			}
+	} while (again);
 }
 
 /* Hands port p the end fd of one of its pipes to or from peer q. */
@@ -72,7 +215,7 @@ static void give_end(unsigned int p, unsigned int q, unsigned int kind, int fd)
 	struct ntbsw_msg pl = { .type = NTBSW_PEER_LINK, .src = q, .dst = p,
 				.arg0 = kind };
 
-	ntbsw_send_msg(ports[p].fd, &pl, fd);
+	port_send(p, &pl, fd);
 }
 
 /*
@@ -109,25 +252,32 @@ static void peer_link(unsigned int p, unsigned int q)
 	}
 }
 
-/* A new connection: its HELLO names the port and passes its RAM fd. */
-static void port_arrive(int fd)
+/*
+ * A pending connection that has something to read: its HELLO names the
+ * port and passes its RAM fd.  0: it joined or was refused (no longer
+ * pending); 1: nothing to read after all, still pending.
+ */
+static int port_arrive(int fd)
 {
-	struct ntbsw_msg m, r = { .type = NTBSW_WELCOME };
+	struct ntbsw_msg m = { 0 }, r = { .type = NTBSW_WELCOME };
 	unsigned int p, q;
 	int ram_fd;
 
-	if (ntbsw_recv_msg(fd, &m, &ram_fd) < 0 || m.type != NTBSW_HELLO ||
-	    m.arg0 >= nports || ports[m.arg0].fd >= 0 || ram_fd < 0 ||
-	    m.arg1 == 0) {
+	errno = 0;
+	if (ntbsw_recv_msg(fd, &m, &ram_fd) < 0 && errno == EAGAIN)
+		return 1;
+	if (m.type != NTBSW_HELLO || m.arg0 >= nports ||
+	    ports[m.arg0].fd >= 0 || ram_fd < 0 || m.arg1 == 0) {
 		r.type = NTBSW_REFUSED;
-		ntbsw_send_msg(fd, &r, -1);
+		/* never waits: a client that does not read is not owed it */
+		ntbsw_send_msg_flags(fd, &r, -1, MSG_DONTWAIT);
 		fprintf(stderr, "smartio-ntb-switch: refused a port (%s)\n",
 			m.type == NTBSW_HELLO && m.arg0 < nports ?
 			"port taken or no RAM fd" : "bad hello");
 		if (ram_fd >= 0)
 			close(ram_fd);
 		close(fd);
-		return;
+		return 0;
 	}
 	p = m.arg0;
 	clear_port_state(p);
@@ -136,27 +286,68 @@ static void port_arrive(int fd)
 				  .ram_size = m.arg1 };
 	__atomic_store_n(&st->port[p].present, 1, __ATOMIC_SEQ_CST);
 	r.dst = p;
-	if (ntbsw_send_msg(fd, &r, st_fd) < 0) {
-		port_gone(p);
-		return;
-	}
+	port_send(p, &r, st_fd);
 	fprintf(stderr, "smartio-ntb-switch: port %u joined (RAM %llu MiB)\n",
 		p, (unsigned long long)(m.arg1 >> 20));
 	for (q = 0; q < nports; q++) {
 		struct ntbsw_msg pr = { .type = NTBSW_PEER_RAM };
 
-		if (q == p || ports[q].fd < 0)
+		if (q == p || ports[q].fd < 0 || ports[q].dead)
 			continue;
 		pr.src = q;
 		pr.dst = p;
 		pr.arg1 = ports[q].ram_size;
-		ntbsw_send_msg(fd, &pr, ports[q].ram_fd);
+		port_send(p, &pr, ports[q].ram_fd);
 		pr.src = p;
 		pr.dst = q;
 		pr.arg1 = ports[p].ram_size;
-		ntbsw_send_msg(ports[q].fd, &pr, ram_fd);
+		port_send(q, &pr, ram_fd);
 		peer_link(p, q);
 	}
+	return 0;
+}
+
+/* A new connection waits for its hello among the pending ones. */
+static void pend_add(int fd)
+{
+	unsigned int i, oldest = 0;
+
+	for (i = 0; i < PENDING_MAX; i++) {
+		if (pend[i].fd < 0)
+			break;
+		if (pend[i].deadline_ms < pend[oldest].deadline_ms)
+			oldest = i;
+	}
+	if (i == PENDING_MAX) {
+		fprintf(stderr, "smartio-ntb-switch: %d connections without "
+			"a hello: the oldest let go\n", PENDING_MAX);
+		close(pend[oldest].fd);
+		i = oldest;
+	}
+	pend[i].fd = fd;
+	pend[i].deadline_ms = now_ms() + HELLO_MS;
+}
+
+/* Lets go the pending connections whose time is up; the poll timeout
+ * until the next deadline (-1: none). */
+static int pend_expire(void)
+{
+	uint64_t now = now_ms(), next = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < PENDING_MAX; i++) {
+		if (pend[i].fd < 0)
+			continue;
+		if (pend[i].deadline_ms <= now) {
+			fprintf(stderr, "smartio-ntb-switch: a connection "
+				"said no hello in %d ms: let go\n", HELLO_MS);
+			close(pend[i].fd);
+			pend[i].fd = -1;
+		} else if (pend[i].deadline_ms < next) {
+			next = pend[i].deadline_ms;
+		}
+	}
+	return next == UINT64_MAX ? -1 : (int)(next - now);
 }
 
 /* Relay one message from port p; false when p is gone. */
@@ -166,23 +357,24 @@ static int relay(unsigned int p)
 	unsigned int q;
 	int fd;
 
+	errno = 0;
 	if (ntbsw_recv_msg(ports[p].fd, &m, &fd) < 0)
-		return 0;
+		return errno == EAGAIN;	/* woken for nothing: still here */
 	if (fd >= 0)
 		close(fd);	/* ports never pass fds after the hello */
 	m.src = p;		/* the requester id is the port: never forged */
 	switch (m.type) {
 	case NTBSW_NOTIFY:
 		for (q = 0; q < nports; q++)
-			if (q != p && ports[q].fd >= 0 &&
-			    (m.dst == NTBSW_DST_ALL || m.dst == q))
-				ntbsw_send_msg(ports[q].fd, &m, -1);
+			if (q != p && (m.dst == NTBSW_DST_ALL || m.dst == q))
+				port_send(q, &m, -1);
 		break;
 	case NTBSW_FWD_WRITE:
 	case NTBSW_FWD_READ:
 	case NTBSW_FWD_RESP:
-		if (m.dst < nports && m.dst != p && ports[m.dst].fd >= 0) {
-			ntbsw_send_msg(ports[m.dst].fd, &m, -1);
+		if (m.dst < nports && m.dst != p && ports[m.dst].fd >= 0 &&
+		    !ports[m.dst].dead) {
+			port_send(m.dst, &m, -1);
 		} else if (m.type == NTBSW_FWD_READ) {
 			/* Nobody there: answer for it, all-ones. */
 			struct ntbsw_msg r = { .type = NTBSW_FWD_RESP,
@@ -190,7 +382,7 @@ static int relay(unsigned int p)
 					       .arg1 = 1 };
 
 			memset(r.data, 0xff, sizeof(r.data));
-			ntbsw_send_msg(ports[p].fd, &r, -1);
+			port_send(p, &r, -1);
 		}
 		break;
 	default:
@@ -209,7 +401,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct pollfd pfd[NTBSW_MAX_PORTS + 1];
+	struct pollfd pfd[1 + NTBSW_MAX_PORTS + PENDING_MAX];
 	unsigned long long wsize = 4ULL << 20, w1size = 0, v;
 	const char *path = NULL;
 	char *end;
@@ -282,11 +474,14 @@ int main(int argc, char **argv)
 		ports[p].ram_fd = -1;
 		clear_port_state(p);
 	}
+	for (p = 0; p < PENDING_MAX; p++)
+		pend[p].fd = -1;
 	st->magic = NTBSW_MAGIC;
 
 	strcpy(sa.sun_path, path);
 	unlink(path);
-	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		     0);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    listen(lfd, 16) < 0) {
 		perror(path);
@@ -297,29 +492,46 @@ int main(int argc, char **argv)
 		(unsigned long long)st->mw1_size >> 10, path);
 
 	for (;;) {
-		unsigned int n = 0;
+		unsigned int n = 0, i;
+		int timeout = pend_expire();
 
 		pfd[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
 		for (p = 0; p < nports; p++)
-			pfd[n++] = (struct pollfd){ .fd = ports[p].fd,
+			pfd[n++] = (struct pollfd){
+				.fd = ports[p].fd,
+				.events = POLLIN |
+					  (ports[p].q_len ? POLLOUT : 0) };
+		for (i = 0; i < PENDING_MAX; i++)
+			pfd[n++] = (struct pollfd){ .fd = pend[i].fd,
 						    .events = POLLIN };
-		if (poll(pfd, n, -1) < 0) {
+		if (poll(pfd, n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("poll");
 			return 1;
 		}
 		for (p = 0; p < nports; p++) {
-			if (ports[p].fd < 0 || !pfd[p + 1].revents)
+			short ev = pfd[1 + p].revents;
+
+			if (ports[p].fd < 0 || !ev)
 				continue;
-			if (!relay(p))
-				port_gone(p);
+			if (ev & POLLOUT)
+				flush(p);
+			if ((ev & ~POLLOUT) && !ports[p].dead && !relay(p))
+				ports[p].dead = 1;	/* its QEMU went away */
 		}
+		reap();
+		for (i = 0; i < PENDING_MAX; i++)
+			if (pend[i].fd >= 0 && pfd[1 + nports + i].revents &&
+			    !port_arrive(pend[i].fd))
+				pend[i].fd = -1;
+		reap();
 		if (pfd[0].revents & POLLIN) {
-			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			int fd = accept4(lfd, NULL, NULL,
+					 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 			if (fd >= 0)
-				port_arrive(fd);
+				pend_add(fd);
 		}
 	}
 }

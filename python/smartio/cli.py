@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import threading
 import time
 
@@ -85,10 +86,27 @@ def cmd_list(c, a):
 
 
 def _write_atomic(path, text):
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.rename(tmp, path)
+    """Replaces path with text in one rename, so that a reader (a
+    Prometheus textfile collector) never sees half a file.  The temporary
+    file is made by mkstemp in path's directory: a fixed name there could
+    be a symlink or file that another user planted, which root would then
+    follow and overwrite (issue 28 item 10).  It gets the mode a plain
+    create would give (0666 less the umask), not mkstemp's 0600."""
+    d, base = os.path.split(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".%s." % base, suffix=".tmp", dir=d)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
+        with os.fdopen(fd, "w") as f:
+            fd = -1
+            f.write(text)
+        os.rename(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        os.unlink(tmp)
+        raise
 
 
 def cmd_status(c, a):

@@ -6,7 +6,10 @@
  * forwarded accesses reach their port with the sender's real port as
  * source (a forged one is overwritten); a read for an absent port is
  * answered all-ones; a departure is announced, clears the port's state,
- * and frees its number.  Clients here play QEMU's device model.
+ * and frees its number.  No client stalls the switch for the others (issue
+ * 28 item 11): relays go on while a connection never says hello, and
+ * while a port never reads what the switch sends it, which is in the end
+ * let go as gone.  Clients here play QEMU's device model.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +84,148 @@ static int hello(unsigned int port, struct ntbsw_msg *reply, int *fd)
 	return c;
 }
 
+static pid_t start_switch(const char *bin, const char *nports)
+{
+	pid_t sw;
+
+	unlink(sock_path);
+	sw = fork();
+	if (sw == 0) {
+		execl(bin, bin, "-S", sock_path, "-n", nports, "-w", "1M",
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100 && access(sock_path, F_OK); i++)
+		usleep(20000);
+	return sw;
+}
+
+/* Reads and closes what a newly joined port gets (its peers' RAM fds and
+ * pipe ends) until 0.3 s pass with nothing. */
+static void drain_join(int c)
+{
+	struct pollfd p = { .fd = c, .events = POLLIN };
+	struct ntbsw_msg m;
+	int fd;
+
+	while (poll(&p, 1, 300) == 1 && ntbsw_recv_msg(c, &m, &fd) == 0)
+		if (fd >= 0)
+			close(fd);
+}
+
+/* Port 0 sends a write for port 1 through the switch; 1: it arrived. */
+static int relayed(int c0, int c1, uint64_t addr)
+{
+	struct ntbsw_msg m = { .type = NTBSW_FWD_WRITE, .dst = 1,
+			       .arg0 = addr, .arg1 = 4 };
+	int fd;
+
+	if (ntbsw_send_msg_flags(c0, &m, -1, MSG_DONTWAIT) < 0)
+		return 0;
+	while (recv_msg(c1, &m, &fd) == 1) {
+		if (fd >= 0)
+			close(fd);
+		if (m.type == NTBSW_FWD_WRITE && m.arg0 == addr)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A switch of 4 ports with ports 0 and 1 relaying through it: a client
+ * that connects and stays silent, and port 2 that joins and never reads,
+ * while port 0 sends notices to all that port 1 reads as they come.
+ */
+static void no_client_stalls_the_switch(const char *bin)
+{
+	enum { NOTES = 20000 };
+	struct pollfd out, in1;
+	struct ntbsw_msg m;
+	unsigned int got = 0, sent = 0, down2 = 0, i;
+	int c0, c1, c2, silent, fd;
+	pid_t sw = start_switch(bin, "4");
+
+	c0 = hello(0, &m, &fd);
+	if (fd >= 0)
+		close(fd);
+	c1 = hello(1, &m, &fd);
+	if (fd >= 0)
+		close(fd);
+	drain_join(c0);
+	drain_join(c1);
+	CHECK(relayed(c0, c1, 0x1000), "ports 0 and 1 relay through the switch");
+
+	silent = connect_switch();
+	usleep(100000);
+	CHECK(relayed(c0, c1, 0x2000),
+	      "a write relays while a connection has not said hello");
+	c2 = hello(2, &m, &fd);
+	CHECK(m.type == NTBSW_WELCOME,
+	      "port 2 joins while the silent connection waits");
+	if (fd >= 0)
+		close(fd);
+	drain_join(c0);
+	drain_join(c1);
+	CHECK(relayed(c0, c1, 0x3000), "and relays go on after it joined");
+
+	/* Port 2 reads nothing from here on. */
+	out = (struct pollfd){ .fd = c0, .events = POLLOUT };
+	in1 = (struct pollfd){ .fd = c1, .events = POLLIN };
+	m = (struct ntbsw_msg){ .type = NTBSW_NOTIFY, .dst = NTBSW_DST_ALL,
+				.arg0 = NTBSW_NOTE_DB };
+	for (i = 0; i < NOTES; i++) {
+		struct ntbsw_msg r;
+
+		while (ntbsw_send_msg_flags(c0, &m, -1, MSG_DONTWAIT) < 0) {
+			if (errno != EAGAIN || poll(&out, 1, 3000) != 1)
+				goto stalled;
+		}
+		sent++;
+		/* Port 1 reads what has come, as a live QEMU does. */
+		while (poll(&in1, 1, 0) == 1 &&
+		       ntbsw_recv_msg(c1, &r, &fd) == 0) {
+			if (fd >= 0)
+				close(fd);
+			got += r.type == NTBSW_NOTIFY;
+			down2 += r.type == NTBSW_PORT_DOWN && r.src == 2;
+		}
+	}
+stalled:
+	CHECK(sent == NOTES, "port 0 sent %u of %u notices with port 2 not "
+	      "reading (the switch went on reading port 0)", sent, NOTES);
+	while (got < sent) {
+		struct ntbsw_msg r;
+
+		if (recv_msg(c1, &r, &fd) != 1)
+			break;
+		if (fd >= 0)
+			close(fd);
+		got += r.type == NTBSW_NOTIFY;
+		down2 += r.type == NTBSW_PORT_DOWN && r.src == 2;
+	}
+	CHECK(got == sent, "port 1 got %u of the %u notices, in order of "
+	      "arrival", got, sent);
+	CHECK(relayed(c0, c1, 0x4000),
+	      "a write relays after port 2 stopped reading");
+	CHECK(down2 == 1, "port 2, not reading, was let go and announced "
+	      "to port 1");
+	/* The silent connection is let go when its 5 s are up. */
+	{
+		struct pollfd h = { .fd = silent, .events = POLLIN };
+		char b;
+
+		CHECK(poll(&h, 1, 8000) == 1 && recv(silent, &b, 1, 0) == 0,
+		      "a connection that never says hello is closed");
+	}
+	close(silent);
+	close(c0);
+	close(c1);
+	close(c2);
+	kill(sw, SIGTERM);
+	waitpid(sw, NULL, 0);
+	unlink(sock_path);
+}
+
 int main(int argc, char **argv)
 {
 	struct ntbsw_state *st = NULL;
@@ -103,14 +248,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	snprintf(sock_path, sizeof(sock_path), "/tmp/test-ntbsw.%d",
 		 (int)getpid());
-	sw = fork();
-	if (sw == 0) {
-		execl(bin, bin, "-S", sock_path, "-n", "3", "-w", "1M",
-		      (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 100 && access(sock_path, F_OK); i++)
-		usleep(20000);
+	sw = start_switch(bin, "3");
 
 	c0 = hello(0, &m, &sfd);
 	CHECK(m.type == NTBSW_WELCOME && sfd >= 0, "port 0 welcomed with the state");
@@ -232,7 +370,7 @@ int main(int argc, char **argv)
 	close(c1);
 	kill(sw, SIGTERM);
 	waitpid(sw, NULL, 0);
-	unlink(sock_path);
+	no_client_stalls_the_switch(bin);
 	printf("%d failed\n", failures);
 	return failures ? 1 : 0;
 }

@@ -191,3 +191,46 @@ def test_not_a_mount_is_an_error(tmp_path):
     with pytest.raises(smartio.SmartioError) as e:
         smartio.Cluster(str(tmp_path))
     assert e.value.errno == errno.ENOENT and "is not a smartio mount" in e.value.strerror
+
+
+def _as_nobody(path):
+    """Owns path as nobody when we are root: the other user of the test
+    below.  (Without root the planting user is us, which the old code
+    followed all the same.)"""
+    if os.geteuid() == 0:
+        os.lchown(path, 65534, 65534)
+
+
+def test_status_output_never_follows_a_link_planted_in_its_directory(
+        fabric, tmp_path):
+    """`smartio status --prometheus -o FILE` run as root into a directory
+    another user can write (issue 28 item 10): a symlink that user planted
+    at a name the command could pick must not be followed, and FILE gets
+    the whole text with the usual mode."""
+    from smartio import cli
+    mnt = fabric.mount("m0")
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    spool = tmp_path / "textfile"
+    spool.mkdir()
+    _as_nobody(str(spool))
+    out = spool / "smartio.prom"
+    # The name the command used to pick, and its neighbours.
+    planted = ["%s.%d.tmp" % (out, p) for p in range(os.getpid() - 2,
+                                                       os.getpid() + 3)]
+    for p in planted:
+        os.symlink(str(victim), p)
+        _as_nobody(p)
+    old = os.umask(0o022)
+    try:
+        rc = cli.main(["--mount", mnt, "status", "--prometheus", "-o", str(out)])
+    finally:
+        os.umask(old)
+    assert rc == 0
+    assert victim.read_text() == "precious\n"
+    assert not out.is_symlink() and "smartio_" in out.read_text()
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert all(os.path.islink(p) for p in planted)
+    # Nothing left behind but the file and what the other user planted.
+    assert sorted(os.listdir(str(spool))) == sorted(
+        [out.name] + [os.path.basename(p) for p in planted])
