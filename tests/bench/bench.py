@@ -662,7 +662,7 @@ def bench_ntb_switch():
 def bench_ntb_transport():
     """Two TCG guests on a 2-port smartio-ntb-switch
     (tests/bench/ntb_transport.sh): TCP through the mainline ntb_netdev on
-    ntb_transport, 64 MiB each way (busybox nc, timed until the receiver
+    ntb_transport, 32 MiB each way (busybox nc, timed until the receiver
     says every byte arrived), against ntb_perf on the same pair (one
     memcpy into the peer's window per byte, run again once TCG's TLB has
     grown), the figure kernel NTB users compare it with on hardware; and
@@ -694,13 +694,12 @@ def bench_ntb_transport():
         ERRORS.append("no TCP/ntb_perf figures from the transport guests")
         return
     t = max(tcp)
-    # The goal is against ntb_perf once TCG's TLB has grown (the figure
-    # the switch lines use); against its first, TLB-bound run it is
-    # shown beside.
+    # ntb_perf's better run is what the NTB carries; the other is bound
+    # by TCG's TLB (either run may be: tests/ntb/transport-init.sh).
+    best, worst = max(perf_mbs, cold or 0), min(perf_mbs, cold or perf_mbs)
     row(perf, "%.3f (%.1f vs %.0f MB/s; the other direction %.1f; "
-        "%.2f of ntb_perf's first run, %.0f MB/s)"
-        % (t / perf_mbs, t, perf_mbs, min(tcp), t / (cold or perf_mbs),
-           cold or -1), ">= 0.3", t / perf_mbs >= 0.3)
+        "ntb_perf's other run %.0f MB/s)"
+        % (t / best, t, best, min(tcp), worst), ">= 0.3", t / best >= 0.3)
     row(lo, "%.2f (%.1f vs %.1f MB/s)" % (t / loop, t, loop), "report",
         "reported")
 

@@ -9,7 +9,8 @@
 # with max_mw_size (without it, it asks the page allocator for 1 GiB).
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
-# build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_MIB,
+# build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_MIB, NTB_MEM
+# (MiB of RAM per guest, default 512),
 # NTB_W1 (window 1's size, default 1G; empty: as window 0), NTB_MAX_MW0
 # and NTB_MAX_MW1 (below), NTB_BENCH=1 (make bench: then TCP on port 0's
 # loopback and ntb_perf, tests/bench/ntb_transport.sh), NTB_KEEP=1 keeps
@@ -21,6 +22,7 @@ src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${NTB_TIMEOUT:-900}
 mib=${NTB_MIB:-64}
+mem=${NTB_MEM:-512}
 w1=${NTB_W1-1G}
 # ntb_transport's max_mw_size on port 0 and port 1 (see transport-init.sh):
 # 512 KiB is a ring of 7 usable 64 KiB entries at port 1, where ntb_netdev
@@ -47,9 +49,9 @@ guest_initrd "$tmp/root" "$tmp/initrd.gz"
 sw_start 2 "$w1"
 t0=$(date +%s)
 SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}"
-sw_guest 0 1 512
+sw_guest 0 1 "$mem"
 pid0=$guest_pid
-sw_guest 1 1 512
+sw_guest 1 1 "$mem"
 wait "$guest_pid" "$pid0"
 echo "both guests done after $(($(date +%s) - t0)) s"
 

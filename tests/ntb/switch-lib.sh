@@ -75,7 +75,9 @@ sw_start() {
 
 # sw_guest PORT PHASE MEMORY [QEMU ARGS...]: boots $tmp/initrd.gz on port
 # PORT of the switch in the background (at most $limit s, MEMORY MiB,
-# kernel command line swport=PORT swphase=PHASE); serial console in
+# kernel command line swport=PORT swphase=PHASE, and no_timer_check: on a
+# loaded host TCG can miss the boot's IO-APIC timer check, and the
+# kernel then panics, "IO-APIC + timer doesn't work!"); serial console in
 # $tmp/pPORT-PHASE.log, QEMU's pid in $guest_pid; $SW_APPEND is added to
 # the kernel command line.
 sw_guest() {
@@ -86,7 +88,7 @@ sw_guest() {
 		-object "memory-backend-memfd,id=ram,size=${mem}M,share=on" \
 		-serial "file:$tmp/p$port-$phase.log" -pidfile "$tmp/p$port-$phase.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-		-append "console=ttyS0 panic=-1 swport=$port swphase=$phase${SW_APPEND:+ $SW_APPEND}" \
+		-append "console=ttyS0 panic=-1 no_timer_check swport=$port swphase=$phase${SW_APPEND:+ $SW_APPEND}" \
 		-device "smartio-ntb-port,switch=$tmp/sw.sock,port=$port,memdev=ram" \
 		"$@" >"$tmp/p$port-$phase.qemu" 2>&1 &
 	guest_pid=$!

@@ -15,8 +15,10 @@
 #    from its first byte to the receiver's "done", both print the MD5 of
 #    what they sent and received ("NTB-SUM"), which the host compares;
 #  - both print ntb_transport's queue statistics at the end.
-# Lines: "PASS: ...", "FAIL: ...", "NTB-SUM ...", "NTB-TCP ..."; "NTB-END"
-# ends the run.
+# With swbench=1 (make bench), ntb_perf runs first on the same pair and
+# port 0 sends the file over TCP on its own loopback last.
+# Lines: "PASS: ...", "FAIL: ...", "NTB-SUM ...", "NTB-TCP ...",
+# "NTB-PERF ..."; "NTB-END" ends the run.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mkdir -p /proc /sys /dev /tmp
@@ -67,6 +69,57 @@ watch_stall &
 
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_sioswitch.ko || fail "insmod ntb_sioswitch.ko"
+dd if=/dev/urandom of=/tmp/tx bs=1M count="$MIB" 2>/dev/null
+
+# --- make bench (tests/bench/ntb_transport.sh, swbench=1): ntb_perf -------
+# On the same pair, before ntb_transport: port 0 runs ntb_perf twice, as
+# it comes and again after reading the file eight times, which grows
+# TCG's TLB (ntb_perf's source and window collide in a small one,
+# kmod/ntb/README; either run may be the slow one).  ntb_perf must not
+# see the link come up with a peer that runs something else, so the pair
+# leaves it in order, as in tests/ntb/switch-init.sh: port 0 writes 0xa1
+# into port 1's scratchpad 6, port 1 answers 0xb1 and unloads once port
+# 0's leave takes the link.
+if [ "$(arg swbench)" = 1 ]; then
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] &&
+			pci=$(basename "$d")
+	done
+	R=$(sed -n 1p "/sys/bus/pci/devices/$pci/resource" | cut -d' ' -f1)
+	spad6() { devmem $((R + 0x100 + 4 * 6)) 32; }
+	got() { [ "$(spad6)" = "$(printf 0x%08X "$1")" ]; }
+	link_down() { [ $(($(devmem $((R + 0x34)) 32) & (1 << (1 - P)))) = 0 ]; }
+	insmod /ntb_perf.ko total_order=26 || fail "insmod ntb_perf"
+	F=/sys/kernel/debug/ntb_perf/$pci
+	# perf LABEL: one run (the first waits for the peer's ntb_perf).
+	perf() {
+		local i res ran=
+		for i in $(seq 1 120); do
+			echo 0 >"$F/run" 2>/dev/null && { ran=1; break; }
+			sleep 1
+		done
+		waitfor 120 grep -q MBytes/s "$F/run"
+		res=$(grep -m1 MBytes/s "$F/run" | tr -s ' \t' ' ')
+		if [ -n "$ran" ] && [ -n "$res" ]; then
+			echo "$1 port $P to port 1:$res"
+		else
+			fail "ntb_perf: $(cat "$F/run" "$F/info" 2>&1 | tr '\n' ' ')"
+		fi
+	}
+	if [ "$P" = 0 ]; then
+		perf NTB-PERF-COLD
+		for i in 1 2 3 4 5 6 7 8; do cat /tmp/tx >/dev/null; done
+		perf NTB-PERF
+		devmem $((R + 0x200 + 0x80 + 4 * 6)) 32 0xa1
+		waitfor 300 got 0xb1 || fail "port 1 did not answer after ntb_perf"
+	else
+		waitfor 600 got 0xa1 || fail "port 0 never ended ntb_perf"
+		devmem $((R + 0x200 + 4 * 6)) 32 0xb1
+		waitfor 300 link_down || fail "port 0 kept the link"
+	fi
+	rmmod ntb_perf || fail "rmmod ntb_perf"
+fi
+
 if [ "${MW:-0}" -gt 0 ]; then
 	insmod /ntb_transport.ko max_mw_size="$MW" || fail "insmod ntb_transport.ko"
 else
@@ -93,17 +146,22 @@ else
 	finish
 fi
 # The peer may bring its address up a little later: the first echoes may
-# go unanswered (ping -w: until one answers, for at most 120 s).
+# go unanswered, or fail at once while ARP finds no one (busybox ping
+# then ends), so the first answer is waited for echo by echo.
 touch /tmp/busy
-if ping -c 1 -w 120 "$peer" >/dev/null 2>&1 &&
-   ping -c 5 "$peer" >/tmp/ping 2>&1; then
+pinged() { ping -c 1 -W 1 "$peer" >/dev/null 2>&1; }
+n=0
+until pinged || [ "$n" -ge 60 ]; do
+	n=$((n + 1))
+	sleep 1
+done
+if ping -c 5 "$peer" >/tmp/ping 2>&1; then
 	pass "ping $peer: $(tail -n 1 /tmp/ping)"
 else
-	fail "ping $peer: $(tail -n 2 /tmp/ping | tr '\n' ' ')"
+	fail "ping $peer: $(tail -n 2 /tmp/ping | tr '\n' ' ') (after $n s)"
 	finish
 fi
 
-dd if=/dev/urandom of=/tmp/tx bs=1M count="$MIB" 2>/dev/null
 echo "NTB-SUM port $P sent $(md5sum </tmp/tx | cut -d' ' -f1)"
 now() { cut -d' ' -f1 /proc/uptime; }
 # A listener whose standard input never ends (busybox nc ends a connection
@@ -166,64 +224,17 @@ else
 	send
 fi
 rm -f /tmp/busy
-[ "$(arg swbench)" = 1 ] || finish
-
-# --- make bench (tests/bench/ntb_transport.sh, swbench=1) ------------------
-# The same file over TCP on the loopback inside port 0, then ntb_perf on
-# the same pair: port 1 says it is done with TCP (port 5003) and unloads
-# ntb_netdev and ntb_transport once port 0's leave takes the carrier; port
-# 0 runs ntb_perf and ends port 1 by its scratchpad 31.
-bar() { sed -n "$(($2 + 1))p" "/sys/bus/pci/devices/$1/resource" | cut -d' ' -f1; }
-for d in /sys/bus/pci/devices/*; do
-	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] &&
-		pci=$(basename "$d")
-done
-R=$(bar "$pci" 0)
-spad31() { devmem $((R + 0x100 + 4 * 31)) 32; }
-ended() { [ "$(spad31)" = 0x00000B0B ]; }
-no_carrier() { ! carrier; }
-unload() { rmmod ntb_netdev ntb_transport || fail "rmmod ntb_transport"; }
-if [ "$P" = 1 ]; then
-	echo perf | connect 5003 || fail "connect to $peer:5003"
-	waitfor 120 no_carrier || fail "port 0 kept ntb_transport"
-	unload
-	insmod /ntb_perf.ko total_order=26 || fail "insmod ntb_perf"
-	waitfor 600 ended || fail "port 0 never ended ntb_perf"
-	finish
+# make bench: the same file over TCP on the loopback inside port 0.
+if [ "$(arg swbench)" = 1 ] && [ "$P" = 0 ]; then
+	listen 6000 >/tmp/rx &
+	waitfor 10 listening 6000 || fail "nc does not listen on port 6000"
+	t0=$(now)
+	nc 127.0.0.1 6000 </tmp/tx || { fail "loopback: nc"; kill $!; }
+	wait $!
+	t1=$(now)
+	[ "$(wc -c </tmp/rx)" = $((MIB << 20)) ] ||
+		fail "loopback: $(wc -c </tmp/rx) bytes"
+	tcp_time "$t0" "$t1" loopback
+	rm -f /tmp/rx
 fi
-listen 6000 >/tmp/rx &
-waitfor 10 listening 6000 || fail "nc does not listen on port 6000"
-t0=$(now)
-nc 127.0.0.1 6000 </tmp/tx || { fail "loopback: nc"; kill $!; }
-wait $!
-t1=$(now)
-[ "$(wc -c </tmp/rx)" = $((MIB << 20)) ] || fail "loopback: $(wc -c </tmp/rx) bytes"
-tcp_time "$t0" "$t1" loopback
-rm -f /tmp/rx
-listen 5003 >/dev/null
-unload
-insmod /ntb_perf.ko total_order=26 || fail "insmod ntb_perf"
-F=/sys/kernel/debug/ntb_perf/$pci
-# perf LABEL: one ntb_perf run (the first waits for the peer's ntb_perf).
-perf() {
-	local i res ran=
-	for i in $(seq 1 120); do
-		echo 0 >"$F/run" 2>/dev/null && { ran=1; break; }
-		sleep 1
-	done
-	waitfor 120 grep -q MBytes/s "$F/run"
-	res=$(grep -m1 MBytes/s "$F/run" | tr -s ' \t' ' ')
-	if [ -n "$ran" ] && [ -n "$res" ]; then
-		echo "$1 port $P to port 1:$res"
-	else
-		fail "ntb_perf: $(cat "$F/run" "$F/info" 2>&1 | tr '\n' ' ')"
-	fi
-}
-# As it comes, then once the kernel has grown TCG's TLB (reading the
-# 64 MiB file eight times): ntb_perf's source and window collide in a
-# small TLB (kmod/ntb/README, tests/ntb/switch-bench-init.sh).
-perf NTB-PERF-COLD
-for i in 1 2 3 4 5 6 7 8; do cat /tmp/tx >/dev/null; done
-perf NTB-PERF
-devmem $((R + 0x200 + 0x80 + 4 * 31)) 32 0xb0b
 finish
