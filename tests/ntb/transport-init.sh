@@ -112,12 +112,17 @@ if [ "$(arg swbench)" = 1 ]; then
 		perf NTB-PERF
 		devmem $((R + 0x200 + 0x80 + 4 * 6)) 32 0xa1
 		waitfor 300 got 0xb1 || fail "port 1 did not answer after ntb_perf"
+		rmmod ntb_perf || fail "rmmod ntb_perf"
+		# Port 1 unloads once it sees the link fall: ntb_transport
+		# enables it again no sooner than 10 s later (switch-init.sh
+		# leaves ntb_tool the same time).
+		sleep 10
 	else
 		waitfor 600 got 0xa1 || fail "port 0 never ended ntb_perf"
 		devmem $((R + 0x200 + 4 * 6)) 32 0xb1
 		waitfor 300 link_down || fail "port 0 kept the link"
+		rmmod ntb_perf || fail "rmmod ntb_perf"
 	fi
-	rmmod ntb_perf || fail "rmmod ntb_perf"
 fi
 
 if [ "${MW:-0}" -gt 0 ]; then
