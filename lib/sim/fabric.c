@@ -575,24 +575,31 @@ static int any_owner_alive(struct sim_fabric *f)
 	return 0;
 }
 
-/* Empties and removes the fabric directory; closes its fd. */
-static void remove_dir(struct sim_fabric *f)
+/* Removes every file of the fabric directory. */
+static void empty_dir(struct sim_fabric *f)
 {
 	int fd = f->dirfd >= 0 ? dup(f->dirfd) : -1;
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 
-	if (d) {
-		rewinddir(d);
-		while ((e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			unlinkat(dirfd(d), e->d_name, 0);
-		}
-		closedir(d);
-	} else if (fd >= 0) {
-		close(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* Empties and removes the fabric directory; closes its fd. */
+static void remove_dir(struct sim_fabric *f)
+{
+	empty_dir(f);
 	rmdir(f->dir);
 	close_dir(f);
 }
@@ -608,30 +615,68 @@ static void unmap_state(struct sim_fabric *f)
 	f->fd = -1;
 }
 
+/*
+ * The open lock (issue 28, item 5): an flock on the fabric directory
+ * itself, which only its owner (or the fabric's group) can open.  Never on
+ * the shared memory directory: any local user can open that one and hold
+ * the lock for ever.  A directory its last user removed while this process
+ * waited is no longer the fabric (-EAGAIN): the caller opens the one under
+ * that name now.
+ */
+static int lock_dir(struct sim_fabric *f, int base, const char *leaf)
+{
+	struct stat held, now;
+
+	if (flock(f->dirfd, LOCK_EX) < 0 || fstat(f->dirfd, &held) < 0)
+		return -errno;
+	if (fstatat(base, leaf, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == held.st_dev && now.st_ino == held.st_ino)
+		return 0;
+	return -EAGAIN;
+}
+
+static void unlock_dir(struct sim_fabric *f)
+{
+	if (f->dirfd >= 0)
+		flock(f->dirfd, LOCK_UN);
+}
+
+/* Opens the fabric directory and takes its open lock. */
+static int open_dir_locked(struct sim_fabric *f, const struct sim_open *o,
+			   int base, const char *leaf)
+{
+	int tries, err = -EAGAIN;
+
+	for (tries = 0; tries < 100 && err == -EAGAIN; tries++) {
+		err = open_dir(f, o, base, leaf);
+		if (err)
+			return err;
+		err = lock_dir(f, base, leaf);
+		if (err)
+			close_dir(f);
+	}
+	return err;
+}
+
 static int open_locked(struct sim_fabric *f, const struct sim_open *o,
 		       int base);
 
 /*
  * Deciding between create, join and rebuild must not interleave with
  * another process's decision (two daemons starting at once would each
- * rebuild a stale fabric under the other), so it holds an flock on the
- * directory the fabrics live in: opens are rare, and nothing is left
- * behind.
+ * rebuild a stale fabric under the other), nor with a last user's close
+ * removing the fabric: all of them hold the fabric directory's open lock.
  */
 int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o)
 {
 	const char *base = o->shm_dir ? o->shm_dir : "/dev/shm";
-	int lock = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
 
-	if (lock < 0)
+	if (fd < 0)
 		return -errno;
-	if (flock(lock, LOCK_EX) < 0) {
-		err = -errno;
-		close(lock);
-		return err;
-	}
-	err = open_locked(f, o, lock);
-	close(lock);
+	err = open_locked(f, o, fd);
+	close(fd);
+	unlock_dir(f);
 	if (err)
 		close_dir(f);
 	else
@@ -664,7 +709,7 @@ static int open_locked(struct sim_fabric *f, const struct sim_open *o,
 		return err;
 	f->grouped = o->group != NULL;
 	f->file_mode = f->grouped ? 0660 : 0600;
-	err = open_dir(f, o, base, leaf);
+	err = open_dir_locked(f, o, base, leaf);
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "%s/state", f->dir);
@@ -674,14 +719,14 @@ static int open_locked(struct sim_fabric *f, const struct sim_open *o,
 			return err;
 		/*
 		 * A fabric whose every process is gone is stale: rebuild it,
-		 * rather than inherit its lends and borrows.
+		 * rather than inherit its lends and borrows.  The directory
+		 * stays, and with it the open lock.
 		 */
 		err = join_state(f, o, path);
 		if (err == 0 && !any_owner_alive(f)) {
 			unmap_state(f);
-			remove_dir(f);
-			err = open_dir(f, o, base, leaf);
-			return err ? err : create_state(f, path, o->topo);
+			empty_dir(f);
+			return create_state(f, path, o->topo);
 		}
 		if (err == 0 && o->create == 1) {
 			unmap_state(f);

