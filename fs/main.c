@@ -336,6 +336,8 @@ int main(int argc, char *argv[])
 	rc = open_cluster(&o, msg, sizeof(msg));
 	if (rc)
 		open_error(&o, rc, msg);
+	if (msg[0])	/* a fabric rebuilt from a broken state */
+		fprintf(stderr, "smartiofs: %s\n", msg);
 	sfs.self = smartio_self(sfs.h);
 	rc = names_load(sfs.h);
 	if (!rc)

@@ -27,12 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "fabric.h"
 
 #define TOPO \
 	"fabric luts=16 requesters=8 reserved=2 window=256M\n" \
@@ -184,10 +186,186 @@ static void test_lock_on_shm_dir_does_not_block_open(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/*
+ * Leaves a fabric whose only process died without closing it, and patches
+ * its state file as a killed creator or another version would leave it:
+ * magic 0 (never published), or the version given.
+ */
+static void leave_broken_state(struct fx *fx, u32 magic, u32 version)
+{
+	struct smartio_open_opts o = { 0 };
+	struct smartio *h = NULL;
+	struct sim_shared *sh;
+	char path[200];
+	struct stat st;
+	int ws, fd;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		o.fabric = fx->fabric;
+		o.topology = fx->topo;
+		o.create = 1;
+		_exit(smartio_open(&h, &o) ? 1 : 0);	/* dies holding it */
+	}
+	ws = wait_bounded(pid);
+	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	snprintf(path, sizeof(path), "%s/state", fx->dir);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	sh = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  fd, 0);
+	assert_true(sh != MAP_FAILED);
+	sh->magic = magic;
+	sh->version = version;
+	munmap(sh, (size_t)st.st_size);
+	close(fd);
+}
+
+static void test_unfinished_state_is_rebuilt(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+
+	leave_broken_state(fx, 0, SIM_VERSION);
+	/* Joining only: refused at once, saying why and what to do. */
+	assert_int_equal(open_in_child(fx, 0, "host1", err, sizeof(err)),
+			 -EPROTO);
+	fprintf(stderr, "join: %s\n", err);
+	assert_non_null(strstr(err, "unfinished"));
+	assert_non_null(strstr(err, "rebuild"));
+	/* Creating: rebuilt, and the note says so. */
+	assert_int_equal(open_in_child(fx, -1, "host0", err, sizeof(err)), 0);
+	fprintf(stderr, "create: %s\n", err);
+	assert_non_null(strstr(err, "unfinished"));
+	assert_non_null(strstr(err, "rebuilt"));
+}
+
+static void test_state_of_another_version_is_rebuilt(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+
+	leave_broken_state(fx, SIM_MAGIC, SIM_VERSION - 1);
+	assert_int_equal(open_in_child(fx, 0, "host1", err, sizeof(err)),
+			 -EPROTO);
+	fprintf(stderr, "join: %s\n", err);
+	assert_non_null(strstr(err, "version"));
+	assert_int_equal(open_in_child(fx, 1, "host0", err, sizeof(err)), 0);
+	fprintf(stderr, "create: %s\n", err);
+	assert_non_null(strstr(err, "version"));
+	assert_non_null(strstr(err, "rebuilt"));
+}
+
+/* A state of another version that a live process maps is not rebuilt
+ * under it: the open is refused, saying so. */
+static void test_state_in_use_is_not_rebuilt(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], path[200];
+	int fds[2];
+	char ok = 0;
+
+	leave_broken_state(fx, SIM_MAGIC, SIM_VERSION + 1);
+	snprintf(path, sizeof(path), "%s/state", fx->dir);
+	assert_int_equal(pipe(fds), 0);
+	fx->holder = fork();
+	assert_true(fx->holder >= 0);
+	if (fx->holder == 0) {
+		int fd = open(path, O_RDWR);
+
+		if (fd < 0 || mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) ==
+		    MAP_FAILED)
+			_exit(1);
+		ok = 1;
+		if (write(fds[1], &ok, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &ok, 1), 1);
+	close(fds[0]);
+	assert_int_equal(open_in_child(fx, -1, "host0", err, sizeof(err)),
+			 -EPROTO);
+	fprintf(stderr, "create: %s\n", err);
+	assert_non_null(strstr(err, "still has the fabric open"));
+}
+
+/*
+ * Issue 28, item 7: a process joins (host1) while the fabric's only
+ * other process (host0) closes, and serves only after that close: the
+ * fabric it serves must still be the one under the fabric's name.  The
+ * joiner is a real process, stopped between its join and its serve.
+ */
+static void test_join_and_last_close_serialized(void **state)
+{
+	struct fx *fx = *state;
+	struct smartio_open_opts o = { 0 };
+	struct smartio *h = NULL;
+	int joined[2], go[2], ws;
+	char c = 0;
+	pid_t pid;
+
+	o.fabric = fx->fabric;
+	o.topology = fx->topo;
+	o.node = "host0";
+	o.create = 1;
+	assert_int_equal(smartio_open(&h, &o), 0);
+	assert_int_equal(pipe(joined), 0);
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sim_open so = { 0 };
+		struct sim_fabric f;
+		struct stat named, mapped;
+		char path[300];
+		int same;
+
+		so.name = fx->fabric;
+		so.create = 0;
+		if (sim_fabric_open(&f, &so))
+			_exit(2);
+		if (write(joined[1], "j", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		if (sim_fabric_serve(&f, 1u << 1))
+			_exit(4);
+		snprintf(path, sizeof(path), "%s/state", f.dir);
+		same = stat(path, &named) == 0 && fstat(f.fd, &mapped) == 0 &&
+		       named.st_ino == mapped.st_ino;
+		sim_fabric_close(&f);
+		_exit(same ? 0 : 5);
+	}
+	close(joined[1]);
+	close(go[0]);
+	assert_int_equal(read(joined[0], &c, 1), 1);
+	smartio_close(h);	/* the last process that serves a node */
+	assert_int_equal(write(go[1], "g", 1), 1);
+	ws = wait_bounded(pid);
+	close(joined[0]);
+	close(go[1]);
+	assert_true(WIFEXITED(ws));
+	if (WEXITSTATUS(ws) == 5)
+		fail_msg("the joiner serves a fabric removed under it");
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	/* The joiner was the last: the fabric is gone with it. */
+	assert_int_equal(access(fx->dir, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_lock_on_shm_dir_does_not_block_open,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unfinished_state_is_rebuilt,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_of_another_version_is_rebuilt,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_in_use_is_not_rebuilt,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_join_and_last_close_serialized,
 						setup, teardown),
 	};
 

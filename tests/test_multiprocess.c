@@ -232,8 +232,9 @@ static void test_unreaped_zombie_is_down_without_waiting_for_timeout(void **stat
 
 /*
  * A fabric left behind by a dead process whose pid now belongs to someone
- * else (here: us) is stale, not busy: the start time recorded with the pid
- * tells the two processes apart.
+ * else (here: us) is stale, not busy: nobody holds its state file's flock,
+ * and the start time recorded with a node's owner pid tells the two
+ * processes apart.
  */
 static void test_stale_fabric_with_a_reused_pid_is_rebuilt(void **state)
 {
@@ -265,9 +266,7 @@ static void test_stale_fabric_with_a_reused_pid_is_rebuilt(void **state)
 	sh = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		  fd, 0);
 	assert_true(sh != MAP_FAILED);
-	/* The dead creator's pid is reused by this process. */
-	assert_true(sh->creator_start != 0);
-	sh->creator_pid = getpid();
+	/* The dead owner's pid is reused by this process. */
 	hw = (struct sim_node_hw *)((char *)sh + sh->nodes_hw_off);
 	for (i = 0; i < 4; i++)
 		if (hw[i].owner_pid)

@@ -334,10 +334,17 @@ static int check_owner(const struct sim_fabric *f, const struct sim_open *o,
 	return 0;
 }
 
+/*
+ * The locks go with the fd explicitly: a child forked meanwhile shares
+ * the open file and would otherwise keep them after this handle is gone
+ * (the open lock for ever, or the fabric open in this handle's name).
+ */
 static void close_dir(struct sim_fabric *f)
 {
-	if (f->dirfd >= 0)
+	if (f->dirfd >= 0) {
+		flock(f->dirfd, LOCK_UN);
 		close(f->dirfd);
+	}
 	f->dirfd = -1;
 }
 
@@ -484,9 +491,9 @@ static int create_state(struct sim_fabric *f, const char *path,
 	f->sh->size = size;
 	f->sh->version = SIM_VERSION;
 	f->sh->no_pace = t->no_pace;
-	f->sh->creator_pid = getpid();
-	f->sh->creator_start = self_start();
-	err = init_lock(&f->sh->lock);
+	err = sim_state_attach(f->fd);
+	if (!err)
+		err = init_lock(&f->sh->lock);
 	if (!err)
 		err = sio_registry_init((u8 *)mem + tmp.reg_off, tmp.reg_size, t,
 					&sim_limits);
@@ -500,7 +507,6 @@ static int create_state(struct sim_fabric *f, const char *path,
 	bind_pointers(f);
 	for (i = 0; i < t->ndevices; i++)
 		sim_cfg_init(f, i);
-	f->created = 1;
 	__atomic_store_n(&f->sh->magic, SIM_MAGIC, __ATOMIC_RELEASE);
 	return 0;
 fail_errno:
@@ -510,69 +516,66 @@ fail_errno:
 	return err;
 }
 
+/*
+ * Maps the state file of an existing fabric.  -EPROTO when it is not a
+ * whole state of this version, with why (a phrase) filled in: under the
+ * open lock no creator is half way (a creator holds the lock until it
+ * publishes the magic), so an unfinished state is one whose creator died.
+ */
 static int join_state(struct sim_fabric *f, const struct sim_open *o,
-		      const char *path)
+		      const char *path, char *why, size_t whylen)
 {
+	struct sim_shared *sh;
 	struct stat st;
 	void *mem;
-	int tries, err;
+	int err;
 
 	f->fd = sim_file_open(f, path, O_RDWR);
 	if (f->fd < 0)
 		return f->fd;
 	err = check_owner(f, o, f->fd, path);
-	if (err) {
-		close(f->fd);
-		f->fd = -1;
-		return err;
+	if (!err && fstat(f->fd, &st) < 0)
+		err = -errno;
+	if (err)
+		goto fail;
+	err = -EPROTO;
+	if (st.st_size < (off_t)sizeof(*sh)) {
+		snprintf(why, whylen, "was left unfinished (%lld bytes) by a "
+			 "process that died while creating it",
+			 (long long)st.st_size);
+		goto fail;
 	}
-	/* The creator sizes the file, then publishes the magic last. */
-	for (tries = 0; tries < 250; tries++) {
-		if (fstat(f->fd, &st) == 0 && st.st_size >= (off_t)sizeof(*f->sh))
-			break;
-		usleep(20000);
-	}
-	if (st.st_size < (off_t)sizeof(*f->sh))
-		goto proto;
 	mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   f->fd, 0);
 	if (mem == MAP_FAILED) {
-		close(f->fd);
-		return -errno;
+		err = -errno;
+		goto fail;
 	}
-	f->sh = mem;
-	for (tries = 0; tries < 250; tries++) {
-		if (__atomic_load_n(&f->sh->magic, __ATOMIC_ACQUIRE) == SIM_MAGIC)
-			break;
-		usleep(20000);
-	}
-	if (f->sh->magic != SIM_MAGIC || f->sh->version != SIM_VERSION ||
-	    f->sh->size != (u64)st.st_size ||
-	    sio_registry_check((u8 *)mem + f->sh->reg_off, f->sh->reg_size)) {
+	sh = mem;
+	if (__atomic_load_n(&sh->magic, __ATOMIC_ACQUIRE) != SIM_MAGIC)
+		snprintf(why, whylen, "was left unfinished by a process that "
+			 "died while creating it");
+	else if (sh->version != SIM_VERSION)
+		snprintf(why, whylen, "is of version %u, made by another "
+			 "smartio (this one's is %u)", sh->version, SIM_VERSION);
+	else if (sh->size != (u64)st.st_size || sh->reg_off > sh->size ||
+		 sh->reg_size > sh->size - sh->reg_off ||
+		 sio_registry_check((u8 *)mem + sh->reg_off, sh->reg_size))
+		snprintf(why, whylen, "is inconsistent (its sizes or registry "
+			 "do not check)");
+	else
+		err = 0;
+	if (err) {
 		munmap(mem, (size_t)st.st_size);
-		f->sh = NULL;
-		goto proto;
+		goto fail;
 	}
+	f->sh = sh;
 	bind_pointers(f);
 	return 0;
-proto:
+fail:
 	close(f->fd);
-	return -EPROTO;
-}
-
-static int any_owner_alive(struct sim_fabric *f)
-{
-	u32 i;
-
-	if (pid_alive(f->sh->creator_pid, f->sh->creator_start))
-		return 1;
-	for (i = 0; i < f->reg->nnodes; i++) {
-		struct sim_node_hw *hw = sim_node_hw(f, i);
-
-		if (pid_alive(hw->owner_pid, hw->owner_start))
-			return 1;
-	}
-	return 0;
+	f->fd = -1;
+	return err;
 }
 
 /* Removes every file of the fabric directory. */
@@ -610,8 +613,10 @@ static void unmap_state(struct sim_fabric *f)
 		munmap(f->sh, f->sh->size);
 		f->sh = NULL;
 	}
-	if (f->fd >= 0)
+	if (f->fd >= 0) {
+		flock(f->fd, LOCK_UN);	/* as close_dir says */
 		close(f->fd);
+	}
 	f->fd = -1;
 }
 
@@ -684,6 +689,55 @@ int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o)
 	return err;
 }
 
+/*
+ * Under the open lock: creates the fabric's state, joins it, or rebuilds
+ * it.  A state nobody has open (sim_state_users) is stale: rebuilt rather
+ * than inherited when creating is allowed, be it whole (its lends and
+ * borrows died with their processes), unfinished or of another version.
+ */
+static int create_or_join(struct sim_fabric *f, const struct sim_open *o,
+			  const char *path)
+{
+	int may_create = o->create != 0 && o->topo, in_use, err;
+	char why[160] = "";
+
+	if (may_create) {
+		err = create_state(f, path, o->topo);
+		if (err != -EEXIST)
+			return err;
+	}
+	in_use = sim_state_users(f->dirfd, 0);
+	err = join_state(f, o, path, why, sizeof(why));
+	if (err == -EPROTO && !in_use)
+		in_use = sim_state_users(f->dirfd, 1);
+	if (err == -EPROTO && in_use)
+		return refuse(o, err, "%s/state %s, and a process still has "
+			      "the fabric open: stop it first", f->dir, why);
+	if (err == -EPROTO && !may_create)
+		return refuse(o, err, "%s/state %s, and no process has it open:"
+			      " create the fabric again (with its topology) "
+			      "to rebuild it", f->dir, why);
+	if ((err == 0 || err == -EPROTO) && may_create && !in_use) {
+		unmap_state(f);
+		empty_dir(f);
+		err = create_state(f, path, o->topo);
+		if (!err && why[0])
+			refuse(o, 0, "%s/state %s and no process had it open: "
+			       "rebuilt the fabric", f->dir, why);
+		return err;
+	}
+	if (err)
+		return err;
+	if (o->create == 1) {
+		unmap_state(f);
+		return -EBUSY;
+	}
+	err = sim_state_attach(f->fd);
+	if (err)
+		unmap_state(f);
+	return err;
+}
+
 static int open_locked(struct sim_fabric *f, const struct sim_open *o,
 		       int base)
 {
@@ -713,28 +767,7 @@ static int open_locked(struct sim_fabric *f, const struct sim_open *o,
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "%s/state", f->dir);
-	if (o->create != 0 && o->topo) {
-		err = create_state(f, path, o->topo);
-		if (err != -EEXIST)
-			return err;
-		/*
-		 * A fabric whose every process is gone is stale: rebuild it,
-		 * rather than inherit its lends and borrows.  The directory
-		 * stays, and with it the open lock.
-		 */
-		err = join_state(f, o, path);
-		if (err == 0 && !any_owner_alive(f)) {
-			unmap_state(f);
-			empty_dir(f);
-			return create_state(f, path, o->topo);
-		}
-		if (err == 0 && o->create == 1) {
-			unmap_state(f);
-			return -EBUSY;
-		}
-		return err;
-	}
-	return join_state(f, o, path);
+	return create_or_join(f, o, path);
 }
 
 int sim_fabric_serve(struct sim_fabric *f, u64 mask)
@@ -777,7 +810,6 @@ int sim_fabric_serve(struct sim_fabric *f, u64 mask)
 
 void sim_fabric_close(struct sim_fabric *f)
 {
-	int last;
 	u32 i;
 
 	if (!f->sh)
@@ -797,14 +829,19 @@ void sim_fabric_close(struct sim_fabric *f)
 		sim_node_hw(f, i)->owner_pid = 0;
 	}
 	f->served = 0;
-	/* The creator's mark protects a fabric until it serves; once this
-	 * handle closes it must not keep the fabric alive by itself. */
-	if (f->created && f->sh->creator_pid == getpid())
-		f->sh->creator_pid = 0;
-	last = !any_owner_alive(f);	/* other handles of this process count */
 	sim_unlock(f);
-	unmap_state(f);
-	if (last)
+	/*
+	 * The last handle removes the fabric.  Deciding it and removing it
+	 * hold the open lock, so a process joining now either attached first
+	 * (and this one is not the last) or opens the directory made after.
+	 */
+	if (flock(f->dirfd, LOCK_EX) < 0) {
+		unmap_state(f);
+		close_dir(f);
+		return;
+	}
+	unmap_state(f);		/* lets go of this handle's shared flock */
+	if (!sim_state_users(f->dirfd, 0))
 		remove_dir(f);
 	close_dir(f);
 }

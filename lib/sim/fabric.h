@@ -25,7 +25,7 @@
 #include "core.h"
 
 #define SIM_MAGIC 0x53494d46u	/* "SIMF" */
-#define SIM_VERSION 5
+#define SIM_VERSION 6
 #define SIM_IOMMU_ENTRIES 1024	/* per node */
 #define SIM_HEARTBEAT_MS 200
 #define SIM_DEAD_MS 2000	/* heartbeat age that declares a node down */
@@ -82,10 +82,7 @@ struct sim_shared {
 	u64 size;
 	pthread_mutex_t lock;	/* robust, process-shared */
 	u32 change;		/* futex word: bumps on every state change */
-	u32 users;		/* processes attached */
-	s32 creator_pid;	/* alive creator: not stale even before serving */
 	u32 pad_c;
-	u64 creator_start;
 	u64 reg_off, reg_size;
 	u64 nodes_hw_off;	/* struct sim_node_hw[nnodes] */
 	u64 luts_off;		/* struct sim_lut[nnodes][SIO_MAX_ADAPTERS][lut_max] */
@@ -143,7 +140,6 @@ struct sim_fabric {
 	int grouped;		/* shared with the group gid */
 	gid_t gid;
 	u64 served;		/* node mask this process serves */
-	int created;
 	pthread_t beat;
 	int beat_running;
 	int stop;		/* atomic: asks the heartbeat thread to end */
@@ -163,6 +159,13 @@ struct sim_open {
 	size_t errlen;
 };
 
+/*
+ * Creates or joins the fabric o names.  A state nobody has open is stale
+ * and rebuilt when creating is allowed: one left unfinished by a creator
+ * that died, or of another version, too (o->err then says so, though the
+ * open succeeds); joining only, such a state is refused at once with
+ * -EPROTO and the reason in o->err.
+ */
 int sim_fabric_open(struct sim_fabric *f, const struct sim_open *o);
 /* Serve nodes (mask): claims them (-EBUSY if another live process does). */
 int sim_fabric_serve(struct sim_fabric *f, u64 mask);
@@ -191,6 +194,16 @@ void sim_unlock(struct sim_fabric *f);
 void sim_check_liveness(struct sim_fabric *f);
 void sim_notify(struct sim_fabric *f);
 int sim_wait_change(struct sim_fabric *f, u32 seen, int timeout_ms);
+
+/*
+ * Who has the fabric open (state_users.c).  sim_state_attach: this
+ * handle's shared flock on its state fd, held until it closes.
+ * sim_state_users, under the open lock: whether any handle (this one's
+ * too) holds it; any_version also looks for a process that maps the
+ * state, for states of versions that took no such flock.
+ */
+int sim_state_attach(int fd);
+int sim_state_users(int dirfd, int any_version);
 
 /* Hardware model (hw.c). */
 extern const struct sio_platform_ops sim_ops;
