@@ -16,7 +16,7 @@ check_PROGRAMS = \
 	%D%/test_fabric_dir %D%/test_requester_tables %D%/test_sizing \
 	%D%/test_switch_paths %D%/test_multipath %D%/test_link_pacing \
 	%D%/test_separate_lending %D%/test_sriov %D%/test_multicast \
-	%D%/test_fabric_open
+	%D%/test_fabric_open %D%/test_node_share
 %C%_test_sriov_SOURCES = %D%/test_sriov.c %D%/harness.h %D%/harness.c
 %C%_test_multicast_SOURCES = %D%/test_multicast.c %D%/harness.h %D%/harness.c
 %C%_test_separate_lending_SOURCES = %D%/test_separate_lending.c
@@ -38,6 +38,8 @@ check_PROGRAMS = \
 %C%_test_borrow_check_SOURCES = %D%/test_borrow_check.c %D%/harness.h \
 	%D%/harness.c
 %C%_test_fabric_open_SOURCES = %D%/test_fabric_open.c %D%/harness.h \
+	%D%/harness.c
+%C%_test_node_share_SOURCES = %D%/test_node_share.c %D%/harness.h \
 	%D%/harness.c
 %C%_test_fabric_dir_SOURCES = %D%/test_fabric_dir.c %D%/harness.h \
 	%D%/harness.c

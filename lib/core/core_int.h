@@ -54,6 +54,23 @@ int sio_origin_check(struct sio_core *c, u32 self, u32 from,
 void sio_peer_refused(struct sio_core *c, u32 from, u8 cmd);
 int sio_peer_seg_room(struct sio_registry *r, u32 self, u32 peer, u32 own);
 
+/*
+ * A registry every node shares (the simulator) gives each node an equal
+ * share of its record tables, as origin.c gives a peer of smartio.ko:
+ * otherwise one node's users could take every record and leave the other
+ * nodes none (issue 28, item 8).  sio_share_room: 0 when node may take
+ * one more record of table t, else -EDQUOT; always 0 with separate
+ * registries, where a machine's tables are its own.
+ */
+enum sio_share_table {
+	SIO_SHARE_SEGMENTS,	/* charged to the creating node */
+	SIO_SHARE_ATTACH,	/* the attaching node */
+	SIO_SHARE_BORROWS,	/* the borrower */
+	SIO_SHARE_SEGDMA,	/* the segment's owner, who maps it */
+	SIO_SHARE_PEERMAP,	/* the node that asked */
+};
+int sio_share_room(struct sio_core *c, enum sio_share_table t, u32 node);
+
 /* Handlers, by file. */
 int sio_h_mcast(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		struct sio_msg *rep);

@@ -592,6 +592,9 @@ int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	ad = sio_path_find(r, self, d->node);
 	if (ad < 0)
 		return ad;
+	slot = sio_share_room(c, SIO_SHARE_BORROWS, self);
+	if (slot < 0)
+		return slot;
 	slot = SIO_FREE_ENTRY(r, sio_borrow_at, max_borrows);
 	if (slot < 0)
 		return slot;
@@ -864,6 +867,9 @@ int sio_core_borrow_check(struct sio_core *c, u32 self, u32 dev)
 	l_ad = sio_path_find(r, d->node, self);
 	if (l_ad < 0)
 		return l_ad;
+	err = sio_share_room(c, SIO_SHARE_BORROWS, self);
+	if (err < 0)
+		return err;
 	err = SIO_FREE_ENTRY(r, sio_borrow_at, max_borrows);
 	if (err < 0)
 		return err;

@@ -137,11 +137,17 @@ static u32 peer_share(struct sio_registry *r, u32 self, u32 peer, int own)
 	return n;
 }
 
-static u32 share_cap(struct sio_registry *r)
+/* One node's share of a table of max records. */
+static u32 share_of(struct sio_registry *r, u32 max)
 {
-	u32 cap = r->max_segments / (r->nnodes ? r->nnodes : 1);
+	u32 cap = max / (r->nnodes ? r->nnodes : 1);
 
 	return cap ? cap : 1;
+}
+
+static u32 share_cap(struct sio_registry *r)
+{
+	return share_of(r, r->max_segments);
 }
 
 int sio_peer_seg_room(struct sio_registry *r, u32 self, u32 peer, u32 own)
@@ -152,4 +158,57 @@ int sio_peer_seg_room(struct sio_registry *r, u32 self, u32 peer, u32 own)
 		return peer_share(r, self, peer, 1) < share_cap(r) ? 0 : -EDQUOT;
 	/* A table of `own` records replaces the copies of the peer's. */
 	return peer_share(r, self, peer, 0) + own <= share_cap(r) ? 0 : -EDQUOT;
+}
+
+/* Records of table t that node holds, and the table's size in *max. */
+static u32 held_by(struct sio_registry *r, enum sio_share_table t, u32 node,
+		   u32 *max)
+{
+	u32 i, n = 0;
+
+	switch (t) {
+	case SIO_SHARE_SEGMENTS:
+		*max = r->max_segments;
+		for (i = 0; i < *max; i++)
+			n += sio_seg(r, i)->used && sio_seg(r, i)->creator == node;
+		break;
+	case SIO_SHARE_ATTACH:
+		*max = r->max_attach;
+		for (i = 0; i < *max; i++)
+			n += sio_attach_at(r, i)->used &&
+			     sio_attach_at(r, i)->node == node;
+		break;
+	case SIO_SHARE_BORROWS:
+		*max = r->max_borrows;
+		for (i = 0; i < *max; i++)
+			n += sio_borrow_at(r, i)->used &&
+			     sio_borrow_at(r, i)->borrower == node;
+		break;
+	case SIO_SHARE_SEGDMA:
+		*max = r->max_segdma;
+		for (i = 0; i < *max; i++)
+			n += sio_segdma_at(r, i)->used &&
+			     sio_segdma_at(r, i)->owner == node;
+		break;
+	case SIO_SHARE_PEERMAP:
+		*max = r->max_peermap;
+		for (i = 0; i < *max; i++)
+			n += sio_peermap_at(r, i)->used &&
+			     sio_peermap_at(r, i)->node == node;
+		break;
+	default:
+		*max = 0;
+		break;
+	}
+	return n;
+}
+
+int sio_share_room(struct sio_core *c, enum sio_share_table t, u32 node)
+{
+	u32 max, n;
+
+	if (c->flags & SIO_CORE_SEPARATE)
+		return 0;
+	n = held_by(c->reg, t, node, &max);
+	return n < share_of(c->reg, max) ? 0 : -EDQUOT;
 }

@@ -139,6 +139,8 @@ static int map_bar(struct sio_core *c, u32 self, u32 dev, u32 peer, u32 bar,
 	u32 count;
 	int slot = free_slot(r), first, err;
 
+	if (slot >= 0 && sio_share_room(c, SIO_SHARE_PEERMAP, asker))
+		slot = -EDQUOT;
 	if (slot < 0)
 		return slot;
 	m = sio_peermap_at(r, (u32)slot);

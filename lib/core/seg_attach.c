@@ -115,6 +115,9 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	path = sio_path_find(r, self, owner);
 	if (path < 0)
 		return path;
+	aidx = sio_share_room(c, SIO_SHARE_ATTACH, self);
+	if (aidx < 0)
+		return aidx;
 	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
 	if (aidx < 0)
 		return aidx;

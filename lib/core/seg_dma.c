@@ -250,6 +250,9 @@ int sio_seg_dma_map(struct sio_core *c, u32 self, u32 seg, u32 dev,
 		return -EEXIST;
 	if (d->gone || !sio_node_up(r, d->node))
 		return -EHOSTDOWN;
+	midx = sio_share_room(c, SIO_SHARE_SEGDMA, self);
+	if (midx < 0)
+		return midx;
 	midx = SIO_FREE_ENTRY(r, sio_segdma_at, max_segdma);
 	if (midx < 0)
 		return midx;

@@ -92,6 +92,9 @@ static int seg_create(struct sio_core *c, u32 owner, u32 creator,
 		if (i < 0)
 			return i;
 	}
+	i = sio_share_room(c, SIO_SHARE_SEGMENTS, creator);
+	if (i < 0)
+		return i;
 	i = seg_new(c, owner, creator, name, r->seg_gen + 1);
 	if (i < 0)
 		return i;
