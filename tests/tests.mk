@@ -57,7 +57,7 @@ check_PROGRAMS = \
 # Device models (DEVICE_SOURCES) driven through libsmartio.
 DEVICE_TESTS = \
 	%D%/test_nvme_model %D%/test_dma_model %D%/test_nvme_shared \
-	%D%/test_peer_model %D%/test_nvme_failover
+	%D%/test_peer_model %D%/test_nvme_failover %D%/test_interrupt_remap
 check_PROGRAMS += $(DEVICE_TESTS)
 %C%_test_nvme_model_SOURCES = %D%/test_nvme_model.c %D%/harness.h \
 	%D%/harness.c
@@ -67,5 +67,7 @@ check_PROGRAMS += $(DEVICE_TESTS)
 	%D%/harness.c
 %C%_test_peer_model_SOURCES = %D%/test_peer_model.c %D%/harness.h \
 	%D%/harness.c
+%C%_test_interrupt_remap_SOURCES = %D%/test_interrupt_remap.c \
+	%D%/harness.h %D%/harness.c
 %C%_test_nvme_failover_SOURCES = %D%/test_nvme_failover.c %D%/harness.h \
 	%D%/harness.c

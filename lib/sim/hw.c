@@ -685,6 +685,41 @@ int sim_loc_copy(struct sim_fabric *f, const struct sim_loc *loc,
 					   len, write);
 }
 
+/*
+ * Interrupt remapping (issue 28, item 3), as an IOMMU's remapping table
+ * checks a message signalled interrupt by its requester id: a write into
+ * a node's interrupt range raises a vector only when it comes from a
+ * device whose interrupts the core routed to that node (msi.c: irq_node)
+ * and its data is one of the vectors allocated to that device there.
+ * Anything else -- a lent DMA engine aimed at the lender's own interrupt
+ * range, a device writing another device's vector -- is blocked where it
+ * arrives, counted and reported as a DMA fault, and raises nothing.
+ */
+static int interrupt_remap(struct sim_fabric *f, u32 dev, u64 addr,
+			   const struct sim_loc *loc, const void *buf,
+			   size_t len, int write, u32 *vec)
+{
+	const struct sio_device *d = sio_dev(f->reg, dev);
+	const char *why = NULL;
+
+	if (!write || len != 4) {
+		why = "interrupt-not-a-dword-write";
+	} else {
+		*vec = sio_get_le32(buf);
+		if (d->irq_mode == SIO_IRQ_NONE || d->irq_node != loc->node)
+			why = "interrupt-not-routed-here";
+		else if (*vec < d->irq_base ||
+			 *vec - d->irq_base >= d->irq_count ||
+			 *vec >= SIO_MSI_VECTORS)
+			why = "interrupt-vector-not-its-own";
+	}
+	if (!why)
+		return 0;
+	sim_node_hw(f, loc->node)->blocked++;
+	sio_core_dma_fault(&f->core, d->node, d->rid, addr, why);
+	return -EFAULT;
+}
+
 int sim_dma(struct sim_fabric *f, u32 dev, u64 addr, void *buf, size_t len,
 	    int write)
 {
@@ -722,19 +757,17 @@ int sim_dma_start(struct sim_fabric *f, u32 dev, u64 addr, void *buf,
 	}
 	d->stats.dma_ops++;
 	if (loc.kind == SIM_LOC_MSI) {
-		u32 vec;
+		u32 vec = 0;
 
-		if (!write || len != 4) {
-			sim_unlock(f);
-			return -EFAULT;
-		}
-		memcpy(&vec, buf, 4);
-		if (vec < SIO_MSI_VECTORS)
+		err = interrupt_remap(f, dev, addr, &loc, buf, len, write, &vec);
+		if (!err) {
 			sim_node_hw(f, loc.node)->msi_count[vec]++;
-		d->stats.msi++;
+			d->stats.msi++;
+		}
 		sim_unlock(f);
-		sim_notify(f);
-		return 0;
+		if (!err)
+			sim_notify(f);
+		return err;
 	}
 	if (loc.kind == SIM_LOC_MCAST) {
 		/* Posted writes only: a read of a group is unsupported. */
