@@ -359,15 +359,16 @@ static void test_config_space_reads_and_guards_writes(void **state)
 	assert_int_equal(smartio_config_read(fx->h, d, fx->n2, 0, buf, 4), 4);
 	assert_int_equal(buf[0] | buf[1] << 8, 0x1b36);
 	assert_int_equal(buf[2] | buf[3] << 8, 0x0010);
-	assert_int_equal(smartio_config_write(fx->h, d, fx->n1, 0x40, &one, 1),
+	/* Interrupt Line (0x3c): a read-write register. */
+	assert_int_equal(smartio_config_write(fx->h, d, fx->n1, 0x3c, &one, 1),
 			 -EACCES);
-	assert_int_equal(smartio_config_write(fx->h, d, fx->n0, 0x40, &one, 1), 1);
-	assert_int_equal(smartio_config_read(fx->h, d, fx->n1, 0x40, buf, 1), 1);
+	assert_int_equal(smartio_config_write(fx->h, d, fx->n0, 0x3c, &one, 1), 1);
+	assert_int_equal(smartio_config_read(fx->h, d, fx->n1, 0x3c, buf, 1), 1);
 	assert_int_equal(buf[0], 0x5a);
 	assert_int_equal(smartio_lend(fx->h, d, SMARTIO_LEND_ALL, 0), 0);
 	assert_int_equal(smartio_borrow(fx->h, d, fx->n1), 0);
 	one = 0x77;
-	assert_int_equal(smartio_config_write(fx->h, d, fx->n1, 0x40, &one, 1), 1);
+	assert_int_equal(smartio_config_write(fx->h, d, fx->n1, 0x3c, &one, 1), 1);
 	assert_int_equal(smartio_config_read(fx->h, d, fx->n2, 4095, buf, 2),
 			 -EINVAL);
 	assert_int_equal(smartio_return(fx->h, d, fx->n1), 0);

@@ -69,6 +69,20 @@ const struct sim_model_ops *sim_model_ops_of(u32 model);
 /* Adds the model's capabilities (MSI-X) to a fresh configuration space. */
 void sim_model_cfg_init(u32 model, u64 bar0_size, u8 *cfg);
 
+/*
+ * A function's configuration space (cfg_space.c).  sim_cfg_layout fills
+ * c (zeroed) as firmware leaves it; vf0 is its first VF when it is an
+ * SR-IOV PF, else NULL.  sim_cfg_write applies a write of len bytes at
+ * off as the registers take it: read-only bits keep their values,
+ * write-1-to-clear bits clear where a 1 is written, BARs keep their size
+ * alignment.
+ */
+void sim_cfg_layout(u8 *c, const struct sio_device *d,
+		    const struct sio_device *vf0);
+void sim_cfg_write(u8 *c, const struct sio_device *d,
+		   const struct sio_device *vf0, u32 off, const u8 *src,
+		   u32 len);
+
 /* Starts the runner for the served nodes' devices; stops it.  Idempotent. */
 int sim_models_start(struct sim_fabric *f);
 void sim_models_stop(struct sim_fabric *f);

@@ -47,76 +47,20 @@ u8 *sim_cfg(struct sim_fabric *f, u32 dev)
 	return (u8 *)f->sh + f->sh->cfg_off + (u64)dev * f->sh->cfg_stride;
 }
 
-/* Six BAR registers from reg on, with the BARs' addresses and flags. */
-static void put_bars(u8 *reg, const struct sio_bar *bar)
-{
-	u32 b;
-
-	for (b = 0; b < SIO_MAX_BARS; b++) {
-		u32 flags = PCI_BASE_ADDRESS_SPACE_MEMORY;
-
-		if (!bar[b].size)
-			continue;
-		if (bar[b].flags & SIO_BAR_MEM64)
-			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
-		if (bar[b].flags & SIO_BAR_PREFETCH)
-			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
-		sio_put_le32(reg + 4 * b, (u32)bar[b].addr | flags);
-		/* a 64-bit BAR takes the next register for its upper half */
-		if ((bar[b].flags & SIO_BAR_MEM64) && b + 1 < SIO_MAX_BARS)
-			sio_put_le32(reg + 4 * b + 4, (u32)(bar[b].addr >> 32));
-	}
-}
-
-/*
- * A PF's SR-IOV extended capability (PCIe base 3.0 section 9.3.3) at 0x100:
- * TotalVFs and InitialVFs, First VF Offset 1 and VF Stride 1, the VF
- * device id, 4K system pages, and the VF BARs where VF 0's are; NumVFs and
- * VF Enable start at 0 (the core's sriov.c writes them).
- */
-static void sriov_cap_init(struct sim_fabric *f, u32 dev, u8 *c)
+/* Device dev's first VF when it is an SR-IOV PF, else NULL. */
+static const struct sio_device *vf0_of(struct sim_fabric *f, u32 dev)
 {
 	const struct sio_device *d = sio_dev(f->reg, dev);
-	const struct sio_device *vf0 = sio_dev(f->reg, dev + 1);
-	u8 *cap = c + 0x100;
 
-	sio_put_le32(cap, 0x10 | 1u << 16);	/* SR-IOV, version 1, last */
-	sio_put_le16(cap + 0x0c, d->sriov_total);	/* InitialVFs */
-	sio_put_le16(cap + 0x0e, d->sriov_total);	/* TotalVFs */
-	sio_put_le16(cap + 0x14, 1);			/* First VF Offset */
-	sio_put_le16(cap + 0x16, 1);			/* VF Stride */
-	sio_put_le16(cap + 0x1a, vf0->device);
-	sio_put_le32(cap + 0x1c, 0x553);	/* 4K 8K 64K 256K 1M 4M */
-	sio_put_le32(cap + 0x20, 1);		/* System Page Size: 4K */
-	put_bars(cap + 0x24, vf0->bar);
-}
-
-/* A type-0 header as firmware leaves it: BARs assigned, an MSI capability. */
-void sim_cfg_init(struct sim_fabric *f, u32 dev)
-{
-	struct sio_device *d = sio_dev(f->reg, dev);
-	u8 *c = sim_cfg(f, dev);
-
-	sio_put_le16(c + PCI_VENDOR_ID, d->vendor);
-	sio_put_le16(c + PCI_DEVICE_ID, d->device);
-	sio_put_le16(c + PCI_COMMAND, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
-	sio_put_le16(c + PCI_STATUS, PCI_STATUS_CAP_LIST);
-	c[PCI_REVISION_ID] = d->revision;
-	c[PCI_CLASS_PROG] = (u8)d->class_code;
-	sio_put_le16(c + PCI_CLASS_DEVICE, (u16)(d->class_code >> 8));
-	c[PCI_HEADER_TYPE] = PCI_HEADER_TYPE_NORMAL;
-	put_bars(c + PCI_BASE_ADDRESS_0, d->bar);
-	sio_put_le16(c + PCI_SUBSYSTEM_VENDOR_ID, d->subsys_vendor);
-	sio_put_le16(c + PCI_SUBSYSTEM_ID, d->subsys_device);
-	c[PCI_CAPABILITY_LIST] = SIM_CAP_MSI;
-	c[SIM_CAP_MSI + PCI_CAP_LIST_ID] = PCI_CAP_ID_MSI;
-	c[SIM_CAP_MSI + PCI_CAP_LIST_NEXT] = 0;	/* the model may chain MSI-X */
-	sio_put_le16(c + SIM_CAP_MSI + PCI_MSI_FLAGS, PCI_MSI_FLAGS_64BIT);
-	c[PCI_INTERRUPT_PIN] = 1;		/* INTA (masked for borrowers) */
-	sim_model_cfg_init(d->model, d->bar[0].size, c);
 	if (d->sriov_total && d->config_size >= 0x200 &&
 	    dev + d->sriov_total < f->reg->ndevices)
-		sriov_cap_init(f, dev, c);
+		return sio_dev(f->reg, dev + 1);
+	return NULL;
+}
+
+void sim_cfg_init(struct sim_fabric *f, u32 dev)
+{
+	sim_cfg_layout(sim_cfg(f, dev), sio_dev(f->reg, dev), vf0_of(f, dev));
 }
 
 static u64 real_ns(void *plat)
@@ -306,8 +250,9 @@ static int op_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 
 	if (off > d->config_size || len > d->config_size - off)
 		return -EINVAL;
-	if (write)
-		memcpy(sim_cfg(f, dev) + off, buf, len);
+	if (write)	/* as the registers take it (cfg_space.c) */
+		sim_cfg_write(sim_cfg(f, dev), d, vf0_of(f, dev), off, buf,
+			      len);
 	else
 		memcpy(buf, sim_cfg(f, dev) + off, len);
 	return 0;
