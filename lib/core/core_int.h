@@ -63,7 +63,7 @@ int sio_peer_seg_room(struct sio_registry *r, u32 self, u32 peer, u32 own);
  * registries, where a machine's tables are its own.
  */
 enum sio_share_table {
-	SIO_SHARE_SEGMENTS,	/* charged to the creating node */
+	SIO_SHARE_SEGMENTS,	/* charged to the owner, whose memory it is */
 	SIO_SHARE_ATTACH,	/* the attaching node */
 	SIO_SHARE_BORROWS,	/* the borrower */
 	SIO_SHARE_SEGDMA,	/* the segment's owner, who maps it */

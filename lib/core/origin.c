@@ -170,7 +170,7 @@ static u32 held_by(struct sio_registry *r, enum sio_share_table t, u32 node,
 	case SIO_SHARE_SEGMENTS:
 		*max = r->max_segments;
 		for (i = 0; i < *max; i++)
-			n += sio_seg(r, i)->used && sio_seg(r, i)->creator == node;
+			n += sio_seg(r, i)->used && sio_seg(r, i)->owner == node;
 		break;
 	case SIO_SHARE_ATTACH:
 		*max = r->max_attach;

@@ -92,7 +92,7 @@ static int seg_create(struct sio_core *c, u32 owner, u32 creator,
 		if (i < 0)
 			return i;
 	}
-	i = sio_share_room(c, SIO_SHARE_SEGMENTS, creator);
+	i = sio_share_room(c, SIO_SHARE_SEGMENTS, owner);
 	if (i < 0)
 		return i;
 	i = seg_new(c, owner, creator, name, r->seg_gen + 1);
