@@ -35,6 +35,7 @@
 
 #include "harness.h"
 #include "fabric.h"
+#include "smartio_internal.h"
 
 #define TOPO \
 	"fabric luts=16 requesters=8 reserved=2 window=256M\n" \
@@ -354,6 +355,71 @@ static void test_join_and_last_close_serialized(void **state)
 	assert_int_equal(access(fx->dir, F_OK), -1);
 }
 
+/*
+ * The same race left to the scheduler, 40 times: a child joins (host1)
+ * the moment the parent, the fabric's only process, closes.  The child
+ * either finds no fabric (ENOENT: it came after the close) or serves the
+ * one still under the fabric's name.
+ */
+static void test_join_racing_last_close(void **state)
+{
+	struct fx *fx = *state;
+	int round, late = 0;
+
+	for (round = 0; round < 40; round++) {
+		struct smartio_open_opts o = { 0 };
+		struct smartio *h = NULL;
+		int go[2], ws;
+		pid_t pid;
+
+		o.fabric = fx->fabric;
+		o.topology = fx->topo;
+		o.node = "host0";
+		o.create = 1;
+		assert_int_equal(smartio_open(&h, &o), 0);
+		assert_int_equal(pipe(go), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct smartio_open_opts j = { 0 };
+			struct smartio *hj = NULL;
+			struct stat named, mapped;
+			char path[300], c;
+			int rc, same;
+
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(3);
+			j.fabric = fx->fabric;
+			j.node = "host1";
+			rc = smartio_open(&hj, &j);
+			if (rc)
+				_exit(rc == -ENOENT ? 4 : 2);
+			snprintf(path, sizeof(path), "%s/state",
+				 smartio_fabric_dir(hj));
+			same = stat(path, &named) == 0 &&
+			       fstat(sio_lib_fabric(hj)->fd, &mapped) == 0 &&
+			       named.st_ino == mapped.st_ino;
+			smartio_close(hj);
+			_exit(same ? 0 : 5);
+		}
+		close(go[0]);
+		assert_int_equal(write(go[1], "g", 1), 1);
+		close(go[1]);
+		smartio_close(h);
+		ws = wait_bounded(pid);
+		assert_true(WIFEXITED(ws));
+		if (WEXITSTATUS(ws) == 5)
+			fail_msg("round %d: the joiner serves a removed fabric",
+				 round);
+		assert_true(WEXITSTATUS(ws) == 0 || WEXITSTATUS(ws) == 4);
+		late += WEXITSTATUS(ws) == 4;
+		assert_int_equal(access(fx->dir, F_OK), -1);
+	}
+	fprintf(stderr, "40 rounds: the joiner came after the close %d times\n",
+		late);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +432,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_in_use_is_not_rebuilt,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_join_and_last_close_serialized,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_join_racing_last_close,
 						setup, teardown),
 	};
 

@@ -351,16 +351,19 @@ static void close_dir(struct sim_fabric *f)
 /*
  * Creates the fabric directory in base (the fd of the shared memory
  * directory) with the fabric's mode, or opens the one there, never through
- * a symbolic link, and checks who made it.
+ * a symbolic link, and checks who made it.  Joining only, it is never
+ * created: a join that finds no fabric leaves nothing behind.
  */
 static int open_dir(struct sim_fabric *f, const struct sim_open *o, int base,
 		    const char *leaf)
 {
-	int created, fd, err = 0;
+	int created = 0, fd, err = 0;
 
-	created = mkdirat(base, leaf, f->grouped ? 0770 : 0700) == 0;
-	if (!created && errno != EEXIST)
-		return -errno;
+	if (o->create != 0 && o->topo) {
+		created = mkdirat(base, leaf, f->grouped ? 0770 : 0700) == 0;
+		if (!created && errno != EEXIST)
+			return -errno;
+	}
 	fd = openat(base, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
