@@ -4,7 +4,11 @@
  * and one node's users cannot take all of a table's records: each node
  * holds at most its share (the table's size divided by the number of
  * nodes) and gets EDQUOT beyond it, unsized segments included; another
- * node can still create its own.
+ * node can still create its own.  The borrow and attachment tables cannot
+ * be filled through the API with a few devices and LUT slots, so there
+ * host1's share is taken by records written into the registry (as a
+ * process of host1 could have made them), and the real operations are
+ * tried against it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +19,8 @@
 #include <stdio.h>
 
 #include "harness.h"
+#include "smartio_internal.h"
+#include "fabric.h"
 
 /* The simulator's segment table (lib/sim/fabric.c sim_limits). */
 #define SIM_SEGMENTS 1024
@@ -50,10 +56,106 @@ static void test_one_node_cannot_take_every_segment_record(void **state)
 	smartio_close(h0);
 }
 
+/* Records of host1's written into free borrow (or attachment) slots until
+ * it holds share of them; dev and seg name nothing in use.  Returns the
+ * slots written, to be given back. */
+static unsigned fill_borrows(struct sio_registry *r, unsigned node,
+			     unsigned spare_dev, unsigned share, u32 *slots)
+{
+	unsigned i, n = 0, held = 0;
+
+	for (i = 0; i < r->max_borrows; i++)
+		held += sio_borrow_at(r, i)->used &&
+			sio_borrow_at(r, i)->borrower == node;
+	for (i = 0; i < r->max_borrows && held < share; i++) {
+		struct sio_borrow *b = sio_borrow_at(r, i);
+
+		if (b->used)
+			continue;
+		b->used = 1;
+		b->borrower = (u16)node;
+		b->dev = spare_dev;
+		b->lender = 0xffff;
+		slots[n++] = i;
+		held++;
+	}
+	return n;
+}
+
+static unsigned fill_attach(struct sio_registry *r, unsigned node,
+			    unsigned share, u32 *slots)
+{
+	unsigned i, n = 0, held = 0;
+
+	for (i = 0; i < r->max_attach; i++)
+		held += sio_attach_at(r, i)->used &&
+			sio_attach_at(r, i)->node == node;
+	for (i = 0; i < r->max_attach && held < share; i++) {
+		struct sio_attach *a = sio_attach_at(r, i);
+
+		if (a->used)
+			continue;
+		a->used = 1;
+		a->node = (u16)node;
+		a->seg = r->max_segments - 1;	/* no segment lives there */
+		a->lut = -1;
+		slots[n++] = i;
+		held++;
+	}
+	return n;
+}
+
+static void test_one_node_cannot_take_every_borrow_or_attachment(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(TH_SMALL_TOPO, NULL, fabric, sizeof(fabric));
+	struct sim_fabric *f = sio_lib_fabric(h);
+	unsigned host0 = th_node(h, "host0"), host1 = th_node(h, "host1");
+	unsigned host2 = th_node(h, "host2"), nvme0 = th_dev(h, "nvme0");
+	unsigned nvme3 = th_dev(h, "nvme3"), n, i;
+	u32 slots[1024];
+
+	(void)state;
+	assert_int_equal(smartio_lend(h, nvme0, SMARTIO_LEND_ALL, 0), 0);
+	sim_lock(f);
+	n = fill_borrows(f->reg, host1, nvme3,
+			 f->reg->max_borrows / f->reg->nnodes, slots);
+	sim_unlock(f);
+	assert_int_equal(smartio_borrow(h, nvme0, host1), -EDQUOT);
+	assert_int_equal(smartio_borrow(h, nvme0, host2), 0);
+	assert_int_equal(smartio_return(h, nvme0, host2), 0);
+	sim_lock(f);
+	for (i = 0; i < n; i++)
+		sio_borrow_at(f->reg, slots[i])->used = 0;
+	sim_unlock(f);
+	assert_int_equal(smartio_borrow(h, nvme0, host1), 0);
+	assert_int_equal(smartio_return(h, nvme0, host1), 0);
+
+	assert_int_equal(smartio_segment_create(h, host0, "buf"), 0);
+	assert_int_equal(smartio_segment_set_size(h, host0, "buf", 1 << 20), 0);
+	assert_int_equal(smartio_segment_set_available(h, host0, "buf", 1), 0);
+	sim_lock(f);
+	n = fill_attach(f->reg, host1, f->reg->max_attach / f->reg->nnodes,
+			slots);
+	sim_unlock(f);
+	assert_int_equal(smartio_segment_attach(h, host0, "buf", host1),
+			 -EDQUOT);
+	assert_int_equal(smartio_segment_attach(h, host0, "buf", host2), 0);
+	assert_int_equal(smartio_segment_detach(h, host0, "buf", host2), 0);
+	sim_lock(f);
+	for (i = 0; i < n; i++)
+		sio_attach_at(f->reg, slots[i])->used = 0;
+	sim_unlock(f);
+	assert_int_equal(smartio_segment_attach(h, host0, "buf", host1), 0);
+	assert_int_equal(smartio_segment_detach(h, host0, "buf", host1), 0);
+	smartio_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_node_cannot_take_every_segment_record),
+		cmocka_unit_test(test_one_node_cannot_take_every_borrow_or_attachment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
