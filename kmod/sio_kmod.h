@@ -33,6 +33,10 @@
 /* The lent device's IOMMU addresses of the lender's window slots. */
 #define SIO_K_DEV_IOVA BIT_ULL(36)
 
+/* Capabilities sio_vcfg.c keeps track of per function, at most. */
+#define SIO_VCFG_CAPS 32
+#define SIO_VCAP_EXT 0x8000
+
 /* The adapter ntb0 (or lo0) of this machine's registry. */
 struct sio_k_geometry {
 	u64 window;
@@ -80,6 +84,17 @@ struct sio_kdev {
 	u32 vmask[PCI_STD_NUM_BARS + 1];
 	u16 vcmd;
 	bool vcfg_ready;
+	/*
+	 * The function's capabilities, found when the registers above are
+	 * read (their headers and the registers a borrower may not change
+	 * stay as the device has them), and the emulated power state.
+	 */
+	struct sio_vcap {
+		u16 off;
+		u16 id;		/* SIO_VCAP_EXT | an extended capability's id */
+	} vcap[SIO_VCFG_CAPS];
+	u8 ncaps;
+	u8 vpower;		/* PCI_PM_CTRL_STATE_MASK bits as written */
 };
 
 struct sio_kernel {
