@@ -116,11 +116,20 @@ struct sio_platform_ops {
  */
 #define SIO_CORE_SEPARATE 0x1u
 
+/* peer-refused events of one sender node in the current interval. */
+struct sio_refused_rate {
+	u64 start_ns;
+	u32 events;
+	u32 quiet;	/* refusals not reported since */
+};
+
 struct sio_core {
 	struct sio_registry *reg;
 	const struct sio_platform_ops *ops;
 	void *plat;
 	u32 flags;
+	/* origin.c: peer-refused events are rate-limited per sender. */
+	struct sio_refused_rate refused_rate[SIO_MAX_NODES];
 };
 
 /*

@@ -167,9 +167,34 @@ if [ "$P" != "$lender" ]; then
 		pass "borrow under lend policy none refused: $(cat /tmp/err)"
 	fi
 fi
+# Issue 28, item 13: a user without CAP_SYS_ADMIN reading the lender's
+# config space in a third node's name is refused here (EPERM), before
+# anything reaches the lender, which counts no refusal against us.
+if [ "$P" != "$lender" ]; then
+	fdid=$(cat "$dev/fdid")
+	i=0 bad=0
+	while [ $i -lt 20 ]; do
+		rc=$(sio_genl -u 1000 call cfg_read dev="$fdid" node=$(((P + 1) % N)) \
+			off=0 size=4 | sed -n 's/^rc=//p')
+		[ "$rc" = -1 ] || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	rc=$(sio_genl -u 1000 call cfg_read dev="$fdid" node="$P" off=0 size=4 |
+		sed -n 's/^rc=//p')
+	if [ "$bad" = 0 ] && [ "$rc" = 0 ]; then
+		pass "uid 1000 reads host$lender-nvme0's config as host$P only: 20 reads in host$(((P + 1) % N))'s name EPERM"
+	else
+		fail "uid 1000's config reads of host$lender-nvme0: $bad of 20 in another's name not EPERM, as host$P rc '$rc'"
+	fi
+fi
 mark refused
 wait_for refused $pair
 if [ "$P" = "$lender" ]; then
+	st=$(grep "^node host$pair " /sys/kernel/debug/smartio/state)
+	case "$st" in
+	*" refused=0") pass "no refusal counted against host$pair: $st" ;;
+	*) fail "refusals counted against host$pair (its user's reads were forwarded): $st" ;;
+	esac
 	if [ -e "/sys/bus/pci/drivers/nvme/$own_bdf" ] &&
 	   dd if=/dev/nvme0n1 of=/dev/null bs=4k count=16 iflag=direct status=none; then
 		pass "after the refused borrow nvme still drives $own_bdf and reads"
