@@ -95,6 +95,9 @@ struct sio_kdev {
 	} vcap[SIO_VCFG_CAPS];
 	u8 ncaps;
 	u8 vpower;		/* PCI_PM_CTRL_STATE_MASK bits as written */
+	/* A borrower's MSI-X messages written, and refused (sio_kplat.c). */
+	u32 msix_written;
+	u32 msix_refused;
 };
 
 struct sio_kernel {
@@ -137,6 +140,12 @@ int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr);
 int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys);
 /* fabric=ntb: the lent device's address of a slot of node's window. */
 u64 sio_kplat_dev_iova(u32 node, u64 addr);
+/*
+ * fabric=ntb: of size bytes of the BAR at phys of a device lent here, how
+ * many a borrower may reach through its window (its MSI-X table and
+ * pending bits are this machine's to write, kplat_msix_write).
+ */
+u64 sio_kplat_msix_limit(u64 phys, u64 size);
 
 /*
  * Lender side (sio_lender.c): the device leaves its driver for smartio's.

@@ -89,6 +89,7 @@ int sio_origin_check(struct sio_core *c, u32 self, u32 from,
 	case SIO_CMD_SEG_TABLE_GET:
 	case SIO_CMD_DEV_TABLE:
 	case SIO_CMD_MAP_BAR_WINDOW:
+	case SIO_CMD_MSIX_ENTRY:
 		return names(r, p, SIO_A_NODE, from) ? 0 : -EPERM;
 	case SIO_CMD_RECLAIM_REQ:
 		return names(r, p, SIO_A_NODE, self) && lender_is(r, p, from) ?

@@ -210,6 +210,71 @@ else
 	wait_for lent $others
 fi
 
+# --- the MSI-X table is the lender's to write (issue 28, item 2) -------------
+# msix_at CONFIG: "BAR OFFSET LAST" of the function's MSI-X table (its
+# BAR, the table's offset in it, the index of its last entry), from its
+# config space file as root reads it (/smartio's: a shadow's sysfs config
+# would be read under the PCI core's spinlock, and its config cycles
+# sleep).
+msix_at() {
+	local c=$1 pos hops=0
+	rd() { dd if="$c" bs=1 skip=$(($1)) count="$2" status=none |
+		od -An -tx"$2" | tr -d ' \n'; }
+	pos=$((0x$(rd 0x34 1) & 0xfc))
+	while [ $pos -ge 64 ] && [ $hops -lt 48 ]; do
+		if [ $((0x$(rd $pos 1))) = 17 ]; then
+			t=$((0x$(rd $((pos + 4)) 4)))
+			echo "$((t & 7)) $((t & ~7)) $((0x$(rd $((pos + 2)) 2) & 0x7ff))"
+			return
+		fi
+		pos=$((0x$(rd $((pos + 1)) 1) & 0xfc))
+		hops=$((hops + 1))
+	done
+}
+# The borrower, as a hostile kernel would: writes the data word of the
+# table's last entry straight through its BAR window, and asks the lender
+# to aim that entry at the lender's own interrupt range (debugfs
+# msix_entry sends what its shadow would not).
+msix_hostile() {
+	set -- $(msix_at "$dev/config")
+	local bar=$1 ent=$(($2 + 16 * $3)) last=$3
+	printf 'SIO!' | dd of="/dev/sio-host$P-host$lender-nvme0-bar$bar" bs=4 \
+		seek=$(((ent + 8) / 4)) count=1 conv=notrunc status=none 2>/dev/null
+	echo "$(cat "$dev/fdid") $last 0xfee00000 0x41 0" \
+		>/sys/kernel/debug/smartio/msix_entry 2>/tmp/err
+	if grep -q "Permission denied" /tmp/err; then
+		pass "an MSI-X entry aimed outside host$P's MSI window: refused ($(cat /tmp/err))"
+	else
+		fail "MSI-X entry $last aimed at the lender's own 0xfee00000: '$(cat /tmp/err)'"
+	fi
+	mark msixw
+}
+# The lender: neither reached its device's table.
+msix_lender_check() {
+	set -- $(msix_at "/sys/bus/pci/devices/$own_bdf/config")
+	local bar=$1 ent=$(($2 + 16 * $3)) base st
+	base=$(sed -n "$(($1 + 1))p" "/sys/bus/pci/devices/$own_bdf/resource" |
+		cut -d' ' -f1)
+	wait_for msixw $pair
+	if [ "$(devmem $((base + ent + 8)) 32)" != 0x214F4953 ] &&
+	   [ "$(devmem $((base + ent)) 32)" != 0xFEE00000 ]; then
+		pass "host$pair's direct write and forged message left MSI-X entry $3 alone ($(devmem $((base + ent)) 32) $(devmem $((base + ent + 8)) 32))"
+	else
+		fail "host$pair reached MSI-X entry $3: $(devmem $((base + ent)) 32) $(devmem $((base + ent + 8)) 32)"
+	fi
+	st=$(grep "^msix host$P-nvme0 " /sys/kernel/debug/smartio/state)
+	case "$st" in
+	*" written=0 "*) fail "no MSI-X message of host$pair written: $st" ;;
+	*" refused=0") fail "no MSI-X message refused: $st" ;;
+	*) pass "host$pair's MSI-X messages written, the forged one refused: $st" ;;
+	esac
+	if dmesg | grep -q "MSI-X entry $3 from host$pair aimed at 0xfee00000, outside its MSI window"; then
+		pass "the refusal is logged"
+	else
+		fail "no log line for the refused MSI-X entry"
+	fi
+}
+
 # --- the borrow ---------------------------------------------------------------
 # block I: the 1 MiB block I of the pattern (/tmp/chunk with "block I" first).
 block() {
@@ -254,7 +319,7 @@ domains_owner() {
 	local ioaddr got want
 	wait_for ubor 1
 	# host1 is past every earlier step of ours, host2 checked.
-	forget refused lent borrowed tried nolut md5
+	forget refused lent borrowed tried nolut md5 msixw
 	{ mkdir "$s" && echo 64k >"$s/size" && echo 1 >"$s/available"; } \
 		2>/tmp/err || fail "segment dst3: $(cat /tmp/err)"
 	if mkdir "$s/dma/host0-nvme0" 2>/tmp/err; then
@@ -317,7 +382,7 @@ domains_driver() {
 	mark ubor
 	wait_for mapped 3
 	# host3 is past every earlier step of ours, host0 checked.
-	forget refused lent borrowed md5
+	forget refused lent borrowed md5 msixw
 	echo host1 >"$t/ioa3/attach" && echo host1 >"$t/dst3/attach" ||
 		fail "attaching host3's segments"
 	ioaddr=$(sio_segrw "$t/ioa3/mem" 0 read 32 | tr -d .)
@@ -554,6 +619,7 @@ if [ "$P" != "$lender" ]; then
 	*"dma_window="*"maps="*) pass "DMA by address arithmetic: $state" ;;
 	*) fail "shadow state '$state'" ;;
 	esac
+	msix_hostile
 	[ "$P" = 1 ] && wait_for nolut 3
 	# The md5 goes to the lender in a segment of this node.
 	s=/smartio/self/segments/md5$P
@@ -617,6 +683,7 @@ else
 		echo shared >"$dev/mode" || fail "host0-nvme0 shared while borrowed"
 		mark shared
 	fi
+	msix_lender_check
 	wait_for returned $pair
 	s=/smartio/nodes/host$pair/segments/md5$pair
 	echo "host$P" >"$s/attach" || fail "attach md5$pair"
