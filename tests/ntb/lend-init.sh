@@ -275,6 +275,33 @@ msix_lender_check() {
 	fi
 }
 
+# --- who a peer is (issue 28, item 14) ---------------------------------------
+# host1, its lender lost, comes back as host3 once host3 is down: the
+# machine behind port 1 announces node id 3, which host2 pinned to port 3.
+impostor() {
+	waitfor 300 is /smartio/nodes/host3/state down ||
+		{ fail "host3 did not go down"; return; }
+	umount /smartio 2>/dev/null
+	if rmmod smartio && rmmod smartio_ntb &&
+	   insmod /smartio_ntb.ko node=3 window_kb=4096 &&
+	   insmod /smartio.ko fabric=ntb nodes=4 node=3; then
+		pass "the machine behind port 1 now announces node id 3"
+	else
+		fail "reloading as node 3"
+	fi
+	sleep 20
+}
+# host2: the announcement is refused, host3 stays down.
+impostor_refused() {
+	local f=/sys/kernel/debug/smartio_fabric/ids_refused
+	counted() { [ "$(cat $f 2>/dev/null || echo 0)" -ge 1 ]; }
+	if waitfor 120 counted && is /smartio/nodes/host3/state down; then
+		pass "port 1 announcing host3's id refused, host3 down ($(dmesg | grep 'announcing node id 3' | tail -n 1))"
+	else
+		fail "port 1 took host3's id: host3 '$(cat /smartio/nodes/host3/state)', ids_refused '$(cat $f 2>&1)'"
+	fi
+}
+
 # --- the borrow ---------------------------------------------------------------
 # block I: the 1 MiB block I of the pattern (/tmp/chunk with "block I" first).
 block() {
@@ -676,6 +703,7 @@ if [ "$P" != "$lender" ]; then
 	else
 		fail "the shadow $shadow stays after the lender was lost"
 	fi
+	impostor
 else
 	if [ "$P" = 0 ]; then
 		# While host1 keeps it, for host3's borrow with no room.
@@ -761,6 +789,7 @@ else
 		else
 			fail "host$pair powered off: $own_bdf is with '$(drv)'"
 		fi
+		impostor_refused
 	else
 		fail "host$pair did not borrow $own_bdf again (driver $(drv))"
 	fi
