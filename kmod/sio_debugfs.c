@@ -4,10 +4,15 @@
  * adapter hold, for people debugging lending: nodes, devices, borrows with
  * every window address resolved through the LUTs, shadows, and the
  * fabric device's generation and netlink request count.  Read-only:
- * control goes through the generic netlink family (sio_genl.c).
+ * control goes through the generic netlink family (sio_genl.c).  One
+ * write-only file, msix_entry, plays a hostile borrower's kernel for
+ * the tests of the lender's MSI-X check.
  */
+#include <asm/unaligned.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "sio_kmod.h"
 
@@ -84,6 +89,12 @@ static int state_show(struct seq_file *s, void *unused)
 	}
 	for (i = 0; i < sio_k.ndevs; i++)
 		sio_shadow_show(s, &sio_k.dev[i]);
+	for (i = 0; i < sio_k.ndevs; i++)
+		if (sio_k.ntb)
+			seq_printf(s, "msix %s written=%u refused=%u\n",
+				   sio_dev(r, sio_k.dev[i].index)->name,
+				   sio_k.dev[i].msix_written,
+				   sio_k.dev[i].msix_refused);
 	if (sio_k.ntb) {
 		sio_ntb_fab_show(s);
 		sio_ntb_lend_show(s);
@@ -95,10 +106,63 @@ static int state_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(state);
 
+/*
+ * msix_entry (root, write only): "<fdid> <index> <address> <data> <ctrl>"
+ * sends the lender of device fdid that MSI-X entry as this node's shadow
+ * would (SIO_CMD_MSIX_ENTRY), whatever it says: what a hostile borrower's
+ * kernel can send, so that the lender's check can be shown (check-ntb).
+ */
+static ssize_t msix_entry_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *pos)
+{
+	unsigned long long v[5];
+	struct sio_parsed *rep;
+	u8 e[PCI_MSIX_ENTRY_SIZE];
+	char text[96];
+	struct sio_msg m;
+	u8 *buf;
+	int err;
+
+	if (len >= sizeof(text))
+		return -EINVAL;
+	if (copy_from_user(text, ubuf, len))
+		return -EFAULT;
+	text[len] = '\0';
+	if (sscanf(text, "%lli %lli %lli %lli %lli", &v[0], &v[1], &v[2],
+		   &v[3], &v[4]) != 5 || v[0] > U32_MAX || v[1] > U32_MAX ||
+	    v[3] > U32_MAX || v[4] > U32_MAX)
+		return -EINVAL;
+	put_unaligned_le64(v[2], e);
+	put_unaligned_le32(v[3], e + 8);
+	put_unaligned_le32(v[4], e + 12);
+	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
+	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
+	err = -ENOMEM;
+	if (buf && rep) {
+		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_MSIX_ENTRY,
+			     SIO_F_REQUEST, 0);
+		sio_msg_put_u32(&m, SIO_A_DEV, v[0]);
+		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
+		sio_msg_put_u32(&m, SIO_A_INDEX, v[1]);
+		sio_msg_put_bin(&m, SIO_A_DATA, e, sizeof(e));
+		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K,
+				 SIO_PEER_MSG_K);
+	}
+	kfree(buf);
+	kfree(rep);
+	return err ? err : len;
+}
+
+static const struct file_operations msix_entry_fops = {
+	.owner = THIS_MODULE,
+	.write = msix_entry_write,
+};
+
 int sio_debugfs_init(void)
 {
 	sio_dbg = debugfs_create_dir("smartio", NULL);
 	debugfs_create_file("state", 0400, sio_dbg, NULL, &state_fops);
+	debugfs_create_file("msix_entry", 0200, sio_dbg, NULL, &msix_entry_fops);
 	return 0;
 }
 

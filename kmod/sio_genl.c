@@ -174,20 +174,31 @@ out:
  * A config read past the standard header needs CAP_SYS_ADMIN (PCI sysfs
  * gives other users the first 64 bytes only).  The policy made both
  * attributes u64 when present; the core refuses a request without them.
+ *
+ * Without CAP_SYS_ADMIN a read also speaks for this machine's node only
+ * (EPERM otherwise): over an NTB a read of another machine's device in
+ * another node's name would be forwarded, and that machine would refuse
+ * it as a forged origin and count it against this node, so any user
+ * could make this node look hostile there (issue 28, item 13).  On one
+ * machine both nodes are this machine's.
  */
 static int cfg_read_allowed(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *a_off = info->attrs[SIO_A_OFFSET];
 	struct nlattr *a_size = info->attrs[SIO_A_SIZE];
+	struct nlattr *a_node = info->attrs[SIO_A_NODE];
+	bool admin = netlink_capable(skb, CAP_SYS_ADMIN);
 	u64 off, size;
 
+	if (!admin && sio_k.ntb && a_node && nla_get_u32(a_node) != sio_k.self)
+		return -EPERM;
 	if (!a_off || !a_size)
 		return 0;
 	off = nla_get_u64(a_off);
 	size = nla_get_u64(a_size);
 	if (off <= SIO_CFG_OPEN && size <= SIO_CFG_OPEN - off)
 		return 0;
-	return netlink_capable(skb, CAP_SYS_ADMIN) ? 0 : -EPERM;
+	return admin ? 0 : -EPERM;
 }
 
 static int sio_genl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,

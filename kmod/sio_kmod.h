@@ -33,6 +33,10 @@
 /* The lent device's IOMMU addresses of the lender's window slots. */
 #define SIO_K_DEV_IOVA BIT_ULL(36)
 
+/* Capabilities sio_vcfg.c keeps track of per function, at most. */
+#define SIO_VCFG_CAPS 32
+#define SIO_VCAP_EXT 0x8000
+
 /* The adapter ntb0 (or lo0) of this machine's registry. */
 struct sio_k_geometry {
 	u64 window;
@@ -80,6 +84,20 @@ struct sio_kdev {
 	u32 vmask[PCI_STD_NUM_BARS + 1];
 	u16 vcmd;
 	bool vcfg_ready;
+	/*
+	 * The function's capabilities, found when the registers above are
+	 * read (their headers and the registers a borrower may not change
+	 * stay as the device has them), and the emulated power state.
+	 */
+	struct sio_vcap {
+		u16 off;
+		u16 id;		/* SIO_VCAP_EXT | an extended capability's id */
+	} vcap[SIO_VCFG_CAPS];
+	u8 ncaps;
+	u8 vpower;		/* PCI_PM_CTRL_STATE_MASK bits as written */
+	/* A borrower's MSI-X messages written, and refused (sio_kplat.c). */
+	u32 msix_written;
+	u32 msix_refused;
 };
 
 struct sio_kernel {
@@ -122,6 +140,12 @@ int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr);
 int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys);
 /* fabric=ntb: the lent device's address of a slot of node's window. */
 u64 sio_kplat_dev_iova(u32 node, u64 addr);
+/*
+ * fabric=ntb: of size bytes of the BAR at phys of a device lent here, how
+ * many a borrower may reach through its window (its MSI-X table and
+ * pending bits are this machine's to write, kplat_msix_write).
+ */
+u64 sio_kplat_msix_limit(u64 phys, u64 size);
 
 /*
  * Lender side (sio_lender.c): the device leaves its driver for smartio's.

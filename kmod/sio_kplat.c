@@ -232,6 +232,43 @@ static int kplat_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 	return err ? pcibios_err_to_errno(err) : 0;
 }
 
+/* Where pdev's MSI-X table is: BAR, offset in it, entries (0: none). */
+static u32 msix_table(struct pci_dev *pdev, u32 *bar, u64 *base)
+{
+	u32 table;
+	u16 ctl;
+
+	if (!pdev->msix_cap)
+		return 0;
+	pci_read_config_dword(pdev, pdev->msix_cap + PCI_MSIX_TABLE, &table);
+	pci_read_config_word(pdev, pdev->msix_cap + PCI_MSIX_FLAGS, &ctl);
+	*bar = table & PCI_MSIX_TABLE_BIR;
+	*base = table & PCI_MSIX_TABLE_OFFSET;
+	return (ctl & PCI_MSIX_FLAGS_QSIZE) + 1;
+}
+
+/* Dword accesses of BAR bar (MSI-X tables require them), in order. */
+static int bar_io(struct pci_dev *pdev, u32 bar, u64 off, void *buf, u32 len,
+		  int write)
+{
+	void __iomem *io = ioremap(pci_resource_start(pdev, bar) + off, len);
+	u32 i, v;
+
+	if (!io)
+		return -ENOMEM;
+	for (i = 0; i < len; i += 4) {
+		if (write) {
+			memcpy(&v, (u8 *)buf + i, 4);
+			iowrite32(v, io + i);
+		} else {
+			v = ioread32(io + i);
+			memcpy((u8 *)buf + i, &v, 4);
+		}
+	}
+	iounmap(io);
+	return 0;
+}
+
 /*
  * MSI-X entry `index` of pdev when [off, off + len) of BAR bar is exactly
  * one table entry.
@@ -239,19 +276,14 @@ static int kplat_cfg_access(void *plat, u32 dev, u32 off, void *buf, u32 len,
 static bool msix_entry(struct pci_dev *pdev, u32 bar, u64 off, u32 len,
 		       u32 *index)
 {
-	u32 table;
-	u16 ctl;
+	u32 tbar, n;
 	u64 base;
 
-	if (!pdev->msix_cap || len != PCI_MSIX_ENTRY_SIZE ||
-	    off % PCI_MSIX_ENTRY_SIZE)
+	if (len != PCI_MSIX_ENTRY_SIZE || off % PCI_MSIX_ENTRY_SIZE)
 		return false;
-	pci_read_config_dword(pdev, pdev->msix_cap + PCI_MSIX_TABLE, &table);
-	pci_read_config_word(pdev, pdev->msix_cap + PCI_MSIX_FLAGS, &ctl);
-	base = table & PCI_MSIX_TABLE_OFFSET;
-	if ((table & PCI_MSIX_TABLE_BIR) != bar || off < base ||
-	    off - base >= PCI_MSIX_ENTRY_SIZE *
-			  ((ctl & PCI_MSIX_FLAGS_QSIZE) + 1ull))
+	n = msix_table(pdev, &tbar, &base);
+	if (!n || tbar != bar || off < base ||
+	    off - base >= PCI_MSIX_ENTRY_SIZE * (u64)n)
 		return false;
 	*index = (off - base) / PCI_MSIX_ENTRY_SIZE;
 	return true;
@@ -299,8 +331,7 @@ static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	struct pci_dev *pdev = kd ? kd->pdev : NULL;
 	u8 entry[PCI_MSIX_ENTRY_SIZE];
-	void __iomem *io;
-	u32 i, index;
+	u32 index;
 
 	if (!pdev || bar >= PCI_STD_NUM_BARS ||
 	    !(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
@@ -309,10 +340,9 @@ static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 		return -EINVAL;
 	if (write && msix_entry(pdev, bar, off, len, &index)) {
 		/*
-		 * Over an NTB the borrower's shadow writes its messages, already
-		 * aimed at the MSI window (sio_shadow_ntb.c), straight into
-		 * the table; the lender's IOMMU confines the device to the
-		 * windows whatever the table says.
+		 * Over an NTB the core's vector numbers are not the
+		 * borrower's messages: the borrower's shadow sends those
+		 * (MSIX_ENTRY, kplat_msix_write), the table stays as it is.
 		 */
 		if (sio_k.ntb)
 			return 0;
@@ -320,23 +350,85 @@ static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 		msix_translate(kd, entry);
 		buf = entry;
 	}
-	io = ioremap(pci_resource_start(pdev, bar) + off, len);
-	if (!io)
-		return -ENOMEM;
-	/* Dword accesses (MSI-X tables require them), control word last. */
-	for (i = 0; i < len; i += 4) {
-		u32 v;
+	return bar_io(pdev, bar, off, buf, len, write);
+}
 
-		if (write) {
-			memcpy(&v, (u8 *)buf + i, 4);
-			iowrite32(v, io + i);
-		} else {
-			v = ioread32(io + i);
-			memcpy((u8 *)buf + i, &v, 4);
-		}
+/*
+ * A borrower's MSI-X message over an NTB (issue 28, item 2).  The lender
+ * does not translate the table's pages for a borrower
+ * (sio_ntb_lend_msix_limit), so the shadow's messages arrive here, and
+ * only one that lands in that borrower's MSI window, as the device
+ * addresses it, is written: anything else could aim the device's writes
+ * at whatever else its IOMMU domain reaches (another borrower's RAM, a
+ * peer's BAR) or at this machine's interrupt range.  Address 0 is a
+ * vector shut down.  Of the vector control word only the mask bit is
+ * the borrower's.
+ */
+static int kplat_msix_write(void *plat, u32 dev, u32 node, u32 index,
+			    const u8 *e)
+{
+	struct sio_kdev *kd = sio_kdev_of(dev);
+	struct sio_device *d = sio_dev(sio_k.reg, dev);
+	struct pci_dev *pdev = kd ? kd->pdev : NULL;
+	u64 addr = get_unaligned_le64(e), win, base;
+	u8 entry[PCI_MSIX_ENTRY_SIZE];
+	u32 bar, ctrl = 0;
+
+	if (!sio_k.ntb)
+		return -EOPNOTSUPP;	/* one machine: the core programs it */
+	if (!pdev || index >= msix_table(pdev, &bar, &base))
+		return -EINVAL;
+	win = sio_kplat_dev_iova(d->node, d->irq_addr);
+	if (addr && (!win || addr < win || addr - win >= SIO_MSI_SIZE)) {
+		kd->msix_refused++;
+		dev_warn_ratelimited(&pdev->dev, "smartio: MSI-X entry %u from %s aimed at %#llx, outside its MSI window %#llx+%#llx: refused\n",
+				     index, sio_node(sio_k.reg, node)->name,
+				     addr, win, SIO_MSI_SIZE);
+		return -EACCES;
 	}
-	iounmap(io);
-	return 0;
+	base += (u64)index * PCI_MSIX_ENTRY_SIZE;
+	if (bar_io(pdev, bar, base + PCI_MSIX_ENTRY_VECTOR_CTRL, &ctrl, 4, 0))
+		return -ENOMEM;
+	memcpy(entry, e, PCI_MSIX_ENTRY_SIZE);
+	ctrl = (ctrl & ~PCI_MSIX_ENTRY_CTRL_MASKBIT) |
+	       (get_unaligned_le32(e + PCI_MSIX_ENTRY_VECTOR_CTRL) &
+		PCI_MSIX_ENTRY_CTRL_MASKBIT);
+	put_unaligned_le32(ctrl, entry + PCI_MSIX_ENTRY_VECTOR_CTRL);
+	kd->msix_written++;
+	return bar_io(pdev, bar, base, entry, PCI_MSIX_ENTRY_SIZE, 1);
+}
+
+/*
+ * How much of BAR bar of the device lent here at phys (the core's BAR
+ * address) a borrower's inbound entries may translate: up to the first
+ * page of its MSI-X table or pending bits, which the borrower reaches
+ * only through kplat_msix_write.
+ */
+u64 sio_kplat_msix_limit(u64 phys, u64 size)
+{
+	u32 i, b, tbar, pbar;
+	u64 base, pba, lim = size;
+
+	for (i = 0; i < sio_k.ndevs; i++) {
+		struct pci_dev *pdev = sio_k.dev[i].pdev;
+		u32 pbaoff = 0;
+
+		for (b = 0; b < PCI_STD_NUM_BARS; b++)
+			if (pci_resource_len(pdev, b) &&
+			    pci_resource_start(pdev, b) == phys)
+				break;
+		if (b == PCI_STD_NUM_BARS || !msix_table(pdev, &tbar, &base))
+			continue;
+		pci_read_config_dword(pdev, pdev->msix_cap + PCI_MSIX_PBA,
+				      &pbaoff);
+		pbar = pbaoff & PCI_MSIX_PBA_BIR;
+		pba = pbaoff & PCI_MSIX_PBA_OFFSET;
+		if (tbar == b)
+			lim = min(lim, round_down(base, PAGE_SIZE));
+		if (pbar == b)
+			lim = min(lim, round_down(pba, PAGE_SIZE));
+	}
+	return lim;
 }
 
 /*
@@ -439,4 +531,5 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.inbound_unmap = kplat_inbound_unmap,
 	.dev_addr = kplat_dev_addr,
 	.window_dma_addr = kplat_window_dma_addr,
+	.msix_write = kplat_msix_write,
 };

@@ -100,6 +100,7 @@ static struct {
 	wait_queue_head_t park_wq;
 	struct task_struct *serving;	/* runs a request of a peer now */
 	u32 in_place;		/* requests that ran for a parked sender */
+	u32 ids_refused;	/* peers that announced an id not theirs */
 	struct dentry *dbgfs;
 	/* Segment tables to push: the one built, the one each peer has. */
 	struct delayed_work push;
@@ -467,23 +468,49 @@ static void link_state(void)
 			NULL, NULL, NULL);
 }
 
+/*
+ * Who a peer is.  A node's identity on the NTB is the id its machine
+ * announces when its link comes up (smartio_ntb's scratchpads); nothing
+ * on the link proves it.  What this machine pins: the first NTB peer a
+ * node id came up on keeps it for as long as smartio.ko is loaded, up or
+ * down, and that peer keeps that id.  So a machine behind another port
+ * of the switch cannot take over the id of a node that is down (with it
+ * that node's place in name-based lend lists, its borrows' windows and
+ * its segment records), and a peer cannot change who it is, until the
+ * operator reloads smartio.ko here.  The first announcement is trusted:
+ * the operator's cabling (which machine is behind which port) is the
+ * root of it.  smartio(4) says so.
+ */
+static bool peer_id_pinned(struct sio_ntb_peer *p, int n, u32 id)
+{
+	int m = node_of(p);
+
+	if (n >= 0 && n != sio_k.self && (!fab.p[n] || fab.p[n] == p) &&
+	    (m < 0 || m == n))
+		return true;
+	fab.ids_refused++;
+	if (n >= 0 && n != sio_k.self && fab.p[n] && fab.p[n] != p)
+		pr_warn_ratelimited("smartio: NTB peer announcing node id %u refused: host%d is pinned to another peer\n",
+				    id, n);
+	else if (m >= 0 && m != n)
+		pr_warn_ratelimited("smartio: NTB peer of host%d announcing node id %u refused: a peer keeps its node\n",
+				    m, id);
+	else
+		pr_warn_ratelimited("smartio: NTB peer with node id %u ignored (this is host%u)\n",
+				    id, sio_k.self);
+	return false;
+}
+
 static void fab_peer_up(void *ctx, struct sio_ntb_peer *p, u32 id, u32 gen)
 {
-	int n, m;
+	int n;
 
 	mutex_lock(&sio_k.lock);
 	n = sio_node_lookup_id(sio_k.reg, id);
-	/* A node id another peer that is up holds already is refused. */
-	if (n < 0 || n == sio_k.self || (peer_up(n) && fab.p[n] != p)) {
+	if (!peer_id_pinned(p, n, id)) {
 		mutex_unlock(&sio_k.lock);
-		pr_warn("smartio: NTB peer with node id %u ignored (this is host%u)\n",
-			id, sio_k.self);
 		return;
 	}
-	/* This peer spoke for another node before (it went down since). */
-	m = node_of(p);
-	if (m >= 0 && m != n)
-		WRITE_ONCE(fab.p[m], NULL);
 	WRITE_ONCE(fab.p[n], p);
 	if (!fab.heap)
 		fab.heap = p;
@@ -790,6 +817,7 @@ int sio_ntb_fab_init(void)
 	/* For tests: how often two nodes' calls crossed. */
 	fab.dbgfs = debugfs_create_dir("smartio_fabric", NULL);
 	debugfs_create_u32("in_place", 0444, fab.dbgfs, &fab.in_place);
+	debugfs_create_u32("ids_refused", 0444, fab.dbgfs, &fab.ids_refused);
 	return 0;
 fail:
 	fab.pushing = false;

@@ -10,7 +10,10 @@
  * T's inbound entry s for this machine.  The core asks the side whose
  * memory or device is the target to translate (inbound_map), as real NTBs
  * are programmed on the receiving side:
- *  - the lender translates the borrower's BAR slots onto the device's BARs;
+ *  - the lender translates the borrower's BAR slots onto the device's BARs,
+ *    up to the device's MSI-X table: the borrower's shadow sends its
+ *    messages (MSIX_ENTRY), which the lender writes once it has checked
+ *    that they land in that borrower's MSI window (sio_kplat.c);
  *  - the borrower translates the lender's DMA window onto all of its RAM
  *    from physical address 0, and the MSI window onto 0xfee00000.
  * The lender's slots carry the device's own traffic, so its IOMMU domain
@@ -190,6 +193,14 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 		err = inbound_target(kind, local_addr, size, &target);
 		if (err)
 			return err;
+		/*
+		 * A BAR up to its MSI-X table: the borrower's messages are
+		 * written here, once checked (issue 28, item 2).
+		 */
+		if (kind == SIO_INB_BAR)
+			size = sio_kplat_msix_limit(local_addr, size);
+		if (!size)
+			return 0;
 	}
 	first = (peer_addr - ad->window_base) / ad->slot_size;
 	count = DIV_ROUND_UP_ULL(size, ad->slot_size);

@@ -617,6 +617,7 @@ void sio_shadow_remove(struct sio_kdev *kd)
 	pci_lock_rescan_remove();
 	pci_dev_put(sh->pdev);
 	pci_stop_root_bus(sh->bus);
+	sio_shadow_ntb_msix_stop(sh);
 	pci_remove_root_bus(sh->bus);
 	pci_unlock_rescan_remove();
 	kd->shadow = NULL;

@@ -52,6 +52,17 @@ struct sio_shadow {
 	 */
 	struct msi_desc ntb_desc;
 	void (*set_desc)(msi_alloc_info_t *arg, struct msi_desc *desc);
+	/*
+	 * Over an NTB the lender writes the device's MSI-X table: the
+	 * chip's mask and unmask it wraps, and a work item that sends the
+	 * lender every entry changed since (what it sent last, per entry).
+	 */
+	void (*chip_mask)(struct irq_data *data);
+	void (*chip_unmask)(struct irq_data *data);
+	struct work_struct msix_work;
+	bool msix_live;		/* the work may run (the shadow is there) */
+	u8 (*msix_sent)[PCI_MSIX_ENTRY_SIZE];
+	u32 msix_nsent;
 	atomic64_t maps;	/* DMA API mappings made, ever */
 	atomic_t live;		/* DMA API mappings not unmapped yet */
 };
@@ -84,5 +95,7 @@ void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d);
 bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
 			bool write);
 void sio_shadow_ntb_msi_free(struct sio_shadow *sh);
+/* The shadow's driver is gone: no more MSI-X messages to send. */
+void sio_shadow_ntb_msix_stop(struct sio_shadow *sh);
 
 #endif /* SIO_SHADOW_H */

@@ -13,18 +13,25 @@
  * still confines it to the window); smartio(4) says so.
  *
  * Interrupts.  The driver's MSI-X messages (this machine's local APIC
- * address and a vector) are written by the driver straight into the
- * device's table through the BAR window, so they must already be the
- * device's view: the shadow gets an MSI domain of its own, a child of
- * this machine's vector domain with the PCI MSI chip the function would
- * have had, whose message write moves the address into the MSI window
- * (the lender's outbound entry that this machine's inbound entry leads
- * to the interrupt range, 0xfee00000).  The message arrives as a write of
+ * address and a vector) must be the device's view: the shadow gets an
+ * MSI domain of its own, a child of this machine's vector domain with the
+ * PCI MSI chip the function would have had, whose message write moves
+ * the address into the MSI window (the lender's outbound entry that this
+ * machine's inbound entry leads to the interrupt range, 0xfee00000).
+ * The lender does not translate the table's pages for us (issue 28, item
+ * 2: a message there could aim the device's writes anywhere its IOMMU
+ * domain reaches), so what the PCI core writes into the table through
+ * the window goes nowhere; a work item sends the lender each entry as
+ * the descriptors hold it (MSIX_ENTRY) after every message write, mask
+ * and unmask, and the lender writes it once it has checked the address
+ * (sio_kplat.c).  Until then the entry stays masked and the device keeps
+ * the interrupt pending.  The message arrives as a write of
  * this machine's NTB function: without interrupt remapping (compatibility
  * format messages) it is delivered as is; with remapping the IRTE's
  * source-id would have to be the NTB function's (not done: the QEMU test
  * runs without remapping).
  */
+#include <asm/unaligned.h>
 #include <linux/dma-map-ops.h>
 #include <linux/irq.h>
 #include <linux/module.h>
@@ -32,6 +39,12 @@
 #include <linux/slab.h>
 
 #include "sio_shadow.h"
+
+/*
+ * MSI-X entries whose last message sent is remembered (the rest are sent
+ * at every change): the vectors a driver of a borrowed device uses.
+ */
+#define SIO_SHADOW_MSIX_SENT 64
 
 static dma_addr_t ntb_dma_addr(struct sio_shadow *sh, phys_addr_t phys,
 			       size_t size)
@@ -183,6 +196,84 @@ bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
 
 /* --- the MSI domain -------------------------------------------------------- */
 
+/* One entry to the lender: 0, or the errno of its refusal. */
+static int ntb_msix_send(struct sio_shadow *sh, u32 index, const u8 *entry)
+{
+	struct sio_parsed *rep;
+	struct sio_msg m;
+	u8 *buf;
+	int err = -ENOMEM;
+
+	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
+	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
+	if (buf && rep) {
+		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_MSIX_ENTRY,
+			     SIO_F_REQUEST, 0);
+		sio_msg_put_u32(&m, SIO_A_DEV, sh->fdid);
+		sio_msg_put_u32(&m, SIO_A_NODE, sh->borrower);
+		sio_msg_put_u32(&m, SIO_A_INDEX, index);
+		sio_msg_put_bin(&m, SIO_A_DATA, entry, PCI_MSIX_ENTRY_SIZE);
+		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K,
+				 SIO_PEER_MSG_K);
+	}
+	kfree(buf);
+	kfree(rep);
+	return err;
+}
+
+/*
+ * Every MSI-X entry whose descriptor changed since it was sent last, as
+ * the device must hold it.  Process context, with the descriptors locked
+ * (their messages and vector control words as the PCI core last wrote
+ * them).
+ */
+static void ntb_msix_forward(struct work_struct *work)
+{
+	struct sio_shadow *sh = container_of(work, struct sio_shadow,
+					     msix_work);
+	struct device *dev = &sh->pdev->dev;
+	struct msi_desc *desc;
+	u8 e[PCI_MSIX_ENTRY_SIZE];
+	int err;
+
+	msi_lock_descs(dev);
+	msi_for_each_desc(desc, dev, MSI_DESC_ALL) {
+		u32 i = desc->msi_index;
+
+		if (!desc->pci.msi_attrib.is_msix)
+			continue;
+		put_unaligned_le32(desc->msg.address_lo, e);
+		put_unaligned_le32(desc->msg.address_hi, e + 4);
+		put_unaligned_le32(desc->msg.data, e + 8);
+		put_unaligned_le32(desc->pci.msix_ctrl, e + 12);
+		if (i < sh->msix_nsent && !memcmp(sh->msix_sent[i], e, sizeof(e)))
+			continue;
+		err = ntb_msix_send(sh, i, e);
+		/* ENOENT: MSI-X is off (the driver let go), nothing routed. */
+		if (err && err != -ENOENT)
+			dev_warn_ratelimited(&sh->pdev->dev, "smartio: MSI-X entry %u not written by the lender: %d\n",
+					     i, err);
+		if (!err && i < sh->msix_nsent)
+			memcpy(sh->msix_sent[i], e, sizeof(e));
+	}
+	msi_unlock_descs(dev);
+}
+
+/* Called from the MSI chip (atomic context): the work sends the change. */
+static void ntb_msix_changed(struct sio_shadow *sh)
+{
+	if (READ_ONCE(sh->msix_live))
+		schedule_work(&sh->msix_work);
+}
+
+void sio_shadow_ntb_msix_stop(struct sio_shadow *sh)
+{
+	if (!sio_k.ntb || !sh->msix_sent)
+		return;
+	WRITE_ONCE(sh->msix_live, false);
+	cancel_work_sync(&sh->msix_work);
+}
+
 /* The message as the device must send it: into the MSI window. */
 static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
 {
@@ -205,6 +296,25 @@ static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
 	m.address_hi = upper_32_bits(addr);
 	/* The descriptor keeps what the table holds (restored on resume). */
 	pci_write_msi_msg(data->irq, &m);
+	ntb_msix_changed(sh);
+}
+
+static void ntb_msi_mask(struct irq_data *data)
+{
+	struct sio_shadow *sh =
+		sio_dev_shadow(msi_desc_to_dev(irq_data_get_msi_desc(data)));
+
+	sh->chip_mask(data);
+	ntb_msix_changed(sh);
+}
+
+static void ntb_msi_unmask(struct irq_data *data)
+{
+	struct sio_shadow *sh =
+		sio_dev_shadow(msi_desc_to_dev(irq_data_get_msi_desc(data)));
+
+	sh->chip_unmask(data);
+	ntb_msix_changed(sh);
 }
 
 /*
@@ -244,6 +354,17 @@ int sio_shadow_ntb_msi(struct sio_shadow *sh)
 	sh->msi_chip = *info->chip;
 	sh->msi_chip.name = "smartio-NTB-MSI";
 	sh->msi_chip.irq_write_msi_msg = ntb_msi_write;
+	sh->chip_mask = info->chip->irq_mask ?: pci_msi_mask_irq;
+	sh->chip_unmask = info->chip->irq_unmask ?: pci_msi_unmask_irq;
+	sh->msi_chip.irq_mask = ntb_msi_mask;
+	sh->msi_chip.irq_unmask = ntb_msi_unmask;
+	sh->msix_nsent = SIO_SHADOW_MSIX_SENT;
+	sh->msix_sent = kcalloc(sh->msix_nsent, sizeof(*sh->msix_sent),
+				GFP_KERNEL);
+	if (!sh->msix_sent)
+		return -ENOMEM;
+	INIT_WORK(&sh->msix_work, ntb_msix_forward);
+	WRITE_ONCE(sh->msix_live, true);
 	sh->msi_ops = *info->ops;
 	sh->set_desc = info->ops->set_desc;
 	sh->msi_ops.set_desc = ntb_msi_set_desc;
@@ -267,6 +388,8 @@ int sio_shadow_ntb_msi(struct sio_shadow *sh)
 
 void sio_shadow_ntb_msi_free(struct sio_shadow *sh)
 {
+	kfree(sh->msix_sent);
+	sh->msix_sent = NULL;
 	if (sh->msi_domain)
 		irq_domain_remove(sh->msi_domain);
 	if (sh->msi_fwnode)

@@ -11,6 +11,11 @@
  * When the nodes are separate machines a peer's users act only for their
  * node and use at most their share of this node's segment records.
  *
+ * Issue 28, item 13 (test_peer_refusal_flood_*): a node whose users (or
+ * kernel) keep sending what is refused fills neither the event ring nor
+ * the readers' view: every refusal is counted, the events are limited
+ * per sender.
+ *
  * Defect 8 (test_peer_reply_validation_*): replies and requests of a
  * hostile peer, made by rewriting what the simulator's transport carries
  * (the peer's own core stays honest): a grant whose BARs differ from the
@@ -25,7 +30,9 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "peer_state.h"
@@ -616,10 +623,70 @@ static void test_peer_reply_validation_segment_size_is_the_records(void **state)
 	smartio_close(h);
 }
 
+/* The peer-refused events of `object` from the cursor on. */
+static unsigned refused_events(struct smartio *h, uint64_t *cur,
+			       const char *object, unsigned *suppressed)
+{
+	char line[256], want[128];
+	unsigned n = 0;
+	const char *q;
+
+	snprintf(want, sizeof(want), " peer-refused %s ", object);
+	while (smartio_event_read(h, cur, line, sizeof(line)) > 0) {
+		if (!strstr(line, want))
+			continue;
+		n++;
+		q = strstr(line, "suppressed=");
+		if (q && suppressed)
+			*suppressed += (unsigned)strtoul(q + 11, NULL, 10);
+	}
+	return n;
+}
+
+static void test_peer_refusal_flood_is_counted_but_rate_limited(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, NULL, fabric, sizeof(fabric));
+	unsigned h0 = th_node(h, "host0"), h1 = th_node(h, "host1"),
+		 h2 = th_node(h, "host2");
+	uint64_t cur = smartio_event_cursor(h);
+	u32 count = refused(h, h1);
+	unsigned char *before;
+	unsigned i, events, quiet = 0;
+	u8 buf[512];
+	struct sio_msg m;
+
+	(void)state;
+	before = snap(h);
+	for (i = 0; i < 500; i++) {
+		heartbeat(&m, buf, sizeof(buf), h2, NO_STAMP, NO_STAMP);
+		assert_int_equal(deliver(h, h0, h1, &m, NULL), -EPERM);
+	}
+	assert_true(same_state(h, before));
+	assert_int_equal(refused(h, h1), count + 500);
+	events = refused_events(h, &cur, "nodes/host1", NULL);
+	assert_true(events >= 1 && events <= 10);
+	/* Another sender's refusal is still reported at once. */
+	heartbeat(&m, buf, sizeof(buf), h1, NO_STAMP, NO_STAMP);
+	assert_int_equal(deliver(h, h0, h2, &m, NULL), -EPERM);
+	assert_int_equal(refused_events(h, &cur, "nodes/host2", NULL), 1);
+	/* The events that matter still reach the readers. */
+	assert_int_equal(smartio_segment_create(h, h0, "after"), 0);
+	assert_true(th_saw_event(h, &cur, "segment-create", "seg/host0.after"));
+	/* Once the interval is over, the next event says what was left out. */
+	sleep(6);
+	heartbeat(&m, buf, sizeof(buf), h2, NO_STAMP, NO_STAMP);
+	assert_int_equal(deliver(h, h0, h1, &m, NULL), -EPERM);
+	assert_int_equal(refused_events(h, &cur, "nodes/host1", &quiet), 1);
+	assert_int_equal(quiet, 500 - events);
+	smartio_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_peer_spoofed_origin_is_refused_counted_and_reported),
+		cmocka_unit_test(test_peer_refusal_flood_is_counted_but_rate_limited),
 		cmocka_unit_test(test_peer_separate_machine_acts_only_for_its_node),
 		cmocka_unit_test(test_peer_segment_table_is_checked_before_it_applies),
 		cmocka_unit_test(test_peer_reply_validation_grant_matches_registry),

@@ -184,6 +184,7 @@ static const u64 cmd_attrs[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_MCAST_MAP] = A(INDEX) | A(DEV) | A(NODE),
 	[SIO_CMD_MCAST_UNMAP] = A(INDEX) | A(DEV) | A(NODE),
 	[SIO_CMD_MCAST_SIZE] = A(INDEX) | A(SIZE),
+	[SIO_CMD_MSIX_ENTRY] = A(DEV) | A(NODE) | A(INDEX) | A(DATA),
 };
 
 static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
@@ -222,6 +223,7 @@ static const char *const cmd_expect_name[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_MCAST_MAP] = "mcast-map",
 	[SIO_CMD_MCAST_UNMAP] = "mcast-unmap",
 	[SIO_CMD_MCAST_SIZE] = "mcast-size",
+	[SIO_CMD_MSIX_ENTRY] = "msix-entry",
 };
 
 #define NBARS 4

@@ -100,6 +100,15 @@ struct sio_platform_ops {
 	u64 (*dev_addr)(void *plat, u32 node, u64 addr);
 	int (*window_dma_addr)(void *plat, u32 self, u32 dev, u64 phys,
 			       u64 size, u64 *ioaddr);
+	/*
+	 * Optional: MSI-X table entry `index` of device dev written as
+	 * borrower `node` asks (SIO_CMD_MSIX_ENTRY: 16 bytes, little
+	 * endian), once the core checked that the device's vectors are
+	 * routed to that node.  The platform refuses (-EACCES, counted) an
+	 * address outside that node's MSI window as the device sees it.
+	 */
+	int (*msix_write)(void *plat, u32 dev, u32 node, u32 index,
+			  const u8 *entry);
 };
 
 #define SIO_INB_BAR 1u
@@ -116,11 +125,20 @@ struct sio_platform_ops {
  */
 #define SIO_CORE_SEPARATE 0x1u
 
+/* peer-refused events of one sender node in the current interval. */
+struct sio_refused_rate {
+	u64 start_ns;
+	u32 events;
+	u32 quiet;	/* refusals not reported since */
+};
+
 struct sio_core {
 	struct sio_registry *reg;
 	const struct sio_platform_ops *ops;
 	void *plat;
 	u32 flags;
+	/* origin.c: peer-refused events are rate-limited per sender. */
+	struct sio_refused_rate refused_rate[SIO_MAX_NODES];
 };
 
 /*

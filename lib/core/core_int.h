@@ -99,6 +99,8 @@ int sio_h_reclaim_req(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		      struct sio_msg *rep);
 int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	      struct sio_msg *rep);
+int sio_h_msix_entry(struct sio_core *c, u32 self,
+		     const struct sio_parsed *p, struct sio_msg *rep);
 int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	      struct sio_msg *rep);
 

@@ -56,6 +56,7 @@ static const struct cmd_entry cmds[SIO_CMD_MAX + 1] = {
 	[SIO_CMD_MCAST_MAP] = { sio_h_mcast, TO_LENDER },
 	[SIO_CMD_MCAST_UNMAP] = { sio_h_mcast, TO_LENDER },
 	[SIO_CMD_MCAST_SIZE] = { sio_h_mcast, TO_SELF },
+	[SIO_CMD_MSIX_ENTRY] = { sio_h_msix_entry, TO_LENDER },
 };
 
 static int owner_of(struct sio_registry *r, const struct sio_parsed *p,

@@ -359,6 +359,44 @@ void sio_msi_cfg_read(struct sio_core *c, u32 dev, u32 asker, u32 off,
 		data[0x3d - off] = 0;	/* no INTx pin across an NTB */
 }
 
+/*
+ * A borrower's MSI-X message, written by the lender (SmartIO over an NTB
+ * whose lender leaves the table's pages untranslated for borrowers, so
+ * that the messages a device sends are the lender's to check): only the
+ * node the device's MSI-X vectors are routed to may write entries, and
+ * whether the address lands in its MSI window is the platform's check
+ * (it knows the device's view of the window).  ENOENT when nothing is
+ * routed to it (a message late after the driver turned MSI-X off).
+ */
+int sio_h_msix_entry(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		     struct sio_msg *rep)
+{
+	int dev = sio_msg_dev(c->reg, p);
+	int asker = sio_msg_node(c->reg, p, SIO_A_NODE);
+	struct sio_device *d;
+
+	(void)rep;
+	if (dev < 0)
+		return dev;
+	if (asker < 0)
+		return asker;
+	d = sio_dev(c->reg, (u32)dev);
+	if (d->node != self || d->gone)
+		return -ENXIO;
+	if (!p->present[SIO_A_INDEX] || !p->present[SIO_A_DATA] ||
+	    p->tb[SIO_A_DATA].len != 16)
+		return -EINVAL;
+	if (!(d->borrowers >> asker & 1))
+		return -EACCES;
+	if (d->irq_mode != SIO_IRQ_MSIX || d->irq_node != (u32)asker)
+		return -ENOENT;
+	if (!c->ops->msix_write)
+		return -EOPNOTSUPP;
+	return c->ops->msix_write(c->plat, (u32)dev, (u32)asker,
+				  sio_nla_u32(&p->tb[SIO_A_INDEX]),
+				  p->tb[SIO_A_DATA].data);
+}
+
 void sio_msi_release(struct sio_core *c, u32 dev, u32 node)
 {
 	struct sio_device *d = sio_dev(c->reg, dev);

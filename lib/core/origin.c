@@ -89,6 +89,7 @@ int sio_origin_check(struct sio_core *c, u32 self, u32 from,
 	case SIO_CMD_SEG_TABLE_GET:
 	case SIO_CMD_DEV_TABLE:
 	case SIO_CMD_MAP_BAR_WINDOW:
+	case SIO_CMD_MSIX_ENTRY:
 		return names(r, p, SIO_A_NODE, from) ? 0 : -EPERM;
 	case SIO_CMD_RECLAIM_REQ:
 		return names(r, p, SIO_A_NODE, self) && lender_is(r, p, from) ?
@@ -107,15 +108,58 @@ int sio_origin_check(struct sio_core *c, u32 self, u32 from,
 	}
 }
 
+/*
+ * A peer that keeps sending what is refused (or a user of it whose
+ * requests it forwards) must not fill the event ring every node's
+ * readers share, nor push out the events that matter: at most
+ * SIO_REFUSED_BURST peer-refused events per sender within
+ * SIO_REFUSED_INTERVAL_NS.  Every refusal is still counted in the node's
+ * refused; the first event after a quiet stretch says how many were not
+ * reported (suppressed=<n>).
+ */
+#define SIO_REFUSED_BURST 10
+#define SIO_REFUSED_INTERVAL_NS 5000000000ull
+
+static int refused_report(struct sio_core *c, u32 from)
+{
+	struct sio_refused_rate *rr = &c->refused_rate[from];
+	u64 now = c->ops->mono_ns ? c->ops->mono_ns(c->plat) : 0;
+
+	if (!rr->events || now - rr->start_ns >= SIO_REFUSED_INTERVAL_NS) {
+		rr->start_ns = now;
+		rr->events = 0;
+	}
+	if (rr->events >= SIO_REFUSED_BURST) {
+		rr->quiet++;
+		return 0;
+	}
+	rr->events++;
+	return 1;
+}
+
 void sio_peer_refused(struct sio_core *c, u32 from, u8 cmd)
 {
 	struct sio_registry *r = c->reg;
+	char obj[SIO_EVENT_OBJ], args[SIO_EVENT_ARGS];
+	struct sio_strbuf sb;
 
-	if (from >= r->nnodes)
+	if (from >= r->nnodes || from >= SIO_MAX_NODES)
 		return;
 	sio_node(r, from)->refused++;
-	sio_event_about(c, SIO_EV_PEER_REFUSED, "nodes/", sio_node(r, from)->name,
-			NULL, "cmd", sio_cmd_name(cmd));
+	if (!refused_report(c, from))
+		return;
+	sio_sb_init(&sb, obj, sizeof(obj));
+	sio_sb_str(&sb, "nodes/");
+	sio_sb_str(&sb, sio_node(r, from)->name);
+	sio_sb_init(&sb, args, sizeof(args));
+	sio_sb_str(&sb, "cmd=");
+	sio_sb_str(&sb, sio_cmd_name(cmd));
+	if (c->refused_rate[from].quiet) {
+		sio_sb_str(&sb, " suppressed=");
+		sio_sb_u64(&sb, c->refused_rate[from].quiet);
+		c->refused_rate[from].quiet = 0;
+	}
+	sio_event_emit(c, SIO_EV_PEER_REFUSED, obj, args);
 }
 
 /*

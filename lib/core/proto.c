@@ -474,6 +474,7 @@ static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
 	[SIO_CMD_MCAST_MAP] = "mcast-map",
 	[SIO_CMD_MCAST_UNMAP] = "mcast-unmap",
 	[SIO_CMD_MCAST_SIZE] = "mcast-size",
+	[SIO_CMD_MSIX_ENTRY] = "msix-entry",
 };
 
 const char *sio_cmd_name(u8 cmd)

@@ -98,6 +98,13 @@ enum sio_cmd {
 	SIO_CMD_MCAST_MAP,
 	SIO_CMD_MCAST_UNMAP,
 	SIO_CMD_MCAST_SIZE,
+	/*
+	 * Borrower -> lender: DEV, NODE (the borrower), INDEX (MSI-X table
+	 * entry), DATA (the entry as the device takes it: address, data,
+	 * vector control; 16 bytes, little endian).  The lender writes it
+	 * only when the address is in the borrower's MSI window (msi.c).
+	 */
+	SIO_CMD_MSIX_ENTRY,
 	__SIO_CMD_MAX,
 };
 #define SIO_CMD_MAX (__SIO_CMD_MAX - 1)

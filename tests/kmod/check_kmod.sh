@@ -18,7 +18,7 @@ set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${KMOD_TIMEOUT:-900}
-expect_passes=133
+expect_passes=149
 
 skip() { echo "SKIP: check-kmod: $*"; exit 77; }
 . "$src/tests/kmod/guest-lib.sh"

@@ -187,6 +187,44 @@ check "the real command register keeps its decode, no SERR/parity ($(realcfg 4 2
 	test "$(realcfg 0x04 2)" = "$rcmd"
 genl root cfg_write dev=0 node=0 off=4 \
 	data=$(printf '%02x%02x' $((0x$rcmd & 255)) $((0x$rcmd >> 8))) >/dev/null
+# viewcfg MOUNT OFFSET WIDTH: a register as that mount's node reads it.
+viewcfg() {
+	dd if="$1/dev/nvme0/config" bs=1 skip=$(($2)) count="$3" status=none |
+		od -An -tx"$3" | tr -d ' \n'
+}
+# capof ID: the offset of standard capability ID in the real function's
+# list (0: none).
+capof() {
+	local pos=$((0x$(realcfg 0x34 1) & 0xfc)) hops=0
+	while [ $pos -ge 64 ] && [ $hops -lt 48 ]; do
+		[ $((0x$(realcfg $pos 1))) = $(($1)) ] && { echo $pos; return; }
+		pos=$((0x$(realcfg $((pos + 1)) 1) & 0xfc))
+		hops=$((hops + 1))
+	done
+	echo 0
+}
+# Power state, capability headers: what a guest of VFIO may not change.
+pm=$(capof 0x01)
+exp=$(capof 0x10)
+check "the function has power management ($pm) and an FLR-capable PCIe capability ($exp)" \
+	test "$pm" -gt 0 -a "$exp" -gt 0 -a \
+	$((0x$(realcfg $((exp + 4)) 4) >> 28 & 1)) = 1
+rpm=$(realcfg $((pm + 4)) 2)
+check "root's write of D3hot into PMCSR answers 0 (emulated)" \
+	test "$(genl root cfg_write dev=0 node=0 off=$((pm + 4)) data=0300)" = 0
+check "the real function stays in D0 ($(realcfg $((pm + 4)) 2))" \
+	test $((0x$(realcfg $((pm + 4)) 2) & 3)) = 0
+check "host0 reads D3hot back ($(viewcfg /smartio $((pm + 4)) 2))" \
+	test $((0x$(viewcfg /smartio $((pm + 4)) 2) & 3)) = 3
+genl root cfg_write dev=0 node=0 off=$((pm + 4)) data=0000 >/dev/null
+check "and D0 once written back" \
+	test "$(viewcfg /smartio $((pm + 4)) 2)" = "$rpm"
+hdr=$(realcfg "$pm" 2)
+check "a write of the PM capability's id and next pointer answers 0" \
+	test "$(genl root cfg_write dev=0 node=0 off=$pm data=ffff)" = 0
+check "the header keeps its id and pointer, real ($(realcfg "$pm" 2)) and seen" \
+	test "$(realcfg "$pm" 2)" = "$hdr" -a \
+	"$(viewcfg /smartio "$pm" 2)" = "$hdr"
 check "the nvme driver still reads its drive after the config writes" \
 	dd if=/dev/nvme0n1 of=/dev/null bs=4k count=16 iflag=direct status=none
 g1=$(cat $fabric/generation)
@@ -329,6 +367,13 @@ blk=${ctrl}n1
 waitfor 60 test -b /dev/$blk
 check "the shadow's namespace /dev/$blk appears" test -b /dev/$blk
 udev_borrowed_disk $blk
+check "host1's write of D3hot into PMCSR answers 0 (emulated)" \
+	test "$(genl root cfg_write dev=0 node=1 off=$((pm + 4)) data=0300)" = 0
+check "the real function stays in D0 under host1's driver" \
+	test $((0x$(realcfg $((pm + 4)) 2) & 3)) = 0
+check "host1 reads D3hot back ($(viewcfg /smartio1 $((pm + 4)) 2))" \
+	test $((0x$(viewcfg /smartio1 $((pm + 4)) 2) & 3)) = 3
+genl root cfg_write dev=0 node=1 off=$((pm + 4)) data=0000 >/dev/null
 dd if=/dev/urandom of=/tmp/pattern bs=1M count=32 status=none
 echo "PATTERN-MD5 $(md5sum </tmp/pattern | cut -d' ' -f1)"
 t0=$(uptime_cs)
@@ -396,6 +441,23 @@ waitfor 30 test -b /dev/${ctrl3}n1
 check "the shadow still works (its first 4 KiB are the pattern's)" \
 	test "$(dd if=/dev/${ctrl3}n1 bs=4k count=1 iflag=direct status=none |
 		md5sum)" = "$(head -c 4096 /tmp/pattern | md5sum)"
+# A reset of the shadow: host1's PCI core writes FLR into Device Control.
+check "host1 resets the shadow (its PCI core's FLR, through the core)" \
+	sh -c "echo 1 > /sys/bus/pci/devices/$shadow/reset"
+check "the lender performed the FLR, the function's state saved and restored" \
+	sh -c "dmesg | grep -q 'function level reset written to Device Control done by the lender'"
+check "the real BAR 0 keeps the lender's address ($(realcfg 0x10 4) = $rbar0)" \
+	test "$(realcfg 0x10 4)" = "$rbar0"
+check "the real command register still decodes memory ($(realcfg 4 2))" \
+	test $((0x$(realcfg 4 2) & 2)) = 2
+check "Device Control's FLR bit reads 0 on host1" \
+	test $((0x$(viewcfg /smartio1 $((exp + 8)) 2) >> 15)) = 0
+shadow_reads() {
+	test "$(dd if=/dev/${ctrl3}n1 bs=4k count=1 iflag=direct status=none |
+		md5sum)" = "$(head -c 4096 /tmp/pattern | md5sum)"
+}
+waitfor 60 shadow_reads
+check "the shadow reads its drive after the reset" shadow_reads
 check "echo host1 > return once more" \
 	sh -c "echo host1 > /smartio/dev/nvme0/return"
 waitfor 60 test -e /sys/bus/pci/drivers/nvme/"$bdf"

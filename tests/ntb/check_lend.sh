@@ -32,6 +32,10 @@ sw_prepare
 sw_smartio_build
 
 mkdir -p "$tmp/root/bin"
+# The generic netlink client of check-kmod: requests as another user.
+${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
+	-I"$src/lib/core" -o "$tmp/root/bin/sio_genl" "$src/tests/kmod/sio_genl.c" \
+	>"$tmp/cc-genl.log" 2>&1 || { cat "$tmp/cc-genl.log"; exit 1; }
 # The userspace NVMe driver, static as sio_segrw (no C library in there).
 ${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
 	-o "$tmp/root/bin/smartio-nvme" "$src/contrib/nvme/smartio-nvme.c" \
@@ -58,7 +62,10 @@ sw_start $N 1G
 # bypass the receiving guest's IOMMU.  Interrupt remapping is on: the
 # borrower remaps the shadow's MSI-X as its NTB function's, the source
 # they arrive with.
-SW_APPEND="intel_iommu=on iommu=pt"
+# no_timer_check: under TCG on a loaded machine the kernel's check of the
+# timer through the remapped IO-APIC fails now and then and panics the
+# guest at boot (3 of 12 boots in two runs at load 9).
+SW_APPEND="intel_iommu=on iommu=pt no_timer_check"
 t0=$(date +%s)
 for p in 0 1 2 3; do
 	dd if=/dev/zero of="$tmp/nvme$p.img" bs=1M count=0 seek=128 status=none
@@ -85,7 +92,7 @@ wait "$pid0" "$pid1" "$pid2" "$pid3"
 echo "all guests done after $(($(date +%s) - t0)) s"
 
 for p in 0 1 2 3; do
-	sw_check "p$p-1" $(( p == 1 ? 31 : p == 3 ? 24 : p == 2 ? 14 : 12 ))
+	sw_check "p$p-1" $(( p == 1 ? 34 : p == 3 ? 26 : p == 2 ? 19 : 16 ))
 done
 # What the borrowers wrote is on the lenders' drive images.
 for p in 1 3; do

@@ -167,9 +167,34 @@ if [ "$P" != "$lender" ]; then
 		pass "borrow under lend policy none refused: $(cat /tmp/err)"
 	fi
 fi
+# Issue 28, item 13: a user without CAP_SYS_ADMIN reading the lender's
+# config space in a third node's name is refused here (EPERM), before
+# anything reaches the lender, which counts no refusal against us.
+if [ "$P" != "$lender" ]; then
+	fdid=$(cat "$dev/fdid")
+	i=0 bad=0
+	while [ $i -lt 20 ]; do
+		rc=$(sio_genl -u 1000 call cfg_read dev="$fdid" node=$(((P + 1) % N)) \
+			off=0 size=4 | sed -n 's/^rc=//p')
+		[ "$rc" = -1 ] || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	rc=$(sio_genl -u 1000 call cfg_read dev="$fdid" node="$P" off=0 size=4 |
+		sed -n 's/^rc=//p')
+	if [ "$bad" = 0 ] && [ "$rc" = 0 ]; then
+		pass "uid 1000 reads host$lender-nvme0's config as host$P only: 20 reads in host$(((P + 1) % N))'s name EPERM"
+	else
+		fail "uid 1000's config reads of host$lender-nvme0: $bad of 20 in another's name not EPERM, as host$P rc '$rc'"
+	fi
+fi
 mark refused
 wait_for refused $pair
 if [ "$P" = "$lender" ]; then
+	st=$(grep "^node host$pair " /sys/kernel/debug/smartio/state)
+	case "$st" in
+	*" refused=0") pass "no refusal counted against host$pair: $st" ;;
+	*) fail "refusals counted against host$pair (its user's reads were forwarded): $st" ;;
+	esac
 	if [ -e "/sys/bus/pci/drivers/nvme/$own_bdf" ] &&
 	   dd if=/dev/nvme0n1 of=/dev/null bs=4k count=16 iflag=direct status=none; then
 		pass "after the refused borrow nvme still drives $own_bdf and reads"
@@ -184,6 +209,102 @@ else
 	mark lent
 	wait_for lent $others
 fi
+
+# --- the MSI-X table is the lender's to write (issue 28, item 2) -------------
+# msix_at CONFIG: "BAR OFFSET LAST" of the function's MSI-X table (its
+# BAR, the table's offset in it, the index of its last entry), from its
+# config space file as root reads it (/smartio's: a shadow's sysfs config
+# would be read under the PCI core's spinlock, and its config cycles
+# sleep).
+msix_at() {
+	local c=$1 pos hops=0
+	rd() { dd if="$c" bs=1 skip=$(($1)) count="$2" status=none |
+		od -An -tx"$2" | tr -d ' \n'; }
+	pos=$((0x$(rd 0x34 1) & 0xfc))
+	while [ $pos -ge 64 ] && [ $hops -lt 48 ]; do
+		if [ $((0x$(rd $pos 1))) = 17 ]; then
+			t=$((0x$(rd $((pos + 4)) 4)))
+			echo "$((t & 7)) $((t & ~7)) $((0x$(rd $((pos + 2)) 2) & 0x7ff))"
+			return
+		fi
+		pos=$((0x$(rd $((pos + 1)) 1) & 0xfc))
+		hops=$((hops + 1))
+	done
+}
+# The borrower, as a hostile kernel would: writes the data word of the
+# table's last entry straight through its BAR window, and asks the lender
+# to aim that entry at the lender's own interrupt range (debugfs
+# msix_entry sends what its shadow would not).
+msix_hostile() {
+	set -- $(msix_at "$dev/config")
+	local bar=$1 ent=$(($2 + 16 * $3)) last=$3
+	printf 'SIO!' | dd of="/dev/sio-host$P-host$lender-nvme0-bar$bar" bs=4 \
+		seek=$(((ent + 8) / 4)) count=1 conv=notrunc status=none 2>/dev/null
+	echo "$(cat "$dev/fdid") $last 0xfee00000 0x41 0" \
+		>/sys/kernel/debug/smartio/msix_entry 2>/tmp/err
+	if grep -q "Permission denied" /tmp/err; then
+		pass "an MSI-X entry aimed outside host$P's MSI window: refused ($(cat /tmp/err))"
+	else
+		fail "MSI-X entry $last aimed at the lender's own 0xfee00000: '$(cat /tmp/err)'"
+	fi
+	mark msixw
+}
+# The lender: neither reached its device's table.
+msix_lender_check() {
+	set -- $(msix_at "/sys/bus/pci/devices/$own_bdf/config")
+	local bar=$1 ent=$(($2 + 16 * $3)) base st
+	base=$(sed -n "$(($1 + 1))p" "/sys/bus/pci/devices/$own_bdf/resource" |
+		cut -d' ' -f1)
+	wait_for msixw $pair
+	if [ "$(devmem $((base + ent + 8)) 32)" != 0x214F4953 ] &&
+	   [ "$(devmem $((base + ent)) 32)" != 0xFEE00000 ]; then
+		pass "host$pair's direct write and forged message left MSI-X entry $3 alone ($(devmem $((base + ent)) 32) $(devmem $((base + ent + 8)) 32))"
+	else
+		fail "host$pair reached MSI-X entry $3: $(devmem $((base + ent)) 32) $(devmem $((base + ent + 8)) 32)"
+	fi
+	st=$(grep "^msix host$P-nvme0 " /sys/kernel/debug/smartio/state)
+	case "$st" in
+	*" written=0 "*) fail "no MSI-X message of host$pair written: $st" ;;
+	*" refused=0") fail "no MSI-X message refused: $st" ;;
+	*) pass "host$pair's MSI-X messages written, the forged one refused: $st" ;;
+	esac
+	if dmesg | grep -q "MSI-X entry $3 from host$pair aimed at 0xfee00000, outside its MSI window"; then
+		pass "the refusal is logged"
+	else
+		fail "no log line for the refused MSI-X entry"
+	fi
+}
+
+# --- who a peer is (issue 28, item 14) ---------------------------------------
+# host1, its lender lost, comes back as host3 once host3 is down: the
+# machine behind port 1 announces node id 3, which host2 pinned to port 3.
+impostor() {
+	waitfor 300 is /smartio/nodes/host3/state down ||
+		{ fail "host3 did not go down"; return; }
+	umount /smartio 2>/dev/null
+	if rmmod smartio && rmmod smartio_ntb &&
+	   insmod /smartio_ntb.ko node=3 window_kb=4096 &&
+	   insmod /smartio.ko fabric=ntb nodes=4 node=3; then
+		pass "the machine behind port 1 now announces node id 3"
+	else
+		fail "reloading as node 3"
+	fi
+	sleep 20
+}
+# host2: the announcement is refused, host3 stays down.
+impostor_refused() {
+	local f=/sys/kernel/debug/smartio_fabric/ids_refused
+	counted() { [ "$(cat $f 2>/dev/null || echo 0)" -ge 1 ]; }
+	# Until the refusal is counted, or the impostor is taken for host3
+	# (it stays 20 s).
+	taken() { counted || is /smartio/nodes/host3/state up; }
+	waitfor 120 taken
+	if counted && is /smartio/nodes/host3/state down; then
+		pass "port 1 announcing host3's id refused, host3 down ($(dmesg | grep 'announcing node id 3' | tail -n 1))"
+	else
+		fail "port 1 took host3's id: host3 '$(cat /smartio/nodes/host3/state)', ids_refused '$(cat $f 2>&1)'"
+	fi
+}
 
 # --- the borrow ---------------------------------------------------------------
 # block I: the 1 MiB block I of the pattern (/tmp/chunk with "block I" first).
@@ -229,7 +350,7 @@ domains_owner() {
 	local ioaddr got want
 	wait_for ubor 1
 	# host1 is past every earlier step of ours, host2 checked.
-	forget refused lent borrowed tried nolut md5
+	forget refused lent borrowed tried nolut md5 msixw
 	{ mkdir "$s" && echo 64k >"$s/size" && echo 1 >"$s/available"; } \
 		2>/tmp/err || fail "segment dst3: $(cat /tmp/err)"
 	if mkdir "$s/dma/host0-nvme0" 2>/tmp/err; then
@@ -292,7 +413,7 @@ domains_driver() {
 	mark ubor
 	wait_for mapped 3
 	# host3 is past every earlier step of ours, host0 checked.
-	forget refused lent borrowed md5
+	forget refused lent borrowed md5 msixw
 	echo host1 >"$t/ioa3/attach" && echo host1 >"$t/dst3/attach" ||
 		fail "attaching host3's segments"
 	ioaddr=$(sio_segrw "$t/ioa3/mem" 0 read 32 | tr -d .)
@@ -529,6 +650,7 @@ if [ "$P" != "$lender" ]; then
 	*"dma_window="*"maps="*) pass "DMA by address arithmetic: $state" ;;
 	*) fail "shadow state '$state'" ;;
 	esac
+	msix_hostile
 	[ "$P" = 1 ] && wait_for nolut 3
 	# The md5 goes to the lender in a segment of this node.
 	s=/smartio/self/segments/md5$P
@@ -585,6 +707,7 @@ if [ "$P" != "$lender" ]; then
 	else
 		fail "the shadow $shadow stays after the lender was lost"
 	fi
+	impostor
 else
 	if [ "$P" = 0 ]; then
 		# While host1 keeps it, for host3's borrow with no room.
@@ -592,6 +715,7 @@ else
 		echo shared >"$dev/mode" || fail "host0-nvme0 shared while borrowed"
 		mark shared
 	fi
+	msix_lender_check
 	wait_for returned $pair
 	s=/smartio/nodes/host$pair/segments/md5$pair
 	echo "host$P" >"$s/attach" || fail "attach md5$pair"
@@ -669,6 +793,7 @@ else
 		else
 			fail "host$pair powered off: $own_bdf is with '$(drv)'"
 		fi
+		impostor_refused
 	else
 		fail "host$pair did not borrow $own_bdf again (driver $(drv))"
 	fi
