@@ -11,6 +11,13 @@
  * be open): the kernel has marked that inode dead, so the next object
  * under the same name must get another number and generation, or every
  * lookup in it would fail with ENOENT.
+ *
+ * Attribute files, most of what the kernel holds after `ls -lR` (21 of
+ * the 25 names of a device), have no entry: record i of a directory's
+ * attribute table is numbered (directory's number) + i + 1, entries'
+ * numbers having their low ATTR_BITS clear, and its object is made again
+ * from the directory's entry, which the kernel holds while it holds any
+ * name inside.  Memory then follows the directories the kernel holds.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +39,25 @@ static struct {
 } it = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 #define FNV_BASIS 1469598103934665603ull
+
+#define ATTR_BITS 8
+#define ATTR_MASK ((fuse_ino_t)(1u << ATTR_BITS) - 1)
+_Static_assert(sizeof(((struct sfs_obj *)0)->attr) * 8 <= ATTR_BITS,
+	       "every attribute record index fits below an entry's number");
+
+/* The number of directory d's attribute file a (a < ATTR_MASK). */
+static fuse_ino_t attr_ino(const struct sfs_inode *d, unsigned a)
+{
+	return d->ino + a + 1;
+}
+
+/* Whether o, a child of parent, is numbered from parent (attr_ino). */
+static int numbered_from(const struct sfs_inode *parent,
+			 const struct sfs_obj *o)
+{
+	return parent->ino != FUSE_ROOT_ID && o->attr < ATTR_MASK &&
+	       tree_is_attr_file(&parent->obj, o);
+}
 
 static uint64_t fnv_more(uint64_t h, const char *s)
 {
@@ -173,17 +199,18 @@ static int grow(void)
 	return 0;
 }
 
-/* The number for a new path: its hash, probed past numbers in use. */
+/* The number for a new path: its hash with the attribute bits clear,
+ * probed past numbers in use. */
 static fuse_ino_t pick_ino(uint64_t ph)
 {
-	fuse_ino_t ino = ph;
+	fuse_ino_t ino = ph & ~ATTR_MASK;
 
 	for (;;) {
 		if (ino <= FUSE_ROOT_ID)
-			ino = FUSE_ROOT_ID + 1;
+			ino = ATTR_MASK + 1;
 		if (!find_ino(ino))
 			return ino;
-		ino++;
+		ino += ATTR_MASK + 1;
 	}
 }
 
@@ -242,22 +269,41 @@ void inode_fini(void)
 	it.count = 0;
 }
 
-struct sfs_inode *inode_get(fuse_ino_t ino)
+struct sfs_inode *inode_get(fuse_ino_t ino, struct sfs_inode *file)
 {
-	struct sfs_inode *e;
+	const struct sfs_inode *d;
+	struct sfs_inode *e = NULL;
 
 	pthread_mutex_lock(&it.lock);
-	e = find_ino(ino);
+	if (ino == FUSE_ROOT_ID || !(ino & ATTR_MASK)) {
+		e = find_ino(ino);
+	} else {
+		d = find_ino(ino & ~ATTR_MASK);
+		if (d && !tree_attr_file(&d->obj, (unsigned)(ino & ATTR_MASK) - 1,
+					 &file->obj)) {
+			file->ino = ino;
+			file->parent = d->ino;
+			file->generation = d->generation;
+			e = file;
+		}
+	}
 	pthread_mutex_unlock(&it.lock);
 	return e;
 }
 
-struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
-			    const struct sfs_obj *o)
+int inode_ref(const struct sfs_inode *parent, const char *name,
+	      const struct sfs_obj *o, struct sfs_ref *ref)
 {
-	uint64_t ph = hash_child(parent, name);
+	uint64_t ph;
 	struct sfs_inode *e;
 
+	if (numbered_from(parent, o)) {
+		/* Nothing to count: forget finds no entry for it. */
+		ref->ino = attr_ino(parent, o->attr);
+		ref->generation = parent->generation;
+		return 0;
+	}
+	ph = hash_child(parent, name);
 	pthread_mutex_lock(&it.lock);
 	/* A path always names the same object, so an existing entry is
 	 * reused as it is (its obj is read without the lock elsewhere). */
@@ -276,10 +322,13 @@ struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
 			}
 		}
 	}
-	if (e)
+	if (e) {
 		e->nlookup++;
+		ref->ino = e->ino;
+		ref->generation = e->generation;
+	}
 	pthread_mutex_unlock(&it.lock);
-	return e;
+	return e ? 0 : -ENOMEM;
 }
 
 void inode_retire(const struct sfs_inode *parent, const char *name)
@@ -315,12 +364,16 @@ void inode_forget(fuse_ino_t ino, uint64_t n)
 	pthread_mutex_unlock(&it.lock);
 }
 
-fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name)
+fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name,
+		      const struct sfs_obj *o)
 {
-	uint64_t ph = hash_child(parent, name);
+	uint64_t ph;
 	struct sfs_inode *e;
 	fuse_ino_t ino;
 
+	if (numbered_from(parent, o))
+		return attr_ino(parent, o->attr);
+	ph = hash_child(parent, name);
 	pthread_mutex_lock(&it.lock);
 	e = find_path(parent->ino, name, ph);
 	ino = e ? e->ino : pick_ino(ph);

@@ -73,10 +73,12 @@ static void caller_of(fuse_req_t req, struct sfs_caller *who)
 			who->operator = 1;
 }
 
-/* The inode for ino if its object exists now. */
-static struct sfs_inode *live(fuse_ino_t ino, int *err)
+/* The inode for ino if its object exists now (an attribute file's made
+ * up in *file: inode_get). */
+static struct sfs_inode *live(fuse_ino_t ino, struct sfs_inode *file,
+			      int *err)
 {
-	struct sfs_inode *e = inode_get(ino);
+	struct sfs_inode *e = inode_get(ino, file);
 
 	if (!e) {
 		*err = ESTALE;
@@ -90,10 +92,11 @@ static struct sfs_inode *live(fuse_ino_t ino, int *err)
 }
 
 /* live(), or NULL after the error is answered. */
-static struct sfs_inode *live_or_reply(fuse_req_t req, fuse_ino_t ino)
+static struct sfs_inode *live_or_reply(fuse_req_t req, fuse_ino_t ino,
+					struct sfs_inode *file)
 {
 	int err = 0;
-	struct sfs_inode *e = live(ino, &err);
+	struct sfs_inode *e = live(ino, file, &err);
 
 	if (!e)
 		fuse_reply_err(req, err);
@@ -140,19 +143,19 @@ static void reply_entry_for(fuse_req_t req, const struct sfs_inode *parent,
 			    const char *name, const struct sfs_obj *o)
 {
 	struct fuse_entry_param ep;
-	struct sfs_inode *e = inode_ref(parent, name, o);
+	struct sfs_ref ref;
 
-	if (!e) {
+	if (inode_ref(parent, name, o, &ref)) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	memset(&ep, 0, sizeof(ep));
-	ep.ino = e->ino;
-	ep.generation = e->generation;
-	fill_stat(o, e->ino, &ep.attr);
+	ep.ino = ref.ino;
+	ep.generation = ref.generation;
+	fill_stat(o, ref.ino, &ep.attr);
 	ep.attr_timeout = ep.entry_timeout = timeout_of(o);
 	if (fuse_reply_entry(req, &ep) != 0)
-		inode_forget(e->ino, 1);	/* the kernel never saw it */
+		inode_forget(ref.ino, 1);	/* the kernel never saw it */
 }
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
@@ -166,12 +169,13 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	struct sfs_inode *pi;
 	struct sfs_obj o;
 	int rc;
 
 	SFS_COUNT(lookup);
-	pi = live_or_reply(req, parent);
+	pi = live_or_reply(req, parent, &file);
 	if (!pi)
 		return;
 	/* Reading the tree never changes fabric state (holds.c). */
@@ -202,12 +206,13 @@ static void op_forget_multi(fuse_req_t req, size_t count,
 static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	struct sfs_inode *e;
 	struct stat st;
 
 	(void)fi;
 	SFS_COUNT(getattr);
-	e = live_or_reply(req, ino);
+	e = live_or_reply(req, ino, &file);
 	if (!e)
 		return;
 	fill_stat(&e->obj, e->ino, &st);
@@ -217,6 +222,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	const struct sfs_attr *d;
 	struct sfs_caller who;
 	struct sfs_inode *e;
@@ -226,7 +232,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	(void)attr;
 	(void)fi;
 	SFS_COUNT(other);
-	e = live_or_reply(req, ino);
+	e = live_or_reply(req, ino, &file);
 	if (!e)
 		return;
 	/* Ownership and modes are the policy itself: never changed. */
@@ -257,12 +263,13 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 
 static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	char target[SMARTIO_PATH_MAX];
 	struct sfs_inode *e;
 	int rc;
 
 	SFS_COUNT(readlink);
-	e = live_or_reply(req, ino);
+	e = live_or_reply(req, ino, &file);
 	if (!e)
 		return;
 	if (!S_ISLNK(tree_mode(&e->obj))) {
@@ -279,6 +286,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	struct sfs_caller who;
 	struct sfs_inode *pi;
 	struct sfs_obj o;
@@ -286,7 +294,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	(void)mode;
 	SFS_COUNT(mkdir);
-	pi = live_or_reply(req, parent);
+	pi = live_or_reply(req, parent, &file);
 	if (!pi)
 		return;
 	caller_of(req, &who);
@@ -302,12 +310,13 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	struct sfs_caller who;
 	struct sfs_inode *pi;
 	int rc;
 
 	SFS_COUNT(rmdir);
-	pi = live_or_reply(req, parent);
+	pi = live_or_reply(req, parent, &file);
 	if (!pi)
 		return;
 	caller_of(req, &who);
@@ -512,13 +521,14 @@ const struct sfs_fops sfs_config_fops = {
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	const struct sfs_attr *d;
 	struct sfs_caller who;
 	struct sfs_inode *e;
 	int err = 0, acc = fi->flags & O_ACCMODE;
 
 	SFS_COUNT(open);
-	e = live_or_reply(req, ino);
+	e = live_or_reply(req, ino, &file);
 	if (!e)
 		return;
 	if (tree_is_dir(&e->obj)) {
@@ -550,6 +560,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	const struct sfs_file *f = sfs_file_of(fi);
 	struct sfs_inode *e;
 
@@ -558,7 +569,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		f->ops->read(req, NULL, size, off, fi);
 		return;
 	}
-	e = live_or_reply(req, ino);
+	e = live_or_reply(req, ino, &file);
 	if (e)
 		f->ops->read(req, &e->obj, size, off, fi);
 }
@@ -566,12 +577,13 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	struct sfs_caller who;
 	struct sfs_inode *e;
 	int rc;
 
 	SFS_COUNT(write);
-	e = live_or_reply(req, ino);
+	e = live_or_reply(req, ino, &file);
 	if (!e)
 		return;
 	caller_of(req, &who);
@@ -658,7 +670,8 @@ static int dir_fill(void *ctx, const char *name, const struct sfs_obj *o)
 {
 	struct dir_file *df = ctx;
 
-	return dir_add(df, name, tree_mode(o), inode_peek(df->inode, name), o);
+	return dir_add(df, name, tree_mode(o), inode_peek(df->inode, name, o),
+		       o);
 }
 
 static int dir_snapshot(struct dir_file *df)
@@ -691,11 +704,12 @@ static const struct sfs_fops dir_fops = {
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	struct dir_file *df;
 	struct sfs_inode *e;
 
 	SFS_COUNT(readdir);
-	e = live_or_reply(req, ino);
+	e = live_or_reply(req, ino, &file);
 	if (!e)
 		return;
 	if (!tree_is_dir(&e->obj)) {
@@ -720,22 +734,23 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
  * entry does not fit.
  */
 static size_t add_plus(fuse_req_t req, struct dir_file *df, size_t i,
-		       char *buf, size_t room, struct sfs_inode **ref)
+		       char *buf, size_t room, fuse_ino_t *ref)
 {
 	const struct dir_ent *d = &df->ents[i];
 	struct fuse_entry_param ep;
+	struct sfs_ref r;
 
 	memset(&ep, 0, sizeof(ep));
-	*ref = NULL;
+	*ref = 0;
 	if (i < 2) {		/* "." and "..": the kernel takes no reference */
 		ep.attr.st_ino = d->ino;
 		ep.attr.st_mode = d->mode;
 	} else {
-		*ref = inode_ref(df->inode, d->name, &d->obj);
-		if (!*ref)
+		if (inode_ref(df->inode, d->name, &d->obj, &r))
 			return (size_t)-1;
-		ep.ino = (*ref)->ino;
-		ep.generation = (*ref)->generation;
+		*ref = r.ino;
+		ep.ino = r.ino;
+		ep.generation = r.generation;
 		fill_stat(&d->obj, ep.ino, &ep.attr);
 		ep.attr_timeout = ep.entry_timeout = timeout_of(&d->obj);
 	}
@@ -747,7 +762,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 		       struct fuse_file_info *fi, int plus)
 {
 	struct dir_file *df = (struct dir_file *)(uintptr_t)fi->fh;
-	struct sfs_inode **refs = NULL;
+	fuse_ino_t *refs = NULL;
 	size_t pos = 0, i, nrefs = 0;
 	char *buf;
 	int rc;
@@ -777,7 +792,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 		return;
 	}
 	for (i = (size_t)off; i < df->n; i++) {
-		struct sfs_inode *ref = NULL;
+		fuse_ino_t ref = 0;
 		struct stat st;
 		size_t len;
 
@@ -793,7 +808,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 		}
 		if (len > size - pos) {
 			if (ref)	/* not sent: the kernel never saw it */
-				inode_forget(ref->ino, 1);
+				inode_forget(ref, 1);
 			break;
 		}
 		if (ref)
@@ -803,7 +818,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 	pthread_mutex_unlock(&df->lock);
 	if (fuse_reply_buf(req, buf, pos) != 0)
 		while (nrefs)
-			inode_forget(refs[--nrefs]->ino, 1);
+			inode_forget(refs[--nrefs], 1);
 	free(refs);
 	free(buf);
 }
@@ -917,12 +932,13 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 /* access(2) and friends answer what open, mkdir and write would. */
 static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
 	struct sfs_caller who;
 	struct sfs_inode *e;
 	int err = 0, dir;
 
 	SFS_COUNT(other);
-	e = live_or_reply(req, ino);
+	e = live_or_reply(req, ino, &file);
 	if (!e)
 		return;
 	caller_of(req, &who);

@@ -252,6 +252,14 @@ int tree_watched(const struct sfs_obj *o);
 /* Type and permission bits. */
 mode_t tree_mode(const struct sfs_obj *o);
 int tree_is_dir(const struct sfs_obj *o);
+/* Attribute file i of directory dir as tree_child makes it (its table's
+ * record i, whether or not present() says it exists now): 0, or -ENOENT
+ * when dir has no record i or the file is watched. */
+int tree_attr_file(const struct sfs_obj *dir, unsigned i,
+		   struct sfs_obj *out);
+/* Whether o is one of dir's attribute files that tree_attr_file makes
+ * again from dir and o->attr alone (inode.c keeps no entry for those). */
+int tree_is_attr_file(const struct sfs_obj *dir, const struct sfs_obj *o);
 /* Calls fill for every entry of dir (no "." or ".."). */
 typedef int (*tree_fill_fn)(void *ctx, const char *name,
 			    const struct sfs_obj *o);
@@ -287,19 +295,30 @@ struct sfs_dynent {
 
 int inode_init(void);
 void inode_fini(void);
-/* The inode for ino, or NULL.  Valid while the kernel holds a reference. */
-struct sfs_inode *inode_get(fuse_ino_t ino);
-/* Finds or adds parent/name and counts one lookup. */
-struct sfs_inode *inode_ref(const struct sfs_inode *parent, const char *name,
-			    const struct sfs_obj *o);
+/* What the kernel is told of a name it looked up. */
+struct sfs_ref {
+	fuse_ino_t ino;
+	uint32_t generation;
+};
+
+/* The inode for ino, or NULL.  A directory's entry (or any with a table
+ * entry) is valid while the kernel holds a reference; an attribute file
+ * has none and is made up in *file (ino, parent, generation and obj set),
+ * valid as long as *file is. */
+struct sfs_inode *inode_get(fuse_ino_t ino, struct sfs_inode *file);
+/* Finds or adds parent/name, counts one lookup and fills *ref: 0, or
+ * -ENOMEM. */
+int inode_ref(const struct sfs_inode *parent, const char *name,
+	      const struct sfs_obj *o, struct sfs_ref *ref);
 void inode_forget(fuse_ino_t ino, uint64_t n);
 /* parent/name was removed: the next lookup of that name makes a new entry
  * (number, generation) while this one waits for the kernel's forget. */
 void inode_retire(const struct sfs_inode *parent, const char *name);
 /* Entries in the table (the root included). */
 size_t inode_count(void);
-/* The inode number readdir reports for parent/name. */
-fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name);
+/* The inode number readdir reports for parent/name, which is o. */
+fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name,
+		      const struct sfs_obj *o);
 /* Copies the live dynamic inodes; returns how many (caller frees *out). */
 size_t inode_collect_dynamic(struct sfs_dynent **out);
 

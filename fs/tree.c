@@ -775,6 +775,30 @@ static const struct sfs_attr_group *dir_attrs(const struct sfs_obj *dir)
 	return ak ? kinds[ak].group : NULL;
 }
 
+int tree_attr_file(const struct sfs_obj *dir, unsigned i,
+		   struct sfs_obj *out)
+{
+	const struct sfs_attr_group *g = dir_attrs(dir);
+
+	if (!tree_is_dir(dir) || !g || i >= g->count)
+		return -ENOENT;
+	init_child(dir, out, kind_of(dir)->attr_kind);
+	out->attr = (uint8_t)i;
+	return tree_watched(out) ? -ENOENT : 0;
+}
+
+int tree_is_attr_file(const struct sfs_obj *dir, const struct sfs_obj *o)
+{
+	struct sfs_obj a;
+
+	/* What tree_child and tree_list make for record o->attr, exactly
+	 * (field by field: the struct's tail padding is nobody's). */
+	return !tree_attr_file(dir, o->attr, &a) && a.kind == o->kind &&
+	       a.bar == o->bar && a.node == o->node &&
+	       a.adapter == o->adapter && a.dev == o->dev &&
+	       a.vec == o->vec && !strcmp(a.seg, o->seg);
+}
+
 /*
  * A named child is as its table says, and exists when its kind says so
  * (an attribute of a segment while the segment does); a family answers
