@@ -12,10 +12,19 @@ SMARTIO_DEBIAN_PACKAGES=(build-essential autoconf automake libtool pkg-config
 	# nbdkit-smartio-plugin (smartio-nvmeq(1)) and the tools its test uses
 	nbdkit nbdkit-plugin-dev libnbd-bin qemu-utils)
 
-# Installs whichever of them are missing (with sudo when not root).
+# What make bench's lines run beyond the build (tests/bench/bench.py): the
+# QEMU guests of its kernel, NTB and lending lines (the guests boot Debian's
+# kernel with modules from it, busybox and fio in an initramfs), and
+# bindfs, the FUSE file system its listing line compares smartiofs with.
+SMARTIO_BENCH_PACKAGES=(fio bindfs qemu-system-x86 busybox-static cpio kmod
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1)
+
+# Installs whichever of the packages named (SMARTIO_DEBIAN_PACKAGES when
+# none are) are missing, with sudo when not root.
 smartio_install_deps() {
 	local p missing=() sudo=
-	for p in "${SMARTIO_DEBIAN_PACKAGES[@]}"; do
+	[ "$#" -gt 0 ] || set -- "${SMARTIO_DEBIAN_PACKAGES[@]}"
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q "ok installed" || missing+=("$p")
 	done

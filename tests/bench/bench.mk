@@ -23,9 +23,17 @@ EXTRA_DIST += tests/bench/bench.py tests/bench/gentopo.py tests/bench/replica.py
 	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh tests/bench/ntb_switch.sh \
 	tests/bench/ntb_lend.sh tests/bench/ntb_transport.sh tests/bench/hops.conf
 
+# It first installs the Debian packages its lines run (fio, QEMU, bindfs:
+# contrib/deps.sh's SMARTIO_BENCH_PACKAGES), as contrib/quickstart installs
+# the build's, so that one command gives the whole table on a fresh
+# machine; BENCH_INSTALL=0 leaves the machine as it is.
 bench: fs/smartiofs tests/bench/memcpy_ratio tests/bench/dma_hops \
 	tests/bench/mcast_write \
 	contrib/dma/smartio-dma-copy
+	if [ "$${BENCH_INSTALL:-1}" != 0 ]; then \
+		bash -c '. "$$1" && smartio_install_deps "$${SMARTIO_BENCH_PACKAGES[@]}"' \
+			deps $(srcdir)/contrib/deps.sh; \
+	fi
 	BUILDDIR='$(abs_top_builddir)' $(PYTHON3) $(srcdir)/tests/bench/bench.py
 
 .PHONY: bench
