@@ -279,6 +279,7 @@ struct sfs_inode *inode_get(fuse_ino_t ino, struct sfs_inode *file)
 		e = find_ino(ino);
 	} else {
 		d = find_ino(ino & ~ATTR_MASK);
+		memset(file, 0, sizeof(*file));
 		if (d && !tree_attr_file(&d->obj, (unsigned)(ino & ATTR_MASK) - 1,
 					 &file->obj)) {
 			file->ino = ino;
