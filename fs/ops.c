@@ -758,12 +758,27 @@ static size_t add_plus(fuse_req_t req, struct dir_file *df, size_t i,
 				      (off_t)(i + 1));
 }
 
+/*
+ * How many READDIRPLUS entries one reply of size bytes can carry, at most
+ * left: the kernel asks a page at a time, so sizing the references to undo
+ * by what is left of a directory of 122880 devices would zero a megabyte
+ * per reply of 26 entries.  (libfuse answers an entry's size, here the
+ * smallest, when given no buffer.)
+ */
+static size_t plus_room(fuse_req_t req, size_t size, size_t left)
+{
+	size_t least = fuse_add_direntry_plus(req, NULL, 0, "", NULL, 0);
+	size_t room = least ? size / least + 1 : left;
+
+	return room < left ? room : left;
+}
+
 static void do_readdir(fuse_req_t req, size_t size, off_t off,
 		       struct fuse_file_info *fi, int plus)
 {
 	struct dir_file *df = (struct dir_file *)(uintptr_t)fi->fh;
 	fuse_ino_t *refs = NULL;
-	size_t pos = 0, i, nrefs = 0;
+	size_t pos = 0, i, nrefs = 0, room = 0;
 	char *buf;
 	int rc;
 
@@ -783,8 +798,10 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 		}
 	}
 	buf = malloc(size ? size : 1);
-	if (plus && off < (off_t)df->n)
-		refs = calloc(df->n - (size_t)off, sizeof(*refs));
+	if (plus && off < (off_t)df->n) {
+		room = plus_room(req, size, df->n - (size_t)off);
+		refs = calloc(room, sizeof(*refs));
+	}
 	if (!buf || (plus && off < (off_t)df->n && !refs)) {
 		pthread_mutex_unlock(&df->lock);
 		free(buf);
@@ -797,6 +814,8 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 		size_t len;
 
 		if (plus) {
+			if (nrefs == room)	/* cannot happen: see plus_room */
+				break;
 			len = add_plus(req, df, i, buf + pos, size - pos, &ref);
 		} else {
 			memset(&st, 0, sizeof(st));
