@@ -171,10 +171,10 @@ static int bar_mmap(struct file *f, struct vm_area_struct *vma)
 	if (READ_ONCE(bc->dead))
 		return -ENODEV;
 	if (bc->mem && !bc->ext) {
-		vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP;
+		sio_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	} else {
-		vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND |
-				 VM_DONTDUMP;
+		sio_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND |
+				 VM_DONTDUMP);
 		vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
 	}
 	vma->vm_private_data = bc;
@@ -292,7 +292,7 @@ static const struct file_operations bar_fops = {
 
 /* --- attributes, uevents, device types ----------------------------------- */
 
-static struct sio_view *dev_view(struct device *dev);
+static struct sio_view *dev_view(const struct device *dev);
 
 static ssize_t node_show(struct device *dev, struct device_attribute *a,
 			 char *buf)
@@ -380,7 +380,8 @@ static int view_env(struct sio_view *v, struct kobj_uevent_env *env)
 			      v->borrower ? "borrower" : "lender");
 }
 
-static int view_uevent(struct device *dev, struct kobj_uevent_env *env)
+static int view_uevent(SIO_UEVENT_CONST struct device *dev,
+		       struct kobj_uevent_env *env)
 {
 	return view_env(dev_view(dev), env);
 }
@@ -397,7 +398,8 @@ static const struct device_type view_type = {
 	.release = view_release,
 };
 
-static int bar_uevent(struct device *dev, struct kobj_uevent_env *env)
+static int bar_uevent(SIO_UEVENT_CONST struct device *dev,
+		      struct kobj_uevent_env *env)
 {
 	struct sio_bar_cdev *bc = container_of(dev, struct sio_bar_cdev, dev);
 
@@ -420,7 +422,7 @@ static const struct device_type bar_type = {
 	.release = bar_dev_release,
 };
 
-static struct sio_bar_cdev *dev_seg(struct device *dev)
+static struct sio_bar_cdev *dev_seg(const struct device *dev)
 {
 	return container_of(dev, struct sio_bar_cdev, dev);
 }
@@ -447,7 +449,8 @@ static struct attribute *seg_attrs[] = {
 };
 ATTRIBUTE_GROUPS(seg);
 
-static int seg_uevent(struct device *dev, struct kobj_uevent_env *env)
+static int seg_uevent(SIO_UEVENT_CONST struct device *dev,
+		      struct kobj_uevent_env *env)
 {
 	return add_uevent_var(env, "SMARTIO_NODE=%s", dev_seg(dev)->owner) ?:
 	       add_uevent_var(env, "SMARTIO_SEGMENT=%s", dev_seg(dev)->seg);
@@ -470,14 +473,14 @@ static const struct device_type seg_type = {
 	.release = seg_dev_release,
 };
 
-static struct sio_view *dev_view(struct device *dev)
+static struct sio_view *dev_view(const struct device *dev)
 {
 	if (dev->type == &bar_type)
 		return container_of(dev, struct sio_bar_cdev, dev)->view;
 	return container_of(dev, struct sio_view, dev);
 }
 
-static char *sio_devnode(struct device *dev, umode_t *mode)
+static char *sio_devnode(SIO_DEVNODE_CONST struct device *dev, umode_t *mode)
 {
 	if (mode)
 		*mode = 0600;
@@ -714,7 +717,7 @@ int sio_cdev_init(void)
 	err = alloc_chrdev_region(&sio_devt, 0, SIO_CDEV_MINORS, "smartio");
 	if (err)
 		return err;
-	sio_class = class_create(THIS_MODULE, "smartio");
+	sio_class = sio_class_create("smartio");
 	if (IS_ERR(sio_class)) {
 		unregister_chrdev_region(sio_devt, SIO_CDEV_MINORS);
 		return PTR_ERR(sio_class);

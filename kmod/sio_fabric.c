@@ -71,7 +71,8 @@ static struct attribute *fabric_attrs[] = {
 };
 ATTRIBUTE_GROUPS(fabric);
 
-static int fabric_uevent(struct device *dev, struct kobj_uevent_env *env)
+static int fabric_uevent(SIO_UEVENT_CONST struct device *dev,
+			 struct kobj_uevent_env *env)
 {
 	return add_uevent_var(env, "SMARTIO_NODE=%s",
 			      sio_node(sio_k.reg, sio_k.self)->name) ?:

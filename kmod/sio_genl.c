@@ -201,8 +201,8 @@ static int cfg_read_allowed(struct sk_buff *skb, struct genl_info *info)
 	return admin ? 0 : -EPERM;
 }
 
-static int sio_genl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
-			     struct genl_info *info)
+static int sio_genl_pre_doit(const struct SIO_GENL_DOIT_OPS *ops,
+			     struct sk_buff *skb, struct genl_info *info)
 {
 	int err;
 
@@ -232,7 +232,7 @@ static int sio_genl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 	return 0;
 }
 
-static void sio_genl_post_doit(const struct genl_ops *ops,
+static void sio_genl_post_doit(const struct SIO_GENL_DOIT_OPS *ops,
 			       struct sk_buff *skb, struct genl_info *info)
 {
 	if (ops->internal_flags & SIO_GENL_HOTPLUG)

@@ -16,6 +16,7 @@
 #include <linux/pci.h>
 
 #include "core.h"
+#include "sio_kcompat.h"
 
 #define SIO_K_NODES 2		/* host0 (lender) and host1 (loopback) */
 #define SIO_K_NTB_NODES 4	/* fabric=ntb: nodes= at most */

@@ -10,7 +10,6 @@
  * sio_kplat_resolve() follows, since no hardware sits between the nodes.
  */
 #include <linux/io.h>
-#include <asm/unaligned.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
 

@@ -62,7 +62,7 @@ static int lender_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			kd = &sio_k.dev[i];
 	if (!kd)
 		return -ENODEV;	/* bound by hand to a device we do not lend */
-	dom = iommu_domain_alloc(&pci_bus_type);
+	dom = sio_iommu_domain_alloc(&pdev->dev);
 	if (!dom) {
 		pci_err(pdev, "smartio: no IOMMU domain for the lent device\n");
 		return -ENODEV;
@@ -111,8 +111,7 @@ int sio_lender_claim(struct sio_kdev *kd)
 		}
 		pci_warn(kd->pdev, "smartio: in use here, taken from its users (force_busy)\n");
 	}
-	err = driver_set_override(dev, &kd->pdev->driver_override,
-				  SIO_PCI_DRIVER, strlen(SIO_PCI_DRIVER));
+	err = sio_set_driver_override(kd->pdev, SIO_PCI_DRIVER);
 	if (err)
 		return err;
 	device_release_driver(dev);
@@ -131,7 +130,7 @@ void sio_lender_release(struct sio_kdev *kd)
 	struct device *dev = &kd->pdev->dev;
 
 	device_release_driver(dev);
-	driver_set_override(dev, &kd->pdev->driver_override, "", 0);
+	sio_set_driver_override(kd->pdev, "");
 	kd->claimed = false;
 	/* Its own driver, if any, takes it back. */
 	if (device_attach(dev) < 0)

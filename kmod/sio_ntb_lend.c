@@ -102,8 +102,8 @@ int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l)
 				  ad->window_base + (u64)slot * ad->slot_size);
 	if (!kd || !kd->domain || !iova)
 		return -ENODEV;
-	err = iommu_map(kd->domain, iova, l->hw, PAGE_ALIGN(l->len),
-			IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO);
+	err = sio_iommu_map(kd->domain, iova, l->hw, PAGE_ALIGN(l->len),
+			    IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO, GFP_KERNEL);
 	if (err)
 		return err;
 	l->iova = iova;
@@ -298,8 +298,8 @@ int sio_ntb_lend_peer_map(u16 rid, u64 iova, u64 phys, u64 size)
 			p = &lend.peer[i];
 	if (!p)
 		return -ENOSPC;
-	err = iommu_map(kd->domain, iova, phys, size,
-			IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO);
+	err = sio_iommu_map(kd->domain, iova, phys, size,
+			    IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO, GFP_KERNEL);
 	if (err)
 		return err;
 	*p = (struct sio_kpeer){ kd->domain, rid, iova, size };

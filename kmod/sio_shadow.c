@@ -147,7 +147,7 @@ static dma_addr_t window_map(struct sio_shadow *sh, phys_addr_t phys,
 
 	if (!iova)
 		return DMA_MAPPING_ERROR;
-	if (iommu_map_atomic(sh->kd->domain, iova, base, len, prot)) {
+	if (sio_iommu_map(sh->kd->domain, iova, base, len, prot, GFP_ATOMIC)) {
 		gen_pool_free(sh->iova, iova, len);
 		return DMA_MAPPING_ERROR;
 	}
@@ -329,9 +329,8 @@ static int shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 	at = iova;
 	for_each_sg(sgl, sg, nents, i) {
 		span = sg_span(sg);
-		if (iommu_map_atomic(sh->kd->domain, at,
-				     sg_phys(sg) & PAGE_MASK, span,
-				     dir_prot(dir))) {
+		if (sio_iommu_map(sh->kd->domain, at, sg_phys(sg) & PAGE_MASK,
+				  span, dir_prot(dir), GFP_ATOMIC)) {
 			if (at > iova)
 				iommu_unmap(sh->kd->domain, iova, at - iova);
 			gen_pool_free(sh->iova, iova, len);
@@ -364,13 +363,9 @@ int sio_shadow_msix_msg(struct sio_kdev *kd, u32 entry, struct msi_msg *msg)
 	struct sio_shadow *sh = kd->shadow;
 	struct msi_desc *desc;
 
-	if (!sh || !sh->pdev || !sh->pdev->dev.msi.data)
+	if (!sh || !sh->pdev)
 		return -ENOENT;
-	/*
-	 * Called from the shadow's own MSI-X setup (its descriptors locked
-	 * by the MSI core): a lookup without that lock.
-	 */
-	desc = xa_load(&sh->pdev->dev.msi.data->__store, entry);
+	desc = sio_msix_desc(&sh->pdev->dev, entry);
 	if (!desc || !desc->irq || !desc->msg.address_lo)
 		return -ENOENT;
 	*msg = desc->msg;
@@ -525,12 +520,12 @@ static int shadow_dma_msi(struct sio_shadow *sh)
 	struct pci_dev *pdev = sh->pdev;
 
 	if (!sio_k.ntb) {
-		set_dma_ops(&pdev->dev, &shadow_dma_ops);
+		sio_dma_ops_install(&pdev->dev, &shadow_dma_ops, NULL);
 		dev_set_msi_domain(&pdev->dev,
 				   dev_get_msi_domain(&sh->kd->pdev->dev));
 		return 0;
 	}
-	set_dma_ops(&pdev->dev, &sio_shadow_ntb_dma_ops);
+	sio_dma_ops_install(&pdev->dev, &sio_shadow_ntb_dma_ops, NULL);
 	return sio_shadow_ntb_msi(sh);
 }
 

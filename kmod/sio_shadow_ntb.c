@@ -338,12 +338,16 @@ int sio_shadow_ntb_msi(struct sio_shadow *sh)
 {
 	struct pci_dev *ntb = sio_ntb_fab_pci_dev();
 	struct irq_domain *def = ntb ? dev_get_msi_domain(&ntb->dev) : NULL;
-	struct msi_domain_info *info = def ? def->host_data : NULL;
+	struct msi_domain_info *info =
+		def && irq_domain_is_msi(def) ? def->host_data : NULL;
 
 	/*
 	 * The PCI MSI domain this machine gave the NTB function, and its
 	 * parent: the interrupt remapping domain of the function's IOMMU
-	 * when remapping is on, the vector domain otherwise.
+	 * when remapping is on, the vector domain otherwise.  Kernels that
+	 * give each PCI function a domain of its own (x86 since 6.2) hand
+	 * the function that parent instead, an MSI parent domain whose
+	 * host_data is no msi_domain_info: refused here, not followed.
 	 */
 	if (!info || !info->chip || !info->ops || !info->ops->set_desc ||
 	    !def->parent) {

@@ -41,6 +41,8 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "sio_kcompat.h"
+
 #define IVNTB_NAME		"ntb_ivshmem"
 
 /* ivshmem BAR0 registers (QEMU docs/specs/ivshmem-spec.rst) */
@@ -109,7 +111,7 @@ struct ivntb {
 	unsigned long pool_used;	/* bit per slot */
 	int alloc_hint;		/* window of the last mw_get_align(), or -1 */
 	spinlock_t pool_lock;	/* pool_used */
-	const struct dma_map_ops *saved_dma_ops;
+	struct sio_dma_ops_saved saved_dma_ops;
 	u32 ivposition;
 	int side;
 	int peer_side;
@@ -825,8 +827,7 @@ static int ivntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (rc)
 		return rc;
 	pci_set_drvdata(pdev, iv);
-	iv->saved_dma_ops = get_dma_ops(&pdev->dev);
-	set_dma_ops(&pdev->dev, &ivntb_dma_ops);
+	sio_dma_ops_install(&pdev->dev, &ivntb_dma_ops, &iv->saved_dma_ops);
 
 	ivntb_side_init(iv);
 
@@ -853,7 +854,7 @@ err_side:
 	cancel_delayed_work_sync(&iv->link_work);
 	cancel_work_sync(&iv->db_work);
 	iowrite32(0, &iv->me->magic);
-	set_dma_ops(&pdev->dev, iv->saved_dma_ops);
+	sio_dma_ops_restore(&pdev->dev, &iv->saved_dma_ops);
 	pci_set_drvdata(pdev, NULL);
 	return rc;
 }
@@ -869,7 +870,7 @@ static void ivntb_remove(struct pci_dev *pdev)
 	iowrite32(0, &iv->me->link_enabled);
 	iowrite32(0, &iv->me->magic);
 	ivntb_ring(iv, IVNTB_CTRL_VECTOR);
-	set_dma_ops(&pdev->dev, iv->saved_dma_ops);
+	sio_dma_ops_restore(&pdev->dev, &iv->saved_dma_ops);
 	pci_set_drvdata(pdev, NULL);
 }
 

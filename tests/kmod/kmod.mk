@@ -2,7 +2,11 @@
 # smartio.ko: the portable core in a Linux kernel module (kmod/).
 #
 # make kmod builds kmod/build/smartio.ko against KDIR (default: the newest
-# /usr/src/linux-headers-*-amd64, else the running kernel's build tree).
+# /usr/src/linux-headers-*-amd64, else the running kernel's build tree);
+# make kmod KVER=<version> builds kmod/build-<version>/smartio.ko for that
+# kernel, this machine's or Debian 13's (KVER=$$(cat kernels/debian13/kver)
+# after make debian13-root, which fetches Debian 13's Linux 6.12 and the
+# gcc-14 root that builds for it: contrib/kernels/debian13.sh).
 # make check-kmod builds it again, warnings fatal, and runs it in a QEMU
 # guest (tests/kmod/check_kmod.sh), where smartiofs serves /smartio over
 # smartio.ko's generic netlink family and systemd-udevd runs udev/*.rules;
@@ -12,13 +16,15 @@ KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
 	kmod/sio_kplat.c kmod/sio_debugfs.c kmod/sio_fabric.c kmod/sio_lender.c kmod/sio_shadow.c \
 	kmod/sio_genl.c kmod/sio_vcfg.c kmod/sio_cdev.c kmod/sio_ntb.c kmod/dkms.conf kmod/README \
 	kmod/sio_ntb_lend.c kmod/sio_shadow.h kmod/sio_shadow_ntb.c \
-	kmod/ntb/smartio_ntb.h
+	kmod/ntb/smartio_ntb.h kmod/sio_kcompat.h kmod/sio_kcompat.mk
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/guest-lib.sh \
 	tests/kmod/guest-common.sh \
 	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c tests/kmod/sio_genl.c \
 	tests/kmod/guest-fuzz.sh tests/kmod/check_genl_fuzz.sh
 
-EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
+EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk \
+	contrib/kernels/debian13.sh contrib/kernels/in-root.sh \
+	contrib/kernels/kernel-lib.sh
 dist_man_MANS += man/smartio.4
 
 # udev rules for smartio.ko's devices (/dev/smartio names, shadow tags)
@@ -27,8 +33,22 @@ dist_man_MANS += man/smartio.4
 udevrulesdir = $(prefix)/lib/udev/rules.d
 dist_udevrules_DATA = udev/60-smartio.rules udev/90-smartio-example.rules
 
+DEBIAN13_DIR = $(abs_top_builddir)/kernels/debian13
+export DEBIAN13_DIR
+
+debian13-root:
+	$(SHELL) $(srcdir)/contrib/kernels/debian13.sh '$(DEBIAN13_DIR)'
+
 kmod:
-	@kdir='$(KDIR)'; \
+	@if [ -n '$(KVER)' ]; then \
+		src='$(abs_top_srcdir)' build='$(abs_top_builddir)' \
+		KVER='$(KVER)' $(SHELL) -c '. "$$src/contrib/kernels/kernel-lib.sh"; \
+		kernel_find || { echo "no headers of $$KVER (make debian13-root?)"; exit 1; }; \
+		kernel_run "$$src" "$$build" -- make -C "$$src/kmod" KDIR="$$kdir" \
+			O_BUILD="$$build/kmod/build-$$KVER/smartio"'; \
+		exit; \
+	fi; \
+	kdir='$(KDIR)'; \
 	if [ -z "$$kdir" ]; then \
 		kdir=$$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
 			sort -V | tail -n 1); \
@@ -67,6 +87,6 @@ fuzz-genl: fs/smartiofs
 
 clean-local: clean-kmod
 clean-kmod:
-	rm -rf kmod/build tests/kmod/build tests/kmod/build-fuzz tests/kmod/tools
+	rm -rf kmod/build kmod/build-* tests/kmod/build tests/kmod/build-fuzz tests/kmod/tools
 
-.PHONY: kmod check-kmod clean-kmod dkms-source fuzz-genl
+.PHONY: kmod check-kmod clean-kmod dkms-source fuzz-genl debian13-root

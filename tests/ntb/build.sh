@@ -64,9 +64,11 @@ make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m CONFIG_NTB_TOOL=m \
 	CONFIG_NTB_NETDEV=m modules
 
 mkdir -p "$ivs"
-for f in ntb_ivshmem.c ntb_sioswitch.c ntb_sioswitch_regs.h smartio_ntb.c \
-	 smartio_ntb.h Kbuild; do
-	cmp -s "$src/kmod/ntb/$f" "$ivs/$f" || cp "$src/kmod/ntb/$f" "$ivs/$f"
+for f in ntb/ntb_ivshmem.c ntb/ntb_sioswitch.c ntb/ntb_sioswitch_regs.h \
+	 ntb/smartio_ntb.c ntb/smartio_ntb.h ntb/Kbuild sio_kcompat.h \
+	 sio_kcompat.mk; do
+	b=$(basename "$f")
+	cmp -s "$src/kmod/$f" "$ivs/$b" || cp "$src/kmod/$f" "$ivs/$b"
 done
 make -s -C "$kdir" M="$ivs" -j"$jobs" \
 	KBUILD_EXTRA_SYMBOLS="$ntb/Module.symvers" modules
