@@ -10,7 +10,9 @@
 # DMAR fault.
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER (default: newest
-# /usr/src/linux-headers-*-amd64), KMOD_TIMEOUT (seconds, default 900),
+# /usr/src/linux-headers-*-amd64; Debian 13's kernel, e.g.
+# 6.12.117+deb13-amd64, is built for and booted from the root of
+# contrib/kernels/debian13.sh: make debian13-root), KMOD_TIMEOUT (seconds, default 900),
 # KMOD_KEEP=1 keeps the work directory.  Exit 77 when qemu, busybox-static,
 # cpio, udev, a static libc, the kernel image, its modules or headers are
 # missing.
@@ -28,9 +30,11 @@ udevadm=$(command -v udevadm) || skip "no udevadm (apt-get install udev)"
 out=$build/tests/kmod/build
 rm -rf "$out"
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+srcabs=$(cd "$src" && pwd)
 t0=$(date +%s)
-if ! make -C "$src/kmod" KDIR="$kdir" O_BUILD="$out/smartio" \
-	>"$out/build.log" 2>&1; then
+if ! kernel_run "$srcabs" "$out" -- make -C "$srcabs/kmod" KDIR="$kdir" \
+	O_BUILD="$out/smartio" >"$out/build.log" 2>&1; then
 	cat "$out/build.log"
 	echo "FAIL: building smartio.ko against $kdir"
 	exit 1
@@ -40,7 +44,7 @@ if grep -E -i 'warning|error' "$out/build.log" |
 	echo "FAIL: smartio.ko builds with warnings (above)"
 	exit 1
 fi
-echo "PASS: smartio.ko builds against $kdir without warnings ($(($(date +%s) - t0)) s)"
+echo "PASS: smartio.ko builds against $kdir without warnings ($(($(date +%s) - t0)) s, $kernel_tag)"
 
 # The guest's mmap helper: static, the guest has no C library of its own.
 ${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
@@ -51,10 +55,13 @@ ${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
 	-I"$src/lib/core" -o "$out/sio_genl" "$src/tests/kmod/sio_genl.c" >"$out/cc.log" 2>&1 ||
 	{ cat "$out/cc.log"; echo "FAIL: tests/kmod/sio_genl.c"; exit 1; }
 
-# Kernel style: scripts/checkpatch.pl of Debian's linux-source (extracted
-# once), no error, warning or --strict check on kmod's sources.
-tools=$build/tests/kmod/tools
-tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+# Kernel style: scripts/checkpatch.pl of the kernel's linux-source
+# (extracted once per kernel series), no error, warning or --strict check
+# on kmod's sources.
+tarball=$kernel_source
+[ -f "$tarball" ] ||
+	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+tools=$build/tests/kmod/tools/$(basename "${tarball:-none}" .tar.xz)
 if [ ! -x "$tools/scripts/checkpatch.pl" ] && [ -n "$tarball" ]; then
 	mkdir -p "$tools"
 	top=$(basename "$tarball" .tar.xz)
@@ -64,7 +71,8 @@ if [ ! -x "$tools/scripts/checkpatch.pl" ] && [ -n "$tarball" ]; then
 fi
 if [ -x "$tools/scripts/checkpatch.pl" ]; then
 	cp_bad=0
-	for f in "$src"/kmod/sio_*.c "$src"/kmod/sio_*.h; do
+	for f in "$src"/kmod/sio_*.c "$src"/kmod/sio_*.h "$src"/kmod/ntb/*.c \
+		 "$src"/kmod/ntb/*.h; do
 		# --terse prints nothing for a clean file.
 		perl "$tools/scripts/checkpatch.pl" --no-tree --strict --terse \
 			-f "$f" >"$out/checkpatch.log" 2>&1
@@ -75,7 +83,7 @@ if [ -x "$tools/scripts/checkpatch.pl" ]; then
 		fi
 	done
 	if [ "$cp_bad" = 0 ]; then
-		echo "PASS: checkpatch --strict finds nothing in kmod/sio_*"
+		echo "PASS: checkpatch --strict of $(basename "$tarball" .tar.xz) finds nothing in kmod/sio_* and kmod/ntb/*"
 	else
 		echo "FAIL: checkpatch (above)"
 		exit 1
@@ -88,17 +96,22 @@ fi
 # dkms itself, in a DKMS tree of our own, warning-free and for $KVER, and
 # dkms install puts it in an install tree of our own; the guest then runs
 # that installed module.  (dkms signs what it builds: the first run creates
-# /var/lib/dkms/mok.*.)
+# /var/lib/dkms/mok.*.)  For Debian 13's kernel, the root's dkms does it.
+# Both steps name the install tree: dkms 3.2 compresses a module as the
+# install tree's modules are, and refuses to install what it built for
+# another tree.
 guest_ko=$out/smartio/smartio.ko
-if command -v dkms >/dev/null && [ -f "$build/Makefile" ]; then
+if { [ -n "$kroot" ] && [ -x "$kroot/usr/sbin/dkms" ] ||
+     command -v dkms >/dev/null; } && [ -f "$build/Makefile" ]; then
 	dk=$out/dkms
 	mkdir -p "$dk/tree" "$dk/inst/$KVER"
 	ver=$(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")
 	ko=
 	if make -s -C "$build" dkms-source DESTDIR="$dk/root" prefix=/usr \
 		>"$out/dkms.log" 2>&1 &&
-	   dkms build "smartio/$ver" -k "$KVER" \
+	   kernel_run "$out" -- dkms build "smartio/$ver" -k "$KVER" \
 		--sourcetree "$dk/root/usr/src" --dkmstree "$dk/tree" \
+		--installtree "$dk/inst" \
 		--kernelsourcedir "$kdir" >>"$out/dkms.log" 2>&1; then
 		ko=$(ls "$dk/tree/smartio/$ver/$KVER"/*/module/smartio.ko 2>/dev/null)
 	fi
@@ -107,17 +120,19 @@ if command -v dkms >/dev/null && [ -f "$build/Makefile" ]; then
 	   [ "$(modinfo -F vermagic "$ko")" = \
 	     "$(modinfo -F vermagic "$out/smartio/smartio.ko")" ]; then
 		echo "PASS: dkms build smartio/$ver for $KVER (kmod/dkms.conf), no warning"
+		grep -h -i -E 'building module|cleaning build area|make -j' "$out/dkms.log" |
+			sed "s/^/dkms($KVER): /" | head -n 6
 	else
 		cat "$out/dkms.log" "$dk/tree/smartio/$ver/$KVER"/*/log/make.log
 		echo "FAIL: dkms build smartio/$ver"
 		exit 1
 	fi
 	inst=$dk/inst/$KVER/updates/dkms/smartio.ko
-	if dkms install "smartio/$ver" -k "$KVER" \
+	if kernel_run "$out" -- dkms install "smartio/$ver" -k "$KVER" \
 		--sourcetree "$dk/root/usr/src" --dkmstree "$dk/tree" \
 		--installtree "$dk/inst" --kernelsourcedir "$kdir" \
 		>>"$out/dkms.log" 2>&1 && [ -f "$inst" ] &&
-	   dkms status -m smartio -v "$ver" -k "$KVER" --dkmstree "$dk/tree" \
+	   kernel_run "$out" -- dkms status -m smartio -v "$ver" -k "$KVER" --dkmstree "$dk/tree" \
 		--installtree "$dk/inst" 2>/dev/null | grep -q installed; then
 		echo "PASS: dkms install smartio/$ver: updates/dkms/smartio.ko (the guest loads it)"
 		guest_ko=$inst
@@ -172,9 +187,10 @@ echo "guest ran $(($(date +%s) - t0)) s (qemu status $st)"
 log=$tmp/guest.log
 tr -d '\r' <"$log" >"$tmp/clean.log"
 log=$tmp/clean.log
-grep -E '^(PASS|FAIL|SKIP|TIMING): ' "$log"
+bad=0
+guest_tagged "$log" || bad=1
 passes=$(grep -c '^PASS: ' "$log")
-bad=$(grep -c '^FAIL: ' "$log")
+bad=$((bad + $(grep -c '^FAIL: ' "$log")))
 if ! grep -q '^KMOD-END fails=0' "$log"; then
 	echo "FAIL: the guest did not finish cleanly"
 	bad=$((bad + 1))
@@ -202,5 +218,5 @@ if [ "$bad" -ne 0 ]; then
 	echo "FAIL: check-kmod ($bad problems)"
 	exit 1
 fi
-echo "PASS: check-kmod"
+echo "PASS: check-kmod on $kernel_tag ($passes checks in the guest)"
 exit 0

@@ -3,6 +3,9 @@
 # the bench's dd guest) as /guest-common.sh: what they all need.
 # shellcheck shell=sh
 
+# The kernel the guest runs, for the host's PASS lines (guest_tagged).
+echo "GUEST-KERNEL $(uname -r)"
+
 # waitfor SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds.
 waitfor() {
 	local n=$(($1 * 5))

@@ -15,10 +15,13 @@
 # read shared memory the same way.
 GUEST_SMP=1,maxcpus=2
 
+. "${src:-.}/contrib/kernels/kernel-lib.sh"
+
 # guest_needs: what a guest test needs on this machine, or skip (the
 # caller's) with what to install.  Sets KVER (default: the newest
-# /usr/src/linux-headers-*-amd64), kdir (its headers), kernel (its image)
-# and sfs (smartiofs as built: libtool keeps the real one in .libs).
+# /usr/src/linux-headers-*-amd64) and what kernel_find sets for it (kdir,
+# kernel, kroot: this machine's kernel or Debian 13's in its root), and
+# sfs (smartiofs as built: libtool keeps the real one in .libs).
 guest_needs() {
 	command -v qemu-system-x86_64 >/dev/null ||
 		skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
@@ -26,19 +29,10 @@ guest_needs() {
 	command -v make >/dev/null || skip "no make"
 	file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
 		skip "no static busybox (apt-get install busybox-static)"
-	if [ -z "${KVER:-}" ]; then
-		KVER=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null |
-		       sort -V | tail -n 1 | sed 's|.*/linux-headers-||')
-	fi
-	[ -n "$KVER" ] ||
-		skip "no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"
-	kdir=/usr/src/linux-headers-$KVER
-	[ -d "$kdir" ] || skip "no $kdir"
-	kernel=/boot/vmlinuz-$KVER
+	kernel_find || skip "no headers of ${KVER:-any kernel} (apt-get install linux-headers-amd64; Debian 13's: make debian13-root)"
 	[ -r "$kernel" ] ||
 		skip "no readable $kernel (apt-get install linux-image-amd64)"
-	[ -d "/lib/modules/$KVER/kernel" ] ||
-		skip "no /lib/modules/$KVER (linux-image-$KVER)"
+	[ -d "$kmodules/kernel" ] || skip "no $kmodules (linux-image-$KVER)"
 	sfs=${build:-.}/fs/.libs/smartiofs
 	[ -x "$sfs" ] || sfs=${build:-.}/fs/smartiofs
 	file -L "$sfs" 2>/dev/null | grep -q ELF ||
@@ -74,14 +68,7 @@ guest_root() {
 	chmod 755 "$1/init"
 	cp "${src:-.}/tests/kmod/guest-common.sh" "$1/guest-common.sh"
 	# shellcheck disable=SC2086 # MODULES is a list of names
-	modprobe -a -S "$5" --show-depends nvme fuse ${6:-} 2>/dev/null |
-		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$1.mods"
-	[ -s "$1.mods" ] || return 1
-	while read -r m; do
-		cp "$m" "$1/modules/"
-		echo "/modules/$(basename "$m")" >>"$1/modules/order"
-	done <"$1.mods"
-	rm -f "$1.mods"
+	KVER=$5 kernel_modules_copy "$1" nvme fuse ${6:-} || return 1
 	cp "$3" "$1/smartio.ko"
 	cp "$4" "$1/bin/smartiofs"
 	guest_libs "$1" "$4"
@@ -125,4 +112,16 @@ guest_wait() {
 		sleep 1
 	done
 	wait "$1"
+}
+
+# guest_tagged LOG: LOG's PASS/FAIL/SKIP/TIMING lines, each naming the
+# kernel the guest said it runs (its GUEST-KERNEL line); and a FAIL line
+# when that is not $KVER.  Returns 1 then.
+guest_tagged() {
+	_gk=$(sed -n 's/^GUEST-KERNEL //p' "$1" | tr -d '\r' | head -n 1)
+	tr -d '\r' <"$1" | grep -E '^(PASS|FAIL|SKIP|TIMING): ' |
+		sed "s/^\([A-Z]*\): /\1: [Linux ${_gk:-?}] /"
+	[ "$_gk" = "$KVER" ] && return 0
+	echo "FAIL: the guest ran Linux ${_gk:-(no GUEST-KERNEL line)}, not $KVER"
+	return 1
 }

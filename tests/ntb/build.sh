@@ -9,22 +9,21 @@
 # OUTDIR gets ntb.ko ntb_tool.ko ntb_pingpong.ko ntb_perf.ko
 # ntb_transport.ko ntb_netdev.ko ntb_ivshmem.ko ntb_sioswitch.ko
 # smartio_ntb.ko.
-# Environment: KVER (default: the newest /usr/src/linux-headers-*-amd64),
-# LINUX_SOURCE (default /usr/src/linux-source-6.1.tar.xz).
+# Environment: KVER (default: the newest /usr/src/linux-headers-*-amd64;
+# Debian 13's is built in the root of contrib/kernels/debian13.sh),
+# LINUX_SOURCE (default: the kernel's series' linux-source tarball, e.g.
+# /usr/src/linux-source-6.1.tar.xz).
 # Exit 77 when the kernel headers or source are missing.
 set -eu
-src=$1
+src=$(cd "$1" && pwd)
 out=$2
-if [ -z "${KVER:-}" ]; then
-	KVER=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V |
-	       tail -n 1 | sed 's|.*/linux-headers-||')
-fi
-kdir=/usr/src/linux-headers-$KVER
-tarball=${LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
-[ -n "$KVER" ] && [ -d "$kdir" ] || {
-	echo "SKIP: no kernel headers (apt-get install linux-headers-amd64)"
+build=${BUILDDIR:-.}
+. "$src/contrib/kernels/kernel-lib.sh"
+kernel_find || {
+	echo "SKIP: no headers of ${KVER:-any kernel} (apt-get install linux-headers-amd64)"
 	exit 77
 }
+tarball=$kernel_source
 [ -f "$tarball" ] || {
 	echo "SKIP: no $tarball (apt-get install linux-source-6.1)"
 	exit 77
@@ -35,9 +34,10 @@ ntb=$out/ntb-src
 ivs=$out/ivshmem-src
 jobs=${NTB_JOBS:-2}
 
-# The stamp names what was extracted: a list that grew extracts again.
+# The stamp names what was extracted, from which tarball: a list that
+# grew, or another kernel's source, extracts again.
 files="core.c ntb_tool.c ntb_pingpong.c ntb_perf.c ntb_transport.c ntb_netdev.c"
-if [ "$(cat "$ntb/.extracted" 2>/dev/null)" != "$files" ] ||
+if [ "$(cat "$ntb/.extracted" 2>/dev/null)" != "$tarball: $files" ] ||
    [ "$tarball" -nt "$ntb/.extracted" ]; then
 	rm -rf "$ntb"
 	mkdir -p "$ntb"
@@ -56,12 +56,12 @@ obj-m += ntb.o ntb_tool.o ntb_pingpong.o ntb_perf.o ntb_transport.o
 obj-m += ntb_netdev.o
 ntb-y := core.o
 EOF
-	echo "$files" >"$ntb/.extracted"
+	echo "$tarball: $files" >"$ntb/.extracted"
 fi
 # The NTB core as Kconfig would have it with CONFIG_NTB=m, and its clients.
-make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m CONFIG_NTB_TOOL=m \
-	CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m CONFIG_NTB_TRANSPORT=m \
-	CONFIG_NTB_NETDEV=m modules
+kernel_run "$out" -- make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m \
+	CONFIG_NTB_TOOL=m CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m \
+	CONFIG_NTB_TRANSPORT=m CONFIG_NTB_NETDEV=m modules
 
 mkdir -p "$ivs"
 for f in ntb/ntb_ivshmem.c ntb/ntb_sioswitch.c ntb/ntb_sioswitch_regs.h \
@@ -70,7 +70,7 @@ for f in ntb/ntb_ivshmem.c ntb/ntb_sioswitch.c ntb/ntb_sioswitch_regs.h \
 	b=$(basename "$f")
 	cmp -s "$src/kmod/$f" "$ivs/$b" || cp "$src/kmod/$f" "$ivs/$b"
 done
-make -s -C "$kdir" M="$ivs" -j"$jobs" \
+kernel_run "$out" -- make -s -C "$kdir" M="$ivs" -j"$jobs" \
 	KBUILD_EXTRA_SYMBOLS="$ntb/Module.symvers" modules
 
 for m in ntb ntb_tool ntb_pingpong ntb_perf ntb_transport ntb_netdev; do

@@ -58,7 +58,7 @@ sw_check p2-2 15
 echo "--- switch"
 cat "$tmp/switch.log"
 if [ "$fails" -eq 0 ]; then
-	echo "PASS: check-ntb (cluster)"
+	echo "PASS: check-ntb (cluster) on $kernel_tag"
 	exit 0
 fi
 echo "FAIL: check-ntb (cluster) ($fails problems)"

@@ -108,7 +108,7 @@ done
 echo "--- switch"
 cat "$tmp/switch.log"
 if [ "$fails" -eq 0 ]; then
-	echo "PASS: check-ntb (lending)"
+	echo "PASS: check-ntb (lending) on $kernel_tag"
 	exit 0
 fi
 echo "FAIL: check-ntb (lending) ($fails problems)"

@@ -45,13 +45,9 @@ sh "$src/tests/ntb/build.sh" "$src" "$out"
 st=$?
 [ "$st" -eq 77 ] && exit 77
 [ "$st" -eq 0 ] || { echo "FAIL: building the NTB modules"; exit 1; }
-if [ -z "${KVER:-}" ]; then
-	KVER=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -n 1 |
-	       sed 's|.*/linux-headers-||')
-fi
-kernel=/boot/vmlinuz-$KVER
-[ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
 . "$src/tests/kmod/guest-lib.sh"
+kernel_find || skip "no headers of ${KVER:-any kernel}"
+[ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
 . "$src/tests/ntb/switch-lib.sh"
 sw_smartio_build
 
@@ -160,9 +156,10 @@ fails=0
 check() {
 	log=$tmp/$1.log
 	echo "--- guest $1"
-	grep -E '^(PASS|FAIL): ' "$log" | tr -d '\r'
+	kbad=0
+	guest_tagged "$log" || kbad=1
 	passes=$(grep -c '^PASS: ' "$log")
-	bad=$(grep -c '^FAIL: ' "$log")
+	bad=$(($(grep -c '^FAIL: ' "$log") + kbad))
 	if ! grep -q "^NTB-END .*fails=0" "$log"; then
 		echo "FAIL: guest $1 did not finish cleanly"
 		bad=$((bad + 1))
@@ -183,7 +180,7 @@ check b2 16
 echo "--- servers"
 cat "$tmp/server1.log" "$tmp/server2.log"
 if [ "$fails" -eq 0 ]; then
-	echo "PASS: check-ntb"
+	echo "PASS: check-ntb on $kernel_tag"
 	exit 0
 fi
 echo "FAIL: check-ntb ($fails problems)"

@@ -81,7 +81,7 @@ grep -h '^NTB-PERF' "$tmp"/p[0-3]-1.log | tr -d '\r'
 echo "--- switch"
 cat "$tmp/switch.log"
 if [ "$fails" -eq 0 ]; then
-	echo "PASS: check-ntb (switch)"
+	echo "PASS: check-ntb (switch) on $kernel_tag"
 	exit 0
 fi
 echo "FAIL: check-ntb (switch) ($fails problems)"

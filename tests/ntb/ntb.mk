@@ -103,6 +103,14 @@ check-ntb-transport:
 	if [ $$st -eq 77 ]; then echo "check-ntb-transport: SKIPPED"; exit 0; fi; \
 	exit $$st
 
+# check_ntb.sh alone: the mainline clients and smartio.ko over the ivshmem NTB.
+check-ntb-ivshmem: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_FABRIC=ivshmem \
+		$(SHELL) $(srcdir)/tests/ntb/check_ntb.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-ivshmem: SKIPPED"; exit 0; fi; \
+	exit $$st
+
 check-ntb-cluster: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_cluster.sh || st=$$?; \
@@ -121,4 +129,4 @@ clean-ntb:
 	rm -rf tests/ntb/build contrib/qemu/build
 
 .PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend \
-	check-ntb-transport clean-ntb
+	check-ntb-transport check-ntb-ivshmem clean-ntb

@@ -34,11 +34,7 @@ sw_prepare() {
 	st=$?
 	[ "$st" -eq 77 ] && exit 77
 	[ "$st" -eq 0 ] || { echo "FAIL: building the NTB modules"; exit 1; }
-	if [ -z "${KVER:-}" ]; then
-		KVER=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V |
-		       tail -n 1 | sed 's|.*/linux-headers-||')
-	fi
-	kernel=/boot/vmlinuz-$KVER
+	kernel_find || skip "no headers of ${KVER:-any kernel}"
 	[ -r "$kernel" ] || skip "no readable $kernel (apt-get install linux-image-amd64)"
 
 	tmp=$(mktemp -d /tmp/check-ntbsw.XXXXXX)
@@ -139,11 +135,11 @@ sw_watch() {
 # added to $fails.
 fails=0
 sw_check() {
-	local log=$tmp/$1.log passes bad
+	local log=$tmp/$1.log passes bad kbad=0
 	echo "--- guest $1"
-	grep -E '^(PASS|FAIL): ' "$log" | tr -d '\r'
+	guest_tagged "$log" || kbad=1
 	passes=$(grep -c '^PASS: ' "$log")
-	bad=$(grep -c '^FAIL: ' "$log")
+	bad=$(($(grep -c '^FAIL: ' "$log") + kbad))
 	if ! grep -q "^NTB-END .*fails=0" "$log"; then
 		echo "FAIL: guest $1 did not finish cleanly"
 		bad=$((bad + 1))
@@ -174,8 +170,10 @@ sw_smartio_build() {
 	sfs=$build/fs/.libs/smartiofs
 	[ -x "$sfs" ] || sfs=$build/fs/smartiofs
 	file -L "$sfs" 2>/dev/null | grep -q ELF || skip "fs/smartiofs not built (make)"
-	if ! make -C "$src/kmod" KDIR="/usr/src/linux-headers-$KVER" \
-		O_BUILD="$out/smartio" >"$out/smartio.log" 2>&1; then
+	kernel_find || skip "no headers of ${KVER:-any kernel}"
+	_srcabs=$(cd "$src" && pwd)
+	if ! kernel_run "$_srcabs" "$out" -- make -C "$_srcabs/kmod" \
+		KDIR="$kdir" O_BUILD="$out/smartio" >"$out/smartio.log" 2>&1; then
 		cat "$out/smartio.log"
 		echo "FAIL: building smartio.ko"
 		exit 1
@@ -192,14 +190,7 @@ sw_smartio_root() {
 	cp "$out/smartio_ntb.ko" "$out/smartio/smartio.ko" "$1/"
 	mkdir -p "$1/bin" "$1/modules" "$1/lib/smartio"
 	cp "$out/sio_segrw" "$1/bin/"
-	modprobe -S "$KVER" --show-depends fuse 2>/dev/null |
-		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$1.mods"
-	while read -r m; do
-		cp "$m" "$1/modules/"
-		echo "/modules/$(basename "$m")" >>"$1/modules/order"
-	done <"$1.mods"
-	rm -f "$1.mods"
-	touch "$1/modules/order"
+	kernel_modules_copy "$1" fuse || true
 	cp "$sfs" "$1/bin/smartiofs"
 	guest_libs "$1" "$sfs"
 }
