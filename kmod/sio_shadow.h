@@ -51,7 +51,6 @@ struct sio_shadow {
 	 * as that function's writes): a descriptor naming its device.
 	 */
 	struct msi_desc ntb_desc;
-	void (*set_desc)(msi_alloc_info_t *arg, struct msi_desc *desc);
 	/*
 	 * Over an NTB the lender writes the device's MSI-X table: the
 	 * chip's mask and unmask it wraps, and a work item that sends the

@@ -318,50 +318,93 @@ static void ntb_msi_unmask(struct irq_data *data)
 }
 
 /*
+ * A new CPU for the interrupt.  With interrupt remapping the parent only
+ * rewrites its table entry (IRQ_SET_MASK_OK_DONE: the message stays);
+ * without, the message names the new vector: the closest parent that
+ * composes messages composes it, and it is written as any other
+ * (msi_domain_set_affinity() does this but is not exported).
+ */
+static int ntb_msi_set_affinity(struct irq_data *data,
+				const struct cpumask *mask, bool force)
+{
+	struct irq_data *pos = data->parent_data;
+	struct msi_msg msg = {};
+	int ret = irq_chip_set_affinity_parent(data, mask, force);
+
+	if (ret < 0 || ret == IRQ_SET_MASK_OK_DONE)
+		return ret;
+	while (pos && !(pos->chip && pos->chip->irq_compose_msi_msg))
+		pos = pos->parent_data;
+	if (pos) {
+		pos->chip->irq_compose_msi_msg(pos, &msg);
+		ntb_msi_write(data, &msg);
+	}
+	return ret;
+}
+
+/*
  * The interrupt the shadow's driver allocates is remapped as one of the
  * NTB function's: the device's message crosses the NTB and arrives as
  * that function's write, so its interrupt remapping entry must name that
  * function as the source (the hardware checks it).  The parent domain
  * gets a descriptor of the NTB function instead of the shadow's; the
- * shadow's descriptor stays with the interrupt (and the hwirq is
- * computed from it first).
+ * shadow's descriptor stays with the interrupt, and the hwirq, unique in
+ * this domain of one device, is the entry's index.
  */
 static void ntb_msi_set_desc(msi_alloc_info_t *arg, struct msi_desc *desc)
 {
 	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
 
-	sh->set_desc(arg, desc);
 	arg->desc = &sh->ntb_desc;
+	arg->hwirq = desc->msi_index;
 }
 
+/* What x86's parent domains (vector, interrupt remapping) ask to know. */
+static int ntb_msi_prepare(struct irq_domain *domain, struct device *dev,
+			   int nvec, msi_alloc_info_t *arg)
+{
+	memset(arg, 0, sizeof(*arg));
+	arg->type = to_pci_dev(dev)->msix_enabled ?
+		    X86_IRQ_ALLOC_TYPE_PCI_MSIX : X86_IRQ_ALLOC_TYPE_PCI_MSI;
+	return 0;
+}
+
+/*
+ * A PCI/MSI domain of the shadow's own, the child of the domain that
+ * delivers this machine's NTB function's messages: the interrupt
+ * remapping domain of its IOMMU when remapping is on, the vector domain
+ * otherwise.  6.1 gives the function a PCI/MSI domain whose parent that
+ * is; x86 since 6.2 gives each function a domain of its own under it and
+ * hands the function the parent itself.  Either way the shadow's domain
+ * is built here, as x86 built its PCI/MSI domain in 6.1 (the PCI core's
+ * mask and unmask, edge handling, the parent acknowledging), with the
+ * message write of ntb_msi_write() (x86's msi_alloc_info_t: the domain
+ * is x86's, as the QEMU tests and the NTB drivers used here are).
+ */
 int sio_shadow_ntb_msi(struct sio_shadow *sh)
 {
 	struct pci_dev *ntb = sio_ntb_fab_pci_dev();
 	struct irq_domain *def = ntb ? dev_get_msi_domain(&ntb->dev) : NULL;
-	struct msi_domain_info *info =
-		def && irq_domain_is_msi(def) ? def->host_data : NULL;
+	struct irq_domain *parent = def && irq_domain_is_msi(def) ?
+				    def->parent : def;
 
-	/*
-	 * The PCI MSI domain this machine gave the NTB function, and its
-	 * parent: the interrupt remapping domain of the function's IOMMU
-	 * when remapping is on, the vector domain otherwise.  Kernels that
-	 * give each PCI function a domain of its own (x86 since 6.2) hand
-	 * the function that parent instead, an MSI parent domain whose
-	 * host_data is no msi_domain_info: refused here, not followed.
-	 */
-	if (!info || !info->chip || !info->ops || !info->ops->set_desc ||
-	    !def->parent) {
-		pci_err(sh->pdev, "smartio: no PCI MSI domain to follow\n");
+	if (!parent) {
+		pci_err(sh->pdev, "smartio: the NTB function has no MSI domain\n");
 		return -EOPNOTSUPP;
 	}
 	sh->ntb_desc.dev = &ntb->dev;
-	sh->msi_chip = *info->chip;
-	sh->msi_chip.name = "smartio-NTB-MSI";
-	sh->msi_chip.irq_write_msi_msg = ntb_msi_write;
-	sh->chip_mask = info->chip->irq_mask ?: pci_msi_mask_irq;
-	sh->chip_unmask = info->chip->irq_unmask ?: pci_msi_unmask_irq;
-	sh->msi_chip.irq_mask = ntb_msi_mask;
-	sh->msi_chip.irq_unmask = ntb_msi_unmask;
+	sh->msi_chip = (struct irq_chip){
+		.name = "smartio-NTB-MSI",
+		.irq_ack = irq_chip_ack_parent,
+		.irq_mask = ntb_msi_mask,
+		.irq_unmask = ntb_msi_unmask,
+		.irq_retrigger = irq_chip_retrigger_hierarchy,
+		.irq_set_affinity = ntb_msi_set_affinity,
+		.irq_write_msi_msg = ntb_msi_write,
+		.flags = IRQCHIP_SKIP_SET_WAKE | IRQCHIP_AFFINITY_PRE_STARTUP,
+	};
+	sh->chip_mask = pci_msi_mask_irq;
+	sh->chip_unmask = pci_msi_unmask_irq;
 	sh->msix_nsent = SIO_SHADOW_MSIX_SENT;
 	sh->msix_sent = kcalloc(sh->msix_nsent, sizeof(*sh->msix_sent),
 				GFP_KERNEL);
@@ -369,18 +412,24 @@ int sio_shadow_ntb_msi(struct sio_shadow *sh)
 		return -ENOMEM;
 	INIT_WORK(&sh->msix_work, ntb_msix_forward);
 	WRITE_ONCE(sh->msix_live, true);
-	sh->msi_ops = *info->ops;
-	sh->set_desc = info->ops->set_desc;
-	sh->msi_ops.set_desc = ntb_msi_set_desc;
-	sh->msi_info = *info;
-	sh->msi_info.chip = &sh->msi_chip;
-	sh->msi_info.ops = &sh->msi_ops;
+	sh->msi_ops = (struct msi_domain_ops){
+		.msi_prepare = ntb_msi_prepare,
+		.set_desc = ntb_msi_set_desc,
+	};
+	sh->msi_info = (struct msi_domain_info){
+		.flags = MSI_FLAG_USE_DEF_DOM_OPS | MSI_FLAG_USE_DEF_CHIP_OPS |
+			 MSI_FLAG_PCI_MSIX,
+		.ops = &sh->msi_ops,
+		.chip = &sh->msi_chip,
+		.handler = handle_edge_irq,
+		.handler_name = "edge",
+	};
 	sh->msi_fwnode = irq_domain_alloc_named_id_fwnode("smartio-shadow",
 							  sh->kd->index);
 	if (!sh->msi_fwnode)
 		return -ENOMEM;
 	sh->msi_domain = pci_msi_create_irq_domain(sh->msi_fwnode,
-						   &sh->msi_info, def->parent);
+						   &sh->msi_info, parent);
 	if (!sh->msi_domain) {
 		irq_domain_free_fwnode(sh->msi_fwnode);
 		sh->msi_fwnode = NULL;
