@@ -145,7 +145,7 @@ else
 	echo "SKIP: dkms: not installed (apt-get install dkms)"
 fi
 
-tmp=$(mktemp -d /tmp/check-kmod.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-kmod.XXXXXX")
 qpid=
 cleanup() {
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null

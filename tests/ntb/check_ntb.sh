@@ -51,7 +51,7 @@ kernel_find || skip "no headers of ${KVER:-any kernel}"
 . "$src/tests/ntb/switch-lib.sh"
 sw_smartio_build
 
-tmp=$(mktemp -d /tmp/check-ntb.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-ntb.XXXXXX")
 pids=
 cleanup() {
 	for p in $pids $(cat "$tmp"/*.pid 2>/dev/null); do
