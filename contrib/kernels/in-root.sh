@@ -8,6 +8,7 @@
 #
 # The mounts live in a private mount namespace that ends with the
 # command: nothing stays mounted on the machine, even after a kill.
+# TMPDIR is the machine's, not the root's: the command gets the root's /tmp.
 set -eu
 root=$(cd "${1:?usage: in-root.sh ROOT DIR... -- COMMAND}" && pwd)
 shift
@@ -28,4 +29,5 @@ exec unshare -m --propagation private sh -c '
 		mkdir -p "$root$d"
 		mount --bind "$d" "$root$d"
 	done
+	unset TMPDIR
 	exec chroot "$root" "$@"' in-root "$root" "$dirs" "$@"
