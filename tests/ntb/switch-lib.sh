@@ -8,6 +8,9 @@
 # limit, defines skip() and sources tests/kmod/guest-lib.sh first.
 # shellcheck shell=sh
 
+# Where $KVER's files are, and its compiler (kernel_find, kernel_run).
+. "$src/contrib/kernels/kernel-lib.sh"
+
 # sw_prepare: qemu, busybox and cpio present (else skip), the switch device
 # built into $sw, the NTB modules into $out, $kernel found, $tmp made (and
 # removed on exit unless NTB_KEEP=1; every pid in $pids is killed then).
