@@ -8,7 +8,6 @@
  * write-only file, msix_entry, plays a hostile borrower's kernel for
  * the tests of the lender's MSI-X check.
  */
-#include <asm/unaligned.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>

@@ -31,7 +31,6 @@
  * source-id would have to be the NTB function's (not done: the QEMU test
  * runs without remapping).
  */
-#include <asm/unaligned.h>
 #include <linux/dma-map-ops.h>
 #include <linux/irq.h>
 #include <linux/module.h>
