@@ -74,15 +74,13 @@ sw_start() {
 
 # sw_guest PORT PHASE MEMORY [QEMU ARGS...]: boots $tmp/initrd.gz on port
 # PORT of the switch in the background (at most $limit s, MEMORY MiB,
-# kernel command line swport=PORT swphase=PHASE, and no_timer_check: on a
-# loaded host TCG can miss the boot's IO-APIC timer check, and the
-# kernel then panics, "IO-APIC + timer doesn't work!"); serial console in
-# $tmp/pPORT-PHASE.log, QEMU's pid in $guest_pid; $SW_APPEND is added to
-# the kernel command line.
-# no_timer_check: on a loaded machine a TCG guest with interrupt
-# remapping can miss the boot-time timer check's window, and 6.1 then
-# panics ("timer doesn't work through Interrupt-remapped IO-APIC"), seen
-# three times in six four-guest runs beside other engineers' guests.
+# kernel command line swport=PORT swphase=PHASE no_timer_check); serial
+# console in $tmp/pPORT-PHASE.log, QEMU's pid in $guest_pid; $SW_APPEND is
+# added to the kernel command line.  no_timer_check: on a loaded machine a
+# TCG guest can miss the boot-time timer check's window, and 6.1 then
+# panics ("IO-APIC + timer doesn't work!", or "timer doesn't work through
+# Interrupt-remapped IO-APIC" with interrupt remapping), seen in three of
+# six four-guest runs beside other engineers' guests.
 sw_guest() {
 	local port=$1 phase=$2 mem=$3
 	shift 3
