@@ -25,6 +25,18 @@ class Usage(Exception):
     pass
 
 
+# The segments file the systemd units apply: SYSCONFDIR/smartio/
+# segments.conf, set by the installed smartio script from the same
+# configure value the units are made from, so the two name one file.
+# None when run as `python3 -m smartio`: then the file must be named.
+SEGMENTS_CONF = None
+# Where the documentation, for either kind of prefix, tells an operator to
+# put it.  A file at one of these that is not SEGMENTS_CONF is never read;
+# `segment apply` says so rather than creating nothing in silence.
+SEGMENTS_CONF_PLACES = ("/etc/smartio/segments.conf",
+                        "/usr/local/etc/smartio/segments.conf")
+
+
 def progress(what, fn, *args):
     """Runs fn(*args); when it takes longer than a second (or
     $SMARTIO_PROGRESS_AFTER seconds), says what it waits for on stderr
@@ -175,10 +187,39 @@ def cmd_segment(c, a):
         node, name = _seg(c, a.segment)
         node.segment(name).export(a.state != "off")
     elif a.action == "apply":
-        if a.if_exists and not os.path.exists(a.file):
+        path = a.file or SEGMENTS_CONF
+        if path is None:
+            raise Usage("segment apply: name the file (this smartio has no "
+                        "configured SYSCONFDIR/smartio/segments.conf)")
+        _warn_segments_conf_elsewhere(path)
+        if a.if_exists and not os.path.exists(path):
             return 0
-        return apply_segments(c, a.file)
+        return apply_segments(c, path)
     return 0
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _warn_segments_conf_elsewhere(path):
+    """When path is the configured segments file, names each documented
+    place that holds a segments file that is not it: the units read only
+    path, so that file's segments would never be created."""
+    if SEGMENTS_CONF is None or not _same_file(path, SEGMENTS_CONF):
+        return
+    for other in SEGMENTS_CONF_PLACES:
+        if os.path.exists(other) and not _same_file(other, path):
+            print("%s: warning: %s is not read: this smartio and its systemd "
+                  "units read %s%s; move the file there (or configure "
+                  "--sysconfdir=%s)" % (
+                      PROG, other, path,
+                      "" if os.path.exists(path) else ", which does not exist",
+                      os.path.dirname(os.path.dirname(other))),
+                  file=sys.stderr)
 
 
 def parse_segments_conf(path):
@@ -391,7 +432,8 @@ def parser():
     q = ss.add_parser("apply", help="create the segments a config file declares")
     q.add_argument("--if-exists", action="store_true",
                    help="a missing file is nothing to do")
-    q.add_argument("file")
+    q.add_argument("file", nargs="?",
+                   help="default: %s" % (SEGMENTS_CONF or "none, name one"))
     p.set_defaults(fn=cmd_segment)
 
     p = sub.add_parser("watch", help="the event stream as readable lines")

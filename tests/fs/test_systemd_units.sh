@@ -15,6 +15,18 @@ SMARTIO=${SMARTIO:-$sfs_top/python/scripts/smartio}
 export PYTHONPATH="$sfs_top/python${PYTHONPATH:+:$PYTHONPATH}"
 sd=$sfs_top/contrib/systemd
 
+# One segments file: the one the units as built apply is the one that
+# `smartio segment apply` reads when none is named (configure's sysconfdir;
+# smartio(1), FILES).
+built=${BUILDDIR:-$sfs_top}/contrib/systemd
+for u in smartiofs smartiofs-kernel; do
+	[ -f "$built/$u.service" ] || fail "$built/$u.service is not built"
+	unit_conf=$(sed -n 's/^ExecStartPost=.* segment apply --if-exists //p' "$built/$u.service")
+	cli_conf=$("$SMARTIO" segment apply --help | sed -n 's/^ *file *default: //p')
+	[ -n "$unit_conf" ] || fail "$u.service applies no segments file"
+	expect_eq "$u.service's segments file is smartio's default" "$unit_conf" "$cli_conf"
+done
+
 # The units as `make install` writes them, with this build's programs.
 mkdir -p "$TMP/units"
 for u in smartiofs smartiofs-kernel; do
@@ -77,6 +89,46 @@ if systemd-tmpfiles --create --root="$R" --prefix=/smartio 2> "$TMP/err"; then
 	fail "tmpfiles hid a refused mode change"
 fi
 expect_eq "mode kept" "$(cat "$M/dev/acc0/mode")" shared
+# A segments file where the documentation says but not where this smartio
+# reads: applying the configured file (as the units do) warns, naming both.
+if unshare -m --propagation private true 2>/dev/null; then
+	sed "s|^smartio.cli.SEGMENTS_CONF = .*|smartio.cli.SEGMENTS_CONF = \"$TMP/etc/smartio/segments.conf\"|" \
+		"$SMARTIO" > "$TMP/smartio-conf"
+	chmod +x "$TMP/smartio-conf"
+	# /usr/local/etc of a private mount namespace, so the machine's is untouched.
+	unshare -m --propagation private sh -c '
+		set -e
+		mount -t tmpfs tmpfs /usr/local/etc
+		mkdir /usr/local/etc/smartio
+		echo "host0 lost 1M" > /usr/local/etc/smartio/segments.conf
+		"$1" -m "$2" segment apply --if-exists
+	' sh "$TMP/smartio-conf" "$M" > "$TMP/out" 2> "$TMP/err" ||
+		fail "apply with a file elsewhere: exit $?: $(cat "$TMP/err")"
+	grep -q "warning: /usr/local/etc/smartio/segments.conf is not read: .* read $TMP/etc/smartio/segments.conf, which does not exist" "$TMP/err" ||
+		fail "no warning of the segments file elsewhere: $(cat "$TMP/err")"
+	[ ! -e "$M/nodes/host0/segments/lost" ] || fail "a segments file that is not read was applied"
+	# The configured file there too: it is applied, and the other still named.
+	mkdir -p "$TMP/etc/smartio"
+	echo "host0 found 1M" > "$TMP/etc/smartio/segments.conf"
+	unshare -m --propagation private sh -c '
+		set -e
+		mount -t tmpfs tmpfs /usr/local/etc
+		mkdir /usr/local/etc/smartio
+		echo "host0 lost 1M" > /usr/local/etc/smartio/segments.conf
+		"$1" -m "$2" segment apply --if-exists
+	' sh "$TMP/smartio-conf" "$M" > "$TMP/out" 2> "$TMP/err" ||
+		fail "apply with both files: exit $?: $(cat "$TMP/err")"
+	grep -q "warning: /usr/local/etc/smartio/segments.conf is not read" "$TMP/err" ||
+		fail "no warning with both files: $(cat "$TMP/err")"
+	[ -d "$M/nodes/host0/segments/found" ] || fail "the configured file was not applied"
+	# A file named on the command line elsewhere is the operator's choice: no warning.
+	"$SMARTIO" -m "$M" segment apply "$TMP/etc/smartio/segments.conf" 2> "$TMP/err" ||
+		fail "apply of a named file: $(cat "$TMP/err")"
+	[ ! -s "$TMP/err" ] || fail "a named file warned: $(cat "$TMP/err")"
+else
+	echo "$TEST: unshare -m unavailable: the warning of a file elsewhere is not checked"
+fi
+
 # No segments file: nothing to do.
 "$SMARTIO" -m "$M" segment apply --if-exists "$TMP/none.conf" || fail "--if-exists with no file"
 echo "PASS: $TEST"
