@@ -156,6 +156,12 @@ class Node(_Files):
     def create_segment(self, name, size, available=False):
         """mkdir and size (and export): the segment, or a SmartioError with
         nothing left behind."""
+        if not name or "/" in name or name in (".", ".."):
+            # A path, not a name: mkdir would look it up as one (ENOENT for
+            # "a/b") and never reach the namespace's check of names.
+            raise SmartioError(_errno.EINVAL, explain(
+                self.cluster, "segment-create", _errno.EINVAL, node=self.name,
+                seg=name))
         seg = Segment(self, name)
         try:
             os.mkdir(seg.path())

@@ -377,6 +377,23 @@ def cmd_watch(c, a):
 
 # --- arguments ----------------------------------------------------------------
 
+def _at_least_zero(kind, unit, most=None):
+    """An argparse type: a number of unit, 0 or more (a negative count or
+    timeout means nothing; select(2) refuses one), and at most most."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = -1
+        # "not >=" also refuses nan
+        if not value >= 0 or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(
+                "%r is not a number of %s, 0%s" % (
+                    text, unit, " or more" if most is None else " to %.0f" % most))
+        return value
+    return parse
+
+
 def parser():
     ap = argparse.ArgumentParser(
         prog=PROG, description="Show and control a smartio cluster through "
@@ -441,8 +458,10 @@ def parser():
     p.add_argument("-k", "--kind", action="append", help="only events of this kind")
     p.add_argument("-n", "--node", action="append", help="only events about this node")
     p.add_argument("-d", "--dev", action="append", help="only events about this device")
-    p.add_argument("-c", "--count", type=int, help="stop after this many events")
-    p.add_argument("-t", "--timeout", type=float, help="stop after this many seconds without one")
+    p.add_argument("-c", "--count", type=_at_least_zero(int, "events"),
+                   help="stop after this many events")
+    p.add_argument("-t", "--timeout", type=_at_least_zero(float, "seconds", 1e9),
+                   help="stop after this many seconds without one")
     p.add_argument("--ready", metavar="FILE", help="create FILE once the stream is open")
     p.add_argument("--metrics", metavar="FILE",
                    help="keep FILE the Prometheus counts of events read and lost")

@@ -130,6 +130,11 @@ refused "segment host0.ring already exists (1048576 bytes) (EEXIST)" \
 	s0 segment create ring 1M
 refused "'bad.name' is not a segment name: letters, digits, _ and -, at most 31 characters (EINVAL)" \
 	s0 segment create host0.bad.name 4k
+# A path is not a name either (mkdir would have looked up "a" and said ENOENT).
+refused "'a/b' is not a segment name: letters, digits, _ and -, at most 31 characters (EINVAL)" \
+	s0 segment create a/b 1M
+refused "'..' is not a segment name: letters, digits, _ and -, at most 31 characters (EINVAL)" \
+	s0 segment create host0... 1M
 refused "host3, the owner of host3.x, is down (EHOSTDOWN)" s0 segment create host3.x 4k
 refused "'0' is not a size for host0.z: a number of bytes, k, M or G, more than zero and within the owner's memory (EINVAL)" \
 	s0 segment create z 0
@@ -176,6 +181,19 @@ expect_eq "apply syntax" "$(cat "$TMP/err")" \
 s0 segment destroy cfg; s0 segment destroy host2.other
 
 # --- watch: readable lines and JSON, filtered -----------------------------
+# A negative, infinite or unparsable count or timeout is a usage error
+# (exit 2, one line naming the option), not a traceback.
+for bad in "-t -1" "-t nan" "-t inf" "-t 1e300" "-t soon" "-c -1"; do
+	set +e
+	# shellcheck disable=SC2086 # two words: the option and its value
+	s0 watch $bad > "$TMP/out" 2> "$TMP/err"; rc=$?
+	set -e
+	[ $rc = 2 ] || fail "watch $bad: exit $rc, want 2: $(cat "$TMP/err")"
+	grep -q "^smartio watch: error: argument -[tc]/--[a-z]*: .* is not a number of" "$TMP/err" ||
+		fail "watch $bad: $(cat "$TMP/err")"
+	! grep -q Traceback "$TMP/err" || fail "watch $bad: a traceback"
+done
+ok "watch -t 0 (nothing waiting)" s0 watch -t 0
 s0 watch --ready "$TMP/w1" -c 2 -d nvme0 > "$TMP/watch.txt" &
 w1=$!
 s0 watch --ready "$TMP/w2" --json -c 1 -k return > "$TMP/watch.json" &
