@@ -312,6 +312,12 @@ echo down > "$D/nodes/host3/adapters/ntb0/link"
 set +e; "$SMARTIO" -m "$D" status > "$TMP/out" 2>&1; rc=$?; set -e
 expect_eq "status exit with a link down" "$rc" 1
 expect_eq "status link down" "$(tail -n1 "$TMP/out")" "cluster: link of ntb0 on host3 is down"
+# Both nodes up, the borrower's link down: the sentence names the link.
+echo all > "$D/dev/acc0/lend"
+echo down > "$D/nodes/host1/adapters/ntb0/link"
+A=$D refused "the link of ntb0 on host1 is down: host1 cannot reach host2, the lender of acc0 (EHOSTDOWN)" \
+	"$SMARTIO" -m "$D" borrow acc0 host1
+echo up > "$D/nodes/host1/adapters/ntb0/link"
 rm -rf "/dev/shm/smartio-$FABRIC-slow"
 # Not a mount: exit 2 and a sentence.
 set +e; "$SMARTIO" -m "$TMP" list 2> "$TMP/err"; rc=$?; set -e
