@@ -105,9 +105,10 @@ static int option_proc(void *data, const char *arg, int key,
 	}
 }
 
-static void usage(const char *prog)
+/* The command's name, not argv[0] (libtool's fs/.libs/smartiofs in a build). */
+static void usage(void)
 {
-	printf("usage: %s [options] [SOURCE] MOUNTPOINT\n\n"
+	printf("usage: smartiofs [options] [SOURCE] MOUNTPOINT\n\n"
 	       "smartiofs options:\n"
 	       "    --fabric NAME, -o fabric=NAME      fabric to create or join "
 	       "(default: SOURCE or \"default\")\n"
@@ -124,7 +125,7 @@ static void usage(const char *prog)
 	       "                                       members may control "
 	       "the cluster (smartio(7))\n"
 	       "    --manage, -o manage                this --node is the "
-	       "management node: act for all\n\n", prog);
+	       "management node: act for all\n\n");
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
 }
@@ -280,7 +281,7 @@ int main(int argc, char *argv[])
 	/* What only prints: the arguments are freed (the ASan run checks). */
 	if (o.help || o.list_attributes || o.version) {
 		if (o.help)
-			usage(argv[0]);
+			usage();
 		else if (o.list_attributes)
 			tree_print(stdout);
 		else
