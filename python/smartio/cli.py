@@ -17,6 +17,7 @@ import time
 from . import Cluster, SmartioError, parse_size
 from . import events as evmod
 from . import render
+from . import show as showmod
 
 PROG = "smartio"
 
@@ -94,6 +95,16 @@ def cmd_list(c, a):
         sys.stdout.write(render.tree(snap))
     else:
         sys.stdout.write(render.table(snap))
+    return 0
+
+
+def cmd_show(c, a):
+    info = showmod.show(c, a.object)
+    if a.json:
+        json.dump(info, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(showmod.text(info))
     return 0
 
 
@@ -409,6 +420,11 @@ def parser():
     g.add_argument("--tree", action="store_true")
     g.add_argument("--dot", action="store_true")
     p.set_defaults(fn=cmd_list)
+
+    p = sub.add_parser("show", help="one device, node or segment in full")
+    p.add_argument("object", help="nvme0, host0, host0.ring (or dev/, nodes/, seg/ before it)")
+    p.add_argument("-J", "--json", action="store_true")
+    p.set_defaults(fn=cmd_show)
 
     p = sub.add_parser("status", help="nodes, adapters and segments; exit 1 if anything is down")
     p.add_argument("--prometheus", action="store_true",

@@ -19,41 +19,47 @@ def _pair(text):
     return {"used": int(used), "total": int(total)}
 
 
+def adapter_info(a):
+    return {"name": a.name, "link": a.link, "peers": a.peers,
+            "luts": _pair(a.read("luts")),
+            "requesters": _pair(a.read("requesters")),
+            "window": a.window}
+
+
+def segment_info(n, s):
+    return {"name": s.name, "owner": n.name, "size": s.size,
+            "available": s.available, "attached": s.attached,
+            "dma": {d: "%#x" % v for d, v in s.dma.items()}}
+
+
+def node_info(n, me):
+    return {"name": n.name, "id": n.id, "state": n.state,
+            "self": n.name == me,
+            "adapters": [adapter_info(a) for a in n.adapters],
+            "devices": [d.name for d in n.devices],
+            "borrowed": [d.name for d in n.borrowed],
+            "segments": [segment_info(n, s) for s in n.segments]}
+
+
+def device_info(d):
+    cls = d.read("class")
+    return {
+        "name": d.name, "fdid": d.read("fdid"), "node": d.node,
+        "bdf": d.bdf, "vendor": d.read("vendor"), "device": d.read("device"),
+        "subsystem_vendor": d.read("subsystem_vendor"),
+        "subsystem_device": d.read("subsystem_device"),
+        "revision": d.read("revision"), "class": cls,
+        "class_name": pciids.class_name(int(cls, 16)),
+        "state": d.state, "lend": _lines(d.read("lend")),
+        "borrowers": d.borrowers, "mode": d.mode, "stats": d.stats}
+
+
 def snapshot(c):
     """The state of cluster c; its keys are documented in smartio(1)."""
     me = c.self_name
-    nodes = []
-    for n in c.nodes:
-        adapters = []
-        for a in n.adapters:
-            adapters.append({"name": a.name, "link": a.link, "peers": a.peers,
-                             "luts": _pair(a.read("luts")),
-                             "requesters": _pair(a.read("requesters")),
-                             "window": a.window})
-        segs = []
-        for s in n.segments:
-            segs.append({"name": s.name, "owner": n.name, "size": s.size,
-                         "available": s.available, "attached": s.attached,
-                         "dma": {d: "%#x" % v for d, v in s.dma.items()}})
-        nodes.append({"name": n.name, "id": n.id, "state": n.state,
-                      "self": n.name == me, "adapters": adapters,
-                      "devices": [d.name for d in n.devices],
-                      "borrowed": [d.name for d in n.borrowed],
-                      "segments": segs})
-    devices = []
-    for d in c.devices:
-        cls = d.read("class")
-        devices.append({
-            "name": d.name, "fdid": d.read("fdid"), "node": d.node,
-            "bdf": d.bdf, "vendor": d.read("vendor"), "device": d.read("device"),
-            "subsystem_vendor": d.read("subsystem_vendor"),
-            "subsystem_device": d.read("subsystem_device"),
-            "revision": d.read("revision"), "class": cls,
-            "class_name": pciids.class_name(int(cls, 16)),
-            "state": d.state, "lend": _lines(d.read("lend")),
-            "borrowers": d.borrowers, "mode": d.mode, "stats": d.stats})
     return {"schema": SCHEMA, "mount": os.path.abspath(c.root), "self": me,
-            "nodes": nodes, "devices": devices}
+            "nodes": [node_info(n, me) for n in c.nodes],
+            "devices": [device_info(d) for d in c.devices]}
 
 
 def human_size(n):

@@ -21,8 +21,9 @@ comp smartio -m "$M" segment ""
 comp smartio -m "$M" segment destroy ""
 comp smartio -m "$M" mode nvme0 ""
 comp smartio -m "$M" watch -k segment-d
+comp smartio -m "$M" show ho
 ' _ "$bc" "$sfs_top/contrib/bash-completion/smartio" "$M") || fail "completion failed: $out"
-expect_eq "completions" "$out" "list status lend borrow return reclaim mode segment watch -m --mount -h --help
+expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment watch -m --mount -h --help
 borrow
 acc0 acc1 gpu0 nic0 nic1 nvme0 nvme1 nvme2
 host0 host1 host2 host3
@@ -30,5 +31,6 @@ all
 create destroy export apply
 host1.buf
 exclusive shared
-segment-destroy segment-detach segment-dma-map segment-dma-unmap"
+segment-destroy segment-detach segment-dma-map segment-dma-unmap
+host0 host1 host2 host3 host1.buf"
 echo "PASS: $TEST"
