@@ -30,6 +30,9 @@ __all__ = ["Cluster", "Node", "Adapter", "Device", "Segment", "SmartioError",
            "parse_size", "DEFAULT_MOUNT"]
 
 DEFAULT_MOUNT = "/smartio"
+# The release, as in configure.ac's AC_INIT and python/pyproject.toml
+# (tests/python/test_cli_options.py keeps the three the same).
+__version__ = "0.1.0"
 _SUFFIX = {"": 1, "k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 

@@ -7,6 +7,7 @@ Exit status: 0 done; 1 refused (the sentence on stderr), or for `status`
 a node or link down; 2 a usage error or no mount.
 """
 import argparse
+import errno
 import json
 import os
 import sys
@@ -14,7 +15,7 @@ import tempfile
 import threading
 import time
 
-from . import Cluster, SmartioError, parse_size
+from . import Cluster, SmartioError, parse_size, __version__
 from . import events as evmod
 from . import render
 from . import show as showmod
@@ -84,8 +85,36 @@ def _seg(c, spec):
 
 # --- subcommands ------------------------------------------------------------
 
+def _only_devices(c, snap, names):
+    """snap with only the devices named (in that order), or ENOENT."""
+    by = {d["name"]: d for d in snap["devices"]}
+    for n in names:
+        if n not in by:
+            raise SmartioError(errno.ENOENT, "there is no device named %s (devices: %s)" % (
+                n, ", ".join(sorted(by)) or "none"))
+    snap["devices"] = [by[n] for n in dict.fromkeys(names)]
+    return snap
+
+
+def _columns(text):
+    """'device,state' -> ('device', 'state'), for list -o."""
+    cols = tuple(x.strip() for x in text.split(","))
+    bad = [x for x in cols if x not in render.COLUMNS]
+    if bad or not cols:
+        raise argparse.ArgumentTypeError("%r is not a column: give some of %s, comma-separated"
+                                         % (",".join(bad), ",".join(render.COLUMNS)))
+    return cols
+
+
 def cmd_list(c, a):
     snap = render.snapshot(c)
+    if a.devices:
+        if a.tree or a.dot:
+            raise Usage("list: --tree and --dot draw the whole cluster; "
+                        "name devices for the table or -J")
+        snap = _only_devices(c, snap, a.devices)
+    if a.columns and (a.json or a.tree or a.dot):
+        raise Usage("list: -o chooses the table's columns; not with -J, --tree or --dot")
     if a.json:
         json.dump(snap, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -94,7 +123,7 @@ def cmd_list(c, a):
     elif a.tree:
         sys.stdout.write(render.tree(snap))
     else:
-        sys.stdout.write(render.table(snap))
+        sys.stdout.write(render.table(snap, a.columns or render.DEFAULT_COLUMNS))
     return 0
 
 
@@ -132,9 +161,25 @@ def _write_atomic(path, text):
         raise
 
 
+def _only_nodes(snap, names):
+    """snap with only the nodes named and the devices they lend, or ENOENT."""
+    by = {n["name"]: n for n in snap["nodes"]}
+    for n in names:
+        if n not in by:
+            raise SmartioError(errno.ENOENT, "there is no node named %s (nodes: %s)" % (
+                n, ", ".join(sorted(by))))
+    keep = list(dict.fromkeys(names))
+    snap["nodes"] = [by[n] for n in keep]
+    snap["devices"] = [d for d in snap["devices"] if d["node"] in keep]
+    return snap
+
+
 def cmd_status(c, a):
     snap = render.snapshot(c)
-    text = render.prometheus(snap) if a.prometheus else render.status(snap)
+    if a.nodes:
+        snap = _only_nodes(snap, a.nodes)
+    text = render.prometheus(snap) if a.prometheus else \
+        render.status(snap, ",".join(n["name"] for n in snap["nodes"]) if a.nodes else "cluster")
     if a.output:
         try:
             _write_atomic(a.output, text)
@@ -426,6 +471,9 @@ def parser():
     g.add_argument("-J", "--json", action="store_true")
     g.add_argument("--tree", action="store_true")
     g.add_argument("--dot", action="store_true")
+    p.add_argument("-o", "--output", dest="columns", type=_columns, metavar="COLUMNS",
+                   help="the table's columns, comma-separated: %s" % ",".join(render.COLUMNS))
+    p.add_argument("devices", nargs="*", metavar="DEV", help="only these devices")
     p.set_defaults(fn=cmd_list)
 
     p = sub.add_parser("show", help="one device, node or segment in full")
@@ -437,6 +485,8 @@ def parser():
     p.add_argument("--prometheus", action="store_true",
                    help="Prometheus text format (node_exporter textfile collector)")
     p.add_argument("-o", "--output", help="write to this file atomically")
+    p.add_argument("nodes", nargs="*", metavar="NODE",
+                   help="only these nodes (and the devices they lend)")
     p.set_defaults(fn=cmd_status)
 
     p = sub.add_parser("lend", help="set who may borrow a device")
@@ -489,7 +539,18 @@ def parser():
     p.add_argument("--metrics", metavar="FILE",
                    help="keep FILE the Prometheus counts of events read and lost")
     p.set_defaults(fn=cmd_watch)
+    _add_version(ap)
     return ap
+
+
+def _add_version(p):
+    """--version on the command and on every subcommand, as in ip(8)'s -V
+    anywhere: an operator adds it to the line they have."""
+    p.add_argument("--version", action="version", version="%s %s" % (PROG, __version__))
+    for act in p._actions:
+        if isinstance(act, argparse._SubParsersAction):
+            for sub in act.choices.values():
+                _add_version(sub)
 
 
 def main(argv=None):

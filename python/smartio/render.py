@@ -75,12 +75,30 @@ def _policy(lend):
     return ",".join(lend) if lend else "none"
 
 
-def table(snap):
-    cols = ("DEVICE", "NODE", "BDF", "CLASS", "STATE", "LEND", "BORROWERS", "MODE")
+# The columns of `smartio list -o`: name -> (heading, the cell of a device).
+COLUMNS = {
+    "device": ("DEVICE", lambda d: d["name"]),
+    "node": ("NODE", lambda d: d["node"]),
+    "bdf": ("BDF", lambda d: d["bdf"]),
+    "class": ("CLASS", lambda d: d["class_name"]),
+    "state": ("STATE", lambda d: d["state"]),
+    "lend": ("LEND", lambda d: _policy(d["lend"])),
+    "borrowers": ("BORROWERS", lambda d: ",".join(d["borrowers"]) or "-"),
+    "mode": ("MODE", lambda d: d["mode"]),
+    "fdid": ("FDID", lambda d: d["fdid"]),
+    "vendor": ("VENDOR", lambda d: d["vendor"]),
+    "device_id": ("DEVICE_ID", lambda d: d["device"]),
+    "revision": ("REV", lambda d: d["revision"]),
+    "class_code": ("CLASS_CODE", lambda d: d["class"]),
+}
+DEFAULT_COLUMNS = ("device", "node", "bdf", "class", "state", "lend", "borrowers", "mode")
+
+
+def table(snap, columns=DEFAULT_COLUMNS):
+    cols = tuple(COLUMNS[c][0] for c in columns)
     rows = [cols]
     for d in snap["devices"]:
-        rows.append((d["name"], d["node"], d["bdf"], d["class_name"], d["state"],
-                     _policy(d["lend"]), ",".join(d["borrowers"]) or "-", d["mode"]))
+        rows.append(tuple(COLUMNS[c][1](d) for c in columns))
     w = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     return "".join("  ".join(v.ljust(w[i]) for i, v in enumerate(r)).rstrip() + "\n"
                    for r in rows)
@@ -234,7 +252,7 @@ def problems(snap):
     return out
 
 
-def status(snap):
+def status(snap, scope="cluster"):
     out = []
     for n in snap["nodes"]:
         out.append("%s  %s%s" % (n["name"], n["state"],
@@ -252,7 +270,7 @@ def status(snap):
         else:
             out.append("  segments: none")
     bad = problems(snap)
-    out.append("cluster: " + ("; ".join(bad) if bad else "all nodes and links up"))
+    out.append("%s: " % scope + ("; ".join(bad) if bad else "all nodes and links up"))
     return "\n".join(out) + "\n"
 
 

@@ -22,8 +22,10 @@ comp smartio -m "$M" segment destroy ""
 comp smartio -m "$M" mode nvme0 ""
 comp smartio -m "$M" watch -k segment-d
 comp smartio -m "$M" show ho
+comp smartio -m "$M" list -o cl
+comp smartio -m "$M" status h
 ' _ "$bc" "$sfs_top/contrib/bash-completion/smartio" "$M") || fail "completion failed: $out"
-expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment watch -m --mount -h --help
+expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment watch -m --mount -h --help --version
 borrow
 acc0 acc1 gpu0 nic0 nic1 nvme0 nvme1 nvme2
 host0 host1 host2 host3
@@ -32,5 +34,7 @@ create destroy export apply
 host1.buf
 exclusive shared
 segment-destroy segment-detach segment-dma-map segment-dma-unmap
-host0 host1 host2 host3 host1.buf"
+host0 host1 host2 host3 host1.buf
+class class_code
+host0 host1 host2 host3"
 echo "PASS: $TEST"
