@@ -212,7 +212,7 @@ static void open_reason(const struct smartio_open_opts *o, int rc)
 	if (!o->errbuf || !o->errlen || o->errbuf[0])
 		return;
 	if (rc == -ENOENT && o->node)
-		snprintf(o->errbuf, o->errlen, "no node '%s' in fabric '%s'",
+		snprintf(o->errbuf, o->errlen, "unknown node '%s' in fabric '%s'",
 			 o->node, fabric);
 	else if (kernel)
 		snprintf(o->errbuf, o->errlen,
