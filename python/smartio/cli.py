@@ -499,7 +499,7 @@ def parser():
         p.add_argument("dev")
         p.add_argument("node", nargs="?")
         p.set_defaults(fn=fn)
-    p = sub.add_parser("reclaim", help="revoke every borrower (on the lender's mount)")
+    p = sub.add_parser("reclaim", help="revoke every borrower (on the lender's or a management mount)")
     p.add_argument("dev")
     p.set_defaults(fn=cmd_reclaim)
     p = sub.add_parser("mode", help="show or set exclusive or shared mode")

@@ -97,6 +97,11 @@ refused "no NTB adapter of host1 reaches host2, the lender of nvme2 (EHOSTUNREAC
 refused "host2 does not borrow nvme0 (borrowed by host1) (EINVAL)" s0 return nvme0 host2
 refused "host1 does not borrow nic0 (nobody borrows it) (EINVAL)" s1 return nic0
 refused "only nvme0's lender host0 may reclaim it; this mount is host1 (EACCES)" s1 reclaim nvme0
+# The management mount acts for every node: it reclaims host1's gpu0 as
+# its lender (smartio(7), Which node a mount acts for).
+ok "borrow gpu0 for host0" s0 borrow gpu0
+ok "reclaim gpu0 from the management mount" s0 reclaim gpu0
+expect_eq "gpu0 reclaimed" "$(cat "$A/dev/gpu0/borrow")" ""
 refused "'turbo' is not a mode: give exclusive or shared (EINVAL)" s0 mode nic0 turbo
 # Issue 17: exclusive becomes shared while host1 keeps nvme0; back to
 # exclusive is refused while it is borrowed.
