@@ -23,6 +23,7 @@ import contextlib
 import errno as _errno
 import mmap
 import os
+import re
 
 from .errors import SmartioError, explain
 
@@ -37,14 +38,19 @@ _SUFFIX = {"": 1, "k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
 def parse_size(text):
-    """'64M' -> 67108864, with the suffixes smartio(7) accepts for size."""
+    """'64M' -> 67108864, '0x1000' -> 4096: the one grammar of sizes that
+    the namespace accepts (lib/core/numparse.h, smartio(7)): decimal or 0x
+    hex digits, then optionally k, K, M or G; at most 2^64 - 1."""
     text = str(text).strip()
-    num, suf = text, ""
-    if text and text[-1] in "kKMG":
-        num, suf = text[:-1], text[-1]
-    if not num.isdigit():
-        raise ValueError("bad size %r: a number with k, M or G" % text)
-    return int(num) * _SUFFIX[suf]
+    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|[0-9]+)([kKMG]?)", text)
+    if not m:
+        raise ValueError("bad size %r: a decimal or 0x hex number, with k, M or G"
+                         % text)
+    value = int(m.group(1), 0 if m.group(1)[:2] in ("0x", "0X") else 10) * \
+        _SUFFIX[m.group(2)]
+    if value >= 1 << 64:
+        raise ValueError("bad size %r: more than 2^64 - 1 bytes" % text)
+    return value
 
 
 def _lines(text):
@@ -159,6 +165,16 @@ class Node(_Files):
     def create_segment(self, name, size, available=False):
         """mkdir and size (and export): the segment, or a SmartioError with
         nothing left behind."""
+        try:
+            ok = (size if isinstance(size, int) else parse_size(size)) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            # Refused before mkdir: a segment made and removed again would
+            # tell the event stream a create and a destroy of nothing.
+            raise SmartioError(_errno.EINVAL, "'%s' is not a size for %s.%s: a number "
+                               "of bytes, k, M or G, more than zero and within the "
+                               "owner's memory" % (size, self.name, name))
         if not name or "/" in name or name in (".", ".."):
             # A path, not a name: mkdir would look it up as one (ENOENT for
             # "a/b") and never reach the namespace's check of names.
@@ -223,9 +239,9 @@ class Device(_Files):
 
     @property
     def policy(self):
-        """'none', 'all' or a list of node names."""
-        v = _lines(self.read("lend"))
-        return v[0] if v in (["none"], ["all"]) else v
+        """The lines of lend, always a list: ['none'], ['all'] or node
+        names (as list -J's "lend")."""
+        return _lines(self.read("lend"))
 
     @property
     def borrowers(self):
@@ -428,6 +444,15 @@ class Cluster:
 
     def __init__(self, root=None):
         self.root = root or os.environ.get("SMARTIO_MOUNT") or DEFAULT_MOUNT
+        try:
+            os.stat(os.path.join(self.root, "nodes"))
+        except OSError as e:
+            if e.errno == _errno.ENOTCONN:
+                # A mount whose daemon died: every access fails the same
+                # way until it is unmounted.
+                raise SmartioError(_errno.ENOTCONN, "%s is a smartio mount whose "
+                                   "smartiofs is gone: unmount it with fusermount3 -u %s"
+                                   % (self.root, self.root)) from None
         if not os.path.isdir(os.path.join(self.root, "nodes")):
             raise SmartioError(_errno.ENOENT, "%s is not a smartio mount "
                                "(no nodes/ in it; is smartiofs running?)" % self.root)

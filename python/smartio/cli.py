@@ -86,12 +86,11 @@ def _seg(c, spec):
 # --- subcommands ------------------------------------------------------------
 
 def _only_devices(c, snap, names):
-    """snap with only the devices named (in that order), or ENOENT."""
+    """snap with only the devices named (in that order), or ENXIO."""
     by = {d["name"]: d for d in snap["devices"]}
     for n in names:
         if n not in by:
-            raise SmartioError(errno.ENOENT, "there is no device named %s (devices: %s)" % (
-                n, ", ".join(sorted(by)) or "none"))
+            c.device(n)     # ENXIO, naming the devices
     snap["devices"] = [by[n] for n in dict.fromkeys(names)]
     return snap
 
@@ -410,6 +409,11 @@ def watch_metrics(counts, lost):
 
 def cmd_watch(c, a):
     a.cluster = c
+    # A filter that can never match is a mistake, not a quiet stream.
+    for name in a.node or ():
+        c.node(name)
+    for name in a.dev or ():
+        c.device(name)
     if a.count == 0:
         return 0
     shown = 0
@@ -528,7 +532,8 @@ def parser():
 
     p = sub.add_parser("watch", help="the event stream as readable lines")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
-    p.add_argument("-k", "--kind", action="append", help="only events of this kind")
+    p.add_argument("-k", "--kind", action="append", choices=evmod.KINDS, metavar="KIND",
+                   help="only events of this kind: %s" % ", ".join(evmod.KINDS))
     p.add_argument("-n", "--node", action="append", help="only events about this node")
     p.add_argument("-d", "--dev", action="append", help="only events about this device")
     p.add_argument("-c", "--count", type=_at_least_zero(int, "events"),

@@ -164,7 +164,7 @@ ok "segment destroy big" s0 segment destroy big
 # A size that is not one is a usage error (exit 2), before any write.
 set +e; s0 segment create y 1X 2> "$TMP/err"; rc=$?; set -e
 expect_eq "bad size exit" "$rc" 2
-expect_eq "bad size message" "$(cat "$TMP/err")" "smartio: bad size '1X': a number with k, M or G"
+expect_eq "bad size message" "$(cat "$TMP/err")" "smartio: bad size '1X': a decimal or 0x hex number, with k, M or G"
 
 # segment apply: a config file's segments, applied twice (idempotent).
 printf '# name size\nhost0 cfg 8k export\nhost2 other 4096\n' > "$TMP/segs.conf"
