@@ -22,7 +22,8 @@ built=${BUILDDIR:-$sfs_top}/contrib/systemd
 for u in smartiofs smartiofs-kernel; do
 	[ -f "$built/$u.service" ] || fail "$built/$u.service is not built"
 	unit_conf=$(sed -n 's/^ExecStartPost=.* segment apply --if-exists //p' "$built/$u.service")
-	cli_conf=$("$SMARTIO" segment apply --help | sed -n 's/^ *file *default: //p')
+	# (wide: argparse would wrap a long path)
+	cli_conf=$(COLUMNS=4096 "$SMARTIO" segment apply --help | sed -n 's/^ *file *default: //p')
 	[ -n "$unit_conf" ] || fail "$u.service applies no segments file"
 	expect_eq "$u.service's segments file is smartio's default" "$unit_conf" "$cli_conf"
 done
