@@ -21,11 +21,11 @@ KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/guest-
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk
 dist_man_MANS += man/smartio.4
 
-# udev rules for smartio.ko's devices (/dev/smartio names, shadow tags)
-# and an example automation rule; configure with
-# udevrulesdir=/lib/udev/rules.d for the system's udev.
+# udev rules for smartio.ko's devices (/dev/smartio names, shadow tags);
+# configure with udevrulesdir=/lib/udev/rules.d for the system's udev.
+# The example automation rule is installed with the examples (Makefile.am).
 udevrulesdir = $(prefix)/lib/udev/rules.d
-dist_udevrules_DATA = udev/60-smartio.rules udev/90-smartio-example.rules
+dist_udevrules_DATA = udev/60-smartio.rules
 
 kmod:
 	@kdir='$(KDIR)'; \
