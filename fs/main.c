@@ -200,6 +200,27 @@ static void open_error(const struct options *o, int rc, const char *msg)
 	die("cannot open fabric '%s': %s", fabric, strerror(-rc));
 }
 
+/*
+ * The mount's options naming it in /proc/mounts: type fuse.smartiofs and
+ * the source "<fabric>" or "<fabric>:<node>", so that findmnt tells one
+ * mount from another.  A comma or backslash of the fabric's name is
+ * escaped for libfuse's option parser.
+ */
+static void mount_source(const struct options *o, char *buf, size_t len)
+{
+	const char *f = o->fabric ? o->fabric : "default";
+	size_t n = (size_t)snprintf(buf, len, "-osubtype=smartiofs,fsname=");
+
+	for (; *f && n + 3 < len; f++) {
+		if (*f == ',' || *f == '\\')
+			buf[n++] = '\\';
+		buf[n++] = *f;
+	}
+	buf[n] = '\0';
+	if (o->node)
+		snprintf(buf + n, len - n, ":%s", o->node);
+}
+
 /* Forks; the parent waits for the child's startup verdict and exits. */
 /*
  * The signals that end the daemon go to the threads that serve FUSE.
@@ -270,7 +291,7 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts copts;
 	struct fuse_loop_config lc;
 	struct options o;
-	char mnt[PATH_MAX], topo[PATH_MAX], msg[512];
+	char mnt[PATH_MAX], topo[PATH_MAX], msg[512], source[300];
 	const char *mountpoint;
 	struct stat st;
 	int rc, ret, report = -1;
@@ -314,7 +335,8 @@ int main(int argc, char *argv[])
 		free(o.topology);
 		o.topology = topo;
 	}
-	if (fuse_opt_insert_arg(&args, 1, "-osubtype=smartiofs,fsname=smartio") ||
+	mount_source(&o, source, sizeof(source));
+	if (fuse_opt_insert_arg(&args, 1, source) ||
 	    fuse_opt_add_arg(&args, mnt))
 		die("out of memory");
 	if (fuse_parse_cmdline(&args, &copts) != 0)
