@@ -41,6 +41,7 @@ struct sfs sfs;
 struct options {
 	char *fabric;
 	char *topology;
+	char *check;		/* --check FILE: parse a topology, mount nothing */
 	char *node;
 	char *operator_group;
 	char *group;
@@ -57,18 +58,24 @@ enum { KEY_HELP, KEY_VERSION };
 
 #define OPT(t, field) { t, offsetof(struct options, field), 0 }
 
+/*
+ * "--x %s" before "--x=%s": libfuse applies every template that matches,
+ * in order, and "--x %s" also matches "--x=VALUE", taking "=VALUE"; the
+ * "=" form, applied last, gives the value without it.
+ */
 static const struct fuse_opt option_spec[] = {
-	OPT("--fabric=%s", fabric), OPT("--fabric %s", fabric),
+	OPT("--fabric %s", fabric), OPT("--fabric=%s", fabric),
 	OPT("fabric=%s", fabric),
-	OPT("--topology=%s", topology), OPT("--topology %s", topology),
+	OPT("--topology %s", topology), OPT("--topology=%s", topology),
 	OPT("topology=%s", topology),
-	OPT("--node=%s", node), OPT("--node %s", node), OPT("node=%s", node),
-	OPT("--operator-group=%s", operator_group),
+	OPT("--check %s", check), OPT("--check=%s", check),
+	OPT("--node %s", node), OPT("--node=%s", node), OPT("node=%s", node),
 	OPT("--operator-group %s", operator_group),
+	OPT("--operator-group=%s", operator_group),
 	OPT("operator_group=%s", operator_group),
 	{ "--manage", offsetof(struct options, manage), 1 },
 	{ "manage", offsetof(struct options, manage), 1 },
-	OPT("--fabric-group=%s", group), OPT("--fabric-group %s", group),
+	OPT("--fabric-group %s", group), OPT("--fabric-group=%s", group),
 	OPT("fabric_group=%s", group),
 	{ "--stats", offsetof(struct options, stats), 1 },
 	/* Not in --help: what the tables define, for the man page's test. */
@@ -114,6 +121,8 @@ static void usage(void)
 	       "(default: SOURCE or \"default\")\n"
 	       "    --topology FILE, -o topology=FILE  cluster description "
 	       "when creating (smartio.conf(5))\n"
+	       "    --check FILE                       parse a topology file, "
+	       "mount nothing\n"
 	       "    --node NAME, -o node=NAME          serve this node only "
 	       "(join or create the fabric)\n"
 	       "    --fabric-group GROUP, -o fabric_group=GROUP\n"
@@ -221,6 +230,24 @@ static void mount_source(const struct options *o, char *buf, size_t len)
 		snprintf(buf + n, len - n, ":%s", o->node);
 }
 
+/*
+ * --check FILE: the topology parsed as a mount would parse it, nothing
+ * created or mounted; errors with the line number, exit 1.
+ */
+static int check_topology(const char *path)
+{
+	unsigned nodes = 0, devices = 0;
+	char msg[512];
+	int rc = smartio_topology_check(path, &nodes, &devices, msg, sizeof(msg));
+
+	if (rc) {
+		fprintf(stderr, "smartiofs: %s\n", msg);
+		return 1;
+	}
+	printf("%s: %u nodes, %u devices\n", path, nodes, devices);
+	return 0;
+}
+
 /* Forks; the parent waits for the child's startup verdict and exits. */
 /*
  * The signals that end the daemon go to the threads that serve FUSE.
@@ -299,6 +326,10 @@ int main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	if (fuse_opt_parse(&args, &o, option_spec, option_proc) == -1)
 		die("invalid arguments (see --help)");
+	if (o.check) {
+		fuse_opt_free_args(&args);
+		return check_topology(o.check);
+	}
 	/* What only prints: the arguments are freed (the ASan run checks). */
 	if (o.help || o.list_attributes || o.version) {
 		if (o.help)

@@ -332,6 +332,32 @@ static int open_handle(struct smartio **hp, const struct smartio_open_opts *o)
 	return 0;
 }
 
+int smartio_topology_check(const char *path, unsigned *nodes,
+			   unsigned *devices, char *errbuf, size_t errlen)
+{
+	struct sio_topology topo = { 0 };
+	char err[256] = "";
+	int rc;
+
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (!path)
+		return -EINVAL;
+	/* The same parse and the same words as smartio_open's. */
+	rc = sio_topo_load(path, &topo, err, sizeof(err));
+	if (rc) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: %s", path, err);
+		return rc;
+	}
+	if (nodes)
+		*nodes = topo.nnodes;
+	if (devices)
+		*devices = topo.ndevices;
+	sio_topo_free(&topo);
+	return 0;
+}
+
 void smartio_close(struct smartio *h)
 {
 	if (!h)
