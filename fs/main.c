@@ -194,6 +194,13 @@ static void open_error(const struct options *o, int rc, const char *msg)
 {
 	const char *fabric = o->fabric ? o->fabric : "default";
 
+	/*
+	 * Creating a fabric that is served: whether any node is left to
+	 * join is not known here, so point at where its mounts are named.
+	 */
+	if (msg[0] && rc == -EBUSY && !o->node)
+		die("%s (findmnt -t fuse.smartiofs shows the mounts serving "
+		    "'%s')", msg, fabric);
 	if (msg[0])
 		die("%s", msg);
 	if (rc == -ENOENT && o->node)
@@ -201,9 +208,6 @@ static void open_error(const struct options *o, int rc, const char *msg)
 	if (rc == -EBUSY && o->node)
 		die("node '%s' of fabric '%s' is already served by a running "
 		    "process", o->node, fabric);
-	if (rc == -EBUSY)
-		die("fabric '%s' is already running (use --node to join it)",
-		    fabric);
 	if (o->topology)
 		die("%s: %s", o->topology, strerror(-rc));
 	die("cannot open fabric '%s': %s", fabric, strerror(-rc));

@@ -223,8 +223,8 @@ static void open_reason(const struct smartio_open_opts *o, int rc)
 			 "no fabric '%s' to join (nothing serves it)", fabric);
 	else if (rc == -EBUSY)
 		snprintf(o->errbuf, o->errlen,
-			 "fabric '%s' is already served by a live process "
-			 "(join it instead of creating it)", fabric);
+			 "fabric '%s' exists and a live process serves it",
+			 fabric);
 	else
 		snprintf(o->errbuf, o->errlen, "cannot open fabric '%s': %s",
 			 fabric, strerror(-rc));

@@ -73,7 +73,7 @@ static int child_joins(const char *fabric, pid_t server)
 	bad |= open_with(fabric, NULL, -1, err, sizeof(err)) != -EBUSY ||
 	       !is_reason(err, "host0", fabric, pid, "served", NULL);
 	bad |= open_with(fabric, "host0", 1, err, sizeof(err)) != -EBUSY ||
-	       !is_reason(err, fabric, "served", NULL);
+	       !is_reason(err, fabric, "serves it", NULL);
 	return bad;
 }
 

@@ -50,5 +50,11 @@ err "No such file or directory" --fabric "$FABRIC-e3" "$TMP/nonexistent"
 err "No such file or directory" --fabric "$FABRIC-e4" --topology "$TMP/none.conf" "$TMP/m2"
 err "no mountpoint" --fabric "$FABRIC-e5"
 is_mounted "$TMP/m2" && fail "a failed start left a mount"
+# A second daemon for a fabric that one serves whole: no --node hint (no
+# node is left to join); where its mounts are named instead.
+mount_sfs "$TMP/m4" --fabric "$FABRIC-e6"
+err "fabric '$FABRIC-e6' exists and a live process serves it (findmnt -t fuse.smartiofs shows the mounts serving '$FABRIC-e6')" \
+	--fabric "$FABRIC-e6" "$TMP/m2"
+is_mounted "$TMP/m2" && fail "a refused start left a mount"
 rm -rf "/dev/shm/smartio-$FABRIC-e"*
 echo "PASS: $TEST"
