@@ -360,8 +360,12 @@ int main(int argc, char *argv[])
 		die("invalid fabric name '%s'", o.fabric);
 	if (o.node && (!o.node[0] || strlen(o.node) >= SMARTIO_NAME_MAX))
 		die("unknown node '%s'", o.node);
-	if (!realpath(mountpoint, mnt) || stat(mnt, &st))
+	if (!realpath(mountpoint, mnt) || stat(mnt, &st)) {
+		if (errno == ENOTCONN)	/* the daemon of a mount there died */
+			die("%s: a stale mount whose daemon is gone: run "
+			    "fusermount3 -u %s first", mountpoint, mountpoint);
 		die("%s: %s", mountpoint, strerror(errno));
+	}
 	if (!S_ISDIR(st.st_mode))
 		die("%s: %s", mountpoint, strerror(ENOTDIR));
 	if (o.topology) {

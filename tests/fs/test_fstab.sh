@@ -56,5 +56,10 @@ mount_sfs "$TMP/m4" --fabric "$FABRIC-e6"
 err "fabric '$FABRIC-e6' exists and a live process serves it (findmnt -t fuse.smartiofs shows the mounts serving '$FABRIC-e6')" \
 	--fabric "$FABRIC-e6" "$TMP/m2"
 is_mounted "$TMP/m2" && fail "a refused start left a mount"
+# A mount whose daemon was killed: the way out, not ENOTCONN's words.
+mount_sfs "$TMP/m5" --fabric "$FABRIC-e7"
+kill -KILL "$LAST_PID"; wait "$LAST_PID" 2>/dev/null || true
+err "$TMP/m5: a stale mount whose daemon is gone: run fusermount3 -u $TMP/m5 first" \
+	--fabric "$FABRIC-e7" "$TMP/m5"
 rm -rf "/dev/shm/smartio-$FABRIC-e"*
 echo "PASS: $TEST"
