@@ -54,12 +54,37 @@ def device_info(d):
         "borrowers": d.borrowers, "mode": d.mode, "stats": d.stats}
 
 
+def reachability(nodes, devices):
+    """Sets each device's "reach" ("ok", "lender-down" or "cut-off") and
+    "unreachable" (why not, or None): the state file says what the lender
+    decided (local, available, borrowed); whether anyone can reach the
+    device now is its lender's node and links."""
+    by = {n["name"]: n for n in nodes}
+    for d in devices:
+        lender = by.get(d["node"])
+        reach, why = "ok", None
+        if lender is None or lender["state"] != "up":
+            reach, why = "lender-down", "its lender %s is down" % d["node"]
+        elif lender["adapters"] and all(a["link"] != "up" for a in lender["adapters"]):
+            reach, why = "cut-off", "every link of its lender %s is down" % d["node"]
+        d["reach"], d["unreachable"] = reach, why
+
+
 def snapshot(c):
     """The state of cluster c; its keys are documented in smartio(1)."""
     me = c.self_name
+    nodes = [node_info(n, me) for n in c.nodes]
+    devices = [device_info(d) for d in c.devices]
+    reachability(nodes, devices)
     return {"schema": SCHEMA, "mount": os.path.abspath(c.root), "self": me,
-            "nodes": [node_info(n, me) for n in c.nodes],
-            "devices": [device_info(d) for d in c.devices]}
+            "nodes": nodes, "devices": devices}
+
+
+def shown_state(d):
+    """The state a user sees: the file's while the device can be reached,
+    else why not (lender-down, cut-off)."""
+    reach = d.get("reach", "ok")
+    return d["state"] if reach == "ok" else reach
 
 
 def human_size(n):
@@ -81,7 +106,7 @@ COLUMNS = {
     "node": ("NODE", lambda d: d["node"]),
     "bdf": ("BDF", lambda d: d["bdf"]),
     "class": ("CLASS", lambda d: d["class_name"]),
-    "state": ("STATE", lambda d: d["state"]),
+    "state": ("STATE", shown_state),
     "lend": ("LEND", lambda d: _policy(d["lend"])),
     "borrowers": ("BORROWERS", lambda d: ",".join(d["borrowers"]) or "-"),
     "mode": ("MODE", lambda d: d["mode"]),
@@ -136,7 +161,7 @@ def tree(snap):
             if d["borrowers"]:
                 extra = "  borrowed by %s (%s)" % (",".join(d["borrowers"]), d["mode"])
             dl.append(("%s  %s  %s  %s%s" % (name, d["bdf"], d["class_name"],
-                                            d["state"], extra), []))
+                                            shown_state(d), extra), []))
         items.append(("devices", dl))
         sl = []
         for s in n["segments"]:
@@ -192,7 +217,8 @@ def dot(snap):
             d = devs.get(name, {})
             out.append("    %s [shape=component, label=%s];" % (
                 _q("dev:" + name),
-                _q("%s\\n%s\\n%s" % (name, d.get("class_name", ""), d.get("state", "")))))
+                _q("%s\\n%s\\n%s" % (name, d.get("class_name", ""),
+                                       shown_state(d) if d else ""))))
         for s in n["segments"]:
             out.append("    %s [shape=note, label=%s];" % (
                 _q("seg:%s.%s" % (n["name"], s["name"])),

@@ -70,6 +70,8 @@ def _resource(d):
 def device(c, name):
     d = c.device(name)
     info = render.device_info(d)
+    lender = c.node(info["node"])
+    render.reachability([render.node_info(lender, c.self_name)], [info])
     vname, dname, sname = pciids.names(
         int(info["vendor"], 16), int(info["device"], 16),
         int(info["subsystem_vendor"], 16), int(info["subsystem_device"], 16))
@@ -140,8 +142,9 @@ def text(info):
             info["subsystem_device"],
             " (%s)" % info["subsystem_name"] if info["subsystem_name"] else "",
             info["class"]))
-        out.append("\tState: %s, mode %s, lend %s" % (
-            info["state"], info["mode"], " ".join(info["lend"]) or "none"))
+        out.append("\tState: %s, mode %s, lend %s%s" % (
+            info["state"], info["mode"], " ".join(info["lend"]) or "none",
+            "; unreachable: %s" % info["unreachable"] if info["unreachable"] else ""))
         out.append("\tBorrowers: %s" % _none(info["borrowers"]))
         for r in info["resource"]:
             out.append("\tRegion %d: %s at %s, flags %s%s" % (
