@@ -435,6 +435,10 @@ int main(int argc, char *argv[])
 			strerror(-rc));
 	if (report >= 0)
 		detached(report);
+	rc = sfs_sd_ready();	/* a Type=notify unit: the mount serves */
+	if (rc)
+		fprintf(stderr, "smartiofs: cannot tell the service manager "
+			"that the mount is ready: %s\n", strerror(-rc));
 	fuse_daemonize(1);	/* foreground from here: only chdir("/") */
 	exit_signals(SIG_UNBLOCK);
 

@@ -48,6 +48,50 @@ for dep in systemd-modules-load.service systemd-udevd.service; do
 done
 grep -qx "ExecStartPre=/sbin/modprobe smartio" "$TMP/units/smartiofs-kernel.service" ||
 	fail "smartiofs-kernel.service does not load the module"
+# Readiness, restart and a stale mount (systemd is not PID 1 here, so the
+# lines are checked, and the readiness message below): Type=notify with
+# smartiofs in the foreground, Restart=on-failure, and a stale mount
+# unmounted (failure ignored) before the daemon starts.
+for u in smartiofs smartiofs-kernel; do
+	f=$TMP/units/$u.service
+	for line in "Type=notify" "NotifyAccess=main" "Restart=on-failure" \
+		"ExecStartPre=-/bin/fusermount3 -u -z /smartio"; do
+		grep -qx -- "$line" "$f" || fail "$u: no $line"
+	done
+	grep -q "^ExecStart=$(dirname "$SMARTIOFS")/smartiofs -f " "$f" ||
+		fail "$u: smartiofs not in the foreground: $(grep ^ExecStart= "$f")"
+	pre=$(grep -n '^ExecStartPre=-/bin/fusermount3' "$f" | cut -d: -f1)
+	start=$(grep -n '^ExecStart=' "$f" | cut -d: -f1)
+	[ "$pre" -lt "$start" ] || fail "$u: the stale mount is not cleaned first"
+done
+
+# sd_notify: READY=1 and the daemon's pid reach $NOTIFY_SOCKET (a path
+# socket, then an abstract one) only once the mount is in /proc/mounts.
+py=${PYTHON3:-python3}
+for kind in path abstract; do
+	"$py" - "$SMARTIOFS" "$TMP/nm-$kind" "$FABRIC-notify-$kind" "$TMP/notify-$kind" "$kind" <<'PYEOF' ||
+import os, socket, subprocess, sys
+daemon, mnt, fabric, sock_path, kind = sys.argv[1:]
+os.makedirs(mnt)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+addr = sock_path if kind == "path" else "\0smartio-test-%d" % os.getpid()
+s.bind(addr)
+s.settimeout(20)
+env = dict(os.environ, NOTIFY_SOCKET=addr if kind == "path" else "@" + addr[1:])
+p = subprocess.Popen([daemon, "-f", "--fabric", fabric, mnt], env=env)
+try:
+    msg = s.recv(256).decode()
+    mounted = any(l.split()[1] == mnt for l in open("/proc/mounts"))
+    want = "READY=1\nMAINPID=%d" % p.pid
+    if msg != want or not mounted:
+        sys.exit("notify %s: got %r (mounted: %s), want %r" % (kind, msg, mounted, want))
+finally:
+    subprocess.call(["fusermount3", "-u", mnt])
+    p.wait(10)
+PYEOF
+	fail "sd_notify over a $kind socket"
+	rm -rf "/dev/shm/smartio-$FABRIC-notify-$kind"
+done
 for u in smartiofs smartiofs-kernel; do
 	grep -qx "ExecStartPost=$(dirname "$SMARTIO")/smartio -m /smartio segment apply --if-exists /etc/smartio/segments.conf" \
 		"$TMP/units/$u.service" || fail "$u: no segment apply"
