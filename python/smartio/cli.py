@@ -372,9 +372,8 @@ def describe(ev):
         "borrow": "%s borrowed %s" % (n, name),
         "return": "%s returned %s" % (n, name),
         "reclaim": "%s reclaimed from %s" % (name, n),
-        "lend": "%s %s" % (name, {"none": "not lent", "all": "lent to all nodes",
-                                  "list": "lent to a list of nodes"}.get(
-                                      ev.get("policy"), "lend policy " + str(ev.get("policy")))),
+        "lend": "%s %s" % (name, {"none": "not lent", "all": "lent to all nodes"}.get(
+            ev.get("policy"), "lent to " + ", ".join(str(ev.get("policy")).split(",")))),
         "mode": "%s mode: %s" % (name, ev.get("mode")),
         "node-up": "node %s up" % name,
         "node-down": "node %s down" % name,
@@ -382,6 +381,8 @@ def describe(ev):
         "segment-destroy": "segment %s destroyed" % name,
         "segment-attach": "segment %s attached by %s" % (name, n),
         "segment-detach": "segment %s detached from %s" % (name, n),
+        "segment-export": "segment %s exported" % name,
+        "segment-withdraw": "segment %s withdrawn" % name,
         "segment-dma-map": "segment %s mapped for %s" % (name, ev.get("dev")),
         "segment-dma-unmap": "segment %s unmapped for %s" % (name, ev.get("dev")),
         "dma-fault": "DMA fault on %s at %s: %s" % (name, ev.get("addr"), ev.get("reason")),

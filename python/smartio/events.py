@@ -10,7 +10,7 @@ KINDS = ("node-up", "node-down", "lend", "borrow", "return", "reclaim",
          "segment-create", "segment-destroy", "segment-attach", "segment-detach",
          "dma-fault", "link-up", "link-down", "mode", "segment-dma-map",
          "segment-dma-unmap", "msi", "peer-refused", "failover", "sriov",
-         "multicast", "lost")
+         "multicast", "segment-export", "segment-withdraw", "lost")
 
 
 def parse(line):

@@ -19,11 +19,32 @@ def _pair(text):
     return {"used": int(used), "total": int(total)}
 
 
+def _read_opt(obj, name):
+    """The lines of an attribute that not every backend has, or None."""
+    try:
+        return _lines(obj.read(name))
+    except FileNotFoundError:
+        return None
+
+
 def adapter_info(a):
-    return {"name": a.name, "link": a.link, "peers": a.peers,
+    """Every attribute of the adapter's directory (smartio(7))."""
+    info = {"name": a.name, "link": a.link, "peers": a.peers,
             "luts": _pair(a.read("luts")),
             "requesters": _pair(a.read("requesters")),
             "window": a.window}
+    for key in ("requesters_in", "switch_requesters", "switch_requesters_in"):
+        v = _read_opt(a, key)
+        if v is not None:
+            info[key] = _pair(v[0]) if v else None
+    v = _read_opt(a, "switch")
+    if v is not None:
+        info["switch"] = v[0] if v else None
+    for key in ("hops", "speed"):
+        v = _read_opt(a, key)
+        if v is not None:
+            info[key] = {w[0]: [int(x) for x in w[1:]] for w in (l.split() for l in v)}
+    return info
 
 
 def segment_info(n, s):

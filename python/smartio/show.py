@@ -20,15 +20,6 @@ def _lines(text):
     return [l for l in text.split("\n") if l]
 
 
-def _read_opt(obj, name):
-    """An attribute that not every backend has (the adapter's hops,
-    speed, switch): its lines, or None when the file is absent."""
-    try:
-        return _lines(obj.read(name))
-    except FileNotFoundError:
-        return None
-
-
 def resolve(c, spec):
     """('device' | 'node' | 'segment', name) for spec, or SmartioError
     ENOENT naming what exists."""
@@ -92,18 +83,6 @@ def device(c, name):
 def node(c, name):
     n = c.node(name)
     info = render.node_info(n, c.self_name)
-    for a, ad in zip(n.adapters, info["adapters"]):
-        for key in ("requesters_in", "hops", "speed", "switch"):
-            v = _read_opt(a, key)
-            if v is None:
-                continue
-            if key == "requesters_in":
-                ad[key] = render._pair(v[0]) if v else None
-            elif key == "switch":
-                ad[key] = v[0] if v else None
-            else:
-                ad[key] = {w[0]: [int(x) for x in w[1:]]
-                           for w in (l.split() for l in v)}
     info.update({"type": "node", "schema": SCHEMA})
     return info
 

@@ -224,7 +224,7 @@ ev = json.loads(open(sys.argv[1]).read())
 assert ev["kind"] == "return" and ev["object"] == "dev/nvme0" and ev["node"] == "host1", ev
 assert isinstance(ev["seq"], int) and ev["time"].count(".") == 1, ev
 EOF
-expect_eq "watch by node" "$(sed -E 's/^[0-9:.]+ #[0-9]+ //' "$TMP/watch.node")" "gpu0 lent to a list of nodes"
+expect_eq "watch by node" "$(sed -E 's/^[0-9:.]+ #[0-9]+ //' "$TMP/watch.node")" "gpu0 lent to host0"
 # -t: no event for that long ends the watch (exit 0, nothing printed).
 set +e
 timeout 30 "$SMARTIO" -m "$A" watch -t 0.5 -d nvme0 > "$TMP/out" 2> "$TMP/err"; rc=$?
