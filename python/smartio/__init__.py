@@ -118,6 +118,12 @@ class Adapter(_Files):
     def window(self):
         return int(self.read("window"))
 
+    def set_link(self, up):
+        """Takes the adapter's link up or down (smartio(7), link)."""
+        state = "up" if up else "down"
+        self._write("link", "link", state, node=self.node.name,
+                    adapter=self.name, state=state)
+
     def __repr__(self):
         return "<Adapter %s/%s>" % (self.node.name, self.name)
 
@@ -272,11 +278,32 @@ class Device(_Files):
             policy = " ".join(n.name if isinstance(n, Node) else n for n in policy)
         self._write("lend", "lend", policy, dev=self.name, policy=policy)
 
-    def borrow(self, node=None):
-        """Makes node (default: this mount's node) borrow the device."""
+    def borrow(self, node=None, window=None):
+        """Makes node (default: this mount's node) borrow the device; window
+        sizes its DMA window (bytes, a size string, or 'ram')."""
         who = self._who(node)
-        self._write("borrow", "borrow", who, dev=self.name, node=who)
+        text = who if window is None else "%s window=%s" % (who, window)
+        self._write("borrow", "borrow", text, dev=self.name, node=who)
         return self
+
+    def peer_map(self, peer):
+        """Maps device peer's BARs for this device (peers/<peer>); returns
+        {bar number: the address this device uses to reach it}."""
+        name = peer.name if isinstance(peer, Device) else peer
+        try:
+            os.mkdir(self.path("peers", name))
+        except OSError as e:
+            raise self.cluster.error("peer-map", e, dev=self.name, peer=name) from None
+        d = self.path("peers", name)
+        return {int(e[3:]): int(self.read(os.path.join("peers", name, e)), 16)
+                for e in sorted(os.listdir(d)) if e.startswith("bar")}
+
+    def peer_unmap(self, peer):
+        name = peer.name if isinstance(peer, Device) else peer
+        try:
+            os.rmdir(self.path("peers", name))
+        except OSError as e:
+            raise self.cluster.error("peer-unmap", e, dev=self.name, peer=name) from None
 
     def return_(self, node=None):
         """Makes node (default: this mount's node) return the device."""
@@ -388,6 +415,11 @@ class Segment(_Files):
 
     def withdraw(self):
         self.export(False)
+
+    def attach(self, node):
+        """Attaches the segment for node; the attachment is held by this
+        process and ends when it exits (smartio(7)) or on detach."""
+        self._write("segment-attach", "attach", node, **self._ctx(target=node))
 
     def detach(self, node):
         self._write("segment-detach", "detach", node, **self._ctx(target=node))

@@ -203,11 +203,61 @@ def cmd_lend(c, a):
     return 0
 
 
+def _window(text):
+    """borrow --window: 'ram' or a size (the namespace checks the power of
+    two and the room)."""
+    if text == "ram":
+        return text
+    try:
+        parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+    return text
+
+
 def cmd_borrow(c, a):
     dev = c.device(a.dev)
     who = a.node or c.self_name
-    progress("%s borrowing %s from %s" % (who, a.dev, dev.node), dev.borrow, who)
+    progress("%s borrowing %s from %s" % (who, a.dev, dev.node), dev.borrow, who,
+             getattr(a, "window", None))
     return 0
+
+
+def cmd_link(c, a):
+    node = c.node(a.node)
+    ad = next((x for x in node.adapters if x.name == a.adapter), None)
+    if ad is None:
+        raise SmartioError(errno.ENODEV, "%s has no adapter %s (adapters: %s)" % (
+            a.node, a.adapter, ", ".join(x.name for x in node.adapters) or "none"))
+    if a.state:
+        ad.set_link(a.state == "up")
+    else:
+        print(ad.link)
+    return 0
+
+
+def cmd_peer(c, a):
+    dev = c.device(a.dev)
+    c.device(a.peer)
+    if a.action == "map":
+        for bar, addr in sorted(dev.peer_map(a.peer).items()):
+            print("%s reaches %s BAR %d at %#x" % (a.dev, a.peer, bar, addr))
+    else:
+        dev.peer_unmap(a.peer)
+    return 0
+
+
+def _hold_until_signalled(ready):
+    """Creates ready (if given), then blocks until SIGINT, SIGTERM or
+    SIGHUP."""
+    import signal
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: stop.set())
+    if ready:
+        open(ready, "w").close()
+    while not stop.wait(3600):
+        pass
 
 
 def cmd_return(c, a):
@@ -245,6 +295,29 @@ def cmd_segment(c, a):
         node, name = _seg(c, a.segment)
         progress("destroying segment %s.%s" % (node.name, name),
                  node.segment(name).destroy)
+    elif a.action in ("attach", "detach"):
+        node, name = _seg(c, a.segment)
+        who = a.node or c.self_name
+        c.node(who)
+        seg = node.segment(name)
+        if a.action == "detach":
+            seg.detach(who)
+            return 0
+        seg.attach(who)
+        # The attachment is this process's (smartio(7)): it lasts while
+        # the command runs, and ends with it.
+        print("%s attached %s.%s; held until this command ends (Ctrl-C)" % (
+            who, node.name, name))
+        sys.stdout.flush()
+        _hold_until_signalled(a.ready)
+    elif a.action in ("map", "unmap"):
+        node, name = _seg(c, a.segment)
+        c.device(a.dev)
+        seg = node.segment(name)
+        if a.action == "map":
+            print("%s reaches %s.%s at %#x" % (a.dev, node.name, name, seg.dma_map(a.dev)))
+        else:
+            seg.dma_unmap(a.dev)
     elif a.action == "export":
         node, name = _seg(c, a.segment)
         node.segment(name).export(a.state != "off")
@@ -503,7 +576,20 @@ def parser():
         p = sub.add_parser(name, help=what + " (default node: this mount's)")
         p.add_argument("dev")
         p.add_argument("node", nargs="?")
+        if name == "borrow":
+            p.add_argument("-w", "--window", type=_window, metavar="SIZE|ram",
+                           help="the DMA window's size (default 64 MiB)")
         p.set_defaults(fn=fn)
+    p = sub.add_parser("link", help="show or set an adapter's link")
+    p.add_argument("node")
+    p.add_argument("adapter")
+    p.add_argument("state", nargs="?", choices=("up", "down"))
+    p.set_defaults(fn=cmd_link)
+    p = sub.add_parser("peer", help="map a device's BARs for another device (peer-to-peer)")
+    p.add_argument("action", choices=("map", "unmap"))
+    p.add_argument("dev", help="the device that will DMA")
+    p.add_argument("peer", help="the device whose BARs it reaches")
+    p.set_defaults(fn=cmd_peer)
     p = sub.add_parser("reclaim", help="revoke every borrower (on the lender's or a management mount)")
     p.add_argument("dev")
     p.set_defaults(fn=cmd_reclaim)
@@ -521,6 +607,19 @@ def parser():
     q.add_argument("--export", action="store_true")
     q = ss.add_parser("destroy")
     q.add_argument("segment")
+    q = ss.add_parser("attach", help="attach for a node while this command runs")
+    q.add_argument("segment")
+    q.add_argument("node", nargs="?")
+    q.add_argument("--ready", metavar="FILE", help="create FILE once attached")
+    q = ss.add_parser("detach")
+    q.add_argument("segment")
+    q.add_argument("node", nargs="?")
+    q = ss.add_parser("map", help="map the segment for a device (prints its address)")
+    q.add_argument("segment")
+    q.add_argument("dev")
+    q = ss.add_parser("unmap")
+    q.add_argument("segment")
+    q.add_argument("dev")
     q = ss.add_parser("export")
     q.add_argument("segment")
     q.add_argument("state", nargs="?", choices=("on", "off"), default="on")
