@@ -286,6 +286,18 @@ class Device(_Files):
         self._write("borrow", "borrow", text, dev=self.name, node=who)
         return self
 
+    @property
+    def sriov(self):
+        """(VFs enabled, TotalVFs) of a physical function with SR-IOV, or
+        None for a device without it."""
+        if not os.path.exists(self.path("sriov_totalvfs")):
+            return None
+        return int(self.read("sriov_numvfs")), int(self.read("sriov_totalvfs"))
+
+    def set_numvfs(self, n):
+        """Enables the first n virtual functions (0 disables them)."""
+        self._write("sriov", "sriov_numvfs", n, dev=self.name, numvfs=n)
+
     def peer_map(self, peer):
         """Maps device peer's BARs for this device (peers/<peer>); returns
         {bar number: the address this device uses to reach it}."""

@@ -236,6 +236,19 @@ def cmd_link(c, a):
     return 0
 
 
+def cmd_sriov(c, a):
+    dev = c.device(a.dev)
+    have = dev.sriov
+    if have is None:
+        raise SmartioError(errno.ENODEV, "%s has no SR-IOV capability" % a.dev)
+    if a.numvfs is None:
+        print("%d of %d virtual functions enabled" % have)
+        return 0
+    progress("enabling %d virtual functions of %s" % (a.numvfs, a.dev),
+             dev.set_numvfs, a.numvfs)
+    return 0
+
+
 def cmd_peer(c, a):
     dev = c.device(a.dev)
     c.device(a.peer)
@@ -585,6 +598,10 @@ def parser():
     p.add_argument("adapter")
     p.add_argument("state", nargs="?", choices=("up", "down"))
     p.set_defaults(fn=cmd_link)
+    p = sub.add_parser("sriov", help="show or set how many virtual functions a PF enables")
+    p.add_argument("dev")
+    p.add_argument("numvfs", nargs="?", type=_at_least_zero(int, "virtual functions"))
+    p.set_defaults(fn=cmd_sriov)
     p = sub.add_parser("peer", help="map a device's BARs for another device (peer-to-peer)")
     p.add_argument("action", choices=("map", "unmap"))
     p.add_argument("dev", help="the device that will DMA")

@@ -140,7 +140,7 @@ def _space(c, a, b):
     return full
 
 
-def _device(c, op, e, dev, node=None, policy=None, mode=None, **_):
+def _device(c, op, e, dev, node=None, policy=None, mode=None, numvfs=None, **_):
     lender = _read(c, "dev", dev, "node")
     borrowers = _list(c, "dev", dev, "borrow")
     devmode = _read(c, "dev", dev, "mode")
@@ -195,6 +195,17 @@ def _device(c, op, e, dev, node=None, policy=None, mode=None, **_):
     if op == "reclaim" and e == errno.EACCES:
         return ("only %s's lender %s may reclaim it; this mount is %s"
                 % (dev, lender, _self(c)))
+    if op == "sriov":
+        enabled = _read(c, "dev", dev, "sriov_numvfs")
+        if e == errno.ERANGE:
+            return "%s has %s virtual functions: %s is more" % (
+                dev, _read(c, "dev", dev, "sriov_totalvfs"), numvfs)
+        if e == errno.EBUSY and str(numvfs) != "0" and enabled not in (None, "0"):
+            return ("%s has %s virtual functions enabled: disable them first "
+                    "(sriov %s 0), as in Linux" % (dev, enabled, dev))
+        if e == errno.EBUSY:
+            return ("a virtual function of %s is borrowed or mapped: return or "
+                    "unmap it first" % dev)
     if op == "mode":
         if e == errno.EINVAL:
             return "'%s' is not a mode: give exclusive or shared" % mode

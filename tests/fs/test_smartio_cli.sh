@@ -323,6 +323,19 @@ echo down > "$D/nodes/host1/adapters/ntb0/link"
 A=$D refused "the link of ntb0 on host1 is down: host1 cannot reach host2, the lender of acc0 (EHOSTDOWN)" \
 	"$SMARTIO" -m "$D" borrow acc0 host1
 echo up > "$D/nodes/host1/adapters/ntb0/link"
+# sriov's sentences, on a cluster with an SR-IOV function.
+mount_sfs "$TMP/m6" --fabric "$FABRIC-sriov" --topology "$(cd "$(dirname "$conf")" && pwd)/sriov.conf"
+S6() { "$SMARTIO" -m "$TMP/m6" "$@"; }
+A=$TMP/m6 refused "nic0 has 4 virtual functions: 9 is more (ERANGE)" S6 sriov nic0 9
+ok "sriov 2" S6 sriov nic0 2
+A=$TMP/m6 refused "nic0 has 2 virtual functions enabled: disable them first (sriov nic0 0), as in Linux (EBUSY)" \
+	S6 sriov nic0 3
+ok "lend a VF" S6 lend nic0v0 all
+ok "borrow a VF" S6 borrow nic0v0 host1
+A=$TMP/m6 refused "a virtual function of nic0 is borrowed or mapped: return or unmap it first (EBUSY)" \
+	S6 sriov nic0 0
+fusermount3 -u "$TMP/m6"
+rm -rf "/dev/shm/smartio-$FABRIC-sriov"
 rm -rf "/dev/shm/smartio-$FABRIC-slow"
 # Not a mount: exit 2 and a sentence.
 set +e; "$SMARTIO" -m "$TMP" list 2> "$TMP/err"; rc=$?; set -e

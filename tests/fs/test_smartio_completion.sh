@@ -26,7 +26,7 @@ comp smartio -m "$M" list -o cl
 comp smartio -m "$M" status h
 comp smartio -m "$M" link host0 ""
 ' _ "$bc" "$sfs_top/contrib/bash-completion/smartio" "$M") || fail "completion failed: $out"
-expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment link peer watch -m --mount -h --help --version
+expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment link peer sriov watch -m --mount -h --help --version
 borrow
 acc0 acc1 gpu0 nic0 nic1 nvme0 nvme1 nvme2
 host0 host1 host2 host3

@@ -114,3 +114,26 @@ def test_peer_map_and_unmap(cluster, capsys):
         for b in bars]
     assert run(capsys, "-m", m, "peer", "unmap", "nvme0", "nic0")[0] == 0
     assert not os.path.exists(cluster.path("dev/nvme0/peers/nic0"))
+
+
+def test_sriov_shows_and_sets_the_virtual_functions(fabric, capsys):
+    import smartio
+    conf = os.path.join(HERE, "..", "fs", "sriov.conf")
+    m = fabric.mount("ms", "--topology", os.path.abspath(conf))
+    c = smartio.Cluster(m)
+    assert run(capsys, "-m", m, "sriov", "nic0") == (0, "0 of 4 virtual functions enabled\n", "")
+    assert run(capsys, "-m", m, "sriov", "nic0", "2")[0] == 0
+    assert cat(c, "dev/nic0/sriov_numvfs") == "2"
+    assert os.path.isdir(c.path("dev/nic0v1"))
+    rc, out, err = run(capsys, "-m", m, "sriov", "nic0", "9")
+    assert (rc, err) == (1, "smartio: nic0 has 4 virtual functions: 9 is more (ERANGE)\n")
+    rc, out, err = run(capsys, "-m", m, "sriov", "nic0", "3")
+    assert (rc, err) == (1, "smartio: nic0 has 2 virtual functions enabled: disable them "
+                            "first (sriov nic0 0), as in Linux (EBUSY)\n")
+    assert cat(c, "dev/nic0/sriov_numvfs") == "2"
+    assert run(capsys, "-m", m, "sriov", "nic0", "0")[0] == 0
+    assert not os.path.exists(c.path("dev/nic0v1"))
+    rc, out, err = run(capsys, "-m", m, "sriov", "nic1")
+    assert rc == 1 and "nic1 has no SR-IOV capability" in err
+    rc, out, err = run(capsys, "-m", m, "sriov", "nic0", "-1")
+    assert rc == 2
