@@ -260,6 +260,71 @@ def cmd_peer(c, a):
     return 0
 
 
+def _spawn_holder(seg, who, for_pid):
+    """Attaches seg for who from a background process of its own (a new
+    session, no terminal): the daemon ties the attachment to that process,
+    which keeps it until who is detached or, with for_pid, until that
+    process ends.  Returns the holder's pid once the attach is done, or
+    raises its error."""
+    pidfd = None
+    if for_pid is not None:
+        try:
+            pidfd = os.pidfd_open(for_pid)
+        except ProcessLookupError:
+            raise SmartioError(errno.ESRCH, "there is no process %d" % for_pid) from None
+    r, w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:                # a session of its own, then the holder
+        os.close(r)
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        _hold(seg, who, pidfd, w)
+    os.close(w)
+    os.waitpid(pid, 0)
+    with os.fdopen(r, "rb") as f:
+        verdict = f.read().decode(errors="replace")
+    if pidfd is not None:
+        os.close(pidfd)
+    word, _, rest = verdict.partition(" ")
+    if word != "ok":
+        raise SmartioError(int(word) if word.isdigit() else errno.EIO,
+                           rest or "the holder process died")
+    return int(rest)
+
+
+def _hold(seg, who, pidfd, w):
+    """The holder: attach, tell the parent, then wait for the end of the
+    attachment (who detached, segment or mount gone) or of process pidfd;
+    its exit ends the attachment."""
+    import select
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        try:
+            seg.attach(who)
+        except SmartioError as e:
+            os.write(w, ("%d %s" % (e.errno, e.sentence)).encode())
+            return
+        os.write(w, ("ok %d" % os.getpid()).encode())
+        os.close(w)
+        while True:
+            if pidfd is not None:
+                if select.select([pidfd], [], [], 1.0)[0]:
+                    return          # the named process ended
+            else:
+                time.sleep(1.0)
+            if who not in seg.attached:
+                return              # detached
+    except BaseException:
+        pass
+    finally:
+        os._exit(0)
+
+
 def _hold_until_signalled(ready):
     """Creates ready (if given), then blocks until SIGINT, SIGTERM or
     SIGHUP."""
@@ -315,6 +380,15 @@ def cmd_segment(c, a):
         seg = node.segment(name)
         if a.action == "detach":
             seg.detach(who)
+            return 0
+        if a.until_detached or a.for_pid is not None:
+            holder = _spawn_holder(seg, who, a.for_pid)
+            print("%s attached %s.%s; held by process %d until %s" % (
+                who, node.name, name, holder,
+                "it is detached" if a.for_pid is None else
+                "process %d ends (or it is detached)" % a.for_pid))
+            if a.ready:
+                open(a.ready, "w").close()
             return 0
         seg.attach(who)
         # The attachment is this process's (smartio(7)): it lasts while
@@ -628,6 +702,11 @@ def parser():
     q.add_argument("segment")
     q.add_argument("node", nargs="?")
     q.add_argument("--ready", metavar="FILE", help="create FILE once attached")
+    g = q.add_mutually_exclusive_group()
+    g.add_argument("--until-detached", action="store_true",
+                   help="return at once; a background process holds it until detached")
+    g.add_argument("--for-pid", type=int, metavar="PID",
+                   help="return at once; held until process PID ends (or detached)")
     q = ss.add_parser("detach")
     q.add_argument("segment")
     q.add_argument("node", nargs="?")

@@ -5,6 +5,7 @@ segment attach (held while the command runs, as a write by that process
 is) and detach, and peer map/unmap, each against a real mount and checked
 in the files."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -137,3 +138,49 @@ def test_sriov_shows_and_sets_the_virtual_functions(fabric, capsys):
     assert rc == 1 and "nic1 has no SR-IOV capability" in err
     rc, out, err = run(capsys, "-m", m, "sriov", "nic0", "-1")
     assert rc == 2
+
+
+def _wait(cond, seconds=5.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def test_segment_attach_until_detached_or_for_a_process(cluster, capsys):
+    m = cluster.root
+    cluster.node("host0").create_segment("ring", "64k", available=True)
+    attached = lambda: cat(cluster, "nodes/host0/segments/ring/attached").split()
+    # Held by a background process until detached: the command returns.
+    rc, out, err = run(capsys, "-m", m, "segment", "attach", "host0.ring", "host2",
+                       "--until-detached")
+    assert rc == 0, err
+    holder = int(re.match(r"host2 attached host0\.ring; held by process (\d+) until it is "
+                          r"detached\n$", out).group(1))
+    assert attached() == ["host2"] and os.path.exists("/proc/%d" % holder)
+    time.sleep(1.5)                 # the command's exit did not end it
+    assert attached() == ["host2"]
+    assert run(capsys, "-m", m, "segment", "detach", "host0.ring", "host2")[0] == 0
+    assert _wait(lambda: not os.path.exists("/proc/%d" % holder)), "the holder stayed"
+    # Held until a named process ends.
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        rc, out, err = run(capsys, "-m", m, "segment", "attach", "host0.ring", "host3",
+                           "--for-pid", str(sleeper.pid))
+        assert rc == 0, err
+        assert out.endswith("until process %d ends (or it is detached)\n" % sleeper.pid)
+        assert attached() == ["host3"]
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert _wait(lambda: attached() == []), "the attachment outlived its process"
+    rc, out, err = run(capsys, "-m", m, "segment", "attach", "host0.ring", "host3",
+                       "--for-pid", str(sleeper.pid))
+    assert rc == 1 and "there is no process %d" % sleeper.pid in err
+    # A refused attach comes back from the holder as the sentence.
+    rc, out, err = run(capsys, "-m", m, "segment", "attach", "host0.ring", "host0",
+                       "--until-detached")
+    assert rc == 1 and err.startswith("smartio: ") and attached() == []
+    cluster.node("host0").segment("ring").destroy()
