@@ -14,10 +14,13 @@ command -v groff >/dev/null || { echo "SKIP: groff not installed"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # The words of a rendering, one a line: no page header or footer, no
-# formatting, hyphenated words joined again.
+# formatting, words broken at a hyphen joined again (groff breaks
+# "peer-mapping" after its hyphen where mandoc does not; a break it
+# hyphenates itself ends in U+2010, which goes).
 words() {
 	sed '1d;$d' | tr -s ' \t' '\n\n' | grep -v '^$' |
-		sed -e ':a' -e '/‐$/{N;s/‐\n//;ba' -e '}' || true
+		sed -e ':a' -e '/‐$/{N;s/‐\n//;ba' -e '}' \
+		    -e ':b' -e '/[^ -]-$/{N;s/-\n/-/;bb' -e '}' || true
 }
 
 # Each .Bl -column table of page $1 as a page of its own: $tmp/tableN.7.
