@@ -477,9 +477,15 @@ static int dev_reclaim_store(const struct sfs_obj *o, const char *buf,
 {
 	static const char *const one[] = { "1" };
 	int rc = parse_keyword(buf, size, one, 1);
+	/*
+	 * A mount that acts for every node (the management view) reclaims
+	 * as the lender, as it lends and returns for any node; another mount
+	 * asks as itself, and the core refuses it unless it is the lender.
+	 */
+	unsigned asker = sfs.manage ? names_devinfo(o->dev)->info.node : sfs.self;
 
 	(void)who;
-	return rc < 0 ? rc : smartio_reclaim(sfs.h, o->dev, sfs.self);
+	return rc < 0 ? rc : smartio_reclaim(sfs.h, o->dev, asker);
 }
 
 static int dev_mode_store(const struct sfs_obj *o, const char *buf,

@@ -41,6 +41,7 @@ struct sfs sfs;
 struct options {
 	char *fabric;
 	char *topology;
+	char *check;		/* --check FILE: parse a topology, mount nothing */
 	char *node;
 	char *operator_group;
 	char *group;
@@ -57,18 +58,24 @@ enum { KEY_HELP, KEY_VERSION };
 
 #define OPT(t, field) { t, offsetof(struct options, field), 0 }
 
+/*
+ * "--x %s" before "--x=%s": libfuse applies every template that matches,
+ * in order, and "--x %s" also matches "--x=VALUE", taking "=VALUE"; the
+ * "=" form, applied last, gives the value without it.
+ */
 static const struct fuse_opt option_spec[] = {
-	OPT("--fabric=%s", fabric), OPT("--fabric %s", fabric),
+	OPT("--fabric %s", fabric), OPT("--fabric=%s", fabric),
 	OPT("fabric=%s", fabric),
-	OPT("--topology=%s", topology), OPT("--topology %s", topology),
+	OPT("--topology %s", topology), OPT("--topology=%s", topology),
 	OPT("topology=%s", topology),
-	OPT("--node=%s", node), OPT("--node %s", node), OPT("node=%s", node),
-	OPT("--operator-group=%s", operator_group),
+	OPT("--check %s", check), OPT("--check=%s", check),
+	OPT("--node %s", node), OPT("--node=%s", node), OPT("node=%s", node),
 	OPT("--operator-group %s", operator_group),
+	OPT("--operator-group=%s", operator_group),
 	OPT("operator_group=%s", operator_group),
 	{ "--manage", offsetof(struct options, manage), 1 },
 	{ "manage", offsetof(struct options, manage), 1 },
-	OPT("--fabric-group=%s", group), OPT("--fabric-group %s", group),
+	OPT("--fabric-group %s", group), OPT("--fabric-group=%s", group),
 	OPT("fabric_group=%s", group),
 	{ "--stats", offsetof(struct options, stats), 1 },
 	/* Not in --help: what the tables define, for the man page's test. */
@@ -105,14 +112,17 @@ static int option_proc(void *data, const char *arg, int key,
 	}
 }
 
-static void usage(const char *prog)
+/* The command's name, not argv[0] (libtool's fs/.libs/smartiofs in a build). */
+static void usage(void)
 {
-	printf("usage: %s [options] [SOURCE] MOUNTPOINT\n\n"
+	printf("usage: smartiofs [options] [SOURCE] MOUNTPOINT\n\n"
 	       "smartiofs options:\n"
 	       "    --fabric NAME, -o fabric=NAME      fabric to create or join "
 	       "(default: SOURCE or \"default\")\n"
 	       "    --topology FILE, -o topology=FILE  cluster description "
 	       "when creating (smartio.conf(5))\n"
+	       "    --check FILE                       parse a topology file, "
+	       "mount nothing\n"
 	       "    --node NAME, -o node=NAME          serve this node only "
 	       "(join or create the fabric)\n"
 	       "    --fabric-group GROUP, -o fabric_group=GROUP\n"
@@ -124,7 +134,7 @@ static void usage(const char *prog)
 	       "                                       members may control "
 	       "the cluster (smartio(7))\n"
 	       "    --manage, -o manage                this --node is the "
-	       "management node: act for all\n\n", prog);
+	       "management node: act for all\n\n");
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
 }
@@ -184,6 +194,13 @@ static void open_error(const struct options *o, int rc, const char *msg)
 {
 	const char *fabric = o->fabric ? o->fabric : "default";
 
+	/*
+	 * Creating a fabric that is served: whether any node is left to
+	 * join is not known here, so point at where its mounts are named.
+	 */
+	if (msg[0] && rc == -EBUSY && !o->node)
+		die("%s (findmnt -t fuse.smartiofs shows the mounts serving "
+		    "'%s')", msg, fabric);
 	if (msg[0])
 		die("%s", msg);
 	if (rc == -ENOENT && o->node)
@@ -191,12 +208,48 @@ static void open_error(const struct options *o, int rc, const char *msg)
 	if (rc == -EBUSY && o->node)
 		die("node '%s' of fabric '%s' is already served by a running "
 		    "process", o->node, fabric);
-	if (rc == -EBUSY)
-		die("fabric '%s' is already running (use --node to join it)",
-		    fabric);
 	if (o->topology)
 		die("%s: %s", o->topology, strerror(-rc));
 	die("cannot open fabric '%s': %s", fabric, strerror(-rc));
+}
+
+/*
+ * The mount's options naming it in /proc/mounts: type fuse.smartiofs and
+ * the source "<fabric>" or "<fabric>:<node>", so that findmnt tells one
+ * mount from another.  A comma or backslash of the fabric's name is
+ * escaped for libfuse's option parser.
+ */
+static void mount_source(const struct options *o, char *buf, size_t len)
+{
+	const char *f = o->fabric ? o->fabric : "default";
+	size_t n = (size_t)snprintf(buf, len, "-osubtype=smartiofs,fsname=");
+
+	for (; *f && n + 3 < len; f++) {
+		if (*f == ',' || *f == '\\')
+			buf[n++] = '\\';
+		buf[n++] = *f;
+	}
+	buf[n] = '\0';
+	if (o->node)
+		snprintf(buf + n, len - n, ":%s", o->node);
+}
+
+/*
+ * --check FILE: the topology parsed as a mount would parse it, nothing
+ * created or mounted; errors with the line number, exit 1.
+ */
+static int check_topology(const char *path)
+{
+	unsigned nodes = 0, devices = 0;
+	char msg[512];
+	int rc = smartio_topology_check(path, &nodes, &devices, msg, sizeof(msg));
+
+	if (rc) {
+		fprintf(stderr, "smartiofs: %s\n", msg);
+		return 1;
+	}
+	printf("%s: %u nodes, %u devices\n", path, nodes, devices);
+	return 0;
 }
 
 /* Forks; the parent waits for the child's startup verdict and exits. */
@@ -269,7 +322,7 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts copts;
 	struct fuse_loop_config lc;
 	struct options o;
-	char mnt[PATH_MAX], topo[PATH_MAX], msg[512];
+	char mnt[PATH_MAX], topo[PATH_MAX], msg[512], source[300];
 	const char *mountpoint;
 	struct stat st;
 	int rc, ret, report = -1;
@@ -277,10 +330,14 @@ int main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	if (fuse_opt_parse(&args, &o, option_spec, option_proc) == -1)
 		die("invalid arguments (see --help)");
+	if (o.check) {
+		fuse_opt_free_args(&args);
+		return check_topology(o.check);
+	}
 	/* What only prints: the arguments are freed (the ASan run checks). */
 	if (o.help || o.list_attributes || o.version) {
 		if (o.help)
-			usage(argv[0]);
+			usage();
 		else if (o.list_attributes)
 			tree_print(stdout);
 		else
@@ -303,8 +360,12 @@ int main(int argc, char *argv[])
 		die("invalid fabric name '%s'", o.fabric);
 	if (o.node && (!o.node[0] || strlen(o.node) >= SMARTIO_NAME_MAX))
 		die("unknown node '%s'", o.node);
-	if (!realpath(mountpoint, mnt) || stat(mnt, &st))
+	if (!realpath(mountpoint, mnt) || stat(mnt, &st)) {
+		if (errno == ENOTCONN)	/* the daemon of a mount there died */
+			die("%s: a stale mount whose daemon is gone: run "
+			    "fusermount3 -u %s first", mountpoint, mountpoint);
 		die("%s: %s", mountpoint, strerror(errno));
+	}
 	if (!S_ISDIR(st.st_mode))
 		die("%s: %s", mountpoint, strerror(ENOTDIR));
 	if (o.topology) {
@@ -313,7 +374,8 @@ int main(int argc, char *argv[])
 		free(o.topology);
 		o.topology = topo;
 	}
-	if (fuse_opt_insert_arg(&args, 1, "-osubtype=smartiofs,fsname=smartio") ||
+	mount_source(&o, source, sizeof(source));
+	if (fuse_opt_insert_arg(&args, 1, source) ||
 	    fuse_opt_add_arg(&args, mnt))
 		die("out of memory");
 	if (fuse_parse_cmdline(&args, &copts) != 0)
@@ -373,6 +435,10 @@ int main(int argc, char *argv[])
 			strerror(-rc));
 	if (report >= 0)
 		detached(report);
+	rc = sfs_sd_ready();	/* a Type=notify unit: the mount serves */
+	if (rc)
+		fprintf(stderr, "smartiofs: cannot tell the service manager "
+			"that the mount is ready: %s\n", strerror(-rc));
 	fuse_daemonize(1);	/* foreground from here: only chdir("/") */
 	exit_signals(SIG_UNBLOCK);
 

@@ -492,4 +492,7 @@ void notify_poke(void);
 /* --- operations (ops.c) ------------------------------------------------- */
 extern const struct fuse_lowlevel_ops sfs_ops;
 
+/* sd_notify.c: READY=1 to $NOTIFY_SOCKET when set; 0 or -errno. */
+int sfs_sd_ready(void);
+
 #endif /* SMARTIOFS_SFS_H */

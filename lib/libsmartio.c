@@ -173,9 +173,82 @@ static int open_kernel(struct smartio *h, const struct smartio_open_opts *o)
 }
 
 
+/*
+ * errbuf's reason for a node of mask that another live process serves
+ * (sim_fabric_serve's -EBUSY): which node, and which process holds it.
+ */
+static void busy_reason(struct smartio *h, u64 mask,
+			const struct smartio_open_opts *o)
+{
+	const char *fabric = o->fabric ? o->fabric : "default";
+	u32 i;
+
+	if (!o->errbuf || !o->errlen)
+		return;
+	sio_lib_lock(h);
+	for (i = 0; i < REG(h)->nnodes; i++) {
+		s32 pid = sim_node_hw(&h->f, i)->owner_pid;
+
+		if (!(mask >> i & 1) || pid == getpid() ||
+		    sio_node(REG(h), i)->state != SIO_NODE_UP)
+			continue;
+		snprintf(o->errbuf, o->errlen,
+			 "node %s of fabric '%s' is already served by process %d",
+			 sio_node(REG(h), i)->name, fabric, (int)pid);
+		break;
+	}
+	sio_lib_unlock(h);
+}
+
+/*
+ * The one-line reason libsmartio(3) promises for every failure, for the
+ * failures whose code path left errbuf empty.
+ */
+static void open_reason(const struct smartio_open_opts *o, int rc)
+{
+	const char *fabric = o->fabric ? o->fabric : "default";
+	int kernel = o->fabric && !strcmp(o->fabric, "kernel");
+
+	if (!o->errbuf || !o->errlen || o->errbuf[0])
+		return;
+	if (rc == -ENOENT && o->node)
+		snprintf(o->errbuf, o->errlen, "unknown node '%s' in fabric '%s'",
+			 o->node, fabric);
+	else if (kernel)
+		snprintf(o->errbuf, o->errlen,
+			 "fabric 'kernel': smartio.ko cannot be used: %s",
+			 strerror(-rc));
+	else if (rc == -ENOENT)
+		snprintf(o->errbuf, o->errlen,
+			 "no fabric '%s' to join (nothing serves it)", fabric);
+	else if (rc == -EBUSY)
+		snprintf(o->errbuf, o->errlen,
+			 "fabric '%s' exists and a live process serves it",
+			 fabric);
+	else
+		snprintf(o->errbuf, o->errlen, "cannot open fabric '%s': %s",
+			 fabric, strerror(-rc));
+}
+
+static int open_handle(struct smartio **hp, const struct smartio_open_opts *o);
+
 int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 {
 	struct smartio_open_opts def = { 0 };
+	int rc;
+
+	if (!o)
+		o = &def;
+	if (o->errbuf && o->errlen)
+		o->errbuf[0] = '\0';
+	rc = open_handle(hp, o);
+	if (rc)
+		open_reason(o, rc);
+	return rc;
+}
+
+static int open_handle(struct smartio **hp, const struct smartio_open_opts *o)
+{
 	struct sio_topology topo = { 0 };
 	struct sim_open so = { 0 };
 	struct smartio *h;
@@ -183,10 +256,6 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 	u64 mask;
 	int rc, node = -1;
 
-	if (!o)
-		o = &def;
-	if (o->errbuf && o->errlen)
-		o->errbuf[0] = '\0';
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -236,6 +305,9 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 		node = sio_node_lookup(REG(h), o->node);
 		sio_lib_unlock(h);
 		if (node < 0) {
+			/* A note of a rebuilt fabric is no reason. */
+			if (o->errbuf && o->errlen)
+				o->errbuf[0] = '\0';
 			sim_fabric_close(&h->f);
 			free(h);
 			return -ENOENT;
@@ -248,11 +320,41 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 	}
 	rc = sim_fabric_serve(&h->f, mask);
 	if (rc) {
+		if (o->errbuf && o->errlen)
+			o->errbuf[0] = '\0';	/* as above */
+		if (rc == -EBUSY)
+			busy_reason(h, mask, o);
 		sim_fabric_close(&h->f);
 		free(h);
 		return rc;
 	}
 	*hp = h;
+	return 0;
+}
+
+int smartio_topology_check(const char *path, unsigned *nodes,
+			   unsigned *devices, char *errbuf, size_t errlen)
+{
+	struct sio_topology topo = { 0 };
+	char err[256] = "";
+	int rc;
+
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (!path)
+		return -EINVAL;
+	/* The same parse and the same words as smartio_open's. */
+	rc = sio_topo_load(path, &topo, err, sizeof(err));
+	if (rc) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: %s", path, err);
+		return rc;
+	}
+	if (nodes)
+		*nodes = topo.nnodes;
+	if (devices)
+		*devices = topo.ndevices;
+	sio_topo_free(&topo);
 	return 0;
 }
 

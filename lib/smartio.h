@@ -45,6 +45,13 @@ struct smartio_open_opts {
 int smartio_open(struct smartio **h, const struct smartio_open_opts *opts);
 /* Gives up the served nodes (they go down) and, if last, removes the fabric. */
 void smartio_close(struct smartio *h);
+/*
+ * Parses a topology file (smartio.conf(5)) without creating anything: 0,
+ * or -errno with "file: line N: reason" in errbuf.  nodes and devices
+ * (either may be NULL) receive the counts the file declares.
+ */
+int smartio_topology_check(const char *path, unsigned *nodes,
+			   unsigned *devices, char *errbuf, size_t errlen);
 /* The fabric's directory (backing files); stable while the handle lives. */
 const char *smartio_fabric_dir(const struct smartio *h);
 

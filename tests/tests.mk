@@ -16,7 +16,13 @@ check_PROGRAMS = \
 	%D%/test_fabric_dir %D%/test_requester_tables %D%/test_sizing \
 	%D%/test_switch_paths %D%/test_multipath %D%/test_link_pacing \
 	%D%/test_separate_lending %D%/test_sriov %D%/test_multicast \
-	%D%/test_fabric_open %D%/test_node_share
+	%D%/test_fabric_open %D%/test_node_share %D%/test_open_reasons \
+	%D%/test_node_loss_events %D%/test_lend_event_names_nodes
+%C%_test_lend_event_names_nodes_SOURCES = %D%/test_lend_event_names_nodes.c \
+	%D%/harness.h %D%/harness.c
+%C%_test_open_reasons_SOURCES = %D%/test_open_reasons.c %D%/harness.h %D%/harness.c
+%C%_test_node_loss_events_SOURCES = %D%/test_node_loss_events.c %D%/harness.h \
+	%D%/harness.c
 %C%_test_sriov_SOURCES = %D%/test_sriov.c %D%/harness.h %D%/harness.c
 %C%_test_multicast_SOURCES = %D%/test_multicast.c %D%/harness.h %D%/harness.c
 %C%_test_separate_lending_SOURCES = %D%/test_separate_lending.c

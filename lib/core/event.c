@@ -24,6 +24,8 @@ static const char *const kind_names[SIO_EV_COUNT] = {
 	[SIO_EV_FAILOVER] = "failover",
 	[SIO_EV_SRIOV] = "sriov",
 	[SIO_EV_MULTICAST] = "multicast",
+	[SIO_EV_SEGMENT_EXPORT] = "segment-export",
+	[SIO_EV_SEGMENT_WITHDRAW] = "segment-withdraw",
 };
 
 const char *sio_event_kind_name(u32 kind)

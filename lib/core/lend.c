@@ -112,6 +112,42 @@ static int lend_allows(const struct sio_device *d, u32 node)
 	return 0;
 }
 
+/*
+ * A lend event's policy as its reader wants it: "all", "none" or the
+ * nodes lent to, comma-separated ("host1,host3"); a list longer than the
+ * event's arguments ends in ",+N" for the N nodes left out.
+ */
+static void lend_policy_words(struct sio_registry *r, u32 policy,
+			      u64 mask, char *buf, u32 cap)
+{
+	struct sio_strbuf sb;
+	u32 n, left = 0;
+
+	sio_sb_init(&sb, buf, cap);
+	if (policy != SIO_LEND_LIST) {
+		sio_sb_str(&sb, policy == SIO_LEND_ALL ? "all" : "none");
+		return;
+	}
+	for (n = 0; n < r->nnodes; n++) {
+		const char *name = sio_node(r, n)->name;
+
+		if (!(mask >> n & 1))
+			continue;
+		/* room for ",name" and a later ",+NN" */
+		if (left || sb.len + sio_strnlen(name, SIO_NAME_MAX) + 1 + 5 >= cap) {
+			left++;
+			continue;
+		}
+		if (sb.len)
+			sio_sb_str(&sb, ",");
+		sio_sb_str(&sb, name);
+	}
+	if (left) {
+		sio_sb_str(&sb, ",+");
+		sio_sb_u64(&sb, left);
+	}
+}
+
 int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	       struct sio_msg *rep)
 {
@@ -120,7 +156,7 @@ int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	u32 policy, n;
 	u64 mask, all = sio_all_nodes(r->nnodes);
 	int dev = sio_msg_dev(r, p);
-	char val[8];
+	char val[SIO_EVENT_ARGS - sizeof("policy=")];
 
 	(void)rep;
 	(void)self;
@@ -146,8 +182,7 @@ int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	}
 	d->policy = (u8)policy;
 	d->lend_mask = policy == SIO_LEND_LIST ? mask : 0;
-	sio_strlcpy(val, policy == SIO_LEND_ALL ? "all" :
-		    policy == SIO_LEND_NONE ? "none" : "list", sizeof(val));
+	lend_policy_words(r, policy, mask, val, sizeof(val));
 	sio_event_dev(c, SIO_EV_LEND, (u32)dev, "policy", val);
 	return 0;
 }

@@ -46,6 +46,12 @@ void sio_core_node_down(struct sio_core *c, u32 node)
 	if (n->state == SIO_NODE_DOWN)
 		return;
 	n->state = SIO_NODE_DOWN;
+	/*
+	 * The cause before its effects: a reader of the events (and
+	 * smartio(7)'s example) sees the node go down, then the returns,
+	 * reclaims and detaches that its loss forced.
+	 */
+	node_event(c, SIO_EV_NODE_DOWN, node);
 	sio_msi_node_down(c, node);
 	sio_peer_node_down(c, node);
 	sio_segments_node_down(c, node);
@@ -63,7 +69,6 @@ void sio_core_node_down(struct sio_core *c, u32 node)
 	for (i = 0; i < r->ndevices; i++)
 		if (sio_dev(r, i)->node == node)
 			sio_dev(r, i)->gone = 1;
-	node_event(c, SIO_EV_NODE_DOWN, node);
 }
 
 void sio_core_dma_fault(struct sio_core *c, u32 node, u16 rid, u64 addr,

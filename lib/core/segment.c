@@ -160,6 +160,8 @@ static int seg_available(struct sio_core *c, u32 seg,
 		return -EBUSY;
 	if (s->available != v) {
 		s->available = (u8)v;
+		sio_seg_event(c, v ? SIO_EV_SEGMENT_EXPORT :
+			      SIO_EV_SEGMENT_WITHDRAW, seg, NULL, NULL);
 		if (c->ops->notify)
 			c->ops->notify(c->plat);
 	}

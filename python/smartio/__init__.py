@@ -23,6 +23,7 @@ import contextlib
 import errno as _errno
 import mmap
 import os
+import re
 
 from .errors import SmartioError, explain
 
@@ -30,18 +31,26 @@ __all__ = ["Cluster", "Node", "Adapter", "Device", "Segment", "SmartioError",
            "parse_size", "DEFAULT_MOUNT"]
 
 DEFAULT_MOUNT = "/smartio"
+# The release, as in configure.ac's AC_INIT and python/pyproject.toml
+# (tests/python/test_cli_options.py keeps the three the same).
+__version__ = "0.1.0"
 _SUFFIX = {"": 1, "k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
 def parse_size(text):
-    """'64M' -> 67108864, with the suffixes smartio(7) accepts for size."""
+    """'64M' -> 67108864, '0x1000' -> 4096: the one grammar of sizes that
+    the namespace accepts (lib/core/numparse.h, smartio(7)): decimal or 0x
+    hex digits, then optionally k, K, M or G; at most 2^64 - 1."""
     text = str(text).strip()
-    num, suf = text, ""
-    if text and text[-1] in "kKMG":
-        num, suf = text[:-1], text[-1]
-    if not num.isdigit():
-        raise ValueError("bad size %r: a number with k, M or G" % text)
-    return int(num) * _SUFFIX[suf]
+    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|[0-9]+)([kKMG]?)", text)
+    if not m:
+        raise ValueError("bad size %r: a decimal or 0x hex number, with k, M or G"
+                         % text)
+    value = int(m.group(1), 0 if m.group(1)[:2] in ("0x", "0X") else 10) * \
+        _SUFFIX[m.group(2)]
+    if value >= 1 << 64:
+        raise ValueError("bad size %r: more than 2^64 - 1 bytes" % text)
+    return value
 
 
 def _lines(text):
@@ -109,6 +118,12 @@ class Adapter(_Files):
     def window(self):
         return int(self.read("window"))
 
+    def set_link(self, up):
+        """Takes the adapter's link up or down (smartio(7), link)."""
+        state = "up" if up else "down"
+        self._write("link", "link", state, node=self.node.name,
+                    adapter=self.name, state=state)
+
     def __repr__(self):
         return "<Adapter %s/%s>" % (self.node.name, self.name)
 
@@ -156,6 +171,22 @@ class Node(_Files):
     def create_segment(self, name, size, available=False):
         """mkdir and size (and export): the segment, or a SmartioError with
         nothing left behind."""
+        try:
+            ok = (size if isinstance(size, int) else parse_size(size)) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            # Refused before mkdir: a segment made and removed again would
+            # tell the event stream a create and a destroy of nothing.
+            raise SmartioError(_errno.EINVAL, "'%s' is not a size for %s.%s: a number "
+                               "of bytes, k, M or G, more than zero and within the "
+                               "owner's memory" % (size, self.name, name))
+        if not name or "/" in name or name in (".", ".."):
+            # A path, not a name: mkdir would look it up as one (ENOENT for
+            # "a/b") and never reach the namespace's check of names.
+            raise SmartioError(_errno.EINVAL, explain(
+                self.cluster, "segment-create", _errno.EINVAL, node=self.name,
+                seg=name))
         seg = Segment(self, name)
         try:
             os.mkdir(seg.path())
@@ -214,9 +245,9 @@ class Device(_Files):
 
     @property
     def policy(self):
-        """'none', 'all' or a list of node names."""
-        v = _lines(self.read("lend"))
-        return v[0] if v in (["none"], ["all"]) else v
+        """The lines of lend, always a list: ['none'], ['all'] or node
+        names (as list -J's "lend")."""
+        return _lines(self.read("lend"))
 
     @property
     def borrowers(self):
@@ -247,11 +278,44 @@ class Device(_Files):
             policy = " ".join(n.name if isinstance(n, Node) else n for n in policy)
         self._write("lend", "lend", policy, dev=self.name, policy=policy)
 
-    def borrow(self, node=None):
-        """Makes node (default: this mount's node) borrow the device."""
+    def borrow(self, node=None, window=None):
+        """Makes node (default: this mount's node) borrow the device; window
+        sizes its DMA window (bytes, a size string, or 'ram')."""
         who = self._who(node)
-        self._write("borrow", "borrow", who, dev=self.name, node=who)
+        text = who if window is None else "%s window=%s" % (who, window)
+        self._write("borrow", "borrow", text, dev=self.name, node=who)
         return self
+
+    @property
+    def sriov(self):
+        """(VFs enabled, TotalVFs) of a physical function with SR-IOV, or
+        None for a device without it."""
+        if not os.path.exists(self.path("sriov_totalvfs")):
+            return None
+        return int(self.read("sriov_numvfs")), int(self.read("sriov_totalvfs"))
+
+    def set_numvfs(self, n):
+        """Enables the first n virtual functions (0 disables them)."""
+        self._write("sriov", "sriov_numvfs", n, dev=self.name, numvfs=n)
+
+    def peer_map(self, peer):
+        """Maps device peer's BARs for this device (peers/<peer>); returns
+        {bar number: the address this device uses to reach it}."""
+        name = peer.name if isinstance(peer, Device) else peer
+        try:
+            os.mkdir(self.path("peers", name))
+        except OSError as e:
+            raise self.cluster.error("peer-map", e, dev=self.name, peer=name) from None
+        d = self.path("peers", name)
+        return {int(e[3:]): int(self.read(os.path.join("peers", name, e)), 16)
+                for e in sorted(os.listdir(d)) if e.startswith("bar")}
+
+    def peer_unmap(self, peer):
+        name = peer.name if isinstance(peer, Device) else peer
+        try:
+            os.rmdir(self.path("peers", name))
+        except OSError as e:
+            raise self.cluster.error("peer-unmap", e, dev=self.name, peer=name) from None
 
     def return_(self, node=None):
         """Makes node (default: this mount's node) return the device."""
@@ -364,6 +428,11 @@ class Segment(_Files):
     def withdraw(self):
         self.export(False)
 
+    def attach(self, node):
+        """Attaches the segment for node; the attachment is held by this
+        process and ends when it exits (smartio(7)) or on detach."""
+        self._write("segment-attach", "attach", node, **self._ctx(target=node))
+
     def detach(self, node):
         self._write("segment-detach", "detach", node, **self._ctx(target=node))
 
@@ -419,6 +488,15 @@ class Cluster:
 
     def __init__(self, root=None):
         self.root = root or os.environ.get("SMARTIO_MOUNT") or DEFAULT_MOUNT
+        try:
+            os.stat(os.path.join(self.root, "nodes"))
+        except OSError as e:
+            if e.errno == _errno.ENOTCONN:
+                # A mount whose daemon died: every access fails the same
+                # way until it is unmounted.
+                raise SmartioError(_errno.ENOTCONN, "%s is a smartio mount whose "
+                                   "smartiofs is gone: unmount it with fusermount3 -u %s"
+                                   % (self.root, self.root)) from None
         if not os.path.isdir(os.path.join(self.root, "nodes")):
             raise SmartioError(_errno.ENOENT, "%s is not a smartio mount "
                                "(no nodes/ in it; is smartiofs running?)" % self.root)

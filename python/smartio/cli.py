@@ -7,6 +7,7 @@ Exit status: 0 done; 1 refused (the sentence on stderr), or for `status`
 a node or link down; 2 a usage error or no mount.
 """
 import argparse
+import errno
 import json
 import os
 import sys
@@ -14,15 +15,28 @@ import tempfile
 import threading
 import time
 
-from . import Cluster, SmartioError, parse_size
+from . import Cluster, SmartioError, parse_size, __version__
 from . import events as evmod
 from . import render
+from . import show as showmod
 
 PROG = "smartio"
 
 
 class Usage(Exception):
     pass
+
+
+# The segments file the systemd units apply: SYSCONFDIR/smartio/
+# segments.conf, set by the installed smartio script from the same
+# configure value the units are made from, so the two name one file.
+# None when run as `python3 -m smartio`: then the file must be named.
+SEGMENTS_CONF = None
+# Where the documentation, for either kind of prefix, tells an operator to
+# put it.  A file at one of these that is not SEGMENTS_CONF is never read;
+# `segment apply` says so rather than creating nothing in silence.
+SEGMENTS_CONF_PLACES = ("/etc/smartio/segments.conf",
+                        "/usr/local/etc/smartio/segments.conf")
 
 
 def progress(what, fn, *args):
@@ -71,8 +85,35 @@ def _seg(c, spec):
 
 # --- subcommands ------------------------------------------------------------
 
+def _only_devices(c, snap, names):
+    """snap with only the devices named (in that order), or ENXIO."""
+    by = {d["name"]: d for d in snap["devices"]}
+    for n in names:
+        if n not in by:
+            c.device(n)     # ENXIO, naming the devices
+    snap["devices"] = [by[n] for n in dict.fromkeys(names)]
+    return snap
+
+
+def _columns(text):
+    """'device,state' -> ('device', 'state'), for list -o."""
+    cols = tuple(x.strip() for x in text.split(","))
+    bad = [x for x in cols if x not in render.COLUMNS]
+    if bad or not cols:
+        raise argparse.ArgumentTypeError("%r is not a column: give some of %s, comma-separated"
+                                         % (",".join(bad), ",".join(render.COLUMNS)))
+    return cols
+
+
 def cmd_list(c, a):
     snap = render.snapshot(c)
+    if a.devices:
+        if a.tree or a.dot:
+            raise Usage("list: --tree and --dot draw the whole cluster; "
+                        "name devices for the table or -J")
+        snap = _only_devices(c, snap, a.devices)
+    if a.columns and (a.json or a.tree or a.dot):
+        raise Usage("list: -o chooses the table's columns; not with -J, --tree or --dot")
     if a.json:
         json.dump(snap, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -81,7 +122,17 @@ def cmd_list(c, a):
     elif a.tree:
         sys.stdout.write(render.tree(snap))
     else:
-        sys.stdout.write(render.table(snap))
+        sys.stdout.write(render.table(snap, a.columns or render.DEFAULT_COLUMNS))
+    return 0
+
+
+def cmd_show(c, a):
+    info = showmod.show(c, a.object)
+    if a.json:
+        json.dump(info, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(showmod.text(info))
     return 0
 
 
@@ -109,18 +160,41 @@ def _write_atomic(path, text):
         raise
 
 
+def _only_nodes(snap, names):
+    """snap with only the nodes named and the devices they lend, or ENOENT."""
+    by = {n["name"]: n for n in snap["nodes"]}
+    for n in names:
+        if n not in by:
+            raise SmartioError(errno.ENOENT, "there is no node named %s (nodes: %s)" % (
+                n, ", ".join(sorted(by))))
+    keep = list(dict.fromkeys(names))
+    snap["nodes"] = [by[n] for n in keep]
+    snap["devices"] = [d for d in snap["devices"] if d["node"] in keep]
+    return snap
+
+
 def cmd_status(c, a):
     snap = render.snapshot(c)
-    text = render.prometheus(snap) if a.prometheus else render.status(snap)
+    if a.nodes:
+        snap = _only_nodes(snap, a.nodes)
+    text = render.prometheus(snap) if a.prometheus else \
+        render.status(snap, ",".join(n["name"] for n in snap["nodes"]) if a.nodes else "cluster")
     if a.output:
-        _write_atomic(a.output, text)
+        try:
+            _write_atomic(a.output, text)
+        except OSError as e:
+            print("%s: cannot write %s: %s" % (PROG, a.output, e.strerror), file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
     bad = render.problems(snap)
     if bad and a.prometheus:
         for b in bad:
             print("%s: %s" % (PROG, b), file=sys.stderr)
-    return 1 if bad else 0
+    # With -o the exit status says whether the file was written: a
+    # textfile collector's timer must not fail on a lab with nodes down,
+    # whose health is in the file (smartio_node_up 0).
+    return 1 if bad and not a.output else 0
 
 
 def cmd_lend(c, a):
@@ -129,11 +203,139 @@ def cmd_lend(c, a):
     return 0
 
 
+def _window(text):
+    """borrow --window: 'ram' or a size (the namespace checks the power of
+    two and the room)."""
+    if text == "ram":
+        return text
+    try:
+        parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+    return text
+
+
 def cmd_borrow(c, a):
     dev = c.device(a.dev)
     who = a.node or c.self_name
-    progress("%s borrowing %s from %s" % (who, a.dev, dev.node), dev.borrow, who)
+    progress("%s borrowing %s from %s" % (who, a.dev, dev.node), dev.borrow, who,
+             getattr(a, "window", None))
     return 0
+
+
+def cmd_link(c, a):
+    node = c.node(a.node)
+    ad = next((x for x in node.adapters if x.name == a.adapter), None)
+    if ad is None:
+        raise SmartioError(errno.ENODEV, "%s has no adapter %s (adapters: %s)" % (
+            a.node, a.adapter, ", ".join(x.name for x in node.adapters) or "none"))
+    if a.state:
+        ad.set_link(a.state == "up")
+    else:
+        print(ad.link)
+    return 0
+
+
+def cmd_sriov(c, a):
+    dev = c.device(a.dev)
+    have = dev.sriov
+    if have is None:
+        raise SmartioError(errno.ENODEV, "%s has no SR-IOV capability" % a.dev)
+    if a.numvfs is None:
+        print("%d of %d virtual functions enabled" % have)
+        return 0
+    progress("enabling %d virtual functions of %s" % (a.numvfs, a.dev),
+             dev.set_numvfs, a.numvfs)
+    return 0
+
+
+def cmd_peer(c, a):
+    dev = c.device(a.dev)
+    c.device(a.peer)
+    if a.action == "map":
+        for bar, addr in sorted(dev.peer_map(a.peer).items()):
+            print("%s reaches %s BAR %d at %#x" % (a.dev, a.peer, bar, addr))
+    else:
+        dev.peer_unmap(a.peer)
+    return 0
+
+
+def _spawn_holder(seg, who, for_pid):
+    """Attaches seg for who from a background process of its own (a new
+    session, no terminal): the daemon ties the attachment to that process,
+    which keeps it until who is detached or, with for_pid, until that
+    process ends.  Returns the holder's pid once the attach is done, or
+    raises its error."""
+    pidfd = None
+    if for_pid is not None:
+        try:
+            pidfd = os.pidfd_open(for_pid)
+        except ProcessLookupError:
+            raise SmartioError(errno.ESRCH, "there is no process %d" % for_pid) from None
+    r, w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:                # a session of its own, then the holder
+        os.close(r)
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        _hold(seg, who, pidfd, w)
+    os.close(w)
+    os.waitpid(pid, 0)
+    with os.fdopen(r, "rb") as f:
+        verdict = f.read().decode(errors="replace")
+    if pidfd is not None:
+        os.close(pidfd)
+    word, _, rest = verdict.partition(" ")
+    if word != "ok":
+        raise SmartioError(int(word) if word.isdigit() else errno.EIO,
+                           rest or "the holder process died")
+    return int(rest)
+
+
+def _hold(seg, who, pidfd, w):
+    """The holder: attach, tell the parent, then wait for the end of the
+    attachment (who detached, segment or mount gone) or of process pidfd;
+    its exit ends the attachment."""
+    import select
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        try:
+            seg.attach(who)
+        except SmartioError as e:
+            os.write(w, ("%d %s" % (e.errno, e.sentence)).encode())
+            return
+        os.write(w, ("ok %d" % os.getpid()).encode())
+        os.close(w)
+        while True:
+            if pidfd is not None:
+                if select.select([pidfd], [], [], 1.0)[0]:
+                    return          # the named process ended
+            else:
+                time.sleep(1.0)
+            if who not in seg.attached:
+                return              # detached
+    except BaseException:
+        pass
+    finally:
+        os._exit(0)
+
+
+def _hold_until_signalled(ready):
+    """Creates ready (if given), then blocks until SIGINT, SIGTERM or
+    SIGHUP."""
+    import signal
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: stop.set())
+    if ready:
+        open(ready, "w").close()
+    while not stop.wait(3600):
+        pass
 
 
 def cmd_return(c, a):
@@ -171,14 +373,75 @@ def cmd_segment(c, a):
         node, name = _seg(c, a.segment)
         progress("destroying segment %s.%s" % (node.name, name),
                  node.segment(name).destroy)
+    elif a.action in ("attach", "detach"):
+        node, name = _seg(c, a.segment)
+        who = a.node or c.self_name
+        c.node(who)
+        seg = node.segment(name)
+        if a.action == "detach":
+            seg.detach(who)
+            return 0
+        if a.until_detached or a.for_pid is not None:
+            holder = _spawn_holder(seg, who, a.for_pid)
+            print("%s attached %s.%s; held by process %d until %s" % (
+                who, node.name, name, holder,
+                "it is detached" if a.for_pid is None else
+                "process %d ends (or it is detached)" % a.for_pid))
+            if a.ready:
+                open(a.ready, "w").close()
+            return 0
+        seg.attach(who)
+        # The attachment is this process's (smartio(7)): it lasts while
+        # the command runs, and ends with it.
+        print("%s attached %s.%s; held until this command ends (Ctrl-C)" % (
+            who, node.name, name))
+        sys.stdout.flush()
+        _hold_until_signalled(a.ready)
+    elif a.action in ("map", "unmap"):
+        node, name = _seg(c, a.segment)
+        c.device(a.dev)
+        seg = node.segment(name)
+        if a.action == "map":
+            print("%s reaches %s.%s at %#x" % (a.dev, node.name, name, seg.dma_map(a.dev)))
+        else:
+            seg.dma_unmap(a.dev)
     elif a.action == "export":
         node, name = _seg(c, a.segment)
         node.segment(name).export(a.state != "off")
     elif a.action == "apply":
-        if a.if_exists and not os.path.exists(a.file):
+        path = a.file or SEGMENTS_CONF
+        if path is None:
+            raise Usage("segment apply: name the file (this smartio has no "
+                        "configured SYSCONFDIR/smartio/segments.conf)")
+        _warn_segments_conf_elsewhere(path)
+        if a.if_exists and not os.path.exists(path):
             return 0
-        return apply_segments(c, a.file)
+        return apply_segments(c, path)
     return 0
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _warn_segments_conf_elsewhere(path):
+    """When path is the configured segments file, names each documented
+    place that holds a segments file that is not it: the units read only
+    path, so that file's segments would never be created."""
+    if SEGMENTS_CONF is None or not _same_file(path, SEGMENTS_CONF):
+        return
+    for other in SEGMENTS_CONF_PLACES:
+        if os.path.exists(other) and not _same_file(other, path):
+            print("%s: warning: %s is not read: this smartio and its systemd "
+                  "units read %s%s; move the file there (or configure "
+                  "--sysconfdir=%s)" % (
+                      PROG, other, path,
+                      "" if os.path.exists(path) else ", which does not exist",
+                      os.path.dirname(os.path.dirname(other))),
+                  file=sys.stderr)
 
 
 def parse_segments_conf(path):
@@ -269,9 +532,8 @@ def describe(ev):
         "borrow": "%s borrowed %s" % (n, name),
         "return": "%s returned %s" % (n, name),
         "reclaim": "%s reclaimed from %s" % (name, n),
-        "lend": "%s %s" % (name, {"none": "not lent", "all": "lent to all nodes",
-                                  "list": "lent to a list of nodes"}.get(
-                                      ev.get("policy"), "lend policy " + str(ev.get("policy")))),
+        "lend": "%s %s" % (name, {"none": "not lent", "all": "lent to all nodes"}.get(
+            ev.get("policy"), "lent to " + ", ".join(str(ev.get("policy")).split(",")))),
         "mode": "%s mode: %s" % (name, ev.get("mode")),
         "node-up": "node %s up" % name,
         "node-down": "node %s down" % name,
@@ -279,6 +541,8 @@ def describe(ev):
         "segment-destroy": "segment %s destroyed" % name,
         "segment-attach": "segment %s attached by %s" % (name, n),
         "segment-detach": "segment %s detached from %s" % (name, n),
+        "segment-export": "segment %s exported" % name,
+        "segment-withdraw": "segment %s withdrawn" % name,
         "segment-dma-map": "segment %s mapped for %s" % (name, ev.get("dev")),
         "segment-dma-unmap": "segment %s unmapped for %s" % (name, ev.get("dev")),
         "dma-fault": "DMA fault on %s at %s: %s" % (name, ev.get("addr"), ev.get("reason")),
@@ -306,6 +570,11 @@ def watch_metrics(counts, lost):
 
 def cmd_watch(c, a):
     a.cluster = c
+    # A filter that can never match is a mistake, not a quiet stream.
+    for name in a.node or ():
+        c.node(name)
+    for name in a.dev or ():
+        c.device(name)
     if a.count == 0:
         return 0
     shown = 0
@@ -336,6 +605,23 @@ def cmd_watch(c, a):
 
 # --- arguments ----------------------------------------------------------------
 
+def _at_least_zero(kind, unit, most=None):
+    """An argparse type: a number of unit, 0 or more (a negative count or
+    timeout means nothing; select(2) refuses one), and at most most."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = -1
+        # "not >=" also refuses nan
+        if not value >= 0 or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(
+                "%r is not a number of %s, 0%s" % (
+                    text, unit, " or more" if most is None else " to %.0f" % most))
+        return value
+    return parse
+
+
 def parser():
     ap = argparse.ArgumentParser(
         prog=PROG, description="Show and control a smartio cluster through "
@@ -350,12 +636,22 @@ def parser():
     g.add_argument("-J", "--json", action="store_true")
     g.add_argument("--tree", action="store_true")
     g.add_argument("--dot", action="store_true")
+    p.add_argument("-o", "--output", dest="columns", type=_columns, metavar="COLUMNS",
+                   help="the table's columns, comma-separated: %s" % ",".join(render.COLUMNS))
+    p.add_argument("devices", nargs="*", metavar="DEV", help="only these devices")
     p.set_defaults(fn=cmd_list)
+
+    p = sub.add_parser("show", help="one device, node or segment in full")
+    p.add_argument("object", help="nvme0, host0, host0.ring (or dev/, nodes/, seg/ before it)")
+    p.add_argument("-J", "--json", action="store_true")
+    p.set_defaults(fn=cmd_show)
 
     p = sub.add_parser("status", help="nodes, adapters and segments; exit 1 if anything is down")
     p.add_argument("--prometheus", action="store_true",
                    help="Prometheus text format (node_exporter textfile collector)")
     p.add_argument("-o", "--output", help="write to this file atomically")
+    p.add_argument("nodes", nargs="*", metavar="NODE",
+                   help="only these nodes (and the devices they lend)")
     p.set_defaults(fn=cmd_status)
 
     p = sub.add_parser("lend", help="set who may borrow a device")
@@ -367,8 +663,25 @@ def parser():
         p = sub.add_parser(name, help=what + " (default node: this mount's)")
         p.add_argument("dev")
         p.add_argument("node", nargs="?")
+        if name == "borrow":
+            p.add_argument("-w", "--window", type=_window, metavar="SIZE|ram",
+                           help="the DMA window's size (default 64 MiB)")
         p.set_defaults(fn=fn)
-    p = sub.add_parser("reclaim", help="revoke every borrower (on the lender's mount)")
+    p = sub.add_parser("link", help="show or set an adapter's link")
+    p.add_argument("node")
+    p.add_argument("adapter")
+    p.add_argument("state", nargs="?", choices=("up", "down"))
+    p.set_defaults(fn=cmd_link)
+    p = sub.add_parser("sriov", help="show or set how many virtual functions a PF enables")
+    p.add_argument("dev")
+    p.add_argument("numvfs", nargs="?", type=_at_least_zero(int, "virtual functions"))
+    p.set_defaults(fn=cmd_sriov)
+    p = sub.add_parser("peer", help="map a device's BARs for another device (peer-to-peer)")
+    p.add_argument("action", choices=("map", "unmap"))
+    p.add_argument("dev", help="the device that will DMA")
+    p.add_argument("peer", help="the device whose BARs it reaches")
+    p.set_defaults(fn=cmd_peer)
+    p = sub.add_parser("reclaim", help="revoke every borrower (on the lender's or a management mount)")
     p.add_argument("dev")
     p.set_defaults(fn=cmd_reclaim)
     p = sub.add_parser("mode", help="show or set exclusive or shared mode")
@@ -385,27 +698,60 @@ def parser():
     q.add_argument("--export", action="store_true")
     q = ss.add_parser("destroy")
     q.add_argument("segment")
+    q = ss.add_parser("attach", help="attach for a node while this command runs")
+    q.add_argument("segment")
+    q.add_argument("node", nargs="?")
+    q.add_argument("--ready", metavar="FILE", help="create FILE once attached")
+    g = q.add_mutually_exclusive_group()
+    g.add_argument("--until-detached", action="store_true",
+                   help="return at once; a background process holds it until detached")
+    g.add_argument("--for-pid", type=int, metavar="PID",
+                   help="return at once; held until process PID ends (or detached)")
+    q = ss.add_parser("detach")
+    q.add_argument("segment")
+    q.add_argument("node", nargs="?")
+    q = ss.add_parser("map", help="map the segment for a device (prints its address)")
+    q.add_argument("segment")
+    q.add_argument("dev")
+    q = ss.add_parser("unmap")
+    q.add_argument("segment")
+    q.add_argument("dev")
     q = ss.add_parser("export")
     q.add_argument("segment")
     q.add_argument("state", nargs="?", choices=("on", "off"), default="on")
     q = ss.add_parser("apply", help="create the segments a config file declares")
     q.add_argument("--if-exists", action="store_true",
                    help="a missing file is nothing to do")
-    q.add_argument("file")
+    q.add_argument("file", nargs="?",
+                   help="default: %s" % (SEGMENTS_CONF or "none, name one"))
     p.set_defaults(fn=cmd_segment)
 
     p = sub.add_parser("watch", help="the event stream as readable lines")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
-    p.add_argument("-k", "--kind", action="append", help="only events of this kind")
+    p.add_argument("-k", "--kind", action="append", choices=evmod.KINDS, metavar="KIND",
+                   help="only events of this kind: %s" % ", ".join(evmod.KINDS))
     p.add_argument("-n", "--node", action="append", help="only events about this node")
     p.add_argument("-d", "--dev", action="append", help="only events about this device")
-    p.add_argument("-c", "--count", type=int, help="stop after this many events")
-    p.add_argument("-t", "--timeout", type=float, help="stop after this many seconds without one")
+    p.add_argument("-c", "--count", type=_at_least_zero(int, "events"),
+                   help="stop after this many events")
+    p.add_argument("-t", "--timeout", type=_at_least_zero(float, "seconds", 1e9),
+                   help="stop after this many seconds without one")
     p.add_argument("--ready", metavar="FILE", help="create FILE once the stream is open")
     p.add_argument("--metrics", metavar="FILE",
                    help="keep FILE the Prometheus counts of events read and lost")
     p.set_defaults(fn=cmd_watch)
+    _add_version(ap)
     return ap
+
+
+def _add_version(p):
+    """--version on the command and on every subcommand, as in ip(8)'s -V
+    anywhere: an operator adds it to the line they have."""
+    p.add_argument("--version", action="version", version="%s %s" % (PROG, __version__))
+    for act in p._actions:
+        if isinstance(act, argparse._SubParsersAction):
+            for sub in act.choices.values():
+                _add_version(sub)
 
 
 def main(argv=None):

@@ -111,6 +111,17 @@ def _unknown_nodes(c, names):
     return [n for n in names if n not in known and n not in ("all", "none")]
 
 
+def _links_down(c, nodes):
+    """'the link of ntb0 on host1 is down' for each adapter of nodes whose
+    link is down."""
+    out = []
+    for n in nodes:
+        for ad in sorted(os.listdir(c.path("nodes", n, "adapters"))):
+            if _read(c, "nodes", n, "adapters", ad, "link") == "down":
+                out.append("the link of %s on %s is down" % (ad, n))
+    return out
+
+
 def _space(c, a, b):
     """The adapters of a and b with no look-up table or requester entry
     left, as words."""
@@ -129,7 +140,7 @@ def _space(c, a, b):
     return full
 
 
-def _device(c, op, e, dev, node=None, policy=None, mode=None, **_):
+def _device(c, op, e, dev, node=None, policy=None, mode=None, numvfs=None, **_):
     lender = _read(c, "dev", dev, "node")
     borrowers = _list(c, "dev", dev, "borrow")
     devmode = _read(c, "dev", dev, "mode")
@@ -163,6 +174,11 @@ def _device(c, op, e, dev, node=None, policy=None, mode=None, **_):
                 return "%s's lender %s is down" % (dev, lender)
             if down:
                 return "the borrowing node %s is down" % node
+            # Both nodes up: an adapter's link on the path is what is down.
+            links = _links_down(c, (node, lender))
+            if links:
+                return "%s: %s cannot reach %s, the lender of %s" % (
+                    "; ".join(links), node, lender, dev)
             return "%s or %s went down during the borrow" % (lender, node)
         if e == errno.ENOSPC:
             full = _space(c, node, lender)
@@ -179,6 +195,17 @@ def _device(c, op, e, dev, node=None, policy=None, mode=None, **_):
     if op == "reclaim" and e == errno.EACCES:
         return ("only %s's lender %s may reclaim it; this mount is %s"
                 % (dev, lender, _self(c)))
+    if op == "sriov":
+        enabled = _read(c, "dev", dev, "sriov_numvfs")
+        if e == errno.ERANGE:
+            return "%s has %s virtual functions: %s is more" % (
+                dev, _read(c, "dev", dev, "sriov_totalvfs"), numvfs)
+        if e == errno.EBUSY and str(numvfs) != "0" and enabled not in (None, "0"):
+            return ("%s has %s virtual functions enabled: disable them first "
+                    "(sriov %s 0), as in Linux" % (dev, enabled, dev))
+        if e == errno.EBUSY:
+            return ("a virtual function of %s is borrowed or mapped: return or "
+                    "unmap it first" % dev)
     if op == "mode":
         if e == errno.EINVAL:
             return "'%s' is not a mode: give exclusive or shared" % mode

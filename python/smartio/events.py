@@ -3,6 +3,15 @@
 import os
 import select
 
+# Every kind of event the core writes (lib/core/event.c's table, in its
+# order; tests/python/test_cli_validation.py keeps the two the same), and
+# the reader's own "lost".
+KINDS = ("node-up", "node-down", "lend", "borrow", "return", "reclaim",
+         "segment-create", "segment-destroy", "segment-attach", "segment-detach",
+         "dma-fault", "link-up", "link-down", "mode", "segment-dma-map",
+         "segment-dma-unmap", "msi", "peer-refused", "failover", "sriov",
+         "multicast", "segment-export", "segment-withdraw", "lost")
+
 
 def parse(line):
     """'42 1763800000.120033441 borrow dev/nvme0 node=host3' ->

@@ -58,3 +58,43 @@ def class_name(code):
     base, sub = (code >> 16) & 0xff, (code >> 8) & 0xff
     return (_classes.get((base, sub)) or _classes.get((base,)) or
             BASE.get(base) or "class %#08x" % code)
+
+
+def _ids_path():
+    path = os.environ.get("SMARTIO_PCI_IDS")
+    for p in ([path] if path else PATHS):
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+def names(vendor, device, subvendor=None, subdevice=None):
+    """(vendor name, device name, subsystem name) from pci.ids, each None
+    when it is not listed.  Reads only up to the vendor's entry."""
+    vname = dname = sname = None
+    path = _ids_path()
+    if path is None:
+        return vname, dname, sname
+    want_v, want_d = "%04x" % vendor, "%04x" % device
+    want_s = None if subvendor is None else "%04x %04x" % (subvendor, subdevice or 0)
+    in_vendor = in_device = False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            if not line.startswith("\t"):
+                if in_vendor or line.startswith("C "):
+                    break       # past the vendor, or into the classes
+                code, _, name = line.rstrip("\n").partition("  ")
+                if code.lower() == want_v:
+                    vname, in_vendor = name.strip(), True
+            elif in_vendor and not line.startswith("\t\t"):
+                code, _, name = line.strip().partition("  ")
+                in_device = code.lower() == want_d
+                if in_device:
+                    dname = name.strip()
+            elif in_device and want_s:
+                code, _, name = line.strip().partition("  ")
+                if code.lower() == want_s:
+                    sname = name.strip()
+    return vname, dname, sname

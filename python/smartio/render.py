@@ -19,41 +19,93 @@ def _pair(text):
     return {"used": int(used), "total": int(total)}
 
 
+def _read_opt(obj, name):
+    """The lines of an attribute that not every backend has, or None."""
+    try:
+        return _lines(obj.read(name))
+    except FileNotFoundError:
+        return None
+
+
+def adapter_info(a):
+    """Every attribute of the adapter's directory (smartio(7))."""
+    info = {"name": a.name, "link": a.link, "peers": a.peers,
+            "luts": _pair(a.read("luts")),
+            "requesters": _pair(a.read("requesters")),
+            "window": a.window}
+    for key in ("requesters_in", "switch_requesters", "switch_requesters_in"):
+        v = _read_opt(a, key)
+        if v is not None:
+            info[key] = _pair(v[0]) if v else None
+    v = _read_opt(a, "switch")
+    if v is not None:
+        info["switch"] = v[0] if v else None
+    for key in ("hops", "speed"):
+        v = _read_opt(a, key)
+        if v is not None:
+            info[key] = {w[0]: [int(x) for x in w[1:]] for w in (l.split() for l in v)}
+    return info
+
+
+def segment_info(n, s):
+    return {"name": s.name, "owner": n.name, "size": s.size,
+            "available": s.available, "attached": s.attached,
+            "dma": {d: "%#x" % v for d, v in s.dma.items()}}
+
+
+def node_info(n, me):
+    return {"name": n.name, "id": n.id, "state": n.state,
+            "self": n.name == me,
+            "adapters": [adapter_info(a) for a in n.adapters],
+            "devices": [d.name for d in n.devices],
+            "borrowed": [d.name for d in n.borrowed],
+            "segments": [segment_info(n, s) for s in n.segments]}
+
+
+def device_info(d):
+    cls = d.read("class")
+    return {
+        "name": d.name, "fdid": d.read("fdid"), "node": d.node,
+        "bdf": d.bdf, "vendor": d.read("vendor"), "device": d.read("device"),
+        "subsystem_vendor": d.read("subsystem_vendor"),
+        "subsystem_device": d.read("subsystem_device"),
+        "revision": d.read("revision"), "class": cls,
+        "class_name": pciids.class_name(int(cls, 16)),
+        "state": d.state, "lend": _lines(d.read("lend")),
+        "borrowers": d.borrowers, "mode": d.mode, "stats": d.stats}
+
+
+def reachability(nodes, devices):
+    """Sets each device's "reach" ("ok", "lender-down" or "cut-off") and
+    "unreachable" (why not, or None): the state file says what the lender
+    decided (local, available, borrowed); whether anyone can reach the
+    device now is its lender's node and links."""
+    by = {n["name"]: n for n in nodes}
+    for d in devices:
+        lender = by.get(d["node"])
+        reach, why = "ok", None
+        if lender is None or lender["state"] != "up":
+            reach, why = "lender-down", "its lender %s is down" % d["node"]
+        elif lender["adapters"] and all(a["link"] != "up" for a in lender["adapters"]):
+            reach, why = "cut-off", "every link of its lender %s is down" % d["node"]
+        d["reach"], d["unreachable"] = reach, why
+
+
 def snapshot(c):
     """The state of cluster c; its keys are documented in smartio(1)."""
     me = c.self_name
-    nodes = []
-    for n in c.nodes:
-        adapters = []
-        for a in n.adapters:
-            adapters.append({"name": a.name, "link": a.link, "peers": a.peers,
-                             "luts": _pair(a.read("luts")),
-                             "requesters": _pair(a.read("requesters")),
-                             "window": a.window})
-        segs = []
-        for s in n.segments:
-            segs.append({"name": s.name, "owner": n.name, "size": s.size,
-                         "available": s.available, "attached": s.attached,
-                         "dma": {d: "%#x" % v for d, v in s.dma.items()}})
-        nodes.append({"name": n.name, "id": n.id, "state": n.state,
-                      "self": n.name == me, "adapters": adapters,
-                      "devices": [d.name for d in n.devices],
-                      "borrowed": [d.name for d in n.borrowed],
-                      "segments": segs})
-    devices = []
-    for d in c.devices:
-        cls = d.read("class")
-        devices.append({
-            "name": d.name, "fdid": d.read("fdid"), "node": d.node,
-            "bdf": d.bdf, "vendor": d.read("vendor"), "device": d.read("device"),
-            "subsystem_vendor": d.read("subsystem_vendor"),
-            "subsystem_device": d.read("subsystem_device"),
-            "revision": d.read("revision"), "class": cls,
-            "class_name": pciids.class_name(int(cls, 16)),
-            "state": d.state, "lend": _lines(d.read("lend")),
-            "borrowers": d.borrowers, "mode": d.mode, "stats": d.stats})
+    nodes = [node_info(n, me) for n in c.nodes]
+    devices = [device_info(d) for d in c.devices]
+    reachability(nodes, devices)
     return {"schema": SCHEMA, "mount": os.path.abspath(c.root), "self": me,
             "nodes": nodes, "devices": devices}
+
+
+def shown_state(d):
+    """The state a user sees: the file's while the device can be reached,
+    else why not (lender-down, cut-off)."""
+    reach = d.get("reach", "ok")
+    return d["state"] if reach == "ok" else reach
 
 
 def human_size(n):
@@ -69,12 +121,30 @@ def _policy(lend):
     return ",".join(lend) if lend else "none"
 
 
-def table(snap):
-    cols = ("DEVICE", "NODE", "BDF", "CLASS", "STATE", "LEND", "BORROWERS", "MODE")
+# The columns of `smartio list -o`: name -> (heading, the cell of a device).
+COLUMNS = {
+    "device": ("DEVICE", lambda d: d["name"]),
+    "node": ("NODE", lambda d: d["node"]),
+    "bdf": ("BDF", lambda d: d["bdf"]),
+    "class": ("CLASS", lambda d: d["class_name"]),
+    "state": ("STATE", shown_state),
+    "lend": ("LEND", lambda d: _policy(d["lend"])),
+    "borrowers": ("BORROWERS", lambda d: ",".join(d["borrowers"]) or "-"),
+    "mode": ("MODE", lambda d: d["mode"]),
+    "fdid": ("FDID", lambda d: d["fdid"]),
+    "vendor": ("VENDOR", lambda d: d["vendor"]),
+    "device_id": ("DEVICE_ID", lambda d: d["device"]),
+    "revision": ("REV", lambda d: d["revision"]),
+    "class_code": ("CLASS_CODE", lambda d: d["class"]),
+}
+DEFAULT_COLUMNS = ("device", "node", "bdf", "class", "state", "lend", "borrowers", "mode")
+
+
+def table(snap, columns=DEFAULT_COLUMNS):
+    cols = tuple(COLUMNS[c][0] for c in columns)
     rows = [cols]
     for d in snap["devices"]:
-        rows.append((d["name"], d["node"], d["bdf"], d["class_name"], d["state"],
-                     _policy(d["lend"]), ",".join(d["borrowers"]) or "-", d["mode"]))
+        rows.append(tuple(COLUMNS[c][1](d) for c in columns))
     w = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     return "".join("  ".join(v.ljust(w[i]) for i, v in enumerate(r)).rstrip() + "\n"
                    for r in rows)
@@ -112,7 +182,7 @@ def tree(snap):
             if d["borrowers"]:
                 extra = "  borrowed by %s (%s)" % (",".join(d["borrowers"]), d["mode"])
             dl.append(("%s  %s  %s  %s%s" % (name, d["bdf"], d["class_name"],
-                                            d["state"], extra), []))
+                                            shown_state(d), extra), []))
         items.append(("devices", dl))
         sl = []
         for s in n["segments"]:
@@ -168,7 +238,8 @@ def dot(snap):
             d = devs.get(name, {})
             out.append("    %s [shape=component, label=%s];" % (
                 _q("dev:" + name),
-                _q("%s\\n%s\\n%s" % (name, d.get("class_name", ""), d.get("state", "")))))
+                _q("%s\\n%s\\n%s" % (name, d.get("class_name", ""),
+                                       shown_state(d) if d else ""))))
         for s in n["segments"]:
             out.append("    %s [shape=note, label=%s];" % (
                 _q("seg:%s.%s" % (n["name"], s["name"])),
@@ -228,7 +299,7 @@ def problems(snap):
     return out
 
 
-def status(snap):
+def status(snap, scope="cluster"):
     out = []
     for n in snap["nodes"]:
         out.append("%s  %s%s" % (n["name"], n["state"],
@@ -246,7 +317,7 @@ def status(snap):
         else:
             out.append("  segments: none")
     bad = problems(snap)
-    out.append("cluster: " + ("; ".join(bad) if bad else "all nodes and links up"))
+    out.append("%s: " % scope + ("; ".join(bad) if bad else "all nodes and links up"))
     return "\n".join(out) + "\n"
 
 

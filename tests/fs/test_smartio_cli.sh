@@ -97,6 +97,11 @@ refused "no NTB adapter of host1 reaches host2, the lender of nvme2 (EHOSTUNREAC
 refused "host2 does not borrow nvme0 (borrowed by host1) (EINVAL)" s0 return nvme0 host2
 refused "host1 does not borrow nic0 (nobody borrows it) (EINVAL)" s1 return nic0
 refused "only nvme0's lender host0 may reclaim it; this mount is host1 (EACCES)" s1 reclaim nvme0
+# The management mount acts for every node: it reclaims host1's gpu0 as
+# its lender (smartio(7), Which node a mount acts for).
+ok "borrow gpu0 for host0" s0 borrow gpu0
+ok "reclaim gpu0 from the management mount" s0 reclaim gpu0
+expect_eq "gpu0 reclaimed" "$(cat "$A/dev/gpu0/borrow")" ""
 refused "'turbo' is not a mode: give exclusive or shared (EINVAL)" s0 mode nic0 turbo
 # Issue 17: exclusive becomes shared while host1 keeps nvme0; back to
 # exclusive is refused while it is borrowed.
@@ -130,6 +135,11 @@ refused "segment host0.ring already exists (1048576 bytes) (EEXIST)" \
 	s0 segment create ring 1M
 refused "'bad.name' is not a segment name: letters, digits, _ and -, at most 31 characters (EINVAL)" \
 	s0 segment create host0.bad.name 4k
+# A path is not a name either (mkdir would have looked up "a" and said ENOENT).
+refused "'a/b' is not a segment name: letters, digits, _ and -, at most 31 characters (EINVAL)" \
+	s0 segment create a/b 1M
+refused "'..' is not a segment name: letters, digits, _ and -, at most 31 characters (EINVAL)" \
+	s0 segment create host0... 1M
 refused "host3, the owner of host3.x, is down (EHOSTDOWN)" s0 segment create host3.x 4k
 refused "'0' is not a size for host0.z: a number of bytes, k, M or G, more than zero and within the owner's memory (EINVAL)" \
 	s0 segment create z 0
@@ -154,7 +164,7 @@ ok "segment destroy big" s0 segment destroy big
 # A size that is not one is a usage error (exit 2), before any write.
 set +e; s0 segment create y 1X 2> "$TMP/err"; rc=$?; set -e
 expect_eq "bad size exit" "$rc" 2
-expect_eq "bad size message" "$(cat "$TMP/err")" "smartio: bad size '1X': a number with k, M or G"
+expect_eq "bad size message" "$(cat "$TMP/err")" "smartio: bad size '1X': a decimal or 0x hex number, with k, M or G"
 
 # segment apply: a config file's segments, applied twice (idempotent).
 printf '# name size\nhost0 cfg 8k export\nhost2 other 4096\n' > "$TMP/segs.conf"
@@ -176,6 +186,19 @@ expect_eq "apply syntax" "$(cat "$TMP/err")" \
 s0 segment destroy cfg; s0 segment destroy host2.other
 
 # --- watch: readable lines and JSON, filtered -----------------------------
+# A negative, infinite or unparsable count or timeout is a usage error
+# (exit 2, one line naming the option), not a traceback.
+for bad in "-t -1" "-t nan" "-t inf" "-t 1e300" "-t soon" "-c -1"; do
+	set +e
+	# shellcheck disable=SC2086 # two words: the option and its value
+	s0 watch $bad > "$TMP/out" 2> "$TMP/err"; rc=$?
+	set -e
+	[ $rc = 2 ] || fail "watch $bad: exit $rc, want 2: $(cat "$TMP/err")"
+	grep -q "^smartio watch: error: argument -[tc]/--[a-z]*: .* is not a number of" "$TMP/err" ||
+		fail "watch $bad: $(cat "$TMP/err")"
+	! grep -q Traceback "$TMP/err" || fail "watch $bad: a traceback"
+done
+ok "watch -t 0 (nothing waiting)" s0 watch -t 0
 s0 watch --ready "$TMP/w1" -c 2 -d nvme0 > "$TMP/watch.txt" &
 w1=$!
 s0 watch --ready "$TMP/w2" --json -c 1 -k return > "$TMP/watch.json" &
@@ -201,7 +224,7 @@ ev = json.loads(open(sys.argv[1]).read())
 assert ev["kind"] == "return" and ev["object"] == "dev/nvme0" and ev["node"] == "host1", ev
 assert isinstance(ev["seq"], int) and ev["time"].count(".") == 1, ev
 EOF
-expect_eq "watch by node" "$(sed -E 's/^[0-9:.]+ #[0-9]+ //' "$TMP/watch.node")" "gpu0 lent to a list of nodes"
+expect_eq "watch by node" "$(sed -E 's/^[0-9:.]+ #[0-9]+ //' "$TMP/watch.node")" "gpu0 lent to host0"
 # -t: no event for that long ends the watch (exit 0, nothing printed).
 set +e
 timeout 30 "$SMARTIO" -m "$A" watch -t 0.5 -d nvme0 > "$TMP/out" 2> "$TMP/err"; rc=$?
@@ -294,6 +317,25 @@ echo down > "$D/nodes/host3/adapters/ntb0/link"
 set +e; "$SMARTIO" -m "$D" status > "$TMP/out" 2>&1; rc=$?; set -e
 expect_eq "status exit with a link down" "$rc" 1
 expect_eq "status link down" "$(tail -n1 "$TMP/out")" "cluster: link of ntb0 on host3 is down"
+# Both nodes up, the borrower's link down: the sentence names the link.
+echo all > "$D/dev/acc0/lend"
+echo down > "$D/nodes/host1/adapters/ntb0/link"
+A=$D refused "the link of ntb0 on host1 is down: host1 cannot reach host2, the lender of acc0 (EHOSTDOWN)" \
+	"$SMARTIO" -m "$D" borrow acc0 host1
+echo up > "$D/nodes/host1/adapters/ntb0/link"
+# sriov's sentences, on a cluster with an SR-IOV function.
+mount_sfs "$TMP/m6" --fabric "$FABRIC-sriov" --topology "$(cd "$(dirname "$conf")" && pwd)/sriov.conf"
+S6() { "$SMARTIO" -m "$TMP/m6" "$@"; }
+A=$TMP/m6 refused "nic0 has 4 virtual functions: 9 is more (ERANGE)" S6 sriov nic0 9
+ok "sriov 2" S6 sriov nic0 2
+A=$TMP/m6 refused "nic0 has 2 virtual functions enabled: disable them first (sriov nic0 0), as in Linux (EBUSY)" \
+	S6 sriov nic0 3
+ok "lend a VF" S6 lend nic0v0 all
+ok "borrow a VF" S6 borrow nic0v0 host1
+A=$TMP/m6 refused "a virtual function of nic0 is borrowed or mapped: return or unmap it first (EBUSY)" \
+	S6 sriov nic0 0
+fusermount3 -u "$TMP/m6"
+rm -rf "/dev/shm/smartio-$FABRIC-sriov"
 rm -rf "/dev/shm/smartio-$FABRIC-slow"
 # Not a mount: exit 2 and a sentence.
 set +e; "$SMARTIO" -m "$TMP" list 2> "$TMP/err"; rc=$?; set -e

@@ -21,14 +21,22 @@ comp smartio -m "$M" segment ""
 comp smartio -m "$M" segment destroy ""
 comp smartio -m "$M" mode nvme0 ""
 comp smartio -m "$M" watch -k segment-d
+comp smartio -m "$M" show ho
+comp smartio -m "$M" list -o cl
+comp smartio -m "$M" status h
+comp smartio -m "$M" link host0 ""
 ' _ "$bc" "$sfs_top/contrib/bash-completion/smartio" "$M") || fail "completion failed: $out"
-expect_eq "completions" "$out" "list status lend borrow return reclaim mode segment watch -m --mount -h --help
+expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment link peer sriov watch -m --mount -h --help --version
 borrow
 acc0 acc1 gpu0 nic0 nic1 nvme0 nvme1 nvme2
 host0 host1 host2 host3
 all
-create destroy export apply
+create destroy export attach detach map unmap apply
 host1.buf
 exclusive shared
-segment-destroy segment-detach segment-dma-map segment-dma-unmap"
+segment-destroy segment-detach segment-dma-map segment-dma-unmap
+host0 host1 host2 host3 host1.buf
+class class_code
+host0 host1 host2 host3
+ntb0"
 echo "PASS: $TEST"

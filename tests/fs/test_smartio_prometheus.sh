@@ -4,8 +4,8 @@
 # parser of the text format, and its samples are the namespace's values:
 # node and link up, LUT and requester use, borrowers and counters per
 # device, segment sizes.  With nodes down it still writes every metric (0
-# for them) and exits 1; -o writes the file for node_exporter's textfile
-# collector; `smartio watch --metrics` counts events read and lost.
+# for them) and exits 1, but 0 with -o, which writes the file for
+# node_exporter's textfile collector (the exit says it was written); `smartio watch --metrics` counts events read and lost.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pyfind.sh"
 py=$(pyfind prometheus_client python3-prometheus-client)
@@ -105,13 +105,20 @@ lost = f["smartio_events_lost"].samples[0].value
 assert f["smartio_events_lost"].type == "counter" and 0 < lost <= 1100, lost
 PYEOF
 
-# A node of its own (the others down): exit 1, every metric still written.
+# A node of its own (the others down): to standard output exit 1; with -o
+# exit 0, the file written with every metric (the health is in it).
 mount_sfs "$TMP/m1" --fabric "$FABRIC-alone" --node host2
 set +e
+"$SMARTIO" -m "$TMP/m1" status --prometheus > /dev/null 2>&1; rc=$?
+expect_eq "exit with nodes down, to standard output" "$rc" 1
 "$SMARTIO" -m "$TMP/m1" status --prometheus -o "$TMP/alone.prom" 2> "$TMP/err"; rc=$?
+expect_eq "exit with nodes down, the file written" "$rc" 0
+"$SMARTIO" -m "$TMP/m1" status --prometheus -o "$TMP/no/such/dir.prom" 2> "$TMP/err2"; rc=$?
+expect_eq "exit when the file cannot be written" "$rc" 1
+expect_eq "sentence when the file cannot be written" "$(cat "$TMP/err2")" \
+	"smartio: cannot write $TMP/no/such/dir.prom: No such file or directory"
 set -e
 rm -rf "/dev/shm/smartio-$FABRIC-alone"
-expect_eq "exit with nodes down" "$rc" 1
 grep -qx "smartio: node host0 is down" "$TMP/err" || fail "no down message: $(cat "$TMP/err")"
 out=$(check "$TMP/alone.prom" "$TMP/m1" 1) || fail "metrics with nodes down: $out"
 grep -qx 'smartio_node_up{node="host0"} 0' "$TMP/alone.prom" || fail "host0 not 0"

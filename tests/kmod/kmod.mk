@@ -27,11 +27,11 @@ EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk \
 	contrib/kernels/kernel-lib.sh
 dist_man_MANS += man/smartio.4
 
-# udev rules for smartio.ko's devices (/dev/smartio names, shadow tags)
-# and an example automation rule; configure with
-# udevrulesdir=/lib/udev/rules.d for the system's udev.
+# udev rules for smartio.ko's devices (/dev/smartio names, shadow tags);
+# configure with udevrulesdir=/lib/udev/rules.d for the system's udev.
+# The example automation rule is installed with the examples (Makefile.am).
 udevrulesdir = $(prefix)/lib/udev/rules.d
-dist_udevrules_DATA = udev/60-smartio.rules udev/90-smartio-example.rules
+dist_udevrules_DATA = udev/60-smartio.rules
 
 DEBIAN13_DIR = $(abs_top_builddir)/kernels/debian13
 export DEBIAN13_DIR

@@ -41,7 +41,7 @@ def test_lend_borrow_return_write_the_files(cluster):
     d.lend(["host0", "host2"])
     assert cat(cluster, "dev/nvme1/lend") == "host0\nhost2\n" and d.policy == ["host0", "host2"]
     d.lend("all")
-    assert d.policy == "all"
+    assert d.policy == ["all"]
     d.borrow()
     assert d.borrowers == ["host0"] and d.state == "borrowed"
     assert [b.name for b in cluster.self.borrowed] == ["nvme1"]
