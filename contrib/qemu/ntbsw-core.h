@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What every NTB function on the smartio switch shares, whatever registers
+ * its guest sees: the connection to smartio-ntb-switch, the pipes to each
+ * peer, the peers' guest RAM, the RAM aliases in the outbound windows,
+ * forwarded reads and writes, and the interrupt path.  Two device models
+ * use it: smartio-ntb-port (the project's own register map) and
+ * switchtec-nt (a Microchip Switchtec PFX NT function).  A model says
+ * where its windows lead through struct ntbsw_core_ops; ntbsw-core.c does
+ * the rest.
+ */
+#ifndef NTBSW_CORE_H
+#define NTBSW_CORE_H
+
+#include "qemu/osdep.h"
+#include "qemu/thread.h"
+#include "hw/pci/pci.h"
+#include "sysemu/hostmem.h"
+#include "exec/memory.h"
+
+#include "ntbsw-proto.h"
+
+#define NTBSW_MSI_BASE	0xfee00000ULL	/* the interrupt range */
+#define NTBSW_MSI_SIZE	0x100000ULL
+#define NTBSW_PENDING	16	/* outstanding forwarded reads */
+#define NTBSW_READ_TIMEOUT_MS 1000
+#define NTBSW_NR_WIN	2	/* outbound window BARs: BAR2, BAR4 */
+/* RAM alias slots: a Switchtec function's 512 LUT entries and 2 windows */
+#define NTBSW_MAX_SLOTS	520
+
+struct ntbsw_pending {
+	bool busy, done, ok;
+	uint8_t dst;
+	uint64_t data;
+};
+
+struct ntbsw_peer {
+	MemoryRegion ram;		/* the peer's guest RAM (shared fd) */
+	bool have_ram;
+	void *ram_ptr;
+	uint64_t ram_size;
+	int tx_fd;	/* data pipe to the peer (send_lock), -1: none */
+	int irq_fd;	/* interrupt pipe to the peer (send_lock) */
+	int rx_fd;	/* data pipe from the peer (big lock) */
+};
+
+/* A RAM alias of a peer's RAM at one place of an outbound window. */
+struct ntbsw_alias {
+	MemoryRegion *mr;
+	unsigned int peer, win;
+	uint64_t bar_off, target, len;
+};
+
+/* Where one alias slot leads now; false: nowhere (no alias). */
+struct ntbsw_slot {
+	unsigned int peer, win;
+	uint64_t bar_off, target, len;
+};
+
+struct ntbsw_core;
+
+struct ntbsw_core_ops {
+	/* A notice from a peer (NTBSW_NOTE_* bits), big lock held. */
+	void (*notify)(struct ntbsw_core *c, unsigned int src, uint64_t note);
+	/* A peer came, left or lost the switch: links may have changed. */
+	void (*peers_changed)(struct ntbsw_core *c);
+	/* How many alias slots the model has, and where slot i leads. */
+	unsigned int (*nr_slots)(struct ntbsw_core *c);
+	bool (*slot)(struct ntbsw_core *c, unsigned int i,
+		     struct ntbsw_slot *out);
+	/*
+	 * An access of size bytes at offset addr of window BAR w that no
+	 * alias served: the peer and its address, false when the access goes
+	 * nowhere (reads all-ones, writes dropped; the model counts it).
+	 */
+	bool (*translate)(struct ntbsw_core *c, unsigned int w, hwaddr addr,
+			  unsigned int size, unsigned int *peer,
+			  uint64_t *target);
+};
+
+struct ntbsw_core {
+	PCIDevice *pci;
+	const struct ntbsw_core_ops *ops;
+	const char *name;	/* in messages: the device type */
+
+	/* properties */
+	char *switch_path;
+	uint32_t port;
+	HostMemoryBackend *memdev;
+
+	int sock;
+	QemuMutex send_lock;
+	struct ntbsw_state *st;
+	size_t st_len;		/* bytes of the switch state mapped */
+	uint32_t nports;
+	struct ntbsw_peer peer[NTBSW_MAX_PORTS];
+
+	MemoryRegion win[NTBSW_NR_WIN];		/* BAR2, BAR4 containers */
+	MemoryRegion win_io[NTBSW_NR_WIN];	/* forwarding background */
+	uint64_t win_size[NTBSW_NR_WIN];
+	struct ntbsw_alias alias[NTBSW_MAX_SLOTS];
+	uint64_t slow;		/* outbound accesses by callback, not alias */
+
+	QemuThread rx_thread;
+	QemuMutex q_lock;
+	GQueue *rxq;			/* struct rx_item, for the main loop */
+	QEMUBH *bh;
+
+	QemuMutex p_lock;
+	QemuCond p_cond;
+	struct ntbsw_pending pend[NTBSW_PENDING];
+};
+
+#define NTBSW_ME(c) (&(c)->st->port[(c)->port])
+
+/* instance_init: no connection, no pipes. */
+void ntbsw_core_init(struct ntbsw_core *c, PCIDevice *pci,
+		     const struct ntbsw_core_ops *ops, const char *name);
+/*
+ * realize, first half: checks the properties, connects to the switch and
+ * maps its state (min_state bytes at least).  -1 with errp set.
+ */
+int ntbsw_core_connect(struct ntbsw_core *c, size_t min_state,
+		       Error **errp);
+/* realize, second half: window BARs 2 and 4 of these sizes, the threads. */
+void ntbsw_core_start(struct ntbsw_core *c, const uint64_t *win_size);
+
+int ntbsw_send(struct ntbsw_core *c, struct ntbsw_msg *m, int fd);
+void ntbsw_notify(struct ntbsw_core *c, unsigned int dst, uint64_t note);
+/* Rebuilds every RAM alias from the model's slots (big lock held). */
+void ntbsw_remap(struct ntbsw_core *c);
+/* Reads waiting on the peers in mask answer all-ones now. */
+void ntbsw_fail_reads(struct ntbsw_core *c, uint32_t mask);
+void ntbsw_msix(struct ntbsw_core *c, unsigned int vec);
+bool ntbsw_present(struct ntbsw_core *c, unsigned int p);
+
+#endif
