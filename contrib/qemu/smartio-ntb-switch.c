@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "ntbsw-proto.h"
+#include "switchtec-gas.h"
 
 #define HELLO_MS	5000	/* a new connection's time to say hello */
 #define PENDING_MAX	16	/* connections waiting for their hello */
@@ -394,8 +395,106 @@ static int relay(unsigned int p)
 static void usage(void)
 {
 	fprintf(stderr, "usage: smartio-ntb-switch -S SOCKET -n PORTS "
-		"[-w WINDOW_BYTES] [-W WINDOW1_BYTES]\n");
+		"[-w WINDOW_BYTES] [-W WINDOW1_BYTES]\n"
+		"       [-x switchtec-option,...]  (luts=N,rids=N,bar2=BYTES,"
+		"bar4=BYTES,device=ID)\n");
 	exit(2);
+}
+
+/* A size with an optional K, M or G; 0 when it is not one. */
+static unsigned long long parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
+	return *end || end == s ? 0 : v;
+}
+
+/*
+ * The Switchtec fabric's configuration, what the chip's firmware would
+ * hold (-x): LUT entries per partition (a power of two, 1..512),
+ * requester-id table entries (2..512), BAR2 (the LUT area and a direct
+ * window as large) and BAR4 (a direct window) sizes, the PCI device id.
+ */
+static struct stx_state stx_cfg = {
+	.device_id = STX_DEVICE_DEFAULT, .lut_entries = 32,
+	.rid_entries = 32, .bar_size = { 4ULL << 20, 4ULL << 20 },
+};
+static int stx_on;
+
+static int stx_option(char *opt)
+{
+	char *tok, *save = NULL;
+
+	stx_on = 1;
+	for (tok = strtok_r(opt, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+		unsigned long long v;
+
+		if (!strcmp(tok, "switchtec"))
+			continue;
+		if (!val)
+			return -1;
+		*val++ = 0;
+		v = parse_size(val);
+		if (!strcmp(tok, "luts") && v && v <= STX_MAX_LUT &&
+		    !(v & (v - 1)))
+			stx_cfg.lut_entries = v;
+		else if (!strcmp(tok, "rids") && v >= 2 && v <= STX_MAX_RID)
+			stx_cfg.rid_entries = v;
+		else if (!strcmp(tok, "bar2") && v >= 2 * STX_LUT_SIZE &&
+			 !(v & (v - 1)) && v <= (1ULL << 32))
+			stx_cfg.bar_size[0] = v;
+		else if (!strcmp(tok, "bar4") && v >= 4096 && !(v & (v - 1)) &&
+			 v <= (1ULL << 32))
+			stx_cfg.bar_size[1] = v;
+		else if (!strcmp(tok, "device") && v >= 0x8531 && v <= 0x8536)
+			stx_cfg.device_id = v;
+		else
+			return -1;
+	}
+	if (stx_cfg.bar_size[0] < 2ULL * stx_cfg.lut_entries * STX_LUT_SIZE) {
+		fprintf(stderr, "-x: bar2 must hold the LUT area (luts x 64 "
+			"KiB) and a direct window as large\n");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Power-on state of every partition, as firmware leaves it: control
+ * blocks with BAR2 and BAR4 valid, the LUT and requester-id table sizes,
+ * each table entry's proxy id (read by Linux's quirk at enumeration),
+ * partitions paired 0-1, 2-3, ... as NT targets.
+ */
+static void stx_init(struct stx_state *x)
+{
+	unsigned int p, i;
+
+	*x = stx_cfg;
+	x->nparts = nports;
+	for (p = 0; p < nports; p++) {
+		struct stx_part_state *ps = &x->part[p];
+		struct stx_ntb_ctrl_regs *c = &ps->ctrl;
+
+		c->partition_status = STX_PART_NORMAL;
+		c->lut_table_entries = x->lut_entries;
+		c->req_id_table_size = x->rid_entries;
+		c->bar_entry[2].ctl = STX_BAR_VALID;
+		c->bar_entry[4].ctl = STX_BAR_VALID;
+		for (i = 0; i < x->rid_entries; i++)
+			c->req_id_table[i] = ((i + 1) & 0xff) << 1;
+		ps->active = *c;
+		ps->target_part = (p ^ 1) < nports ? 1u << (p ^ 1) : 0;
+	}
+	x->magic = STX_STATE_MAGIC;
 }
 
 int main(int argc, char **argv)
@@ -403,13 +502,20 @@ int main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct pollfd pfd[1 + NTBSW_MAX_PORTS + PENDING_MAX];
 	unsigned long long wsize = 4ULL << 20, w1size = 0, v;
+	size_t st_len;
 	const char *path = NULL;
 	char *end;
 	int c, lfd;
 	unsigned int p;
 
-	while ((c = getopt(argc, argv, "S:n:w:W:")) != -1) {
+	while ((c = getopt(argc, argv, "S:n:w:W:x:")) != -1) {
 		switch (c) {
+		case 'x':
+			if (stx_option(optarg) < 0) {
+				fprintf(stderr, "-x: bad Switchtec option\n");
+				return 2;
+			}
+			break;
 		case 'S':
 			path = optarg;
 			break;
@@ -454,12 +560,14 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 
+	st_len = stx_on ? STX_STATE_OFFSET + sizeof(struct stx_state)
+			: sizeof(*st);
 	st_fd = memfd_create("smartio-ntb-switch", MFD_CLOEXEC);
-	if (st_fd < 0 || ftruncate(st_fd, sizeof(*st)) < 0) {
+	if (st_fd < 0 || ftruncate(st_fd, st_len) < 0) {
 		perror("memfd");
 		return 1;
 	}
-	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED,
+	st = mmap(NULL, st_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		  st_fd, 0);
 	if (st == MAP_FAILED) {
 		perror("mmap");
@@ -476,6 +584,8 @@ int main(int argc, char **argv)
 	}
 	for (p = 0; p < PENDING_MAX; p++)
 		pend[p].fd = -1;
+	if (stx_on)
+		stx_init((struct stx_state *)((char *)st + STX_STATE_OFFSET));
 	st->magic = NTBSW_MAGIC;
 
 	strcpy(sa.sun_path, path);

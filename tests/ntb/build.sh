@@ -7,8 +7,9 @@
 #   tests/ntb/build.sh SRCDIR OUTDIR
 #
 # OUTDIR gets ntb.ko ntb_tool.ko ntb_pingpong.ko ntb_perf.ko
-# ntb_transport.ko ntb_netdev.ko ntb_ivshmem.ko ntb_sioswitch.ko
-# smartio_ntb.ko.
+# ntb_transport.ko ntb_netdev.ko, the Switchtec drivers switchtec.ko
+# (drivers/pci/switch) and ntb_hw_switchtec.ko (drivers/ntb/hw/mscc),
+# and ntb_ivshmem.ko ntb_sioswitch.ko smartio_ntb.ko.
 # Environment: KVER (default: the newest /usr/src/linux-headers-*-amd64;
 # Debian 13's is built in the root of contrib/kernels/debian13.sh),
 # LINUX_SOURCE (default: the kernel's series' linux-source tarball, e.g.
@@ -36,7 +37,7 @@ jobs=${NTB_JOBS:-2}
 
 # The stamp names what was extracted, from which tarball: a list that
 # grew, or another kernel's source, extracts again.
-files="core.c ntb_tool.c ntb_pingpong.c ntb_perf.c ntb_transport.c ntb_netdev.c"
+files="core.c ntb_tool.c ntb_pingpong.c ntb_perf.c ntb_transport.c ntb_netdev.c switchtec.c ntb_hw_switchtec.c"
 if [ "$(cat "$ntb/.extracted" 2>/dev/null)" != "$tarball: $files" ] ||
    [ "$tarball" -nt "$ntb/.extracted" ]; then
 	rm -rf "$ntb"
@@ -49,11 +50,15 @@ if [ "$(cat "$ntb/.extracted" 2>/dev/null)" != "$tarball: $files" ] ||
 		"$top/drivers/ntb/ntb_transport.c"
 	tar -xJf "$tarball" -C "$ntb" --strip-components=3 \
 		"$top/drivers/net/ntb_netdev.c"
+	tar -xJf "$tarball" -C "$ntb" --strip-components=4 \
+		"$top/drivers/pci/switch/switchtec.c"
+	tar -xJf "$tarball" -C "$ntb" --strip-components=5 \
+		"$top/drivers/ntb/hw/mscc/ntb_hw_switchtec.c"
 	mv "$ntb"/test/*.c "$ntb"/
 	rmdir "$ntb/test"
 	cat >"$ntb/Kbuild" <<'EOF'
 obj-m += ntb.o ntb_tool.o ntb_pingpong.o ntb_perf.o ntb_transport.o
-obj-m += ntb_netdev.o
+obj-m += ntb_netdev.o switchtec.o ntb_hw_switchtec.o
 ntb-y := core.o
 EOF
 	echo "$tarball: $files" >"$ntb/.extracted"
@@ -61,7 +66,8 @@ fi
 # The NTB core as Kconfig would have it with CONFIG_NTB=m, and its clients.
 kernel_run "$out" -- make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m \
 	CONFIG_NTB_TOOL=m CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m \
-	CONFIG_NTB_TRANSPORT=m CONFIG_NTB_NETDEV=m modules
+	CONFIG_NTB_TRANSPORT=m CONFIG_NTB_NETDEV=m CONFIG_PCI_SW_SWITCHTEC=m \
+	CONFIG_NTB_SWITCHTEC=m modules
 
 mkdir -p "$ivs"
 for f in ntb/ntb_ivshmem.c ntb/ntb_sioswitch.c ntb/ntb_sioswitch_regs.h \
@@ -73,7 +79,8 @@ done
 kernel_run "$out" -- make -s -C "$kdir" M="$ivs" -j"$jobs" \
 	KBUILD_EXTRA_SYMBOLS="$ntb/Module.symvers" modules
 
-for m in ntb ntb_tool ntb_pingpong ntb_perf ntb_transport ntb_netdev; do
+for m in ntb ntb_tool ntb_pingpong ntb_perf ntb_transport ntb_netdev \
+	 switchtec ntb_hw_switchtec; do
 	cp "$ntb/$m.ko" "$out/"
 done
 cp "$ivs/ntb_ivshmem.ko" "$ivs/ntb_sioswitch.ko" "$ivs/smartio_ntb.ko" "$out/"

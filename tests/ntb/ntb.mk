@@ -28,6 +28,7 @@ tests_ntb_test_ivshmem_server_LDADD =
 NTBSW_CPPFLAGS = -D_GNU_SOURCE -I$(srcdir)/contrib/qemu -I$(srcdir)/kmod/ntb
 bin_PROGRAMS += contrib/qemu/smartio-ntb-switch
 contrib_qemu_smartio_ntb_switch_SOURCES = contrib/qemu/smartio-ntb-switch.c \
+	contrib/qemu/switchtec-gas.h \
 	contrib/qemu/ntbsw-proto.h kmod/ntb/ntb_sioswitch_regs.h
 contrib_qemu_smartio_ntb_switch_CPPFLAGS = $(NTBSW_CPPFLAGS)
 contrib_qemu_smartio_ntb_switch_LDADD =
@@ -44,6 +45,7 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
 	contrib/qemu/Makefile contrib/qemu/build.sh contrib/qemu/ntbsw-proto.h \
 	contrib/qemu/smartio-ntb-port.c contrib/qemu/smartio-ntb-switch.c \
 	contrib/qemu/ntbsw-core.c contrib/qemu/ntbsw-core.h \
+	contrib/qemu/switchtec-nt.c contrib/qemu/switchtec-gas.h \
 	tests/ntb/check_switch.sh tests/ntb/switch-init.sh \
 	tests/ntb/switch-lib.sh tests/ntb/check_cluster.sh \
 	tests/ntb/cluster-init.sh \
