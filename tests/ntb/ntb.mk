@@ -17,7 +17,8 @@ bin_PROGRAMS += contrib/ivshmem/smartio-ivshmem-server
 contrib_ivshmem_smartio_ivshmem_server_SOURCES = \
 	contrib/ivshmem/smartio-ivshmem-server.c
 contrib_ivshmem_smartio_ivshmem_server_LDADD =
-dist_man_MANS += man/smartio-ivshmem-server.8 man/smartio-ntb-port.7
+dist_man_MANS += man/smartio-ivshmem-server.8 man/smartio-ntb-port.7 \
+	man/switchtec-nt.7
 
 check_PROGRAMS += tests/ntb/test_ivshmem_server
 tests_ntb_test_ivshmem_server_SOURCES = tests/ntb/test_ivshmem_server.c
@@ -52,17 +53,20 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
 	tests/ntb/switch-bench-init.sh tests/ntb/sw_bench.c \
 	tests/ntb/check_lend.sh tests/ntb/lend-init.sh tests/ntb/cluster-steps.sh \
 	tests/ntb/lend-bench-init.sh tests/ntb/check_transport.sh \
-	tests/ntb/transport-init.sh
+	tests/ntb/transport-init.sh tests/ntb/check_switchtec.sh \
+	tests/ntb/switchtec-init.sh
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:
 # make check-ntb then says SKIP and succeeds.
-# Five parts: four guests on one smartio-ntb-switch (check_switch.sh,
+# Six parts: four guests on one smartio-ntb-switch (check_switch.sh,
 # which builds contrib/qemu first), three guests on one switch as one
 # smartio cluster (check_cluster.sh, smartio.ko fabric=ntb nodes=3), four
 # guests with an NVMe each lending them to each other (check_lend.sh),
 # two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
-# over TCP each way (check_transport.sh), then check_ntb.sh's two guests
+# over TCP each way (check_transport.sh), two partitions of the Switchtec
+# model under the mainline switchtec drivers (check_switchtec.sh), then
+# check_ntb.sh's two guests
 # with smartio.ko over the ivshmem NTB.  make check-ntb-cluster,
 # check-ntb-lend and check-ntb-transport run those parts alone.  make check-ntb-switch2 runs
 # check_ntb.sh over two 2-port switches instead (NTB_FABRIC=switch): its
@@ -86,13 +90,17 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || tr=$$?; \
 	if [ $$tr -eq 77 ]; then echo "check-ntb (transport): SKIPPED"; tr=0; fi; \
 	echo "check-ntb (transport): exit $$tr after $$(( $$(date +%s) - t )) s"; \
+	t=$$(date +%s); sx=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_switchtec.sh || sx=$$?; \
+	if [ $$sx -eq 77 ]; then echo "check-ntb (switchtec): SKIPPED"; sx=0; fi; \
+	echo "check-ntb (switchtec): exit $$sx after $$(( $$(date +%s) - t )) s"; \
 	t=$$(date +%s); st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		NTB_FABRIC=ivshmem \
 		$(SHELL) $(srcdir)/tests/ntb/check_ntb.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb (ivshmem): SKIPPED"; st=0; fi; \
 	echo "check-ntb (ivshmem): exit $$st after $$(( $$(date +%s) - t )) s"; \
 	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ] && [ $$ld -eq 0 ] && \
-		[ $$tr -eq 0 ]
+		[ $$tr -eq 0 ] && [ $$sx -eq 0 ]
 
 check-ntb-lend: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
@@ -114,6 +122,15 @@ check-ntb-ivshmem: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 	if [ $$st -eq 77 ]; then echo "check-ntb-ivshmem: SKIPPED"; exit 0; fi; \
 	exit $$st
 
+# Two partitions of the Switchtec model (contrib/qemu/switchtec-nt.c) under
+# the unmodified switchtec.ko and ntb_hw_switchtec.ko: ntb_tool,
+# ntb_pingpong, ntb_perf with use_lut_mws=0 and 1.
+check-ntb-switchtec:
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_switchtec.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-switchtec: SKIPPED"; exit 0; fi; \
+	exit $$st
+
 check-ntb-cluster: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_cluster.sh || st=$$?; \
@@ -132,4 +149,5 @@ clean-ntb:
 	rm -rf tests/ntb/build contrib/qemu/build
 
 .PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend \
-	check-ntb-transport check-ntb-ivshmem clean-ntb
+	check-ntb-transport check-ntb-ivshmem check-ntb-switchtec \
+	clean-ntb

@@ -59,9 +59,12 @@ sw_cleanup() {
 }
 
 # sw_start PORTS [WINDOW1]: the switch for PORTS ports on $tmp/sw.sock, 2 MiB
-# windows (window 1 of WINDOW1 bytes when given, e.g. 1G).
+# windows (window 1 of WINDOW1 bytes when given, e.g. 1G); $SW_SWITCH_ARGS
+# are added (-x ...: a Switchtec fabric).
 sw_start() {
+	# shellcheck disable=SC2086
 	"$sw/smartio-ntb-switch" -S "$tmp/sw.sock" -n "$1" -w 2M ${2:+-W "$2"} \
+		${SW_SWITCH_ARGS:-} \
 		>"$tmp/switch.log" 2>&1 &
 	pids="$pids $!"
 	local n=0
@@ -81,6 +84,8 @@ sw_start() {
 # panics ("IO-APIC + timer doesn't work!", or "timer doesn't work through
 # Interrupt-remapped IO-APIC" with interrupt remapping), seen in three of
 # six four-guest runs beside other engineers' guests.
+# $SW_DEVICE is the NTB function's device type (default smartio-ntb-port;
+# switchtec-nt on a Switchtec fabric).
 sw_guest() {
 	local port=$1 phase=$2 mem=$3
 	shift 3
@@ -90,7 +95,7 @@ sw_guest() {
 		-serial "file:$tmp/p$port-$phase.log" -pidfile "$tmp/p$port-$phase.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 		-append "console=ttyS0 panic=-1 no_timer_check swport=$port swphase=$phase${SW_APPEND:+ $SW_APPEND}" \
-		-device "smartio-ntb-port,switch=$tmp/sw.sock,port=$port,memdev=ram" \
+		-device "${SW_DEVICE:-smartio-ntb-port},switch=$tmp/sw.sock,port=$port,memdev=ram" \
 		"$@" >"$tmp/p$port-$phase.qemu" 2>&1 &
 	guest_pid=$!
 	pids="$pids $guest_pid"
