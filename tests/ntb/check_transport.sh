@@ -14,7 +14,9 @@
 # NTB_W1 (window 1's size, default 1G; empty: as window 0), NTB_MAX_MW0
 # and NTB_MAX_MW1 (below), NTB_BENCH=1 (make bench: then TCP on port 0's
 # loopback and ntb_perf, tests/bench/ntb_transport.sh), NTB_KEEP=1 keeps
-# the work directory.  Exit 77
+# the work directory, NTB_HW=switchtec runs it over two partitions of the
+# switchtec-nt model with the mainline switchtec.ko and ntb_hw_switchtec.ko
+# (make check-ntb-switchtec; window 1 is then BAR4, 4 MiB).  Exit 77
 # when qemu, busybox-static, cpio, the kernel image, headers or source
 # are missing.
 set -u
@@ -40,7 +42,16 @@ cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/transport-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
 cp "$src/tests/kmod/guest-common.sh" "$tmp/root/guest-common.sh"
-for m in ntb ntb_sioswitch ntb_transport ntb_netdev ntb_perf; do
+hw=ntb_sioswitch
+hwarg=
+if [ "${NTB_HW:-}" = switchtec ]; then
+	hw="switchtec ntb_hw_switchtec"
+	hwarg=" swhw=1"
+	SW_DEVICE=switchtec-nt
+	SW_SWITCH_ARGS="-x ${NTB_STX:-switchtec,luts=32,rids=32,bar2=4M,bar4=4M}"
+	w1=
+fi
+for m in ntb $hw ntb_transport ntb_netdev ntb_perf; do
 	cp "$out/$m.ko" "$tmp/root/"
 done
 . "$src/tests/kmod/guest-lib.sh"
@@ -48,7 +59,7 @@ guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
 sw_start 2 "$w1"
 t0=$(date +%s)
-SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}"
+SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}$hwarg"
 sw_guest 0 1 "$mem"
 pid0=$guest_pid
 sw_guest 1 1 "$mem"

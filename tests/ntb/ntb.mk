@@ -65,7 +65,8 @@ EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 # guests with an NVMe each lending them to each other (check_lend.sh),
 # two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
 # over TCP each way (check_transport.sh), two partitions of the Switchtec
-# model under the mainline switchtec drivers (check_switchtec.sh), then
+# model under the mainline switchtec drivers (check_switchtec.sh, then
+# check_transport.sh over them: make check-ntb-switchtec), then
 # check_ntb.sh's two guests
 # with smartio.ko over the ivshmem NTB.  make check-ntb-cluster,
 # check-ntb-lend and check-ntb-transport run those parts alone.  make check-ntb-switch2 runs
@@ -90,9 +91,7 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || tr=$$?; \
 	if [ $$tr -eq 77 ]; then echo "check-ntb (transport): SKIPPED"; tr=0; fi; \
 	echo "check-ntb (transport): exit $$tr after $$(( $$(date +%s) - t )) s"; \
-	t=$$(date +%s); sx=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
-		$(SHELL) $(srcdir)/tests/ntb/check_switchtec.sh || sx=$$?; \
-	if [ $$sx -eq 77 ]; then echo "check-ntb (switchtec): SKIPPED"; sx=0; fi; \
+	t=$$(date +%s); sx=0; $(MAKE) check-ntb-switchtec || sx=$$?; \
 	echo "check-ntb (switchtec): exit $$sx after $$(( $$(date +%s) - t )) s"; \
 	t=$$(date +%s); st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		NTB_FABRIC=ivshmem \
@@ -124,12 +123,17 @@ check-ntb-ivshmem: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 
 # Two partitions of the Switchtec model (contrib/qemu/switchtec-nt.c) under
 # the unmodified switchtec.ko and ntb_hw_switchtec.ko: ntb_tool,
-# ntb_pingpong, ntb_perf with use_lut_mws=0 and 1.
+# ntb_pingpong, ntb_perf with use_lut_mws=0 and 1 (check_switchtec.sh),
+# then ntb_transport and ntb_netdev, 64 MiB each way over TCP
+# (check_transport.sh with NTB_HW=switchtec).
 check-ntb-switchtec:
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_switchtec.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb-switchtec: SKIPPED"; exit 0; fi; \
-	exit $$st
+	tr=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_HW=switchtec \
+		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || tr=$$?; \
+	[ $$st -eq 0 ] && [ $$tr -eq 0 ]
 
 check-ntb-cluster: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \

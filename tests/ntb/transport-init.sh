@@ -3,7 +3,9 @@
 # /init of make check-ntb's transport part (tests/ntb/check_transport.sh):
 # one port of a 2-port smartio-ntb-switch running the mainline NTB
 # network stack, ntb_transport and ntb_netdev, as their users load them.
-# Kernel command line: swport=0|1, swmib=MiB per transfer, swmw0= and
+# Kernel command line: swport=0|1, swhw=1 (the NTB is a Switchtec
+# partition, switchtec-nt(7), driven by switchtec.ko and
+# ntb_hw_switchtec.ko; not with swbench=1), swmib=MiB per transfer, swmw0= and
 # swmw1=, the max_mw_size ntb_transport gets on port 0 and port 1 (0:
 # none).  A port's max_mw_size sizes its peer's receive ring, so the
 # check gives port 0 a small one: its sends then fill the peer's ring and
@@ -68,7 +70,15 @@ watch_stall() {
 watch_stall &
 
 insmod /ntb.ko || fail "insmod ntb.ko"
-insmod /ntb_sioswitch.ko || fail "insmod ntb_sioswitch.ko"
+# swhw=1: a Switchtec partition (switchtec-nt) under the mainline drivers
+# (not with swbench=1, whose ntb_perf handshake reads ntb_sioswitch's
+# registers).
+if [ "$(arg swhw)" = 1 ]; then
+	insmod /switchtec.ko || fail "insmod switchtec.ko"
+	insmod /ntb_hw_switchtec.ko || fail "insmod ntb_hw_switchtec.ko"
+else
+	insmod /ntb_sioswitch.ko || fail "insmod ntb_sioswitch.ko"
+fi
 dd if=/dev/urandom of=/tmp/tx bs=1M count="$MIB" 2>/dev/null
 
 # --- make bench (tests/bench/ntb_transport.sh, swbench=1): ntb_perf -------
