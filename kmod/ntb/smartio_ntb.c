@@ -39,6 +39,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ntb.h>
@@ -223,6 +224,14 @@ static int sio_inbound(struct sio_ntb_peer *p, int widx, resource_size_t want,
 	if (rc)
 		return rc;
 	sz = round_up(min(round_up(want, PAGE_SIZE), size_max), size_align);
+	/*
+	 * Switchtec's direct windows translate a naturally aligned power of
+	 * two (ntb_hw_switchtec programs ilog2(size); the chip refuses the
+	 * rest): ask for one whenever it fits.  dma_alloc_coherent() aligns
+	 * it to its size.  Other hardware takes it as well.
+	 */
+	if (roundup_pow_of_two(sz) <= size_max)
+		sz = roundup_pow_of_two(sz);
 	if (sz > size_max || sz < want) {
 		dev_err(&ntb->dev, "window %d: %pa bytes, %pa needed\n", widx,
 			&size_max, &want);

@@ -5,7 +5,8 @@
 # -x, contrib/qemu), driven by the unmodified mainline switchtec.ko and
 # ntb_hw_switchtec.ko built from linux-source (tests/ntb/build.sh); each
 # runs tests/ntb/switchtec-init.sh: the drivers bind, ntb_tool's link,
-# scratchpads, doorbells and windows, ntb_pingpong, ntb_perf.  Two rounds:
+# scratchpads, doorbells and windows, ntb_pingpong, ntb_perf, smartio_ntb's
+# discovery, calls and segments.  Two rounds:
 # use_lut_mws=0, then use_lut_mws=1 (a LUT window besides the direct ones).
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
@@ -27,7 +28,8 @@ cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/switchtec-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
 cp "$src/tests/kmod/guest-common.sh" "$tmp/root/guest-common.sh"
-for m in ntb switchtec ntb_hw_switchtec ntb_tool ntb_pingpong ntb_perf; do
+for m in ntb switchtec ntb_hw_switchtec ntb_tool ntb_pingpong ntb_perf \
+	 smartio_ntb; do
 	cp "$out/$m.ko" "$tmp/root/"
 done
 . "$src/tests/kmod/guest-lib.sh"
@@ -47,8 +49,8 @@ for lut in 0 1; do
 	wait "$guest_pid" "$pid0"
 	echo "use_lut_mws=$lut: both guests done after $(($(date +%s) - t0)) s"
 	# Port 0 also passes ntb_perf; use_lut_mws=1 adds the LUT window.
-	sw_check "p0-$((lut + 1))" $((13 + lut))
-	sw_check "p1-$((lut + 1))" $((12 + lut))
+	sw_check "p0-$((lut + 1))" $((17 + lut))
+	sw_check "p1-$((lut + 1))" $((16 + lut))
 	grep -h '^NTB-PERF' "$tmp/p0-$((lut + 1)).log" | tr -d '\r'
 	# Guest errors the model logged: exactly the two each guest made on
 	# purpose (the LUT write without LOCK, the reserved read); the

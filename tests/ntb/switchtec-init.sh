@@ -10,7 +10,9 @@
 #  - ntb_tool: link up, scratchpads and a doorbell each way, the two
 #    direct windows (and with swlut=1 the first LUT window) written by
 #    one side and read by the other;
-#  - ntb_pingpong counts pongs; ntb_perf: port 0 measures to port 1.
+#  - ntb_pingpong counts pongs; ntb_perf: port 0 measures to port 1;
+#  - smartio_ntb: the peer node up, a call answered, a segment of each
+#    side read and written by the other through its window.
 # Lines: "PASS: ...", "FAIL: ...", "NTB-PERF ..."; "NTB-END" ends the run.
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -192,4 +194,49 @@ else
 	waitfor 600 unlinked || fail "port 0's ntb_perf never left"
 fi
 rmmod ntb_perf || fail "rmmod ntb_perf"
+
+# --- smartio_ntb: discovery, a call, segments --------------------------------
+# Node 100 + port.  Each creates an 8 KiB segment first in its empty heap:
+# both land at the same offset, which each then maps in the peer's heap
+# (a wrong guess reads the wrong bytes and fails).
+S=/sys/kernel/debug/smartio_ntb/$pci
+mynode=$((100 + P)) peernode=$((100 + q))
+smartio_up() { grep -q "^up node=$peernode " "$S/peer" 2>/dev/null; }
+# Port 1's ntb_perf waits for the link to fall: keep it down long enough
+# to be seen (smartio_ntb enables it again).
+[ "$P" = 0 ] && sleep 10
+insmod /smartio_ntb.ko node=$mynode || fail "insmod smartio_ntb"
+if waitfor 180 smartio_up; then
+	pass "smartio_ntb: peer node $peernode up ($(cat "$S/peer"))"
+else
+	fail "smartio_ntb: peer: $(cat "$S/peer")"
+	finish
+fi
+if echo "hello from $P" >"$S/call" &&
+   is "$S/call" "node $peernode got: hello from $P"; then
+	pass "smartio_ntb: reply '$(cat "$S/call")'"
+else
+	fail "smartio_ntb: call: '$(cat "$S/call")'"
+fi
+echo 8192 >"$S/seg" || fail "smartio_ntb: segment create"
+off=$(cut -d' ' -f1 "$S/seg")
+printf 'segment of %s' "$P" >"$S/seg_data"
+sleep 5		# the peer's segment is written too
+echo "$off 8192" >"$S/peer_seg" || fail "smartio_ntb: map the peer's segment at $off"
+got=$(head -c 12 "$S/peer_seg_data")
+if [ "$got" = "segment of $q" ]; then
+	pass "smartio_ntb: the peer's segment (offset $off) reads '$got' here"
+else
+	fail "smartio_ntb: the peer's segment reads '$got'"
+fi
+printf '%s was here' "$P" |
+	dd of="$S/peer_seg_data" bs=1 seek=4096 conv=notrunc 2>/dev/null
+sleep 5
+got=$(dd if="$S/seg_data" bs=1 skip=4096 count=10 2>/dev/null)
+if [ "$got" = "$q was here" ]; then
+	pass "smartio_ntb: own segment holds '$got' written by the peer"
+else
+	fail "smartio_ntb: own segment holds '$got'"
+fi
+sleep 5		# the peer reads its segment before the link falls
 finish
