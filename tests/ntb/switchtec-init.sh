@@ -228,6 +228,19 @@ off=$(cut -d' ' -f1 "$S/seg")
 printf 'segment of %s' "$P" >"$S/seg_data"
 sleep 5		# the peer's segment is written too
 echo "$off 8192" >"$S/peer_seg" || fail "smartio_ntb: map the peer's segment at $off"
+if [ "$L" = 1 ]; then
+	# With LUT windows smartio_ntb does not expose its whole heap through
+	# window 1 (smartio.ko maps each segment through a LUT entry of its
+	# own): the peer's heap reads all-ones here, nothing else.
+	got=$(head -c 12 "$S/peer_seg_data" | od -An -tx1 | tr -d ' \n')
+	if [ "$got" = ffffffffffffffffffffffff ]; then
+		pass "smartio_ntb: the peer's heap is not exposed (reads all-ones)"
+	else
+		fail "smartio_ntb: the peer's heap reads $got"
+	fi
+	sleep 5
+	finish
+fi
 got=$(head -c 12 "$S/peer_seg_data")
 if [ "$got" = "segment of $q" ]; then
 	pass "smartio_ntb: the peer's segment (offset $off) reads '$got' here"
