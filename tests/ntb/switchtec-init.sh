@@ -4,13 +4,13 @@
 # one partition of the switchtec-nt model (contrib/qemu/switchtec-nt.c),
 # driven by the unmodified mainline switchtec.ko and ntb_hw_switchtec.ko.
 # Kernel command line: swport=0|1, swlut=0|1 (ntb_hw_switchtec's
-# use_lut_mws).
+# use_lut_mws), swperf=1 (ntb_perf too; see there why not by default).
 #  - both drivers bind; the management device's sysfs reads what the
 #    chip's GAS holds (partition, count, device version);
 #  - ntb_tool: link up, scratchpads and a doorbell each way, the two
 #    direct windows (and with swlut=1 the first LUT window) written by
 #    one side and read by the other;
-#  - ntb_pingpong counts pongs; ntb_perf: port 0 measures to port 1;
+#  - ntb_pingpong counts pongs; with swperf=1 ntb_perf, port 0 to port 1;
 #  - smartio_ntb: the peer node up, a call answered, a segment of each
 #    side read and written by the other through its window.
 # Lines: "PASS: ...", "FAIL: ...", "NTB-PERF ..."; "NTB-END" ends the run.
@@ -159,46 +159,38 @@ sleep 5		# the partner gets its pongs too
 rmmod ntb_pingpong || fail "rmmod ntb_pingpong"
 sleep 5
 
-# --- ntb_perf: port 0 measures; port 1 stays until port 0's perf leaves ----
-# ntb_hw_switchtec learns that the peer enabled the link from a message,
-# in a work item, while the side that enabled it second sees the link at
-# once and sends its first ntb_perf command right away: a command doorbell
-# that arrives before that work ran is dropped (ntb_perf's receiver skips
-# a peer whose link is not up yet) and its scratchpad slot stays taken, so
-# the answer can never be sent.  A mainline race, frequent here where both
-# interrupts arrive back to back.  Port 0 then loads ntb_perf again, which
-# clears its slots and replays the exchange, at most 4 times; port 1 keeps
-# its ntb_perf loaded until port 0's has been gone for 3 s.
-F=/sys/kernel/debug/ntb_perf/$pci
-linked() { grep -q "Link status: up" "$F/info" 2>/dev/null; }
-if [ "$P" = 0 ]; then
-	res=
-	for attempt in 1 2 3 4; do
-		insmod /ntb_perf.ko total_order=24 || fail "insmod ntb_perf"
-		waitfor 300 linked || fail "ntb_perf: no link"
-		# A run waits (interruptibly) until the exchange is done.
-		if timeout 60 sh -c "echo 0 >'$F/run'" 2>/dev/null; then
-			waitfor 300 grep -q MBytes/s "$F/run"
-			res=$(grep -m1 MBytes/s "$F/run" | tr -s ' \t' ' ')
-			break
-		fi
-		echo "ntb_perf: not ready after 60 s (attempt $attempt): loading it again"
-		rmmod ntb_perf || fail "rmmod ntb_perf"
-	done
-	if [ -n "$res" ]; then
-		pass "ntb_perf to port 1 (attempt $attempt):$res"
-		echo "NTB-PERF port 0 to port 1:$res"
-	else
-		fail "ntb_perf: $(cat "$F/run" "$F/info")"
-	fi
-else
-	sleep 15
+# --- ntb_perf (swperf=1): port 0 measures; port 1 stays until port 0's
+# perf leaves.  Not in make check: over ntb_hw_switchtec it can hang at
+# start.  The side that enables the link second sees it at once and sends
+# its first command; the other learns of the link from a message in a
+# work item, and a command doorbell handled before that work ran is
+# skipped for good (ntb_perf's receiver ignores a peer whose link is not
+# up; the command stays in its scratchpad slot, the answer can never be
+# sent), after which a run and rmmod wait forever.  About one round in
+# three here, where both interrupts arrive back to back.
+if [ "$(arg swperf)" = 1 ]; then
+	F=/sys/kernel/debug/ntb_perf/$pci
+	linked() { grep -q "Link status: up" "$F/info" 2>/dev/null; }
+	[ "$P" = 1 ] && sleep 15
 	insmod /ntb_perf.ko total_order=24 || fail "insmod ntb_perf"
 	waitfor 300 linked || fail "ntb_perf: no link"
-	gone() { ! linked && sleep 3 && ! linked; }
-	waitfor 1200 gone || fail "port 0's ntb_perf never left"
+	if [ "$P" = 0 ]; then
+		# A run waits (interruptibly) until the exchange is done.
+		if timeout 300 sh -c "echo 0 >'$F/run'" 2>/dev/null &&
+		   waitfor 300 grep -q MBytes/s "$F/run"; then
+			res=$(grep -m1 MBytes/s "$F/run" | tr -s ' \t' ' ')
+			pass "ntb_perf to port 1:$res"
+			echo "NTB-PERF port 0 to port 1:$res"
+		else
+			fail "ntb_perf: $(cat "$F/info")"
+			finish		# its rmmod would wait forever
+		fi
+	else
+		gone() { ! linked && sleep 3 && ! linked; }
+		waitfor 1200 gone || fail "port 0's ntb_perf never left"
+	fi
+	rmmod ntb_perf || fail "rmmod ntb_perf"
 fi
-rmmod ntb_perf || fail "rmmod ntb_perf"
 
 # --- smartio_ntb: discovery, a call, segments --------------------------------
 # Node 100 + port.  Each creates an 8 KiB segment first in its empty heap:
@@ -209,7 +201,7 @@ mynode=$((100 + P)) peernode=$((100 + q))
 smartio_up() { grep -q "^up node=$peernode " "$S/peer" 2>/dev/null; }
 # Port 1's ntb_perf waits for the link to fall: keep it down long enough
 # to be seen (smartio_ntb enables it again).
-[ "$P" = 0 ] && sleep 10
+[ "$P" = 0 ] && [ "$(arg swperf)" = 1 ] && sleep 10
 insmod /smartio_ntb.ko node=$mynode || fail "insmod smartio_ntb"
 if waitfor 180 smartio_up; then
 	pass "smartio_ntb: peer node $peernode up ($(cat "$S/peer"))"
