@@ -331,8 +331,10 @@ int main(int argc, char *argv[])
 	if (fuse_opt_parse(&args, &o, option_spec, option_proc) == -1)
 		die("invalid arguments (see --help)");
 	if (o.check) {
+		ret = check_topology(o.check);
+		free(o.check);
 		fuse_opt_free_args(&args);
-		return check_topology(o.check);
+		return ret;
 	}
 	/* What only prints: the arguments are freed (the ASan run checks). */
 	if (o.help || o.list_attributes || o.version) {
