@@ -55,15 +55,21 @@ int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	return err;
 }
 
-/* One configuration cycle of the shadow, as the borrower asks it. */
-static int shadow_cfg(struct sio_shadow *sh, u32 where, u32 size, u32 *val,
-		      bool write)
+/*
+ * Config cycles of the shadow as the borrower asks them: len bytes at
+ * where, through the lender, which answers a read of up to
+ * SIO_CFG_CHUNK bytes at once.  Sleeps.
+ */
+#define SIO_CFG_CHUNK 256
+
+static int shadow_cycle(struct sio_shadow *sh, int where, u32 len, u8 *buf,
+			bool write)
 {
 	struct sio_parsed *rep;
 	struct sio_msg m;
 	u8 req[SIO_PEER_MSG_K], *repbuf;
-	u8 data[4];
-	int err, i;
+	unsigned long flags;
+	int err;
 
 	repbuf = kmalloc(SIO_PEER_MSG_K, GFP_KERNEL);
 	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
@@ -76,31 +82,84 @@ static int shadow_cfg(struct sio_shadow *sh, u32 where, u32 size, u32 *val,
 	sio_msg_put_u32(&m, SIO_A_DEV, sh->fdid);
 	sio_msg_put_u32(&m, SIO_A_NODE, sh->borrower);
 	sio_msg_put_u64(&m, SIO_A_OFFSET, where);
-	if (write) {
-		for (i = 0; i < size; i++)
-			data[i] = *val >> (8 * i);
-		sio_msg_put_bin(&m, SIO_A_DATA, data, size);
-	} else {
-		sio_msg_put_u64(&m, SIO_A_SIZE, size);
-	}
+	if (write)
+		sio_msg_put_bin(&m, SIO_A_DATA, buf, len);
+	else
+		sio_msg_put_u64(&m, SIO_A_SIZE, len);
 	mutex_lock(&sio_k.lock);
 	/* Sent by the borrower: the core forwards it to the lender. */
 	err = sio_core_call(&sio_k.core, sh->borrower, sh->borrower, &m, rep,
 			    repbuf, SIO_PEER_MSG_K);
 	if (!err && !write) {
-		if (!rep->present[SIO_A_DATA] ||
-		    rep->tb[SIO_A_DATA].len != size) {
+		if (!rep->present[SIO_A_DATA] || rep->tb[SIO_A_DATA].len != len)
 			err = -EPROTO;
-		} else {
-			*val = 0;
-			for (i = 0; i < size; i++)
-				*val |= (u32)rep->tb[SIO_A_DATA].data[i] << (8 * i);
-		}
+		else
+			memcpy(buf, rep->tb[SIO_A_DATA].data, len);
 	}
 	mutex_unlock(&sio_k.lock);
+	if (!err && !write && where + len <= sizeof(sh->cfg_seen)) {
+		raw_spin_lock_irqsave(&sh->cfg_lock, flags);
+		memcpy(sh->cfg_seen + where, buf, len);
+		raw_spin_unlock_irqrestore(&sh->cfg_lock, flags);
+	}
 out:
 	kfree(repbuf);
 	kfree(rep);
+	return err;
+}
+
+/* One configuration cycle of the shadow, as the borrower asks it. */
+static int shadow_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
+		      bool write)
+{
+	u8 data[4];
+	int err, i;
+
+	if (write)
+		for (i = 0; i < size; i++)
+			data[i] = *val >> (8 * i);
+	err = shadow_cycle(sh, where, size, data, write);
+	if (!err && !write) {
+		*val = 0;
+		for (i = 0; i < size; i++)
+			*val |= (u32)data[i] << (8 * i);
+	}
+	return err;
+}
+
+/*
+ * A config read where the reader may not sleep (interrupts off: the PCI
+ * core's sysfs and procfs paths hold pci_lock), from the copy.
+ */
+static void shadow_cfg_seen(struct sio_shadow *sh, int where, int size,
+			    u32 *val)
+{
+	unsigned long flags;
+	int i;
+
+	*val = 0;
+	if (where + size > sh->cfg_size) {
+		*val = ~0u;
+		return;
+	}
+	raw_spin_lock_irqsave(&sh->cfg_lock, flags);
+	for (i = 0; i < size; i++)
+		*val |= (u32)sh->cfg_seen[where + i] << (8 * i);
+	raw_spin_unlock_irqrestore(&sh->cfg_lock, flags);
+}
+
+/* The whole config space read once, before sysfs can ask for it. */
+static int shadow_cfg_fill(struct sio_shadow *sh)
+{
+	u8 *buf = kmalloc(SIO_CFG_CHUNK, GFP_KERNEL);
+	u32 off;
+	int err = buf ? 0 : -ENOMEM;
+
+	for (off = 0; off < sh->cfg_size && !err; off += SIO_CFG_CHUNK)
+		err = shadow_cycle(sh, off, min_t(u32, SIO_CFG_CHUNK,
+						  sh->cfg_size - off), buf,
+				   false);
+	kfree(buf);
 	return err;
 }
 
@@ -112,6 +171,10 @@ static int shadow_read(struct pci_bus *bus, unsigned int devfn, int where,
 	if (devfn == sh->devfn && sio_k.ntb &&
 	    sio_shadow_ntb_cfg(sh, where, size, val, false))
 		return PCIBIOS_SUCCESSFUL;
+	if (devfn == sh->devfn && irqs_disabled()) {
+		shadow_cfg_seen(sh, where, size, val);
+		return PCIBIOS_SUCCESSFUL;
+	}
 	if (devfn != sh->devfn || shadow_cfg(sh, where, size, val, false)) {
 		*val = ~0u;
 		return PCIBIOS_DEVICE_NOT_FOUND;
@@ -127,6 +190,12 @@ static int shadow_write(struct pci_bus *bus, unsigned int devfn, int where,
 	if (sio_k.ntb && sio_shadow_ntb_cfg(sio_bus_shadow(bus), where, size,
 					    &val, true))
 		return PCIBIOS_SUCCESSFUL;
+	/* setpci through sysfs: the lender's answer cannot be waited for. */
+	if (irqs_disabled()) {
+		pr_warn_ratelimited("smartio: config write at 0x%x of a shadow through sysfs or procfs refused: write the device's config file in /smartio\n",
+				    where);
+		return PCIBIOS_SET_FAILED;
+	}
 	return shadow_cfg(sio_bus_shadow(bus), where, size, &val, true) ?
 	       PCIBIOS_SET_FAILED : PCIBIOS_SUCCESSFUL;
 }
@@ -463,6 +532,7 @@ static int shadow_prepare(struct sio_shadow *sh, struct list_head *res)
 		goto out;
 	b = sio_borrow_at(r, bidx);
 	sh->fdid = d->fdid;
+	sh->cfg_size = min_t(u32, d->config_size, sizeof(sh->cfg_seen));
 	err = shadow_window(sh, b);
 	for (i = 0; !err && i < PCI_STD_NUM_BARS; i++)
 		if (b->bar_local[i])
@@ -542,6 +612,7 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		return -ENOMEM;
 	sh->kd = kd;
 	sh->borrower = borrower;
+	raw_spin_lock_init(&sh->cfg_lock);
 	err = shadow_address(sh);
 	if (err) {
 		kfree(sh);
@@ -555,6 +626,8 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 	sh->busn.flags = IORESOURCE_BUS;
 	pci_add_resource(&res, &sh->busn);
 	err = shadow_prepare(sh, &res);
+	if (!err)
+		err = shadow_cfg_fill(sh);
 	if (err)
 		goto free_resources;
 	kd->shadow = sh;

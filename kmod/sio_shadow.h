@@ -36,6 +36,16 @@ struct sio_shadow {
 	 * of the MSI window onto this machine's interrupt range.
 	 */
 	u64 dma_base, dma_size, msi_base;
+	/*
+	 * Its config space as the lender last answered it, for the readers
+	 * that may not sleep: the PCI core serves sysfs and procfs config
+	 * reads (lspci) with pci_lock held and interrupts off, and a cycle
+	 * to the lender waits for a reply.  Read whole before the shadow's
+	 * sysfs files exist, refreshed by every read that may sleep.
+	 */
+	raw_spinlock_t cfg_lock;
+	u32 cfg_size;
+	u8 cfg_seen[PCI_CFG_SPACE_EXP_SIZE];
 	/* Its BAR registers, emulated (value, writable bits, type bits). */
 	u32 bar_reg[PCI_STD_NUM_BARS];
 	u32 bar_mask[PCI_STD_NUM_BARS];

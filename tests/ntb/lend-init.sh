@@ -212,10 +212,8 @@ fi
 
 # --- the MSI-X table is the lender's to write (issue 28, item 2) -------------
 # msix_at CONFIG: "BAR OFFSET LAST" of the function's MSI-X table (its
-# BAR, the table's offset in it, the index of its last entry), from its
-# config space file as root reads it (/smartio's: a shadow's sysfs config
-# would be read under the PCI core's spinlock, and its config cycles
-# sleep).
+# BAR, the table's offset in it, the index of its last entry), from a
+# config space file as root reads it (/smartio's, or sysfs's).
 msix_at() {
 	local c=$1 pos hops=0
 	rd() { dd if="$c" bs=1 skip=$(($1)) count="$2" status=none |
@@ -332,6 +330,31 @@ shadow_disk() {
 	local c
 	c=$(ls "/sys/bus/pci/devices/$shadow/nvme" 2>/dev/null | head -n 1)
 	[ -n "$c" ] && [ -b "/dev/${c}n1" ] && echo "${c}n1"
+}
+# lspci's view of the shadow: its sysfs config file is read under the PCI
+# core's lock with interrupts off, where a cycle to the lender cannot be
+# waited for; the shadow answers from the copy it read whole before sysfs
+# showed it.  The identity and the MSI-X capability equal /smartio's
+# (the lender's), no sleep-in-atomic report, and a write there (setpci)
+# is refused with a line naming the way that works.
+shadow_sysfs_config() {
+	local c=/sys/bus/pci/devices/$shadow/config n id want
+	n=$(dd if="$c" bs=4096 count=1 status=none | wc -c)
+	id=$(dd if="$c" bs=4 count=3 status=none | od -An -tx4 | awk '{ print $1, $3 }')
+	want=$(dd if="$dev/config" bs=4 count=3 status=none | od -An -tx4 | awk '{ print $1, $3 }')
+	if [ "$n" -ge 256 ] && [ "$id" = "$want" ] &&
+	   [ "$(msix_at "$c")" = "$(msix_at "$dev/config")" ] &&
+	   ! dmesg | grep -q -e "scheduling while atomic" -e "invalid context"; then
+		pass "the shadow's sysfs config (as lspci reads it): $n bytes, id and class $id, MSI-X at $(msix_at "$c"), as the lender's; no sleep in atomic context"
+	else
+		fail "the shadow's sysfs config: $n bytes, id '$id' (want '$want'), MSI-X '$(msix_at "$c")' (want '$(msix_at "$dev/config")'); $(dmesg | grep -m1 -e "while atomic" -e "invalid context")"
+	fi
+	printf '\100' | dd of="$c" bs=1 seek=13 conv=notrunc status=none 2>/dev/null
+	if dmesg | grep -q "config write at 0xd of a shadow through sysfs or procfs refused"; then
+		pass "a config write through the shadow's sysfs file refused and logged"
+	else
+		fail "a config write through sysfs: no refusal logged ($(dmesg | tail -n 3))"
+	fi
 }
 # --- three address domains -----------------------------------------------------
 # forget STEPS: removes step segments of this node no other node waits for
@@ -583,6 +606,7 @@ if [ "$P" != "$lender" ]; then
 		dmesg | tail -n 30
 		finish
 	fi
+	shadow_sysfs_config
 	udevadm settle --timeout=60
 	u=/dev/smartio/host$P/host$lender-nvme0/$disk
 	if [ -L "$u" ] && [ -b "$u" ] &&
