@@ -100,6 +100,19 @@ void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry);
 phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry);
 
 /*
+ * The requester-id hook (smartio_ntb_rid.c): allow (or no longer allow)
+ * requester id rid of this machine to send through the NTB to peer p, on
+ * hardware that keeps a table of them (Switchtec: the partition's
+ * requester-id table, written with the driver's LOCK/CFG handshake, since
+ * include/linux/ntb.h has no operation for it).  smartio.ko calls it for a
+ * device it lends and each of that device's DMA aliases while the device
+ * is lent.  0 on hardware without such a table; -ENOSPC when the table is
+ * full; -EIO when the switch refused the configuration; -EPERM for the
+ * entries the hardware driver set at probe.  Process context (it sleeps).
+ */
+int sio_ntb_rid_allow(struct sio_ntb_peer *p, u16 rid, bool allow);
+
+/*
  * The PCI function of the first NTB device: what the peers' writes into
  * this machine come from (their requester id), so that an interrupt a
  * peer's device sends through a window is remapped as this function's.

@@ -51,6 +51,7 @@
 #include <linux/workqueue.h>
 
 #include "smartio_ntb.h"
+#include "smartio_ntb_rid.h"
 
 #define SIO_MW_MSG		0	/* per peer: its request and reply slots */
 #define SIO_MW_SEG		1	/* the segment heap, shared by the peers */
@@ -1004,6 +1005,65 @@ static ssize_t sio_peer_seg_data_write(struct file *file,
 SIO_DBG_FOPS(sio_peer_seg_data_fops, sio_peer_seg_data_read,
 	     sio_peer_seg_data_write, default_llseek);
 
+int sio_ntb_rid_allow(struct sio_ntb_peer *p, u16 rid, bool allow)
+{
+	return sio_rid_allow(p->d->ntb, rid, allow);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_rid_allow);
+
+/*
+ * debugfs rid: reads this machine's requester-id table (one enabled entry
+ * a line, "RID proxy PP"); writes "+RID" or "-RID" (hex) add or remove
+ * one through the hook, as smartio.ko does for a device it lends.
+ * peer_rid: reads the peer's table, as this machine's NT function sees it.
+ */
+static int sio_rid_file_show(struct seq_file *m, void *unused)
+{
+	struct sio_ntb_peer *p = m->private;
+
+	return sio_rid_show(p->d->ntb, false, m);
+}
+
+static int sio_rid_file_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sio_rid_file_show, inode->i_private);
+}
+
+static ssize_t sio_rid_file_write(struct file *file, const char __user *ubuf,
+				  size_t size, loff_t *ppos)
+{
+	struct sio_ntb_peer *p = ((struct seq_file *)file->private_data)->private;
+	char buf[8] = {};
+	u16 rid;
+	int rc;
+
+	if (size < 2 || size >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, size))
+		return -EFAULT;
+	if ((buf[0] != '+' && buf[0] != '-') || kstrtou16(buf + 1, 16, &rid))
+		return -EINVAL;
+	rc = sio_ntb_rid_allow(p, rid, buf[0] == '+');
+	return rc ? rc : size;
+}
+
+static const struct file_operations sio_rid_fops = {
+	.owner = THIS_MODULE,
+	.open = sio_rid_file_open,
+	.read = seq_read,
+	.write = sio_rid_file_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int sio_peer_rid_show(struct seq_file *m, void *unused)
+{
+	struct sio_ntb_peer *p = m->private;
+
+	return sio_rid_show(p->d->ntb, true, m);
+}
+DEFINE_SHOW_ATTRIBUTE(sio_peer_rid);
+
 static void sio_peer_debugfs(struct sio_ntb_peer *p)
 {
 	struct sio_ntb_dev *d = p->d;
@@ -1024,6 +1084,8 @@ static void sio_peer_debugfs(struct sio_ntb_peer *p)
 	debugfs_create_file("peer_seg", 0200, p->dbgfs, p, &sio_peer_seg_fops);
 	debugfs_create_file("peer_seg_data", 0600, p->dbgfs, p,
 			    &sio_peer_seg_data_fops);
+	debugfs_create_file("rid", 0600, p->dbgfs, p, &sio_rid_fops);
+	debugfs_create_file("peer_rid", 0400, p->dbgfs, p, &sio_peer_rid_fops);
 }
 
 /* Our outbound window widx, mapped: at most SIO_OUT_MAX of it. */
