@@ -137,6 +137,13 @@ struct sio_ntb_dev {
 	resource_size_t heap_size;
 	unsigned long *heap;		/* its pages in use */
 	unsigned long heap_pages;
+	/*
+	 * Pages a segment starts and ends at a multiple of: one page, or a
+	 * whole look-up-table entry where an entry translates only a block
+	 * aligned to its size (Switchtec: 64 KiB), so that the entry through
+	 * which a peer reaches a segment reaches nothing of another.
+	 */
+	unsigned long seg_align;
 	struct dentry *dbgfs;
 	struct sio_ntb_peer peer[];
 };
@@ -276,6 +283,24 @@ static u32 sio_lut_count(struct sio_ntb_dev *d, u64 *ent_size)
 }
 
 /*
+ * The address alignment of what one single entry translates: a page on
+ * ntb_sioswitch, the entry's own size on Switchtec's LUT windows (the
+ * driver's mw_get_align; it answers only while the peer's link is up,
+ * PAGE_SIZE before and without single entries).
+ */
+static u64 sio_lut_align(struct sio_ntb_peer *p)
+{
+	resource_size_t align;
+	u64 ent;
+
+	if (!sio_lut_count(p->d, &ent) ||
+	    ntb_mw_get_align(p->d->ntb, p->pidx, SIO_MW_LUT, &align, NULL,
+			     NULL) || align < PAGE_SIZE || !is_power_of_2(align))
+		return PAGE_SIZE;
+	return align;
+}
+
+/*
  * Whether the heap window is translated to the peers in full.  With single
  * look-up-table entries smartio translates each attached segment on its
  * own (the owner's entry for the attaching peer), so the heap window leads
@@ -308,6 +333,7 @@ static int sio_setup_heap(struct sio_ntb_peer *p)
 		if (!sio_heap_shared(d))
 			ntb_mw_clear_trans(d->ntb, p->pidx, SIO_MW_SEG);
 		d->heap_pages = d->heap_size >> PAGE_SHIFT;
+		d->seg_align = sio_lut_align(p) >> PAGE_SHIFT;
 		d->heap = bitmap_zalloc(d->heap_pages, GFP_KERNEL);
 		if (!d->heap) {
 			ntb_mw_clear_trans(d->ntb, p->pidx, SIO_MW_SEG);
@@ -567,10 +593,16 @@ EXPORT_SYMBOL_GPL(sio_ntb_peer_node);
 
 /* --- segments: memory of ours the peers reach through their windows ---- */
 
+/* A segment's pages in the heap: a multiple of the heap's alignment. */
+static unsigned long sio_seg_pages(struct sio_ntb_dev *d, size_t size)
+{
+	return round_up(DIV_ROUND_UP(size, PAGE_SIZE), max(d->seg_align, 1UL));
+}
+
 void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off)
 {
-	unsigned long npages = DIV_ROUND_UP(size, PAGE_SIZE), first;
 	struct sio_ntb_dev *d = p->d;
+	unsigned long npages, first;
 	void *va;
 
 	if (!size)
@@ -580,8 +612,9 @@ void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off)
 		mutex_unlock(&d->heap_lock);
 		return NULL;
 	}
+	npages = sio_seg_pages(d, size);
 	first = bitmap_find_next_zero_area(d->heap, d->heap_pages, 0, npages,
-					   0);
+					   max(d->seg_align, 1UL) - 1);
 	if (first >= d->heap_pages) {
 		mutex_unlock(&d->heap_lock);
 		return NULL;
@@ -607,9 +640,9 @@ void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size)
 	 * Scrubbed now, not at the next allocation: the peers reach the
 	 * whole heap, free pages included.
 	 */
-	memset(va, 0, DIV_ROUND_UP(size, PAGE_SIZE) << PAGE_SHIFT);
+	memset(va, 0, sio_seg_pages(d, size) << PAGE_SHIFT);
 	mutex_lock(&d->heap_lock);
-	bitmap_clear(d->heap, first, DIV_ROUND_UP(size, PAGE_SIZE));
+	bitmap_clear(d->heap, first, sio_seg_pages(d, size));
 	mutex_unlock(&d->heap_lock);
 }
 EXPORT_SYMBOL_GPL(sio_ntb_seg_free);
@@ -671,8 +704,9 @@ int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size)
 {
 	u64 ent;
 
+	/* An entry that translates aligned blocks only: say so, not the chip. */
 	if (entry >= sio_lut_count(p->d, &ent) || !size || size > ent ||
-	    !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size))
+	    !IS_ALIGNED(addr, sio_lut_align(p)) || !PAGE_ALIGNED(size))
 		return -EINVAL;
 	return ntb_mw_set_trans(p->d->ntb, p->pidx, SIO_MW_LUT + entry, addr,
 				size);
@@ -703,6 +737,64 @@ phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry)
 	return base;
 }
 EXPORT_SYMBOL_GPL(sio_ntb_lut_peer_addr);
+
+u64 sio_ntb_lut_align(struct sio_ntb_peer *p)
+{
+	return sio_lut_align(p);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_lut_align);
+
+/*
+ * The direct window: memory window SIO_MW_SEG, which the heap leaves
+ * untranslated where single entries exist (sio_heap_shared), so smartio.ko
+ * may give its one translation per peer to a DMA window (kmod/ntb/README).
+ */
+u64 sio_ntb_direct_geometry(void)
+{
+	struct sio_ntb_dev *d;
+	resource_size_t size = 0;
+	phys_addr_t base;
+
+	mutex_lock(&sio_lock);
+	d = list_first_entry_or_null(&sio_devs, struct sio_ntb_dev, node);
+	if (d && !sio_heap_shared(d) &&
+	    ntb_peer_mw_get_addr(d->ntb, SIO_MW_SEG, &base, &size))
+		size = 0;
+	mutex_unlock(&sio_lock);
+	return size ? rounddown_pow_of_two(size) : 0;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_direct_geometry);
+
+int sio_ntb_direct_set(struct sio_ntb_peer *p, u64 addr, u64 size)
+{
+	if (sio_heap_shared(p->d) || !is_power_of_2(size) ||
+	    !IS_ALIGNED(addr, size))
+		return -EINVAL;
+	return ntb_mw_set_trans(p->d->ntb, p->pidx, SIO_MW_SEG, addr, size);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_direct_set);
+
+void sio_ntb_direct_clear(struct sio_ntb_peer *p)
+{
+	if (!sio_heap_shared(p->d))
+		ntb_mw_clear_trans(p->d->ntb, p->pidx, SIO_MW_SEG);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_direct_clear);
+
+phys_addr_t sio_ntb_direct_peer_addr(struct sio_ntb_peer *p)
+{
+	struct ntb_dev *ntb = p->d->ntb;
+	int per_peer = ntb_peer_mw_count(ntb) / p->d->pcnt;
+	resource_size_t size;
+	phys_addr_t base;
+
+	if (sio_heap_shared(p->d) ||
+	    ntb_peer_mw_get_addr(ntb, p->pidx * per_peer + SIO_MW_SEG, &base,
+				 &size))
+		return 0;
+	return base;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_direct_peer_addr);
 
 /*
  * A new user (or none) is a new node to the peers: a new generation,

@@ -157,3 +157,12 @@ clean-ntb:
 .PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend \
 	check-ntb-transport check-ntb-ivshmem check-ntb-switchtec \
 	clean-ntb
+
+# check_lend.sh over the Switchtec model alone (NTB_HW=switchtec, two
+# guests; make check-ntb-switchtec runs it too).
+check-ntb-lend-switchtec: fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_HW=switchtec \
+		$(SHELL) $(srcdir)/tests/ntb/check_lend.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-lend-switchtec: SKIPPED"; exit 0; fi; \
+	exit $$st
