@@ -270,17 +270,18 @@ static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
  * from the borrower (issue 28's MSIX_ENTRY check is bypassed: a message
  * written there reaches what the device's IOMMU domain maps, the windows
  * of its own borrow, and interrupt remapping checks its requester id).
- * That is logged.  [*start, + *len) is the block.
+ * That is logged.  lim is how much of the BAR may be exposed (up to its
+ * MSI-X table); [*start, + *len) is the block the entries translate.
  */
-static int bar_block(u32 peer, u64 phys, u64 size, u64 align, u64 *start,
-		     u64 *len)
+static int bar_block(u32 peer, u64 phys, u64 size, u64 lim, u64 align,
+		     u64 *start, u64 *len)
 {
 	struct pci_dev *pdev = NULL;
 	u64 end;
 	int b;
 
 	*start = round_down(phys, align);
-	end = round_up(phys + size, align);
+	end = round_up(phys + lim, align);
 	*len = end - *start;
 	for_each_pci_dev(pdev) {
 		for (b = 0; b <= PCI_ROM_RESOURCE; b++) {
@@ -296,7 +297,7 @@ static int bar_block(u32 peer, u64 phys, u64 size, u64 align, u64 *start,
 			return -EPERM;
 		}
 	}
-	if (sio_kplat_msix_limit(phys, size) < size)
+	if (lim < size && phys + lim < end)
 		pr_warn("smartio: a %llu KiB entry for host%u exposes the MSI-X table of the BAR at %#llx (%llu KiB) to its CPU\n",
 			align >> 10, peer, phys, size >> 10);
 	return 0;
@@ -339,28 +340,29 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 		err = inbound_target(kind, local_addr, size, &target);
 		if (err)
 			return err;
+		/*
+		 * A BAR up to its MSI-X table: the borrower's messages are
+		 * written here, once checked (issue 28, item 2); on entries
+		 * that translate aligned blocks, up to the block's end.
+		 */
 		align = sio_ntb_fab_lut_align(peer);
-		if (kind == SIO_INB_BAR && align > PAGE_SIZE &&
-		    (!IS_ALIGNED(target, align) || size < align)) {
-			if (!sio_kplat_msix_limit(local_addr, size))
+		if (kind == SIO_INB_BAR) {
+			u64 lim = sio_kplat_msix_limit(local_addr, size);
+
+			if (!lim)
 				return 0;	/* the table first: nothing */
-			err = bar_block(peer, local_addr, size, align, &target,
-					&off);
-			if (err)
-				return err;
-			if (DIV_ROUND_UP_ULL(off, ad->slot_size) >
-			    DIV_ROUND_UP_ULL(size, ad->slot_size))
-				return -EINVAL;	/* more entries than slots */
-			size = off;
-		} else if (kind == SIO_INB_BAR) {
-			/*
-			 * A BAR up to its MSI-X table: the borrower's messages
-			 * are written here, once checked (issue 28, item 2).
-			 */
-			size = sio_kplat_msix_limit(local_addr, size);
+			if (align > PAGE_SIZE) {
+				err = bar_block(peer, local_addr, size, lim,
+						align, &target, &off);
+				if (err)
+					return err;
+				if (DIV_ROUND_UP_ULL(off, ad->slot_size) >
+				    DIV_ROUND_UP_ULL(size, ad->slot_size))
+					return -EINVAL;	/* more than slots */
+				lim = off;
+			}
+			size = lim;
 		}
-		if (!size)
-			return 0;
 	}
 	first = (peer_addr - ad->window_base) / ad->slot_size;
 	count = DIV_ROUND_UP_ULL(size, ad->slot_size);
