@@ -74,6 +74,8 @@ struct sio_kdev {
 	 * reaches through the (identity) DMA window.
 	 */
 	struct iommu_domain *domain;
+	/* fabric=ntb: the borrower its requester ids may send to (claimed). */
+	u32 rid_peer;
 	struct sio_shadow *shadow;	/* host1's view while borrowed */
 	/* Class devices of each node's access to it (sio_cdev.c). */
 	struct sio_view *view[SIO_K_NODES];
@@ -124,6 +126,13 @@ struct sio_kernel {
 	 * segments attached through them, one translation each.
 	 */
 	bool lut_entries;
+	/*
+	 * fabric=ntb: the direct window DMA windows take (core.h dma_direct)
+	 * when single entries cannot cover a borrower's RAM (Switchtec's
+	 * 64 KiB LUT entries); 0 when they can.  The same on every machine
+	 * of one switch, as the entries are.
+	 */
+	u64 direct_size;
 };
 
 extern struct sio_kernel sio_k;
@@ -238,6 +247,11 @@ void sio_ntb_fab_unprobe(void);
 phys_addr_t sio_ntb_fab_lut_peer_addr(u32 node, u32 entry);
 int sio_ntb_fab_lut_set(u32 node, u32 entry, u64 addr, u64 size);
 void sio_ntb_fab_lut_clear(u32 node, u32 entry);
+u64 sio_ntb_fab_lut_align(u32 node);
+int sio_ntb_fab_direct_set(u32 node, u64 addr, u64 size);
+void sio_ntb_fab_direct_clear(u32 node);
+phys_addr_t sio_ntb_fab_direct_peer_addr(u32 node);
+int sio_ntb_fab_rid_allow(u32 node, u16 rid, bool allow);
 
 /*
  * Lending between machines (sio_ntb_lend.c): the platform's LUT slots,
@@ -255,6 +269,9 @@ int sio_ntb_lend_peer_map(u16 rid, u64 iova, u64 phys, u64 size);
 void sio_ntb_lend_peer_unmap(u16 rid, u64 iova);
 int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 			 u64 size, bool map);
+int sio_ntb_lend_direct_map(u32 borrower, u16 rid, u64 addr, u64 size,
+			    bool map);
+u64 sio_ntb_lend_ram_window(void);
 int sio_ntb_k_borrow(u32 dev, u32 node);
 int sio_ntb_k_return(u32 dev, u32 node);
 

@@ -96,6 +96,7 @@ int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr)
 int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys)
 {
 	const struct sio_adapter *ad;
+	const struct sio_klut *l;
 	u64 slot;
 	int err = sio_kplat_resolve(node, addr, len, tnode, phys);
 
@@ -103,10 +104,16 @@ int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys)
 		return err;
 	ad = &sio_node(sio_k.reg, node)->adapter[0];
 	slot = (addr - ad->window_base) / ad->slot_size;
-	if (!sio_k.lut[node][slot].hw)
+	l = &sio_k.lut[node][slot];
+	if (!l->hw)
 		return -EFAULT;
-	*phys = sio_k.lut[node][slot].hw +
-		(addr - ad->window_base) % ad->slot_size;
+	/*
+	 * An entry that translates aligned blocks only (Switchtec's 64 KiB)
+	 * leads to the block around its target: the target lies at the
+	 * same offset in it (sio_ntb_lend.c, bar_block).
+	 */
+	*phys = l->hw + (addr - ad->window_base) % ad->slot_size +
+		l->target_addr % sio_ntb_fab_lut_align(l->target_node);
 	return 0;
 }
 
@@ -502,6 +509,20 @@ static int kplat_window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
 	return sio_ntb_lend_window_addr(dev, phys, size, ioaddr);
 }
 
+/* Over an NTB whose entries cannot hold a DMA window (sio_ntb.c). */
+static u64 kplat_dma_direct(void *plat, u32 node)
+{
+	return sio_k.ntb ? sio_k.direct_size : 0;
+}
+
+static int kplat_dma_direct_map(void *plat, u32 self, u32 borrower, u16 rid,
+				u64 addr, u64 size, int map)
+{
+	if (!sio_k.ntb || self != sio_k.self)
+		return -EINVAL;
+	return sio_ntb_lend_direct_map(borrower, rid, addr, size, map);
+}
+
 static void kplat_notify(void *plat)
 {
 	if (sio_k.ntb) {
@@ -527,6 +548,8 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.notify = kplat_notify,
 	.lend_claim = kplat_lend_claim,
 	.inbound_map = kplat_inbound_map,
+	.dma_direct = kplat_dma_direct,
+	.dma_direct_map = kplat_dma_direct_map,
 	.inbound_unmap = kplat_inbound_unmap,
 	.dev_addr = kplat_dev_addr,
 	.window_dma_addr = kplat_window_dma_addr,

@@ -59,22 +59,55 @@ MODULE_PARM_DESC(unconfined_segments,
 #define SIO_FAB_CLAIM_TIMEOUT_MS 30000
 #define SIO_FAB_RETRY_MS 200
 
+/* smartio_ntb's functions (smartio_ntb.h), taken at load. */
 static struct {
-	int (*attach)(u32 self_node, const struct sio_ntb_ops *ops, void *ctx);
-	void (*detach)(void);
-	int (*call)(struct sio_ntb_peer *p, const void *msg, u32 len,
-		    void *reply, u32 cap, unsigned int timeout_ms);
-	void *(*seg_alloc)(struct sio_ntb_peer *p, size_t size, u64 *off);
-	void (*seg_free)(struct sio_ntb_peer *p, void *va, size_t size);
-	phys_addr_t (*seg_phys)(struct sio_ntb_peer *p, void *va);
-	void __iomem *(*peer_seg)(struct sio_ntb_peer *p, u64 off, size_t size,
-				  phys_addr_t *phys);
-	u32 (*lut_geometry)(u64 *ent_size);
-	int (*lut_set)(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size);
-	void (*lut_clear)(struct sio_ntb_peer *p, u32 entry);
-	phys_addr_t (*lut_peer_addr)(struct sio_ntb_peer *p, u32 entry);
-	struct pci_dev *(*pci_dev)(void);
+	typeof(sio_ntb_attach) *attach;
+	typeof(sio_ntb_detach) *detach;
+	typeof(sio_ntb_call) *call;
+	typeof(sio_ntb_seg_alloc) *seg_alloc;
+	typeof(sio_ntb_seg_free) *seg_free;
+	typeof(sio_ntb_seg_phys) *seg_phys;
+	typeof(sio_ntb_peer_seg) *peer_seg;
+	typeof(sio_ntb_lut_geometry) *lut_geometry;
+	typeof(sio_ntb_lut_set) *lut_set;
+	typeof(sio_ntb_lut_clear) *lut_clear;
+	typeof(sio_ntb_lut_peer_addr) *lut_peer_addr;
+	typeof(sio_ntb_lut_align) *lut_align;
+	typeof(sio_ntb_direct_geometry) *direct_geometry;
+	typeof(sio_ntb_direct_set) *direct_set;
+	typeof(sio_ntb_direct_clear) *direct_clear;
+	typeof(sio_ntb_direct_peer_addr) *direct_peer_addr;
+	typeof(sio_ntb_rid_allow) *rid_allow;
+	typeof(sio_ntb_pci_dev) *pci_dev;
 } ntb;
+
+/*
+ * Each by name, where it is kept: adding one touches the struct above and
+ * this table.  __symbol_get() is what symbol_get() expands to, by name.
+ */
+static const struct {
+	const char *name;
+	void **fn;
+} ntb_symbols[] = {
+	{ "sio_ntb_attach", (void **)&ntb.attach },
+	{ "sio_ntb_detach", (void **)&ntb.detach },
+	{ "sio_ntb_call", (void **)&ntb.call },
+	{ "sio_ntb_seg_alloc", (void **)&ntb.seg_alloc },
+	{ "sio_ntb_seg_free", (void **)&ntb.seg_free },
+	{ "sio_ntb_seg_phys", (void **)&ntb.seg_phys },
+	{ "sio_ntb_peer_seg", (void **)&ntb.peer_seg },
+	{ "sio_ntb_lut_geometry", (void **)&ntb.lut_geometry },
+	{ "sio_ntb_lut_set", (void **)&ntb.lut_set },
+	{ "sio_ntb_lut_clear", (void **)&ntb.lut_clear },
+	{ "sio_ntb_lut_peer_addr", (void **)&ntb.lut_peer_addr },
+	{ "sio_ntb_lut_align", (void **)&ntb.lut_align },
+	{ "sio_ntb_direct_geometry", (void **)&ntb.direct_geometry },
+	{ "sio_ntb_direct_set", (void **)&ntb.direct_set },
+	{ "sio_ntb_direct_clear", (void **)&ntb.direct_clear },
+	{ "sio_ntb_direct_peer_addr", (void **)&ntb.direct_peer_addr },
+	{ "sio_ntb_rid_allow", (void **)&ntb.rid_allow },
+	{ "sio_ntb_pci_dev", (void **)&ntb.pci_dev },
+};
 
 /* This node's segments: their memory in the segment heap. */
 struct sio_fab_seg {
@@ -116,53 +149,26 @@ static struct {
 
 static void fab_put_symbols(void)
 {
-	if (ntb.attach)
-		symbol_put(sio_ntb_attach);
-	if (ntb.detach)
-		symbol_put(sio_ntb_detach);
-	if (ntb.call)
-		symbol_put(sio_ntb_call);
-	if (ntb.seg_alloc)
-		symbol_put(sio_ntb_seg_alloc);
-	if (ntb.seg_free)
-		symbol_put(sio_ntb_seg_free);
-	if (ntb.seg_phys)
-		symbol_put(sio_ntb_seg_phys);
-	if (ntb.peer_seg)
-		symbol_put(sio_ntb_peer_seg);
-	if (ntb.lut_geometry)
-		symbol_put(sio_ntb_lut_geometry);
-	if (ntb.lut_set)
-		symbol_put(sio_ntb_lut_set);
-	if (ntb.lut_clear)
-		symbol_put(sio_ntb_lut_clear);
-	if (ntb.lut_peer_addr)
-		symbol_put(sio_ntb_lut_peer_addr);
-	if (ntb.pci_dev)
-		symbol_put(sio_ntb_pci_dev);
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(ntb_symbols); i++)
+		if (*ntb_symbols[i].fn)
+			__symbol_put(ntb_symbols[i].name);
 	memset(&ntb, 0, sizeof(ntb));
 }
 
 static int fab_get_symbols(void)
 {
-	ntb.attach = symbol_get(sio_ntb_attach);
-	ntb.detach = symbol_get(sio_ntb_detach);
-	ntb.call = symbol_get(sio_ntb_call);
-	ntb.seg_alloc = symbol_get(sio_ntb_seg_alloc);
-	ntb.seg_free = symbol_get(sio_ntb_seg_free);
-	ntb.seg_phys = symbol_get(sio_ntb_seg_phys);
-	ntb.peer_seg = symbol_get(sio_ntb_peer_seg);
-	ntb.lut_geometry = symbol_get(sio_ntb_lut_geometry);
-	ntb.lut_set = symbol_get(sio_ntb_lut_set);
-	ntb.lut_clear = symbol_get(sio_ntb_lut_clear);
-	ntb.lut_peer_addr = symbol_get(sio_ntb_lut_peer_addr);
-	ntb.pci_dev = symbol_get(sio_ntb_pci_dev);
-	if (ntb.attach && ntb.detach && ntb.call && ntb.seg_alloc &&
-	    ntb.seg_free && ntb.seg_phys && ntb.peer_seg && ntb.lut_geometry &&
-	    ntb.lut_set && ntb.lut_clear && ntb.lut_peer_addr && ntb.pci_dev)
-		return 0;
-	fab_put_symbols();
-	return -ENODEV;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(ntb_symbols); i++) {
+		*ntb_symbols[i].fn = __symbol_get(ntb_symbols[i].name);
+		if (!*ntb_symbols[i].fn) {
+			fab_put_symbols();
+			return -ENODEV;
+		}
+	}
+	return 0;
 }
 
 /* --- messages ------------------------------------------------------------ */
@@ -721,6 +727,56 @@ void sio_ntb_fab_lut_clear(u32 node, u32 entry)
 		ntb.lut_clear(p, entry);
 }
 
+/*
+ * What one entry toward node translates is aligned to this (Switchtec's
+ * 64 KiB LUT entries: the entry's size; a page elsewhere).
+ */
+u64 sio_ntb_fab_lut_align(u32 node)
+{
+	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
+
+	return p && node != sio_k.self ? ntb.lut_align(p) : PAGE_SIZE;
+}
+
+/* --- the direct window, for DMA windows (sio_k.direct_size) --------------- */
+
+/* Node's accesses through its direct window to us reach [addr, + size). */
+int sio_ntb_fab_direct_set(u32 node, u64 addr, u64 size)
+{
+	if (!peer_up(node))
+		return -EHOSTDOWN;
+	return ntb.direct_set(fab.p[node], addr, size);
+}
+
+void sio_ntb_fab_direct_clear(u32 node)
+{
+	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
+
+	if (p && node != sio_k.self)
+		ntb.direct_clear(p);
+}
+
+/* Where this machine reaches its direct window to node. */
+phys_addr_t sio_ntb_fab_direct_peer_addr(u32 node)
+{
+	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
+
+	return p && node != sio_k.self ? ntb.direct_peer_addr(p) : 0;
+}
+
+/*
+ * The requester-id hook: rid of this machine may send to node through
+ * the NTB (smartio_ntb_rid.c; nothing to do on hardware without a table).
+ */
+int sio_ntb_fab_rid_allow(u32 node, u16 rid, bool allow)
+{
+	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
+
+	if (!p || node == sio_k.self)
+		return -EHOSTDOWN;
+	return ntb.rid_allow(p, rid, allow);
+}
+
 /* --- load and unload ------------------------------------------------------- */
 
 /*
@@ -756,13 +812,27 @@ int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit)
 	geo->window = count * ent;
 	sio_k.lut_entries = true;
 	/*
+	 * Entries too small to hold a DMA window over a borrower's RAM
+	 * (Switchtec: 31 LUT entries of 64 KiB against 256 MiB): DMA windows
+	 * go to the direct window, one translation per peer, instead.
+	 */
+	if (geo->window < sio_ntb_lend_ram_window()) {
+		sio_k.direct_size = ntb.direct_geometry();
+		if (sio_k.direct_size < sio_ntb_lend_ram_window())
+			pr_warn("smartio: the look-up table entries (%llu KiB) and the direct window (%llu MiB) cannot hold a DMA window over this machine's RAM: borrows from here will fail\n",
+				geo->window >> 10, sio_k.direct_size >> 20);
+		else
+			pr_info("smartio: DMA windows on the direct window of %llu MiB per peer\n",
+				sio_k.direct_size >> 20);
+	}
+	/*
 	 * The other machines see every entry this one has (the same slots
 	 * everywhere); it uses only its share of them.
 	 */
 	if (limit && limit < count)
 		geo->own_luts = limit;
-	pr_info("smartio: %u of %u look-up table entries of %llu MiB per peer for lending\n",
-		geo->own_luts ? geo->own_luts : count, count, ent >> 20);
+	pr_info("smartio: %u of %u look-up table entries of %llu KiB per peer for lending\n",
+		geo->own_luts ? geo->own_luts : count, count, ent >> 10);
 	return 0;
 }
 

@@ -73,7 +73,9 @@ u64 sio_kplat_dev_iova(u32 node, u64 addr)
 	if (node >= sio_k.nnodes)
 		return 0;
 	ad = &sio_node(sio_k.reg, node)->adapter[0];
-	if (addr < ad->window_base || addr - ad->window_base >= ad->window_size)
+	/* The slots, then the direct window (sio_k.direct_size) after them. */
+	if (addr < ad->window_base ||
+	    addr - ad->window_base >= ad->window_size + sio_k.direct_size)
 		return 0;
 	return SIO_K_DEV_IOVA + (addr - ad->window_base);
 }
@@ -121,28 +123,110 @@ void sio_ntb_lend_lut_clear(struct sio_klut *l)
 		iommu_unmap(kd->domain, l->iova, PAGE_ALIGN(l->len));
 }
 
+/*
+ * The requester-id hook (smartio_ntb_rid.c) for the lent device: its
+ * requester id and each of its DMA aliases may send through the NTB
+ * toward the borrower while the device is lent, and no longer after.
+ * The aliases as pci_for_each_dma_alias() finds them (not exported to
+ * modules in 6.1): the quirks' dma_alias_mask on the device's bus, and
+ * each conventional PCI bridge above it, whose id the requests take on.
+ * A failure to add stops the claim (what was added goes); a removal that
+ * fails is logged (the entry stays, the device's DMA no longer aims at
+ * the window).
+ */
+static int rid_hook_one(struct pci_dev *pdev, u16 rid, u32 borrower,
+			bool allow)
+{
+	int err = sio_ntb_fab_rid_allow(borrower, rid, allow);
+
+	if (err)
+		pci_warn(pdev, "smartio: requester id %04x %s the NTB table toward host%u: %d\n",
+			 rid, allow ? "not added to" : "not removed from",
+			 borrower, err);
+	return allow ? err : 0;
+}
+
+static int rid_hook(struct pci_dev *pdev, u32 borrower, bool allow)
+{
+	struct pci_dev *up;
+	int err, devfn;
+
+	err = rid_hook_one(pdev, pci_dev_id(pdev), borrower, allow);
+#ifdef CONFIG_PCI_QUIRKS
+	for (devfn = 0; !err && pdev->dma_alias_mask && devfn < 256; devfn++)
+		if (test_bit(devfn, pdev->dma_alias_mask))
+			err = rid_hook_one(pdev, PCI_DEVID(pdev->bus->number,
+							   devfn),
+					   borrower, allow);
+#endif
+	for (up = pci_upstream_bridge(pdev); !err && up;
+	     up = pci_upstream_bridge(up))
+		if (!pci_is_pcie(up) ||
+		    pci_pcie_type(up) == PCI_EXP_TYPE_PCI_BRIDGE)
+			err = rid_hook_one(pdev, pci_dev_id(up), borrower,
+					   allow);
+	if (err && allow)
+		rid_hook(pdev, borrower, false);
+	return err;
+}
+
 int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
+	int err;
 
 	if (!kd)
 		return -ENXIO;
 	if (claim && kd->claimed)
 		return 0;
 	if (claim) {
-		int err = sio_lender_claim(kd);
-
+		err = sio_lender_claim(kd);
+		if (err)
+			return err;
+		err = rid_hook(kd->pdev, borrower, true);
+		if (err) {
+			sio_lender_release(kd);
+			return err;
+		}
+		kd->rid_peer = borrower;
 		/*
 		 * Borrows start from the lender's registers (sio_vcfg_reset's
 		 * work: the lock is held here).
 		 */
-		if (!err)
-			kd->vcfg_ready = false;
-		return err;
+		kd->vcfg_ready = false;
+		return 0;
 	}
-	if (kd->claimed)
+	if (kd->claimed) {
 		sio_lender_release(kd);
+		rid_hook(kd->pdev, kd->rid_peer, false);
+	}
 	return 0;
+}
+
+/*
+ * The lender's half of a DMA window on the direct window (core.h,
+ * dma_direct_map): the lent device's IOMMU domain maps its address of the
+ * window onto this machine's outbound direct window toward the borrower,
+ * which the borrower translates onto its RAM.
+ */
+int sio_ntb_lend_direct_map(u32 borrower, u16 rid, u64 addr, u64 size,
+			    bool map)
+{
+	struct sio_kdev *kd = own_by_rid(rid);
+	u64 iova = sio_kplat_dev_iova(sio_k.self, addr);
+	phys_addr_t hw;
+
+	if (!kd || !kd->domain || !iova)
+		return map ? -ENODEV : 0;
+	if (!map) {
+		iommu_unmap(kd->domain, iova, size);
+		return 0;
+	}
+	hw = sio_ntb_fab_direct_peer_addr(borrower);
+	if (!hw)
+		return -ENOSPC;
+	return sio_iommu_map(kd->domain, iova, hw, size,
+			     IOMMU_READ | IOMMU_WRITE | IOMMU_MMIO, GFP_KERNEL);
 }
 
 /*
@@ -174,17 +258,80 @@ static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
 	}
 }
 
+/*
+ * A BAR an entry cannot translate alone: smaller than what one entry
+ * translates, or not aligned to it (Switchtec's 64 KiB LUT entries;
+ * QEMU's NVMe has a 16 KiB BAR 0).  The entry then leads to the aligned
+ * block around the BAR, and the borrower finds the BAR at the same
+ * offset in its window (sio_kplat_reach).  Whatever else lies in that
+ * block is exposed to the borrower's CPU: never another BAR, of this
+ * device or another (refused, EPERM); the BAR's own MSI-X table and
+ * pending bits, if they are in it, which the lender then cannot keep
+ * from the borrower (issue 28's MSIX_ENTRY check is bypassed: a message
+ * written there reaches what the device's IOMMU domain maps, the windows
+ * of its own borrow, and interrupt remapping checks its requester id).
+ * That is logged.  lim is how much of the BAR may be exposed (up to its
+ * MSI-X table); [*start, + *len) is the block the entries translate.
+ */
+static int bar_block(u32 peer, u64 phys, u64 size, u64 lim, u64 align,
+		     u64 *start, u64 *len)
+{
+	struct pci_dev *pdev = NULL;
+	u64 end;
+	int b;
+
+	*start = round_down(phys, align);
+	end = round_up(phys + lim, align);
+	*len = end - *start;
+	for_each_pci_dev(pdev) {
+		for (b = 0; b <= PCI_ROM_RESOURCE; b++) {
+			struct resource *r = &pdev->resource[b];
+
+			if (!(r->flags & IORESOURCE_MEM) || !resource_size(r) ||
+			    r->start == phys || r->end < *start ||
+			    r->start >= end)
+				continue;
+			pr_warn("smartio: a %llu KiB entry for host%u around the BAR at %#llx would expose %s BAR %d (%pR): refused\n",
+				align >> 10, peer, phys, pci_name(pdev), b, r);
+			pci_dev_put(pdev);
+			return -EPERM;
+		}
+	}
+	if (lim < size && phys + lim < end)
+		pr_warn("smartio: a %llu KiB entry for host%u exposes the MSI-X table of the BAR at %#llx (%llu KiB) to its CPU\n",
+			align >> 10, peer, phys, size >> 10);
+	return 0;
+}
+
+/*
+ * The DMA window on the direct window (sio_k.direct_size): the peer's
+ * one translation there leads to all of this machine's RAM.
+ */
+static int inbound_direct(u32 peer, u64 size, bool map)
+{
+	if (!map) {
+		sio_ntb_fab_direct_clear(peer);
+		return 0;
+	}
+	if (size > sio_k.direct_size || !is_power_of_2(size))
+		return -EINVAL;
+	return sio_ntb_fab_direct_set(peer, 0, size);
+}
+
 int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 			 u64 size, bool map)
 {
 	const struct sio_adapter *ad;
-	u64 target, off, piece;
+	u64 target, off, piece, align;
 	u32 first, i, count;
 	int err;
 
 	if (peer >= sio_k.nnodes || peer == sio_k.self || !size)
 		return -EINVAL;
 	ad = &sio_node(sio_k.reg, peer)->adapter[0];
+	if (kind == SIO_INB_DMA && sio_k.direct_size &&
+	    peer_addr == ad->window_base + ad->window_size)
+		return inbound_direct(peer, size, map);
 	if (peer_addr < ad->window_base ||
 	    (peer_addr - ad->window_base) % ad->slot_size ||
 	    size > ad->window_size - (peer_addr - ad->window_base))
@@ -195,12 +342,27 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 			return err;
 		/*
 		 * A BAR up to its MSI-X table: the borrower's messages are
-		 * written here, once checked (issue 28, item 2).
+		 * written here, once checked (issue 28, item 2); on entries
+		 * that translate aligned blocks, up to the block's end.
 		 */
-		if (kind == SIO_INB_BAR)
-			size = sio_kplat_msix_limit(local_addr, size);
-		if (!size)
-			return 0;
+		align = sio_ntb_fab_lut_align(peer);
+		if (kind == SIO_INB_BAR) {
+			u64 lim = sio_kplat_msix_limit(local_addr, size);
+
+			if (!lim)
+				return 0;	/* the table first: nothing */
+			if (align > PAGE_SIZE) {
+				err = bar_block(peer, local_addr, size, lim,
+						align, &target, &off);
+				if (err)
+					return err;
+				if (DIV_ROUND_UP_ULL(off, ad->slot_size) >
+				    DIV_ROUND_UP_ULL(size, ad->slot_size))
+					return -EINVAL;	/* more than slots */
+				lim = off;
+			}
+			size = lim;
+		}
 	}
 	first = (peer_addr - ad->window_base) / ad->slot_size;
 	count = DIV_ROUND_UP_ULL(size, ad->slot_size);
@@ -346,7 +508,7 @@ static int ram_end(struct resource *res, void *arg)
 }
 
 /* The DMA window: all of this machine's RAM, a power of two. */
-static u64 ram_window(void)
+u64 sio_ntb_lend_ram_window(void)
 {
 	u64 end = 0;
 
@@ -373,7 +535,7 @@ static int borrow_cmd(u32 dev)
 		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
 		mutex_unlock(&sio_k.lock);
 		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
-		sio_msg_put_u64(&m, SIO_A_SIZE, ram_window());
+		sio_msg_put_u64(&m, SIO_A_SIZE, sio_ntb_lend_ram_window());
 		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
 	}
 	kfree(buf);

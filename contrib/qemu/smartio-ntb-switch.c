@@ -469,6 +469,18 @@ static int stx_option(char *opt)
 }
 
 /*
+ * The first proxy devfn.  Linux's quirk_switchtec_ntb_dma_alias makes
+ * every proxy id a DMA alias of the NT function, on the NT function's
+ * bus.  On a switch that bus is the NT endpoint's own; in QEMU it is the
+ * root bus, beside the guest's other devices, and an alias that names one
+ * of them (00:04.0 is devfn 32) puts that device in the NT function's
+ * IOMMU group, where no device can be given a domain of its own (smartio
+ * could not claim a lent NVMe there).  So the proxies start at device 24,
+ * which q35 leaves free (its own functions are at 00:1f).
+ */
+#define STX_PROXY_DEVFN0	0xc0
+
+/*
  * Power-on state of every partition, as firmware leaves it: control
  * blocks with BAR2 and BAR4 valid, the LUT and requester-id table sizes,
  * each table entry's proxy id (read by Linux's quirk at enumeration),
@@ -490,7 +502,8 @@ static void stx_init(struct stx_state *x)
 		c->bar_entry[2].ctl = STX_BAR_VALID;
 		c->bar_entry[4].ctl = STX_BAR_VALID;
 		for (i = 0; i < x->rid_entries; i++)
-			c->req_id_table[i] = ((i + 1) & 0xff) << 1;
+			c->req_id_table[i] =
+				((STX_PROXY_DEVFN0 + i) & 0xff) << 1;
 		ps->active = *c;
 		ps->target_part = (p ^ 1) < nports ? 1u << (p ^ 1) : 0;
 	}

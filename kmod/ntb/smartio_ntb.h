@@ -100,6 +100,44 @@ void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry);
 phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry);
 
 /*
+ * sio_ntb_lut_align(): the address alignment of what one entry translates
+ * toward p (PAGE_SIZE, or the entry's size on Switchtec's 64 KiB LUT
+ * windows, which translate naturally aligned blocks): sio_ntb_lut_set()
+ * refuses an address not aligned to it, and a peer reaches address addr
+ * at sio_ntb_lut_peer_addr() + addr % align.  Segments are allocated at
+ * this alignment, so an entry exposes no other segment.
+ */
+u64 sio_ntb_lut_align(struct sio_ntb_peer *p);
+
+/*
+ * The direct window (hardware with single entries too small to cover a
+ * machine's RAM: Switchtec's 64 KiB LUT entries).  Memory window 1, which
+ * the segment heap leaves untranslated when single entries exist, has one
+ * translation per peer of a naturally aligned power of two: smartio.ko
+ * puts a borrower's DMA window there.  sio_ntb_direct_geometry(): its size
+ * (0: none, or the heap uses it); sio_ntb_direct_set(): what p accesses
+ * there reaches [addr, addr + size) here; sio_ntb_direct_peer_addr():
+ * where this machine reaches its window to p.
+ */
+u64 sio_ntb_direct_geometry(void);
+int sio_ntb_direct_set(struct sio_ntb_peer *p, u64 addr, u64 size);
+void sio_ntb_direct_clear(struct sio_ntb_peer *p);
+phys_addr_t sio_ntb_direct_peer_addr(struct sio_ntb_peer *p);
+
+/*
+ * The requester-id hook (smartio_ntb_rid.c): allow (or no longer allow)
+ * requester id rid of this machine to send through the NTB to peer p, on
+ * hardware that keeps a table of them (Switchtec: the partition's
+ * requester-id table, written with the driver's LOCK/CFG handshake, since
+ * include/linux/ntb.h has no operation for it).  smartio.ko calls it for a
+ * device it lends and each of that device's DMA aliases while the device
+ * is lent.  0 on hardware without such a table; -ENOSPC when the table is
+ * full; -EIO when the switch refused the configuration; -EPERM for the
+ * entries the hardware driver set at probe.  Process context (it sleeps).
+ */
+int sio_ntb_rid_allow(struct sio_ntb_peer *p, u16 rid, bool allow);
+
+/*
  * The PCI function of the first NTB device: what the peers' writes into
  * this machine come from (their requester id), so that an interrupt a
  * peer's device sends through a window is remapped as this function's.

@@ -109,6 +109,21 @@ struct sio_platform_ops {
 	 */
 	int (*msix_write)(void *plat, u32 dev, u32 node, u32 index,
 			  const u8 *entry);
+	/*
+	 * Optional: a direct window for DMA windows, on hardware whose
+	 * look-up-table entries are too small to cover a borrower's RAM
+	 * (Switchtec: 64 KiB entries) but which has a window of one
+	 * translation per peer.  dma_direct: its size on node's adapter 0
+	 * (a power of two; 0: none, DMA windows take slots); it lies right
+	 * after the adapter's slots, at window_base + window_size, and
+	 * carries one DMA window toward each peer.  dma_direct_map: the
+	 * lender's half (self lends, rid is the lent device), mapping or
+	 * unmapping the device's path to [addr, addr + size) of it toward
+	 * borrower; the borrower translates it with inbound_map SIO_INB_DMA.
+	 */
+	u64 (*dma_direct)(void *plat, u32 node);
+	int (*dma_direct_map)(void *plat, u32 self, u32 borrower, u16 rid,
+			      u64 addr, u64 size, int map);
 };
 
 #define SIO_INB_BAR 1u

@@ -275,7 +275,15 @@ static void release_lender_part(struct sio_core *c, struct sio_borrow *b)
 		return;
 	ad = &sio_node(c->reg, b->lender)->adapter[b->l_adapter];
 	sio_lut_unmap(c, b->lender, b->l_adapter, b->l_lut, b->l_lut_count);
-	sio_lut_unmap(c, b->lender, b->l_adapter, b->msi_lut, 1);
+	if (b->dma_direct)
+		c->ops->dma_direct_map(c->plat, b->lender, b->borrower,
+				       sio_dev(c->reg, b->dev)->rid,
+				       b->dma_addr, 1ull << b->l_window_shift,
+				       0);
+	b->dma_direct = 0;
+	sio_lut_unmap(c, b->lender, b->l_adapter, b->msi_lut,
+		      b->msi_lut_count);
+	b->msi_lut_count = 0;
 	sio_bitmap_free(&ad->reqs_out, (u32)b->l_req, 1);
 	give_route(c->reg, b);
 	b->l_lut = b->msi_lut = b->l_req = -1;
@@ -430,15 +438,49 @@ static int grant_ok(struct sio_registry *r, const struct sio_borrow *b,
  * sio_path_find prefers, once its slots are taken), on a slot boundary,
  * room for size.
  */
-static int lender_addr_ok(struct sio_registry *r, const struct sio_borrow *b,
-			  u64 addr, u64 size)
+/*
+ * The direct window of node's adapter for a DMA window of size (core.h,
+ * dma_direct): its address, right after the adapter's slots; 0 when the
+ * platform offers none there or it is smaller, and the DMA window then
+ * takes slots.
+ */
+static u64 direct_window(struct sio_core *c, u32 node, u32 adapter, u64 size)
 {
+	const struct sio_adapter *ad;
+	u64 direct;
+
+	if (!c->ops->dma_direct || !c->ops->dma_direct_map || adapter != 0)
+		return 0;
+	direct = c->ops->dma_direct(c->plat, node);
+	if (!direct || !size || size > direct)
+		return 0;
+	ad = &sio_node(c->reg, node)->adapter[adapter];
+	return ad->window_base + ad->window_size;
+}
+
+/*
+ * The MSI window's slots on ad: SIO_MSI_SIZE in entries of the slot size
+ * (16 of Switchtec's 64 KiB entries, one of a larger one).
+ */
+static u32 msi_slots(const struct sio_adapter *ad)
+{
+	return (u32)SIO_DIV_ROUND_UP(SIO_MSI_SIZE, ad->slot_size);
+}
+
+/* dma: the DMA window, which may be the lender's direct window. */
+static int lender_addr_ok(struct sio_core *c, const struct sio_borrow *b,
+			  u64 addr, u64 size, int dma)
+{
+	struct sio_registry *r = c->reg;
 	const struct sio_node *n = sio_node(r, b->lender);
 	u32 a;
 
 	for (a = 0; a < n->nadapters && a < SIO_MAX_ADAPTERS; a++) {
 		const struct sio_adapter *ad = &n->adapter[a];
 
+		if (dma && sio_path_hops(r, b->lender, a, b->borrower) >= 0 &&
+		    addr == direct_window(c, b->lender, a, size))
+			return 0;
 		if (sio_path_hops(r, b->lender, a, b->borrower) < 0 ||
 		    !ad->slot_size || addr < ad->window_base ||
 		    (addr - ad->window_base) % ad->slot_size ||
@@ -559,8 +601,8 @@ static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
 	if (err)
 		return err;
 	if (!rep.present[SIO_A_ADDR] ||
-	    lender_addr_ok(c->reg, b, sio_nla_u64(&rep.tb[SIO_A_ADDR]),
-			   b->iova_size))
+	    lender_addr_ok(c, b, sio_nla_u64(&rep.tb[SIO_A_ADDR]),
+			   b->iova_size, 1))
 		return -EPROTO;
 	b->dma_addr = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
 	err = inbound(c, b, SIO_INB_DMA, b->dma_addr, b->iova, b->iova_size);
@@ -572,8 +614,8 @@ static int borrow_conversation(struct sio_core *c, u32 self, u32 bidx)
 	if (err)
 		return err;
 	if (!rep.present[SIO_A_ADDR] ||
-	    lender_addr_ok(c->reg, b, sio_nla_u64(&rep.tb[SIO_A_ADDR]),
-			   SIO_MSI_SIZE))
+	    lender_addr_ok(c, b, sio_nla_u64(&rep.tb[SIO_A_ADDR]),
+			   SIO_MSI_SIZE, 0))
 		return -EPROTO;
 	b->msi_addr = sio_nla_u64(&rep.tb[SIO_A_ADDR]);
 	return inbound(c, b, SIO_INB_MSI, b->msi_addr, SIO_MSI_BASE,
@@ -689,7 +731,7 @@ static int lender_record(struct sio_core *c, u32 dev, u32 node, u32 ad,
 	struct sio_adapter *la = &sio_node(r, sio_dev(r, dev)->node)->adapter[ad];
 	struct sio_borrow *b;
 	struct sio_dry t;
-	int slot, err;
+	int slot, err, direct;
 
 	if (bidx >= 0)
 		return -EBUSY;
@@ -699,15 +741,18 @@ static int lender_record(struct sio_core *c, u32 dev, u32 node, u32 ad,
 	t.count = 0;
 	err = dry_take(&t, &sio_node(r, sio_dev(r, dev)->node)->adapter[ad].reqs_out,
 		       1);
-	if (!err)
+	direct = direct_window(c, sio_dev(r, dev)->node, ad, window) != 0;
+	if (!err && !direct)
 		err = dry_luts(&t, la, window);
 	if (!err)
-		err = SIO_DIV_ROUND_UP(SIO_MSI_SIZE, la->slot_size) == 1 ?
+		err = msi_slots(la) <= SIO_MSI_SLOTS_MAX ?
 		      dry_luts(&t, la, SIO_MSI_SIZE) : -EINVAL;
 	if (!err)
 		err = sio_lut_share_ok(c, sio_dev(r, dev)->node, ad, node,
-				       sio_lut_slots(c, sio_dev(r, dev)->node,
-						     ad, window) + 1);
+				       (direct ? 0 :
+					sio_lut_slots(c, sio_dev(r, dev)->node,
+						      ad, window)) +
+				       msi_slots(la));
 	while (t.count--)
 		sio_bitmap_free(t.map[t.count], t.first[t.count], t.n[t.count]);
 	if (!err && c->ops->lend_claim)
@@ -916,6 +961,35 @@ int sio_core_borrow_check(struct sio_core *c, u32 self, u32 dev)
 	return err;
 }
 
+/*
+ * MAP_DMA_WINDOW on the direct window: the device's path to it, no slots.
+ * It carries one DMA window toward a peer (its one translation leads to
+ * that peer's RAM): a second borrow of that peer from here is refused.
+ */
+static int map_direct(struct sio_core *c, u32 self, struct sio_borrow *b,
+		      u32 node, u64 size, struct sio_msg *rep)
+{
+	struct sio_registry *r = c->reg;
+	u64 addr = direct_window(c, self, b->l_adapter, size);
+	u32 i;
+	int err;
+
+	for (i = 0; i < r->max_borrows; i++) {
+		const struct sio_borrow *o = sio_borrow_at(r, i);
+
+		if (o != b && o->used && o->dma_direct && o->lender == self &&
+		    o->borrower == node)
+			return -EBUSY;
+	}
+	err = c->ops->dma_direct_map(c->plat, self, node,
+				     sio_dev(r, b->dev)->rid, addr, size, 1);
+	if (err)
+		return err;
+	b->dma_direct = 1;
+	b->dma_addr = addr;
+	return sio_msg_put_u64(rep, SIO_A_ADDR, addr);
+}
+
 /* Lender side of MAP_DMA_WINDOW / MAP_MSI_WINDOW for a borrow. */
 int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		     struct sio_msg *rep)
@@ -953,11 +1027,15 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	b = sio_borrow_at(r, (u32)bidx);
 	if (b->l_req < 0)
 		return -EPROTO;
-	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW ? b->l_lut >= 0 : b->msi_lut >= 0)
+	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW ? b->l_lut >= 0 || b->dma_direct :
+					       b->msi_lut >= 0)
 		return -EBUSY;
 	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW &&
 	    size != 1ull << b->l_window_shift)
 		return -EINVAL;	/* not the window BORROW_REQ announced */
+	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW &&
+	    direct_window(c, self, b->l_adapter, size))
+		return map_direct(c, self, b, (u32)node, size, rep);
 	first = sio_lut_share_ok(c, self, b->l_adapter, (u32)node,
 				 sio_lut_slots(c, self, b->l_adapter, size));
 	if (first)
@@ -971,11 +1049,12 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		b->l_lut = first;
 		b->l_lut_count = count;
 		b->dma_addr = ad->window_base + (u64)first * ad->slot_size;
-	} else if (count != 1) {
+	} else if (count > SIO_MSI_SLOTS_MAX) {
 		sio_lut_unmap(c, self, b->l_adapter, first, count);
 		return -EINVAL;
 	} else {
 		b->msi_lut = first;
+		b->msi_lut_count = (u8)count;
 		b->msi_addr = ad->window_base + (u64)first * ad->slot_size;
 	}
 	return sio_msg_put_u64(rep, SIO_A_ADDR,

@@ -23,7 +23,8 @@ u32 sio_lut_held(struct sio_core *c, u32 node, u32 adapter, u32 who)
 		if (!b->used || b->lender != node || b->l_adapter != adapter ||
 		    b->borrower != who)
 			continue;
-		n += (b->l_lut >= 0 ? b->l_lut_count : 0) + (b->msi_lut >= 0);
+		n += (b->l_lut >= 0 ? b->l_lut_count : 0) +
+		     (b->msi_lut >= 0 ? b->msi_lut_count : 0);
 	}
 	for (i = 0; i < r->max_segdma; i++) {
 		const struct sio_segdma *m = sio_segdma_at(r, i);

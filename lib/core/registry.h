@@ -26,6 +26,8 @@
 #define SIO_RAM_MAX (SIO_BAR_BASE - SIO_RAM_BASE)
 #define SIO_MSI_BASE 0xfee00000ull		/* interrupt doorbells */
 #define SIO_MSI_SIZE 0x100000ull
+/* The MSI window in at most this many slots (sio_borrow.msi_lut_count). */
+#define SIO_MSI_SLOTS_MAX 255u
 #define SIO_MSI_VECTORS 4096			/* per node */
 #define SIO_BAR_BASE 0x4000000000ull		/* device BARs, 256 GiB up */
 #define SIO_WINDOW_BASE 0x100000000000ull	/* NTB windows, 16 TiB up */
@@ -229,7 +231,7 @@ struct sio_borrow {
 	u32 l_lut_count;
 	u64 dma_addr;		/* the window as the device sees it */
 	u64 msi_iova;		/* MSI window: borrower side IOVA */
-	s32 msi_lut;		/* lender's LUT slot for the MSI window */
+	s32 msi_lut;		/* lender's first LUT slot for the MSI window */
 	/*
 	 * Separate registries: what this side translated inbound (borrower:
 	 * SIO_INB_DMA / SIO_INB_MSI bits; lender: the BARs, by bit index,
@@ -237,7 +239,8 @@ struct sio_borrow {
 	 */
 	u8 inbound;
 	u8 bar_inbound;
-	u16 pad2;
+	u8 msi_lut_count;	/* MSI window slots (SIO_MSI_SIZE / slot size) */
+	u8 dma_direct;		/* the DMA window is the direct one (dma_direct) */
 	u64 msi_addr;		/* MSI window as the device sees it */
 	struct sio_range window;	/* IOVA inside the DMA window, for segments */
 	/*

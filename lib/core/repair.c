@@ -77,7 +77,8 @@ static int each_lut_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
 		hit = borrow_bar_luts(c, b, fn, arg) ||
 		      visit(c, fn, arg, b->lender, b->l_adapter, b->l_lut,
 			    b->l_lut_count) ||
-		      visit(c, fn, arg, b->lender, b->l_adapter, b->msi_lut, 1);
+		      visit(c, fn, arg, b->lender, b->l_adapter, b->msi_lut,
+			    b->msi_lut_count);
 	}
 	for (i = 0; i < r->max_attach && !hit; i++) {
 		const struct sio_attach *a = sio_attach_at(r, i);

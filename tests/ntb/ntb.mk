@@ -38,7 +38,8 @@ tests_ntb_test_ntb_switch_SOURCES = tests/ntb/test_ntb_switch.c
 tests_ntb_test_ntb_switch_CPPFLAGS = $(NTBSW_CPPFLAGS)
 tests_ntb_test_ntb_switch_LDADD =
 
-NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb.c \
+NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
+	kmod/ntb/smartio_ntb_rid.c kmod/ntb/smartio_ntb_rid.h \
 	kmod/ntb/smartio_ntb.h kmod/ntb/Kbuild kmod/ntb/Makefile \
 	kmod/ntb/README tests/ntb/build.sh tests/ntb/check_ntb.sh \
 	tests/ntb/guest-init.sh tests/ntb/sio_segrw.c \
@@ -126,15 +127,20 @@ check-ntb-ivshmem: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 # ntb_pingpong and smartio_ntb with use_lut_mws=0 and 1 (check_switchtec.sh;
 # NTB_PERF=1 adds ntb_perf, which can hang at start there),
 # then ntb_transport and ntb_netdev, 64 MiB each way over TCP
-# (check_transport.sh with NTB_HW=switchtec).
-check-ntb-switchtec:
+# (check_transport.sh with NTB_HW=switchtec), then smartio.ko lending an
+# NVMe between the two partitions (check_lend.sh with NTB_HW=switchtec).
+check-ntb-switchtec: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_switchtec.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb-switchtec: SKIPPED"; exit 0; fi; \
 	tr=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		NTB_HW=switchtec \
 		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || tr=$$?; \
-	[ $$st -eq 0 ] && [ $$tr -eq 0 ]
+	ld=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_HW=switchtec \
+		$(SHELL) $(srcdir)/tests/ntb/check_lend.sh || ld=$$?; \
+	echo "check-ntb-switchtec: drivers $$st, transport $$tr, lending $$ld"; \
+	[ $$st -eq 0 ] && [ $$tr -eq 0 ] && [ $$ld -eq 0 ]
 
 check-ntb-cluster: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
@@ -156,3 +162,12 @@ clean-ntb:
 .PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend \
 	check-ntb-transport check-ntb-ivshmem check-ntb-switchtec \
 	clean-ntb
+
+# check_lend.sh over the Switchtec model alone (NTB_HW=switchtec, two
+# guests; make check-ntb-switchtec runs it too).
+check-ntb-lend-switchtec: fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_HW=switchtec \
+		$(SHELL) $(srcdir)/tests/ntb/check_lend.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-lend-switchtec: SKIPPED"; exit 0; fi; \
+	exit $$st

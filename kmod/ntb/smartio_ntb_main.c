@@ -51,6 +51,7 @@
 #include <linux/workqueue.h>
 
 #include "smartio_ntb.h"
+#include "smartio_ntb_rid.h"
 
 #define SIO_MW_MSG		0	/* per peer: its request and reply slots */
 #define SIO_MW_SEG		1	/* the segment heap, shared by the peers */
@@ -136,6 +137,13 @@ struct sio_ntb_dev {
 	resource_size_t heap_size;
 	unsigned long *heap;		/* its pages in use */
 	unsigned long heap_pages;
+	/*
+	 * Pages a segment starts and ends at a multiple of: one page, or a
+	 * whole look-up-table entry where an entry translates only a block
+	 * aligned to its size (Switchtec: 64 KiB), so that the entry through
+	 * which a peer reaches a segment reaches nothing of another.
+	 */
+	unsigned long seg_align;
 	struct dentry *dbgfs;
 	struct sio_ntb_peer peer[];
 };
@@ -275,6 +283,24 @@ static u32 sio_lut_count(struct sio_ntb_dev *d, u64 *ent_size)
 }
 
 /*
+ * The address alignment of what one single entry translates: a page on
+ * ntb_sioswitch, the entry's own size on Switchtec's LUT windows (the
+ * driver's mw_get_align; it answers only while the peer's link is up,
+ * PAGE_SIZE before and without single entries).
+ */
+static u64 sio_lut_align(struct sio_ntb_peer *p)
+{
+	resource_size_t align;
+	u64 ent;
+
+	if (!sio_lut_count(p->d, &ent) ||
+	    ntb_mw_get_align(p->d->ntb, p->pidx, SIO_MW_LUT, &align, NULL,
+			     NULL) || align < PAGE_SIZE || !is_power_of_2(align))
+		return PAGE_SIZE;
+	return align;
+}
+
+/*
  * Whether the heap window is translated to the peers in full.  With single
  * look-up-table entries smartio translates each attached segment on its
  * own (the owner's entry for the attaching peer), so the heap window leads
@@ -307,6 +333,7 @@ static int sio_setup_heap(struct sio_ntb_peer *p)
 		if (!sio_heap_shared(d))
 			ntb_mw_clear_trans(d->ntb, p->pidx, SIO_MW_SEG);
 		d->heap_pages = d->heap_size >> PAGE_SHIFT;
+		d->seg_align = sio_lut_align(p) >> PAGE_SHIFT;
 		d->heap = bitmap_zalloc(d->heap_pages, GFP_KERNEL);
 		if (!d->heap) {
 			ntb_mw_clear_trans(d->ntb, p->pidx, SIO_MW_SEG);
@@ -566,10 +593,16 @@ EXPORT_SYMBOL_GPL(sio_ntb_peer_node);
 
 /* --- segments: memory of ours the peers reach through their windows ---- */
 
+/* A segment's pages in the heap: a multiple of the heap's alignment. */
+static unsigned long sio_seg_pages(struct sio_ntb_dev *d, size_t size)
+{
+	return round_up(DIV_ROUND_UP(size, PAGE_SIZE), max(d->seg_align, 1UL));
+}
+
 void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off)
 {
-	unsigned long npages = DIV_ROUND_UP(size, PAGE_SIZE), first;
 	struct sio_ntb_dev *d = p->d;
+	unsigned long npages, first;
 	void *va;
 
 	if (!size)
@@ -579,8 +612,9 @@ void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off)
 		mutex_unlock(&d->heap_lock);
 		return NULL;
 	}
+	npages = sio_seg_pages(d, size);
 	first = bitmap_find_next_zero_area(d->heap, d->heap_pages, 0, npages,
-					   0);
+					   max(d->seg_align, 1UL) - 1);
 	if (first >= d->heap_pages) {
 		mutex_unlock(&d->heap_lock);
 		return NULL;
@@ -606,9 +640,9 @@ void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size)
 	 * Scrubbed now, not at the next allocation: the peers reach the
 	 * whole heap, free pages included.
 	 */
-	memset(va, 0, DIV_ROUND_UP(size, PAGE_SIZE) << PAGE_SHIFT);
+	memset(va, 0, sio_seg_pages(d, size) << PAGE_SHIFT);
 	mutex_lock(&d->heap_lock);
-	bitmap_clear(d->heap, first, DIV_ROUND_UP(size, PAGE_SIZE));
+	bitmap_clear(d->heap, first, sio_seg_pages(d, size));
 	mutex_unlock(&d->heap_lock);
 }
 EXPORT_SYMBOL_GPL(sio_ntb_seg_free);
@@ -670,8 +704,9 @@ int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size)
 {
 	u64 ent;
 
+	/* An entry that translates aligned blocks only: say so, not the chip. */
 	if (entry >= sio_lut_count(p->d, &ent) || !size || size > ent ||
-	    !PAGE_ALIGNED(addr) || !PAGE_ALIGNED(size))
+	    !IS_ALIGNED(addr, sio_lut_align(p)) || !PAGE_ALIGNED(size))
 		return -EINVAL;
 	return ntb_mw_set_trans(p->d->ntb, p->pidx, SIO_MW_LUT + entry, addr,
 				size);
@@ -702,6 +737,64 @@ phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry)
 	return base;
 }
 EXPORT_SYMBOL_GPL(sio_ntb_lut_peer_addr);
+
+u64 sio_ntb_lut_align(struct sio_ntb_peer *p)
+{
+	return sio_lut_align(p);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_lut_align);
+
+/*
+ * The direct window: memory window SIO_MW_SEG, which the heap leaves
+ * untranslated where single entries exist (sio_heap_shared), so smartio.ko
+ * may give its one translation per peer to a DMA window (kmod/ntb/README).
+ */
+u64 sio_ntb_direct_geometry(void)
+{
+	struct sio_ntb_dev *d;
+	resource_size_t size = 0;
+	phys_addr_t base;
+
+	mutex_lock(&sio_lock);
+	d = list_first_entry_or_null(&sio_devs, struct sio_ntb_dev, node);
+	if (d && !sio_heap_shared(d) &&
+	    ntb_peer_mw_get_addr(d->ntb, SIO_MW_SEG, &base, &size))
+		size = 0;
+	mutex_unlock(&sio_lock);
+	return size ? rounddown_pow_of_two(size) : 0;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_direct_geometry);
+
+int sio_ntb_direct_set(struct sio_ntb_peer *p, u64 addr, u64 size)
+{
+	if (sio_heap_shared(p->d) || !is_power_of_2(size) ||
+	    !IS_ALIGNED(addr, size))
+		return -EINVAL;
+	return ntb_mw_set_trans(p->d->ntb, p->pidx, SIO_MW_SEG, addr, size);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_direct_set);
+
+void sio_ntb_direct_clear(struct sio_ntb_peer *p)
+{
+	if (!sio_heap_shared(p->d))
+		ntb_mw_clear_trans(p->d->ntb, p->pidx, SIO_MW_SEG);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_direct_clear);
+
+phys_addr_t sio_ntb_direct_peer_addr(struct sio_ntb_peer *p)
+{
+	struct ntb_dev *ntb = p->d->ntb;
+	int per_peer = ntb_peer_mw_count(ntb) / p->d->pcnt;
+	resource_size_t size;
+	phys_addr_t base;
+
+	if (sio_heap_shared(p->d) ||
+	    ntb_peer_mw_get_addr(ntb, p->pidx * per_peer + SIO_MW_SEG, &base,
+				 &size))
+		return 0;
+	return base;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_direct_peer_addr);
 
 /*
  * A new user (or none) is a new node to the peers: a new generation,
@@ -1004,6 +1097,65 @@ static ssize_t sio_peer_seg_data_write(struct file *file,
 SIO_DBG_FOPS(sio_peer_seg_data_fops, sio_peer_seg_data_read,
 	     sio_peer_seg_data_write, default_llseek);
 
+int sio_ntb_rid_allow(struct sio_ntb_peer *p, u16 rid, bool allow)
+{
+	return sio_rid_allow(p->d->ntb, rid, allow);
+}
+EXPORT_SYMBOL_GPL(sio_ntb_rid_allow);
+
+/*
+ * debugfs rid: reads this machine's requester-id table (one enabled entry
+ * a line, "RID proxy PP"); writes "+RID" or "-RID" (hex) add or remove
+ * one through the hook, as smartio.ko does for a device it lends.
+ * peer_rid: reads the peer's table, as this machine's NT function sees it.
+ */
+static int sio_rid_file_show(struct seq_file *m, void *unused)
+{
+	struct sio_ntb_peer *p = m->private;
+
+	return sio_rid_show(p->d->ntb, false, m);
+}
+
+static int sio_rid_file_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sio_rid_file_show, inode->i_private);
+}
+
+static ssize_t sio_rid_file_write(struct file *file, const char __user *ubuf,
+				  size_t size, loff_t *ppos)
+{
+	struct sio_ntb_peer *p = ((struct seq_file *)file->private_data)->private;
+	char buf[8] = {};
+	u16 rid;
+	int rc;
+
+	if (size < 2 || size >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, size))
+		return -EFAULT;
+	if ((buf[0] != '+' && buf[0] != '-') || kstrtou16(buf + 1, 16, &rid))
+		return -EINVAL;
+	rc = sio_ntb_rid_allow(p, rid, buf[0] == '+');
+	return rc ? rc : size;
+}
+
+static const struct file_operations sio_rid_fops = {
+	.owner = THIS_MODULE,
+	.open = sio_rid_file_open,
+	.read = seq_read,
+	.write = sio_rid_file_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int sio_peer_rid_show(struct seq_file *m, void *unused)
+{
+	struct sio_ntb_peer *p = m->private;
+
+	return sio_rid_show(p->d->ntb, true, m);
+}
+DEFINE_SHOW_ATTRIBUTE(sio_peer_rid);
+
 static void sio_peer_debugfs(struct sio_ntb_peer *p)
 {
 	struct sio_ntb_dev *d = p->d;
@@ -1024,6 +1176,8 @@ static void sio_peer_debugfs(struct sio_ntb_peer *p)
 	debugfs_create_file("peer_seg", 0200, p->dbgfs, p, &sio_peer_seg_fops);
 	debugfs_create_file("peer_seg_data", 0600, p->dbgfs, p,
 			    &sio_peer_seg_data_fops);
+	debugfs_create_file("rid", 0600, p->dbgfs, p, &sio_rid_fops);
+	debugfs_create_file("peer_rid", 0400, p->dbgfs, p, &sio_peer_rid_fops);
 }
 
 /* Our outbound window widx, mapped: at most SIO_OUT_MAX of it. */
