@@ -158,7 +158,9 @@ sw_check() {
 		echo "FAIL: guest $1: $passes checks passed, $2 expected"
 		bad=$((bad + 1))
 	fi
-	if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic' "$log"; then
+	# With the lines before (a Call Trace's headline: a hung task, an RCU
+	# stall).
+	if grep -B 6 -m 4 -E 'WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic' "$log"; then
 		echo "FAIL: guest $1: kernel warning, bug or oops (above)"
 		bad=$((bad + 1))
 	fi
