@@ -412,6 +412,14 @@ class Segment(_Files):
     attached = property(lambda s: _lines(s.read("attached")))
 
     @property
+    def holders(self):
+        """[{node, pid, command}]: the processes that hold an attachment
+        through this mount's daemon (smartio(7), holders)."""
+        return [{"node": w[0], "pid": int(w[1]), "command": w[2]}
+                for w in (line.split() for line in _lines(self.read("holders")))
+                if len(w) == 3]
+
+    @property
     def dma(self):
         """{device name: the address it reaches the segment at}."""
         d = self.path("dma")

@@ -304,6 +304,13 @@ def _hold(seg, who, pidfd, w):
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
+        # The name the segment's holders file and a refused destroy give
+        # this process (they read /proc/PID/comm), rather than "python3".
+        try:
+            with open("/proc/self/comm", "w") as f:
+                f.write("smartio-hold")
+        except OSError:
+            pass
         try:
             seg.attach(who)
         except SmartioError as e:

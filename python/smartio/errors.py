@@ -11,6 +11,7 @@ prints it and the tests run every entry.
 """
 import errno
 import os
+import re
 
 from .render import human_size
 
@@ -140,6 +141,60 @@ def _space(c, a, b):
     return full
 
 
+def _fabric_mounts(c):
+    """The mount points of smartiofs on this machine that serve the same
+    fabric as c's mount, c's first: /proc/self/mounts names each by its
+    source, "<fabric>" or "<fabric>:<node>"."""
+    me = os.path.realpath(c.root)
+    mounts = []
+    try:
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                w = line.split()
+                if len(w) > 2 and w[2] == "fuse.smartiofs":
+                    src, mnt = (re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), x)
+                                for x in w[:2])
+                    mounts.append((src.rpartition(":")[0] if ":" in src else src, mnt))
+    except OSError:
+        pass
+    fabric = next((f for f, m in mounts if m == me), None)
+    return [me] + [m for f, m in mounts if f == fabric and m != me]
+
+
+def _holders(c, here, name, nodes):
+    """Each attached node and who holds its attachment: "host2, held by
+    process 4242 (bash) until it exits or it is detached (smartio segment
+    detach host0.ring host2)".  Only the daemon a process wrote attach through
+    knows it (its holders file), so the fabric's other mounts on this
+    machine are asked too.  Issue 32 item 12: the operator learns which
+    process to end or which attachment to detach."""
+    procs = {}
+    for i, mnt in enumerate(_fabric_mounts(c)):
+        try:
+            with open(os.path.join(mnt, *here, "holders")) as f:
+                text = f.read()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            w = line.split()
+            if len(w) == 3 and w[0] in nodes:
+                procs.setdefault(w[0], []).append(
+                    "%s (%s)%s" % (w[1], w[2], "" if i == 0 else " through " + mnt))
+    out = []
+    for n in nodes:
+        detach = "smartio segment detach %s %s" % (name, n)
+        p = procs.get(n)
+        if p:
+            out.append("%s, held by process%s %s until %s or it is detached (%s)" % (
+                n, "es" if len(p) > 1 else "", _and(p),
+                "it exits" if len(p) == 1 else "they exit", detach))
+        else:
+            out.append("%s, held by no process of this machine's mounts "
+                       "(libsmartio, or another machine) until it is detached (%s)"
+                       % (n, detach))
+    return "; ".join(out)
+
+
 def _device(c, op, e, dev, node=None, policy=None, mode=None, numvfs=None, **_):
     lender = _read(c, "dev", dev, "node")
     borrowers = _list(c, "dev", dev, "borrow")
@@ -249,13 +304,13 @@ def _segment(c, op, e, node, seg, size=None, available=None, target=None, dev=No
         dmas = sorted(os.listdir(c.path(*here, "dma")))
         why = []
         if others:
-            why.append("attached by %s" % _and(others))
+            why.append("attached by %s" % _holders(c, here, name, others))
         if dmas:
             why.append("mapped for %s" % _and(dmas))
         return "%s is %s" % (name, " and ".join(why) if why else "in use")
     if op == "segment-export" and e == errno.EBUSY:
-        return "%s cannot be withdrawn while %s attached" % (
-            name, _and(others) + (" is" if len(others) == 1 else " are"))
+        return "%s cannot be withdrawn while attached by %s" % (
+            name, _holders(c, here, name, others))
     if op == "segment-export" and e == errno.EINVAL:
         return "%s has no size yet: set it before exporting" % name
     if op == "segment-detach" and e == errno.EINVAL:

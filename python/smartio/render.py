@@ -50,6 +50,7 @@ def adapter_info(a):
 def segment_info(n, s):
     return {"name": s.name, "owner": n.name, "size": s.size,
             "available": s.available, "attached": s.attached,
+            "holders": s.holders,
             "dma": {d: "%#x" % v for d, v in s.dma.items()}}
 
 

@@ -158,6 +158,9 @@ def text(info):
                                               info["owner"]))
         out.append("\tExported: %s" % ("yes" if info["available"] else "no"))
         out.append("\tAttached: %s" % _none(info["attached"]))
+        out.append("\tHeld by: %s" % _none(
+            ["process %d (%s) for %s" % (h["pid"], h["command"], h["node"])
+             for h in info["holders"]]))
         out.append("\tMapped for: %s" % _none(
             ["%s at %s" % kv for kv in sorted(info["dma"].items())]))
     return "\n".join(out) + "\n"
