@@ -260,6 +260,49 @@ def cmd_peer(c, a):
     return 0
 
 
+def cmd_multicast(c, a):
+    """multicast/ (smartio(7), MULTICAST): list, create, destroy, join,
+    leave, map and unmap a switch's multicast groups."""
+    if a.action == "list":
+        groups = [render.multicast_info(g) for g in c.multicast]
+        if a.json:
+            json.dump(groups, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+            return 0
+        for g in groups:
+            print("%s: %s on %s, members %s, mapped for %s, %d writes, %d delivered" % (
+                g["name"], render.human_size(g["size"]), g["switch"],
+                ", ".join(g["members"]) or "none",
+                ", ".join("%s at %s" % kv for kv in sorted(g["dma"].items())) or "none",
+                g["writes"], g["delivered"]))
+        return 0
+    if a.action == "create":
+        if a.size is not None:
+            try:
+                parse_size(a.size)
+            except ValueError as e:
+                raise Usage(str(e))
+        g = c.create_multicast(a.group, a.size)
+        print("multicast group %s: %s on %s" % (g.name, render.human_size(g.size), g.switch))
+        return 0
+    g = c.multicast_group(a.group)
+    if a.action == "destroy":
+        g.destroy()
+    elif a.action == "join":
+        c.node(a.node)
+        g.join(a.node, a.buffer)
+    elif a.action == "leave":
+        c.node(a.node)
+        g.leave(a.node)
+    elif a.action == "map":
+        c.device(a.dev)
+        print("%s writes into multicast group %s at %#x" % (a.dev, g.name, g.dma_map(a.dev)))
+    elif a.action == "unmap":
+        c.device(a.dev)
+        g.dma_unmap(a.dev)
+    return 0
+
+
 def _spawn_holder(seg, who, for_pid):
     """Attaches seg for who from a background process of its own (a new
     session, no terminal): the daemon ties the attachment to that process,
@@ -732,6 +775,31 @@ def parser():
     q.add_argument("file", nargs="?",
                    help="default: %s" % (SEGMENTS_CONF or "none, name one"))
     p.set_defaults(fn=cmd_segment)
+
+    p = sub.add_parser("multicast", help="a switch's multicast groups: create, join, map")
+    ms = p.add_subparsers(dest="action", metavar="ACTION")
+    ms.required = True
+    q = ms.add_parser("list", help="the groups, their members and mappings")
+    q.add_argument("-J", "--json", action="store_true")
+    q = ms.add_parser("create", help="take a free group of the first switch that has one")
+    q.add_argument("group")
+    q.add_argument("size", nargs="?", help="bytes a write may cover (default one page)")
+    q = ms.add_parser("destroy")
+    q.add_argument("group")
+    q = ms.add_parser("join", help="subscribe a node with a segment or DEV/barN")
+    q.add_argument("group")
+    q.add_argument("node")
+    q.add_argument("buffer", help="a segment of the node, or DEV/barN of a device in it")
+    q = ms.add_parser("leave")
+    q.add_argument("group")
+    q.add_argument("node")
+    q = ms.add_parser("map", help="map the group for a device (prints its address)")
+    q.add_argument("group")
+    q.add_argument("dev")
+    q = ms.add_parser("unmap")
+    q.add_argument("group")
+    q.add_argument("dev")
+    p.set_defaults(fn=cmd_multicast)
 
     p = sub.add_parser("watch", help="the event stream as readable lines")
     p.add_argument("--json", action="store_true", help="one JSON object per line")

@@ -55,7 +55,11 @@ class SmartioError(OSError):
         self.path = filename
 
     def __str__(self):
-        return "%s (%s)" % (self.sentence, errno.errorcode.get(self.errno, self.errno))
+        # EOPNOTSUPP, as the man pages name it (Python's table says
+        # ENOTSUP, its alias on Linux)
+        name = "EOPNOTSUPP" if self.errno == errno.EOPNOTSUPP else \
+            errno.errorcode.get(self.errno, self.errno)
+        return "%s (%s)" % (self.sentence, name)
 
 
 def _read(c, *parts):
@@ -329,6 +333,86 @@ def _segment(c, op, e, node, seg, size=None, available=None, target=None, dev=No
     return None
 
 
+def _multicast(c, op, e, group, size=None, target=None, buffer=None, dev=None, **_):
+    here = ("multicast", group)
+    # The multicast sentences are smartio(1)'s MULTICAST paragraph, tested
+    # in tests/python/test_cli_multicast.py (not rows of TABLE, whose
+    # every row test_smartio_cli.sh sees on a cluster with no switch).
+    if e in (errno.EPERM, errno.EACCES) and op != "multicast-dma-map":
+        return None     # who may act: the general sentence
+    if op == "multicast-create":
+        if e == errno.EOPNOTSUPP:
+            return "no switch of the cluster has multicast groups"
+        if e == errno.ENOSPC:
+            return "every multicast group of the cluster's switches is taken (groups: %s)" % (
+                ", ".join(sorted(os.listdir(c.path("multicast")))))
+        if e == errno.EEXIST:
+            return "multicast group %s already exists (on %s)" % (
+                group, _read(c, *here, "switch"))
+        if e == errno.EINVAL:
+            return ("'%s' is not a group name: letters, digits, _ and -, "
+                    "at most 31 characters" % group)
+    if not _exists(c, *here):
+        return "there is no multicast group named %s" % group
+    members = _list(c, *here, "members")
+    try:
+        dmas = sorted(os.listdir(c.path(*here, "dma")))
+    except OSError:
+        dmas = []
+    busy = []
+    if members:
+        busy.append("members %s" % _and(members))
+    if dmas:
+        busy.append("is mapped for %s" % _and(dmas))
+    busy = "has " + " and ".join(busy) if busy else "is in use"
+    busy = busy.replace("has is mapped", "is mapped")
+    sw = _read(c, *here, "switch")
+    if op == "multicast-size":
+        if e == errno.EINVAL:
+            return ("'%s' is not a size for multicast group %s: whole pages, "
+                    "more than zero, at most 1G" % (size, group))
+        if e == errno.EBUSY:
+            return "multicast group %s %s: its size is fixed" % (group, busy)
+    if op == "multicast-destroy" and e == errno.EBUSY:
+        return "multicast group %s %s: leave and unmap first" % (group, busy)
+    if op in ("multicast-join", "multicast-leave") and target not in _nodes(c):
+        return "there is no node named %s (nodes: %s)" % (target, ", ".join(_nodes(c)))
+    if op == "multicast-join":
+        if e == errno.EXDEV:
+            return "%s is not cabled to %s, the switch of multicast group %s" % (
+                target, sw, group)
+        if e == errno.EEXIST:
+            return "%s is already a member of multicast group %s" % (target, group)
+        if e == errno.ENOENT:
+            return "%s has no segment %s" % (target, buffer)
+        if e == errno.ENXIO:
+            return "there is no device named %s" % (buffer or "").partition("/")[0]
+        if e == errno.ENOSPC:
+            return "%s's %s is smaller than multicast group %s (%s bytes)" % (
+                target, buffer, group, _read(c, *here, "size"))
+        if e == errno.EINVAL:
+            return ("'%s' is not a buffer of %s: a segment of it, or DEV/barN of a "
+                    "device installed in it" % (buffer, target))
+    if op == "multicast-leave" and e == errno.ENOENT:
+        return "%s is not a member of multicast group %s (members: %s)" % (
+            target, group, _and(members) or "none")
+    if op == "multicast-dma-map":
+        lender = _read(c, "dev", dev, "node")
+        if e == errno.ENXIO or lender is None:
+            return "there is no device named %s" % dev
+        if e == errno.EACCES:
+            return ("only %s's lender %s or a borrower may map it for a multicast "
+                    "group; this mount is %s" % (dev, lender, _self(c)))
+        if e == errno.EXDEV:
+            return "%s's lender %s is not cabled to %s, the switch of multicast group %s" % (
+                dev, lender, sw, group)
+        if e == errno.EEXIST:
+            return "multicast group %s is already mapped for %s" % (group, dev)
+    if op == "multicast-dma-unmap" and e == errno.ENOENT:
+        return "multicast group %s is not mapped for %s" % (group, dev)
+    return None
+
+
 def explain(c, op, e, **ctx):
     """The sentence for errno e of operation op, with ctx naming the device
     (dev=), node (node=), segment (seg=) and value written."""
@@ -336,6 +420,8 @@ def explain(c, op, e, **ctx):
     try:
         if op.startswith("segment"):
             s = _segment(c, op, e, **ctx)
+        elif op.startswith("multicast"):
+            s = _multicast(c, op, e, **ctx)
         elif "dev" in ctx:
             s = _device(c, op, e, **ctx)
     except OSError:

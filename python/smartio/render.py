@@ -54,6 +54,12 @@ def segment_info(n, s):
             "dma": {d: "%#x" % v for d, v in s.dma.items()}}
 
 
+def multicast_info(g):
+    return {"name": g.name, "switch": g.switch, "size": g.size, "members": g.members,
+            "dma": {d: "%#x" % v for d, v in g.dma.items()},
+            "writes": g.writes, "delivered": g.delivered}
+
+
 def node_info(n, me):
     return {"name": n.name, "id": n.id, "state": n.state,
             "self": n.name == me,
@@ -99,7 +105,8 @@ def snapshot(c):
     devices = [device_info(d) for d in c.devices]
     reachability(nodes, devices)
     return {"schema": SCHEMA, "mount": os.path.abspath(c.root), "self": me,
-            "nodes": nodes, "devices": devices}
+            "nodes": nodes, "devices": devices,
+            "multicast": [multicast_info(g) for g in c.multicast]}
 
 
 def shown_state(d):
