@@ -262,6 +262,30 @@ class Device(_Files):
         return out
 
     @property
+    def irq_vectors(self):
+        """The vector numbers under irq/ (those routed to this mount's
+        node)."""
+        try:
+            return sorted(int(v) for v in os.listdir(self.path("irq")) if v.isdigit())
+        except FileNotFoundError:
+            return []
+
+    @property
+    def peer_maps(self):
+        """{peer device: {bar number: the address this device uses to reach
+        it}} for each peers/<peer> mapping."""
+        out = {}
+        try:
+            peers = sorted(os.listdir(self.path("peers")))
+        except FileNotFoundError:
+            return out
+        for p in peers:
+            d = self.path("peers", p)
+            out[p] = {int(e[3:]): int(self.read(os.path.join("peers", p, e)), 16)
+                      for e in sorted(os.listdir(d)) if e.startswith("bar")}
+        return out
+
+    @property
     def bars(self):
         """The BAR numbers this mount may map (bar<N> links present)."""
         return sorted(int(e[3:]) for e in os.listdir(self.path())
