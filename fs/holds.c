@@ -258,9 +258,15 @@ void holds_show(unsigned owner, const char *seg, struct sbuf *sb)
 			if (fgets(comm, sizeof(comm), f)) {
 				n = strcspn(comm, "\n");
 				comm[n] = '\0';
-				/* one word a line: a name with blanks is joined */
+				/*
+				 * One printable word: any process names
+				 * itself (prctl), and a reader must get
+				 * neither a second field nor bytes that
+				 * are not text.
+				 */
 				for (n = 0; comm[n]; n++)
-					if (comm[n] == ' ' || comm[n] == '\t')
+					if ((unsigned char)comm[n] <= ' ' ||
+					    (unsigned char)comm[n] >= 0x7f)
 						comm[n] = '_';
 			}
 			fclose(f);

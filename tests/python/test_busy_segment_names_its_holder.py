@@ -8,6 +8,7 @@ import errno
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -102,3 +103,25 @@ def test_until_detached_holder_is_named_smartio_hold(cluster, capsys):
                             % holder) in err
     finally:
         run(capsys, "-m", m, "segment", "detach", "host0.ring", "host2")
+
+
+def test_a_holder_name_is_one_printable_word(cluster, capsys):
+    """Any process names itself (prctl, /proc/self/comm): a blank or a
+    byte that is not text must not reach the holders file's reader."""
+    seg = cluster.node("host0").create_segment("ring", "64k", available=True)
+    code = ("import sys\n"
+            "open('/proc/self/comm', 'wb').write(b'a b\\xff\\x01c')\n"
+            "open(sys.argv[1], 'w').write('host2')\n"
+            "print('ok', flush=True)\n"
+            "sys.stdin.read()\n")
+    p = subprocess.Popen([sys.executable, "-c", code, seg.path("attach")],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert p.stdout.readline() == b"ok\n"
+        with open(seg.path("holders"), "rb") as f:
+            assert f.read() == b"host2 %d a_b__c\n" % p.pid
+        rc, out, err = run(capsys, "-m", cluster.root, "segment", "destroy", "host0.ring")
+        assert rc == 1 and "held by process %d (a_b__c)" % p.pid in err
+    finally:
+        p.stdin.close()
+        p.wait()
