@@ -249,6 +249,77 @@ def cmd_sriov(c, a):
     return 0
 
 
+# setpci(8)'s names for the standard header's registers: offset, width.
+CONFIG_NAMES = {
+    "VENDOR_ID": (0x00, 2), "DEVICE_ID": (0x02, 2), "COMMAND": (0x04, 2),
+    "STATUS": (0x06, 2), "REVISION": (0x08, 1), "CACHE_LINE_SIZE": (0x0c, 1),
+    "LATENCY_TIMER": (0x0d, 1), "HEADER_TYPE": (0x0e, 1),
+    "BASE_ADDRESS_0": (0x10, 4), "BASE_ADDRESS_1": (0x14, 4),
+    "BASE_ADDRESS_2": (0x18, 4), "BASE_ADDRESS_3": (0x1c, 4),
+    "BASE_ADDRESS_4": (0x20, 4), "BASE_ADDRESS_5": (0x24, 4),
+    "SUBSYSTEM_VENDOR_ID": (0x2c, 2), "SUBSYSTEM_ID": (0x2e, 2),
+    "CAPABILITIES": (0x34, 1), "INTERRUPT_LINE": (0x3c, 1),
+    "INTERRUPT_PIN": (0x3d, 1),
+}
+WIDTHS = {"B": 1, "W": 2, "L": 4}
+
+
+def _config_reg(text):
+    """setpci's REG[.B|.W|.L][=VALUE]: (offset, width, value or None).  A
+    number is hex, as in setpci; a name has its own width."""
+    reg, eq, value = text.partition("=")
+    name, dot, width = reg.partition(".")
+    if name.upper() in CONFIG_NAMES:
+        off, size = CONFIG_NAMES[name.upper()]
+    else:
+        try:
+            off, size = int(name, 16), 1
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                "%r is not a register: a hex offset or one of %s" % (
+                    name, ", ".join(sorted(CONFIG_NAMES))))
+    if dot:
+        if width.upper() not in WIDTHS:
+            raise argparse.ArgumentTypeError("%r is not a width: B, W or L" % width)
+        size = WIDTHS[width.upper()]
+    if not 0 <= off <= 4096 - size or off % size:
+        raise argparse.ArgumentTypeError(
+            "%#x is not a %d-byte register: aligned to its width, within 4096 bytes"
+            % (off, size))
+    val = None
+    if eq:
+        try:
+            val = int(value, 16)
+        except ValueError:
+            val = -1
+        if not 0 <= val < 1 << (8 * size):
+            raise argparse.ArgumentTypeError(
+                "%r is not a %d-byte value (hex)" % (value, size))
+    return off, size, val
+
+
+def cmd_config(c, a):
+    """A device's configuration space, as setpci(8) and lspci -xxx show it,
+    through dev/<dev>/config as this mount's node."""
+    dev = c.device(a.dev)
+    if a.reg is None:
+        data = dev.read_config(0, 4096)
+        for off in range(0, len(data), 16):
+            print("%02x: %s" % (off, " ".join("%02x" % b for b in data[off:off + 16])))
+        return 0
+    off, size, val = a.reg
+    if val is None:
+        got = dev.read_config(off, size)
+        if len(got) < size:
+            raise SmartioError(errno.EACCES, "%s's configuration space at %#x is not "
+                               "readable here (past the header is the admin's and "
+                               "operators', or past its end)" % (a.dev, off))
+        print("%0*x" % (2 * size, int.from_bytes(got, "little")))
+        return 0
+    dev.write_config(off, val.to_bytes(size, "little"))
+    return 0
+
+
 def cmd_peer(c, a):
     dev = c.device(a.dev)
     c.device(a.peer)
@@ -726,6 +797,12 @@ def parser():
     p.add_argument("dev")
     p.add_argument("numvfs", nargs="?", type=_at_least_zero(int, "virtual functions"))
     p.set_defaults(fn=cmd_sriov)
+    p = sub.add_parser("config", help="read or write a device's configuration space "
+                       "(as setpci, or a dump as lspci -xxx)")
+    p.add_argument("dev")
+    p.add_argument("reg", nargs="?", type=_config_reg, metavar="REG[.B|.W|.L][=VALUE]",
+                   help="a hex offset or a header register's name (COMMAND, STATUS, ...)")
+    p.set_defaults(fn=cmd_config)
     p = sub.add_parser("peer", help="map a device's BARs for another device (peer-to-peer)")
     p.add_argument("action", choices=("map", "unmap"))
     p.add_argument("dev", help="the device that will DMA")

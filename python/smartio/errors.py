@@ -251,6 +251,11 @@ def _device(c, op, e, dev, node=None, policy=None, mode=None, numvfs=None, **_):
         if borrowers:
             return "%s does not borrow %s (borrowed by %s)" % (node, dev, _and(borrowers))
         return "%s does not borrow %s (nobody borrows it)" % (node, dev)
+    if op == "config" and e == errno.EACCES:
+        me = _self(c)
+        if me != lender and me not in borrowers:
+            return ("%s is neither the lender of %s (%s) nor a borrower: it may not "
+                    "write its configuration space" % (me, dev, lender))
     if op == "reclaim" and e == errno.EACCES:
         return ("only %s's lender %s may reclaim it; this mount is %s"
                 % (dev, lender, _self(c)))
