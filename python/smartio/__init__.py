@@ -659,8 +659,12 @@ class Cluster:
             raise SmartioError(_errno.EINVAL, explain(
                 self, "multicast-create", _errno.EINVAL, group=name))
         if size is not None:
+            # Whole pages up to 1G (smartio(7)), checked before the mkdir:
+            # a group made and freed again would be two multicast events
+            # of nothing.
             try:
-                ok = (size if isinstance(size, int) else parse_size(size)) > 0
+                n = size if isinstance(size, int) else parse_size(size)
+                ok = 0 < n <= 1 << 30 and n % 4096 == 0
             except ValueError:
                 ok = False
             if not ok:

@@ -357,6 +357,9 @@ def _multicast(c, op, e, group, size=None, target=None, buffer=None, dev=None, *
         if e == errno.EINVAL:
             return ("'%s' is not a group name: letters, digits, _ and -, "
                     "at most 31 characters" % group)
+    if op == "multicast-size" and e == errno.EINVAL:
+        return ("'%s' is not a size for multicast group %s: whole pages, "
+                "more than zero, at most 1G" % (size, group))
     if not _exists(c, *here):
         return "there is no multicast group named %s" % group
     members = _list(c, *here, "members")
@@ -373,9 +376,6 @@ def _multicast(c, op, e, group, size=None, target=None, buffer=None, dev=None, *
     busy = busy.replace("has is mapped", "is mapped")
     sw = _read(c, *here, "switch")
     if op == "multicast-size":
-        if e == errno.EINVAL:
-            return ("'%s' is not a size for multicast group %s: whole pages, "
-                    "more than zero, at most 1G" % (size, group))
         if e == errno.EBUSY:
             return "multicast group %s %s: its size is fixed" % (group, busy)
     if op == "multicast-destroy" and e == errno.EBUSY:

@@ -13,6 +13,7 @@ import pytest
 
 import smartio
 from smartio import cli
+from smartio import events as evmod
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONF = os.path.join(HERE, "..", "fs", "multicast.conf")
@@ -119,10 +120,17 @@ def test_multicast_create_refusals_leave_nothing(mc, capsys):
         assert run(capsys, "-m", m, "multicast", "create", g)[0] == 0
     refused(capsys, mc, "every multicast group of the cluster's switches is taken "
             "(groups: g1, g2) (ENOSPC)", "multicast", "create", "g3")
-    # a size above 1G is refused after the mkdir: the group goes again
+    # a size the namespace refuses (above 1G, not whole pages) makes no
+    # group and no event
     assert run(capsys, "-m", m, "multicast", "destroy", "g2")[0] == 0
-    refused(capsys, mc, "'2G' is not a size for multicast group big: whole pages, more "
-            "than zero, at most 1G (EINVAL)", "multicast", "create", "big", "2G")
+    with evmod.EventStream(mc.path("events"), timeout=1) as stream:
+        refused(capsys, mc, "'2G' is not a size for multicast group big: whole pages, "
+                "more than zero, at most 1G (EINVAL)", "multicast", "create", "big", "2G")
+        refused(capsys, mc, "'5000' is not a size for multicast group big: whole pages, "
+                "more than zero, at most 1G (EINVAL)", "multicast", "create", "big", "5000")
+        assert run(capsys, "-m", m, "multicast", "create", "g2")[0] == 0
+        first = next(iter(stream))
+    assert (first["kind"], first["object"]) == ("multicast", "multicast/g2")
 
 
 def test_multicast_without_a_multicast_switch(cluster, capsys):
