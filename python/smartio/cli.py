@@ -320,6 +320,50 @@ def cmd_config(c, a):
     return 0
 
 
+def cmd_irq(c, a):
+    """Waits on a device's irq/<vec> files (smartio(7), UIO style) and
+    prints a line each time a vector fires, with its count so far."""
+    import select
+    dev = c.device(a.dev)
+    routed = dev.irq_vectors
+    vecs = a.vectors or routed
+    if not vecs:
+        raise SmartioError(errno.ENOENT, "no vector of %s is routed to %s: borrow it (or "
+                           "be its lender) and enable MSI or MSI-X" % (a.dev, c.self_name))
+    for v in vecs:
+        if v not in routed:
+            raise SmartioError(errno.ENOENT, "vector %d of %s is not routed to %s "
+                               "(routed here: %s)" % (v, a.dev, c.self_name,
+                                                      ", ".join(map(str, routed)) or "none"))
+    fds = {dev.open_irq(v): v for v in vecs}
+    shown = 0
+    try:
+        pl = select.poll()
+        for fd in fds:
+            pl.register(fd, select.POLLIN)
+        if a.ready:
+            open(a.ready, "w").close()
+        while not a.count or shown < a.count:
+            ready = pl.poll(None if a.timeout is None else a.timeout * 1000)
+            if not ready:
+                break               # -t seconds without one
+            for fd, ev in ready:
+                try:
+                    n = int.from_bytes(os.read(fd, 4), sys.byteorder)
+                except OSError as e:
+                    raise c.error("irq", e, dev=a.dev) from None
+                print("%s %s vector %d: %d interrupts" % (
+                    time.strftime("%H:%M:%S"), a.dev, fds[fd], n))
+                sys.stdout.flush()
+                shown += 1
+                if a.count and shown >= a.count:
+                    break
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return 0
+
+
 def cmd_peer(c, a):
     dev = c.device(a.dev)
     c.device(a.peer)
@@ -803,6 +847,16 @@ def parser():
     p.add_argument("reg", nargs="?", type=_config_reg, metavar="REG[.B|.W|.L][=VALUE]",
                    help="a hex offset or a header register's name (COMMAND, STATUS, ...)")
     p.set_defaults(fn=cmd_config)
+    p = sub.add_parser("irq", help="wait for a device's interrupt vectors to fire")
+    p.add_argument("dev")
+    p.add_argument("vectors", nargs="*", type=_at_least_zero(int, "vectors", 2047),
+                   metavar="VEC", help="default: every vector routed to this mount's node")
+    p.add_argument("-c", "--count", type=_at_least_zero(int, "interrupts"),
+                   help="stop after this many")
+    p.add_argument("-t", "--timeout", type=_at_least_zero(float, "seconds", 1e9),
+                   help="stop after this many seconds without one")
+    p.add_argument("--ready", metavar="FILE", help="create FILE once the vectors are open")
+    p.set_defaults(fn=cmd_irq)
     p = sub.add_parser("peer", help="map a device's BARs for another device (peer-to-peer)")
     p.add_argument("action", choices=("map", "unmap"))
     p.add_argument("dev", help="the device that will DMA")

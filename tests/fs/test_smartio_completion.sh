@@ -29,7 +29,7 @@ comp smartio -m "$M" multicast ""
 comp smartio -m "$M" multicast join g host1 ""
 comp smartio -m "$M" config nvme0 COM
 ' _ "$bc" "$sfs_top/contrib/bash-completion/smartio" "$M") || fail "completion failed: $out"
-expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment multicast link peer config sriov watch -m --mount -h --help --version
+expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment multicast link peer config irq sriov watch -m --mount -h --help --version
 borrow
 acc0 acc1 gpu0 nic0 nic1 nvme0 nvme1 nvme2
 host0 host1 host2 host3
