@@ -152,7 +152,8 @@ def _fabric_mounts(c):
     me = os.path.realpath(c.root)
     mounts = []
     try:
-        with open("/proc/self/mounts") as f:
+        # any user names a mount point: bytes that are not UTF-8 are kept
+        with open("/proc/self/mounts", errors="surrogateescape") as f:
             for line in f:
                 w = line.split()
                 if len(w) > 2 and w[2] == "fuse.smartiofs":
@@ -175,7 +176,7 @@ def _holders(c, here, name, nodes):
     procs = {}
     for i, mnt in enumerate(_fabric_mounts(c)):
         try:
-            with open(os.path.join(mnt, *here, "holders")) as f:
+            with open(os.path.join(mnt, *here, "holders"), errors="replace") as f:
                 text = f.read()
         except OSError:
             continue
