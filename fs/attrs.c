@@ -246,12 +246,22 @@ static int seg_detach_store(const struct sfs_obj *o, const char *buf,
 	return rc ? rc : hold_detach(o->node, o->seg, node);
 }
 
+/* The processes that keep the segment attached through this daemon. */
+static int seg_holders_show(const struct sfs_obj *o, const union sfs_info *in,
+			    struct sbuf *sb)
+{
+	(void)in;
+	holds_show(o->node, o->seg, sb);
+	return 0;
+}
+
 static const struct sfs_attr seg_attrs[] = {
 	[SA_SIZE] = SFS_ATTR_RW(seg, size),
 	[SA_AVAILABLE] = SFS_ATTR_RW(seg, available),
 	[SA_ATTACHED] = SFS_ATTR_RO(seg, attached),
 	[SA_ATTACH] = SFS_ATTR_WO(seg, attach),
 	[SA_DETACH] = SFS_ATTR_WO(seg, detach),
+	SFS_ATTR_RO(seg, holders),
 };
 
 /* --- nodes/<node>/segments/<seg>/dma/<dev>/ ------------------------- */

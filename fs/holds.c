@@ -232,6 +232,52 @@ int hold_detach(unsigned owner, const char *seg, unsigned node)
 	return rc;
 }
 
+/*
+ * holders: who keeps owner/seg attached through this daemon, one line per
+ * hold, "<node> <pid> <command>" (the command as /proc/<pid>/comm names
+ * it, "?" once gone).  Why: a destroy refused with EBUSY must be able to
+ * say which process to end or which attachment to detach (issue 32 item
+ * 12), and only this daemon knows who wrote to attach.
+ */
+void holds_show(unsigned owner, const char *seg, struct sbuf *sb)
+{
+	char path[64], comm[64];
+	size_t i, n;
+	FILE *f;
+
+	pthread_mutex_lock(&hs.lock);
+	for (i = 0; i < hs.n; i++) {
+		const struct hold *h = &hs.v[i];
+
+		if (h->owner != owner || strcmp(h->seg, seg) != 0)
+			continue;
+		strcpy(comm, "?");
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)h->proc.pid);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f)) {
+				n = strcspn(comm, "\n");
+				comm[n] = '\0';
+				/*
+				 * One printable word: any process names
+				 * itself (prctl), and a reader must get
+				 * neither a second field nor bytes that
+				 * are not text.
+				 */
+				for (n = 0; comm[n]; n++)
+					if ((unsigned char)comm[n] <= ' ' ||
+					    (unsigned char)comm[n] >= 0x7f)
+						comm[n] = '_';
+			}
+			fclose(f);
+		}
+		sb_printf(sb, "%s %d %s\n", names_nodeinfo(h->node) ?
+			  names_nodeinfo(h->node)->name : "?",
+			  (int)h->proc.pid, comm[0] ? comm : "?");
+	}
+	pthread_mutex_unlock(&hs.lock);
+}
+
 void holds_reap(void)
 {
 	struct smartio_segment_info si;

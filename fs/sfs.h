@@ -483,6 +483,8 @@ void reaper_stop(void);
 int hold_attach(unsigned owner, const char *seg, unsigned node, pid_t tid);
 /* Detaches and forgets the holds of owner/seg for node. */
 int hold_detach(unsigned owner, const char *seg, unsigned node);
+/* Lists the holds of owner/seg: "<node> <pid> <command>" a line. */
+void holds_show(unsigned owner, const char *seg, struct sbuf *sb);
 /* Detaches what only exited processes held (the watcher calls it). */
 void holds_reap(void);
 void holds_free(void);

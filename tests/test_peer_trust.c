@@ -672,6 +672,7 @@ static void test_peer_refusal_flood_is_counted_but_rate_limited(void **state)
 	assert_int_equal(refused_events(h, &cur, "nodes/host2", NULL), 1);
 	/* The events that matter still reach the readers. */
 	assert_int_equal(smartio_segment_create(h, h0, "after"), 0);
+	assert_int_equal(smartio_segment_set_size(h, h0, "after", 4096), 0);
 	assert_true(th_saw_event(h, &cur, "segment-create", "seg/host0.after"));
 	/* Once the interval is over, the next event says what was left out. */
 	sleep(6);

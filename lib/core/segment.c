@@ -53,8 +53,11 @@ void sio_segments_node_down(struct sio_core *c, u32 node)
 }
 
 /*
- * A free record for owner's segment name of generation gen, announced:
- * its index, or -ENOSPC.  Created here, or copied from its owner's table.
+ * A free record for owner's segment name of generation gen: its index, or
+ * -ENOSPC.  Created here, or copied from its owner's table.  It is not
+ * announced yet: segment-create tells of a segment once it has memory
+ * (seg_announce), so that a create whose size is refused, and the rmdir
+ * that undoes it, tell the event stream nothing (issue 32 item 14).
  */
 static int seg_new(struct sio_core *c, u32 owner, u32 creator,
 		   const char *name, u32 gen)
@@ -72,8 +75,20 @@ static int seg_new(struct sio_core *c, u32 owner, u32 creator,
 	s->creator = (u16)creator;
 	s->gen = gen;
 	sio_strlcpy(s->name, name, sizeof(s->name));
-	sio_seg_event(c, SIO_EV_SEGMENT_CREATE, (u32)i, NULL, NULL);
 	return i;
+}
+
+/* segment-create, once the segment has its memory. */
+static void seg_announce(struct sio_core *c, u32 seg)
+{
+	sio_seg_event(c, SIO_EV_SEGMENT_CREATE, seg, NULL, NULL);
+}
+
+/* segment-destroy, for a segment that was announced (had memory). */
+static void seg_unannounce(struct sio_core *c, u32 seg)
+{
+	if (sio_seg(c->reg, seg)->sized)
+		sio_seg_event(c, SIO_EV_SEGMENT_DESTROY, seg, NULL, NULL);
 }
 
 static int seg_create(struct sio_core *c, u32 owner, u32 creator,
@@ -125,6 +140,7 @@ static int seg_size(struct sio_core *c, u32 seg, u64 size)
 		return err;
 	}
 	s->sized = 1;
+	seg_announce(c, seg);
 	if (c->ops->notify)
 		c->ops->notify(c->plat);
 	return 0;
@@ -136,7 +152,7 @@ static int seg_destroy(struct sio_core *c, u32 seg)
 
 	if (seg_in_use(c->reg, seg))
 		return -EBUSY;
-	sio_seg_event(c, SIO_EV_SEGMENT_DESTROY, seg, NULL, NULL);
+	seg_unannounce(c, seg);
 	if (s->sized) {
 		c->ops->seg_backing(c->plat, seg, 0);
 		sio_range_free(&sio_node(c->reg, s->owner)->ram, s->phys);
@@ -248,7 +264,7 @@ static void seg_forget(struct sio_core *c, u32 seg)
 		if (a->used && a->seg == seg)
 			sio_attach_release(c, i);
 	}
-	sio_seg_event(c, SIO_EV_SEGMENT_DESTROY, seg, NULL, NULL);
+	seg_unannounce(c, seg);
 	sio_memset(sio_seg(r, seg), 0, sizeof(struct sio_segment));
 }
 
@@ -386,6 +402,8 @@ static int table_apply(struct sio_core *c, u32 self, u32 owner,
 	attached = field_u64(nest, SIO_A_MASK) & ~(1ull << self);
 	if (sio_attach_find(r, (u32)i, self) >= 0)
 		attached |= 1ull << self;
+	if (!s->sized && size)
+		seg_announce(c, (u32)i);	/* its memory exists now */
 	if (s->size != size || s->sized != !!size ||
 	    s->phys != field_u64(nest, SIO_A_ADDR) ||
 	    s->backing != field_u64(nest, SIO_A_OFFSET) ||

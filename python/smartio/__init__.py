@@ -27,7 +27,7 @@ import re
 
 from .errors import SmartioError, explain
 
-__all__ = ["Cluster", "Node", "Adapter", "Device", "Segment", "SmartioError",
+__all__ = ["Cluster", "Node", "Adapter", "Device", "Segment", "Multicast", "SmartioError",
            "parse_size", "DEFAULT_MOUNT"]
 
 DEFAULT_MOUNT = "/smartio"
@@ -262,6 +262,30 @@ class Device(_Files):
         return out
 
     @property
+    def irq_vectors(self):
+        """The vector numbers under irq/ (those routed to this mount's
+        node)."""
+        try:
+            return sorted(int(v) for v in os.listdir(self.path("irq")) if v.isdigit())
+        except FileNotFoundError:
+            return []
+
+    @property
+    def peer_maps(self):
+        """{peer device: {bar number: the address this device uses to reach
+        it}} for each peers/<peer> mapping."""
+        out = {}
+        try:
+            peers = sorted(os.listdir(self.path("peers")))
+        except FileNotFoundError:
+            return out
+        for p in peers:
+            d = self.path("peers", p)
+            out[p] = {int(e[3:]): int(self.read(os.path.join("peers", p, e)), 16)
+                      for e in sorted(os.listdir(d)) if e.startswith("bar")}
+        return out
+
+    @property
     def bars(self):
         """The BAR numbers this mount may map (bar<N> links present)."""
         return sorted(int(e[3:]) for e in os.listdir(self.path())
@@ -412,6 +436,14 @@ class Segment(_Files):
     attached = property(lambda s: _lines(s.read("attached")))
 
     @property
+    def holders(self):
+        """[{node, pid, command}]: the processes that hold an attachment
+        through this mount's daemon (smartio(7), holders)."""
+        return [{"node": w[0], "pid": int(w[1]), "command": w[2]}
+                for w in (line.split() for line in _lines(self.read("holders")))
+                if len(w) == 3]
+
+    @property
     def dma(self):
         """{device name: the address it reaches the segment at}."""
         d = self.path("dma")
@@ -483,6 +515,66 @@ class Segment(_Files):
         return "<Segment %s>" % self.fullname
 
 
+class Multicast(_Files):
+    """A multicast group of a switch (multicast/<group>, smartio(7)
+    MULTICAST): a device's posted write into it lands in every member's
+    buffer."""
+
+    def __init__(self, cluster, name):
+        super().__init__(cluster, os.path.join("multicast", name))
+        self.name = name
+
+    switch = property(lambda s: s.read("switch"))
+    size = property(lambda s: int(s.read("size")))
+    members = property(lambda s: _lines(s.read("members")))
+    writes = property(lambda s: int(s.read("writes")))
+    delivered = property(lambda s: int(s.read("delivered")))
+
+    @property
+    def dma(self):
+        """{device name: the address it writes into the group at}."""
+        return {e: int(self.read(os.path.join("dma", e, "ioaddr")), 16)
+                for e in sorted(os.listdir(self.path("dma")))}
+
+    def _ctx(self, **kw):
+        return dict(group=self.name, **kw)
+
+    def set_size(self, size):
+        self._write("multicast-size", "size", size, **self._ctx(size=size))
+
+    def join(self, node, buffer):
+        """Subscribes node with buffer: its segment's name, or 'DEV/barN'
+        for a BAR of a device installed in node."""
+        self._write("multicast-join", "join", "%s %s" % (node, buffer),
+                    **self._ctx(target=node, buffer=buffer))
+
+    def leave(self, node):
+        self._write("multicast-leave", "leave", node, **self._ctx(target=node))
+
+    def dma_map(self, dev):
+        """Maps the group for a device; returns the address it writes to."""
+        try:
+            os.mkdir(self.path("dma", dev))
+        except OSError as e:
+            raise self.cluster.error("multicast-dma-map", e, **self._ctx(dev=dev)) from None
+        return int(self.read(os.path.join("dma", dev, "ioaddr")), 16)
+
+    def dma_unmap(self, dev):
+        try:
+            os.rmdir(self.path("dma", dev))
+        except OSError as e:
+            raise self.cluster.error("multicast-dma-unmap", e, **self._ctx(dev=dev)) from None
+
+    def destroy(self):
+        try:
+            os.rmdir(self.path())
+        except OSError as e:
+            raise self.cluster.error("multicast-destroy", e, **self._ctx()) from None
+
+    def __repr__(self):
+        return "<Multicast %s>" % self.name
+
+
 class Cluster:
     """A mounted namespace; root is its mount point."""
 
@@ -542,6 +634,55 @@ class Cluster:
         """'host0.buf' -> that segment."""
         node, _, name = fullname.partition(".")
         return self.node(node).segment(name)
+
+    @property
+    def multicast(self):
+        """The multicast groups of the cluster's switches."""
+        try:
+            names = sorted(os.listdir(self.path("multicast")))
+        except FileNotFoundError:
+            names = []
+        return [Multicast(self, g) for g in names]
+
+    def multicast_group(self, name):
+        if not os.path.isdir(self.path("multicast", name)):
+            raise SmartioError(_errno.ENOENT, "there is no multicast group named %s "
+                               "(groups: %s)" % (name, ", ".join(
+                                   g.name for g in self.multicast) or "none"))
+        return Multicast(self, name)
+
+    def create_multicast(self, name, size=None):
+        """mkdir (a free group of the first switch that has one) and, with
+        size, its size: the group, or a SmartioError with nothing left
+        behind."""
+        if not name or "/" in name or name in (".", ".."):
+            raise SmartioError(_errno.EINVAL, explain(
+                self, "multicast-create", _errno.EINVAL, group=name))
+        if size is not None:
+            # Whole pages up to 1G (smartio(7)), checked before the mkdir:
+            # a group made and freed again would be two multicast events
+            # of nothing.
+            try:
+                n = size if isinstance(size, int) else parse_size(size)
+                ok = 0 < n <= 1 << 30 and n % 4096 == 0
+            except ValueError:
+                ok = False
+            if not ok:
+                raise SmartioError(_errno.EINVAL, explain(
+                    self, "multicast-size", _errno.EINVAL, group=name, size=size))
+        try:
+            os.mkdir(self.path("multicast", name))
+        except OSError as e:
+            raise self.error("multicast-create", e, group=name) from None
+        g = Multicast(self, name)
+        if size is not None:
+            try:
+                g.set_size(size)
+            except SmartioError:
+                with contextlib.suppress(OSError):
+                    os.rmdir(g.path())
+                raise
+        return g
 
     def borrow(self, dev, node=None):
         """A context manager: the device borrowed, returned on exit."""

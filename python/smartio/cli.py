@@ -249,6 +249,121 @@ def cmd_sriov(c, a):
     return 0
 
 
+# setpci(8)'s names for the standard header's registers: offset, width.
+CONFIG_NAMES = {
+    "VENDOR_ID": (0x00, 2), "DEVICE_ID": (0x02, 2), "COMMAND": (0x04, 2),
+    "STATUS": (0x06, 2), "REVISION": (0x08, 1), "CACHE_LINE_SIZE": (0x0c, 1),
+    "LATENCY_TIMER": (0x0d, 1), "HEADER_TYPE": (0x0e, 1),
+    "BASE_ADDRESS_0": (0x10, 4), "BASE_ADDRESS_1": (0x14, 4),
+    "BASE_ADDRESS_2": (0x18, 4), "BASE_ADDRESS_3": (0x1c, 4),
+    "BASE_ADDRESS_4": (0x20, 4), "BASE_ADDRESS_5": (0x24, 4),
+    "SUBSYSTEM_VENDOR_ID": (0x2c, 2), "SUBSYSTEM_ID": (0x2e, 2),
+    "CAPABILITIES": (0x34, 1), "INTERRUPT_LINE": (0x3c, 1),
+    "INTERRUPT_PIN": (0x3d, 1),
+}
+WIDTHS = {"B": 1, "W": 2, "L": 4}
+
+
+def _config_reg(text):
+    """setpci's REG[.B|.W|.L][=VALUE]: (offset, width, value or None).  A
+    number is hex, as in setpci; a name has its own width."""
+    reg, eq, value = text.partition("=")
+    name, dot, width = reg.partition(".")
+    if name.upper() in CONFIG_NAMES:
+        off, size = CONFIG_NAMES[name.upper()]
+    else:
+        try:
+            off, size = int(name, 16), 1
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                "%r is not a register: a hex offset or one of %s" % (
+                    name, ", ".join(sorted(CONFIG_NAMES))))
+    if dot:
+        if width.upper() not in WIDTHS:
+            raise argparse.ArgumentTypeError("%r is not a width: B, W or L" % width)
+        size = WIDTHS[width.upper()]
+    if not 0 <= off <= 4096 - size or off % size:
+        raise argparse.ArgumentTypeError(
+            "%#x is not a %d-byte register: aligned to its width, within 4096 bytes"
+            % (off, size))
+    val = None
+    if eq:
+        try:
+            val = int(value, 16)
+        except ValueError:
+            val = -1
+        if not 0 <= val < 1 << (8 * size):
+            raise argparse.ArgumentTypeError(
+                "%r is not a %d-byte value (hex)" % (value, size))
+    return off, size, val
+
+
+def cmd_config(c, a):
+    """A device's configuration space, as setpci(8) and lspci -xxx show it,
+    through dev/<dev>/config as this mount's node."""
+    dev = c.device(a.dev)
+    if a.reg is None:
+        data = dev.read_config(0, 4096)
+        for off in range(0, len(data), 16):
+            print("%02x: %s" % (off, " ".join("%02x" % b for b in data[off:off + 16])))
+        return 0
+    off, size, val = a.reg
+    if val is None:
+        got = dev.read_config(off, size)
+        if len(got) < size:
+            raise SmartioError(errno.EACCES, "%s's configuration space at %#x is not "
+                               "readable here (past the header is the admin's and "
+                               "operators', or past its end)" % (a.dev, off))
+        print("%0*x" % (2 * size, int.from_bytes(got, "little")))
+        return 0
+    dev.write_config(off, val.to_bytes(size, "little"))
+    return 0
+
+
+def cmd_irq(c, a):
+    """Waits on a device's irq/<vec> files (smartio(7), UIO style) and
+    prints a line each time a vector fires, with its count so far."""
+    import select
+    dev = c.device(a.dev)
+    routed = dev.irq_vectors
+    vecs = a.vectors or routed
+    if not vecs:
+        raise SmartioError(errno.ENOENT, "no vector of %s is routed to %s: borrow it (or "
+                           "be its lender) and enable MSI or MSI-X" % (a.dev, c.self_name))
+    for v in vecs:
+        if v not in routed:
+            raise SmartioError(errno.ENOENT, "vector %d of %s is not routed to %s "
+                               "(routed here: %s)" % (v, a.dev, c.self_name,
+                                                      ", ".join(map(str, routed)) or "none"))
+    fds = {dev.open_irq(v): v for v in vecs}
+    shown = 0
+    try:
+        pl = select.poll()
+        for fd in fds:
+            pl.register(fd, select.POLLIN)
+        if a.ready:
+            open(a.ready, "w").close()
+        while not a.count or shown < a.count:
+            ready = pl.poll(None if a.timeout is None else a.timeout * 1000)
+            if not ready:
+                break               # -t seconds without one
+            for fd, ev in ready:
+                try:
+                    n = int.from_bytes(os.read(fd, 4), sys.byteorder)
+                except OSError as e:
+                    raise c.error("irq", e, dev=a.dev) from None
+                print("%s %s vector %d: %d interrupts" % (
+                    time.strftime("%H:%M:%S"), a.dev, fds[fd], n))
+                sys.stdout.flush()
+                shown += 1
+                if a.count and shown >= a.count:
+                    break
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return 0
+
+
 def cmd_peer(c, a):
     dev = c.device(a.dev)
     c.device(a.peer)
@@ -257,6 +372,49 @@ def cmd_peer(c, a):
             print("%s reaches %s BAR %d at %#x" % (a.dev, a.peer, bar, addr))
     else:
         dev.peer_unmap(a.peer)
+    return 0
+
+
+def cmd_multicast(c, a):
+    """multicast/ (smartio(7), MULTICAST): list, create, destroy, join,
+    leave, map and unmap a switch's multicast groups."""
+    if a.action == "list":
+        groups = [render.multicast_info(g) for g in c.multicast]
+        if a.json:
+            json.dump(groups, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+            return 0
+        for g in groups:
+            print("%s: %s on %s, members %s, mapped for %s, %d writes, %d delivered" % (
+                g["name"], render.human_size(g["size"]), g["switch"],
+                ", ".join(g["members"]) or "none",
+                ", ".join("%s at %s" % kv for kv in sorted(g["dma"].items())) or "none",
+                g["writes"], g["delivered"]))
+        return 0
+    if a.action == "create":
+        if a.size is not None:
+            try:
+                parse_size(a.size)
+            except ValueError as e:
+                raise Usage(str(e))
+        g = c.create_multicast(a.group, a.size)
+        print("multicast group %s: %s on %s" % (g.name, render.human_size(g.size), g.switch))
+        return 0
+    g = c.multicast_group(a.group)
+    if a.action == "destroy":
+        g.destroy()
+    elif a.action == "join":
+        c.node(a.node)
+        g.join(a.node, a.buffer)
+    elif a.action == "leave":
+        c.node(a.node)
+        g.leave(a.node)
+    elif a.action == "map":
+        c.device(a.dev)
+        print("%s writes into multicast group %s at %#x" % (a.dev, g.name, g.dma_map(a.dev)))
+    elif a.action == "unmap":
+        c.device(a.dev)
+        g.dma_unmap(a.dev)
     return 0
 
 
@@ -304,6 +462,13 @@ def _hold(seg, who, pidfd, w):
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
+        # The name the segment's holders file and a refused destroy give
+        # this process (they read /proc/PID/comm), rather than "python3".
+        try:
+            with open("/proc/self/comm", "w") as f:
+                f.write("smartio-hold")
+        except OSError:
+            pass
         try:
             seg.attach(who)
         except SmartioError as e:
@@ -676,6 +841,22 @@ def parser():
     p.add_argument("dev")
     p.add_argument("numvfs", nargs="?", type=_at_least_zero(int, "virtual functions"))
     p.set_defaults(fn=cmd_sriov)
+    p = sub.add_parser("config", help="read or write a device's configuration space "
+                       "(as setpci, or a dump as lspci -xxx)")
+    p.add_argument("dev")
+    p.add_argument("reg", nargs="?", type=_config_reg, metavar="REG[.B|.W|.L][=VALUE]",
+                   help="a hex offset or a header register's name (COMMAND, STATUS, ...)")
+    p.set_defaults(fn=cmd_config)
+    p = sub.add_parser("irq", help="wait for a device's interrupt vectors to fire")
+    p.add_argument("dev")
+    p.add_argument("vectors", nargs="*", type=_at_least_zero(int, "vectors", 2047),
+                   metavar="VEC", help="default: every vector routed to this mount's node")
+    p.add_argument("-c", "--count", type=_at_least_zero(int, "interrupts"),
+                   help="stop after this many")
+    p.add_argument("-t", "--timeout", type=_at_least_zero(float, "seconds", 1e9),
+                   help="stop after this many seconds without one")
+    p.add_argument("--ready", metavar="FILE", help="create FILE once the vectors are open")
+    p.set_defaults(fn=cmd_irq)
     p = sub.add_parser("peer", help="map a device's BARs for another device (peer-to-peer)")
     p.add_argument("action", choices=("map", "unmap"))
     p.add_argument("dev", help="the device that will DMA")
@@ -725,6 +906,31 @@ def parser():
     q.add_argument("file", nargs="?",
                    help="default: %s" % (SEGMENTS_CONF or "none, name one"))
     p.set_defaults(fn=cmd_segment)
+
+    p = sub.add_parser("multicast", help="a switch's multicast groups: create, join, map")
+    ms = p.add_subparsers(dest="action", metavar="ACTION")
+    ms.required = True
+    q = ms.add_parser("list", help="the groups, their members and mappings")
+    q.add_argument("-J", "--json", action="store_true")
+    q = ms.add_parser("create", help="take a free group of the first switch that has one")
+    q.add_argument("group")
+    q.add_argument("size", nargs="?", help="bytes a write may cover (default one page)")
+    q = ms.add_parser("destroy")
+    q.add_argument("group")
+    q = ms.add_parser("join", help="subscribe a node with a segment or DEV/barN")
+    q.add_argument("group")
+    q.add_argument("node")
+    q.add_argument("buffer", help="a segment of the node, or DEV/barN of a device in it")
+    q = ms.add_parser("leave")
+    q.add_argument("group")
+    q.add_argument("node")
+    q = ms.add_parser("map", help="map the group for a device (prints its address)")
+    q.add_argument("group")
+    q.add_argument("dev")
+    q = ms.add_parser("unmap")
+    q.add_argument("group")
+    q.add_argument("dev")
+    p.set_defaults(fn=cmd_multicast)
 
     p = sub.add_parser("watch", help="the event stream as readable lines")
     p.add_argument("--json", action="store_true", help="one JSON object per line")

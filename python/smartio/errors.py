@@ -11,6 +11,7 @@ prints it and the tests run every entry.
 """
 import errno
 import os
+import re
 
 from .render import human_size
 
@@ -54,7 +55,11 @@ class SmartioError(OSError):
         self.path = filename
 
     def __str__(self):
-        return "%s (%s)" % (self.sentence, errno.errorcode.get(self.errno, self.errno))
+        # EOPNOTSUPP, as the man pages name it (Python's table says
+        # ENOTSUP, its alias on Linux)
+        name = "EOPNOTSUPP" if self.errno == errno.EOPNOTSUPP else \
+            errno.errorcode.get(self.errno, self.errno)
+        return "%s (%s)" % (self.sentence, name)
 
 
 def _read(c, *parts):
@@ -140,6 +145,61 @@ def _space(c, a, b):
     return full
 
 
+def _fabric_mounts(c):
+    """The mount points of smartiofs on this machine that serve the same
+    fabric as c's mount, c's first: /proc/self/mounts names each by its
+    source, "<fabric>" or "<fabric>:<node>"."""
+    me = os.path.realpath(c.root)
+    mounts = []
+    try:
+        # any user names a mount point: bytes that are not UTF-8 are kept
+        with open("/proc/self/mounts", errors="surrogateescape") as f:
+            for line in f:
+                w = line.split()
+                if len(w) > 2 and w[2] == "fuse.smartiofs":
+                    src, mnt = (re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), x)
+                                for x in w[:2])
+                    mounts.append((src.rpartition(":")[0] if ":" in src else src, mnt))
+    except OSError:
+        pass
+    fabric = next((f for f, m in mounts if m == me), None)
+    return [me] + [m for f, m in mounts if f == fabric and m != me]
+
+
+def _holders(c, here, name, nodes):
+    """Each attached node and who holds its attachment: "host2, held by
+    process 4242 (bash) until it exits or it is detached (smartio segment
+    detach host0.ring host2)".  Only the daemon a process wrote attach through
+    knows it (its holders file), so the fabric's other mounts on this
+    machine are asked too.  Issue 32 item 12: the operator learns which
+    process to end or which attachment to detach."""
+    procs = {}
+    for i, mnt in enumerate(_fabric_mounts(c)):
+        try:
+            with open(os.path.join(mnt, *here, "holders"), errors="replace") as f:
+                text = f.read()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            w = line.split()
+            if len(w) == 3 and w[0] in nodes:
+                procs.setdefault(w[0], []).append(
+                    "%s (%s)%s" % (w[1], w[2], "" if i == 0 else " through " + mnt))
+    out = []
+    for n in nodes:
+        detach = "smartio segment detach %s %s" % (name, n)
+        p = procs.get(n)
+        if p:
+            out.append("%s, held by process%s %s until %s or it is detached (%s)" % (
+                n, "es" if len(p) > 1 else "", _and(p),
+                "it exits" if len(p) == 1 else "they exit", detach))
+        else:
+            out.append("%s, held by no process of this machine's mounts "
+                       "(libsmartio, or another machine) until it is detached (%s)"
+                       % (n, detach))
+    return "; ".join(out)
+
+
 def _device(c, op, e, dev, node=None, policy=None, mode=None, numvfs=None, **_):
     lender = _read(c, "dev", dev, "node")
     borrowers = _list(c, "dev", dev, "borrow")
@@ -192,6 +252,11 @@ def _device(c, op, e, dev, node=None, policy=None, mode=None, numvfs=None, **_):
         if borrowers:
             return "%s does not borrow %s (borrowed by %s)" % (node, dev, _and(borrowers))
         return "%s does not borrow %s (nobody borrows it)" % (node, dev)
+    if op == "config" and e == errno.EACCES:
+        me = _self(c)
+        if me != lender and me not in borrowers:
+            return ("%s is neither the lender of %s (%s) nor a borrower: it may not "
+                    "write its configuration space" % (me, dev, lender))
     if op == "reclaim" and e == errno.EACCES:
         return ("only %s's lender %s may reclaim it; this mount is %s"
                 % (dev, lender, _self(c)))
@@ -249,13 +314,13 @@ def _segment(c, op, e, node, seg, size=None, available=None, target=None, dev=No
         dmas = sorted(os.listdir(c.path(*here, "dma")))
         why = []
         if others:
-            why.append("attached by %s" % _and(others))
+            why.append("attached by %s" % _holders(c, here, name, others))
         if dmas:
             why.append("mapped for %s" % _and(dmas))
         return "%s is %s" % (name, " and ".join(why) if why else "in use")
     if op == "segment-export" and e == errno.EBUSY:
-        return "%s cannot be withdrawn while %s attached" % (
-            name, _and(others) + (" is" if len(others) == 1 else " are"))
+        return "%s cannot be withdrawn while attached by %s" % (
+            name, _holders(c, here, name, others))
     if op == "segment-export" and e == errno.EINVAL:
         return "%s has no size yet: set it before exporting" % name
     if op == "segment-detach" and e == errno.EINVAL:
@@ -274,6 +339,86 @@ def _segment(c, op, e, node, seg, size=None, available=None, target=None, dev=No
     return None
 
 
+def _multicast(c, op, e, group, size=None, target=None, buffer=None, dev=None, **_):
+    here = ("multicast", group)
+    # The multicast sentences are smartio(1)'s MULTICAST paragraph, tested
+    # in tests/python/test_cli_multicast.py (not rows of TABLE, whose
+    # every row test_smartio_cli.sh sees on a cluster with no switch).
+    if e in (errno.EPERM, errno.EACCES) and op != "multicast-dma-map":
+        return None     # who may act: the general sentence
+    if op == "multicast-create":
+        if e == errno.EOPNOTSUPP:
+            return "no switch of the cluster has multicast groups"
+        if e == errno.ENOSPC:
+            return "every multicast group of the cluster's switches is taken (groups: %s)" % (
+                ", ".join(sorted(os.listdir(c.path("multicast")))))
+        if e == errno.EEXIST:
+            return "multicast group %s already exists (on %s)" % (
+                group, _read(c, *here, "switch"))
+        if e == errno.EINVAL:
+            return ("'%s' is not a group name: letters, digits, _ and -, "
+                    "at most 31 characters" % group)
+    if op == "multicast-size" and e == errno.EINVAL:
+        return ("'%s' is not a size for multicast group %s: whole pages, "
+                "more than zero, at most 1G" % (size, group))
+    if not _exists(c, *here):
+        return "there is no multicast group named %s" % group
+    members = _list(c, *here, "members")
+    try:
+        dmas = sorted(os.listdir(c.path(*here, "dma")))
+    except OSError:
+        dmas = []
+    busy = []
+    if members:
+        busy.append("members %s" % _and(members))
+    if dmas:
+        busy.append("is mapped for %s" % _and(dmas))
+    busy = "has " + " and ".join(busy) if busy else "is in use"
+    busy = busy.replace("has is mapped", "is mapped")
+    sw = _read(c, *here, "switch")
+    if op == "multicast-size":
+        if e == errno.EBUSY:
+            return "multicast group %s %s: its size is fixed" % (group, busy)
+    if op == "multicast-destroy" and e == errno.EBUSY:
+        return "multicast group %s %s: leave and unmap first" % (group, busy)
+    if op in ("multicast-join", "multicast-leave") and target not in _nodes(c):
+        return "there is no node named %s (nodes: %s)" % (target, ", ".join(_nodes(c)))
+    if op == "multicast-join":
+        if e == errno.EXDEV:
+            return "%s is not cabled to %s, the switch of multicast group %s" % (
+                target, sw, group)
+        if e == errno.EEXIST:
+            return "%s is already a member of multicast group %s" % (target, group)
+        if e == errno.ENOENT:
+            return "%s has no segment %s" % (target, buffer)
+        if e == errno.ENXIO:
+            return "there is no device named %s" % (buffer or "").partition("/")[0]
+        if e == errno.ENOSPC:
+            return "%s's %s is smaller than multicast group %s (%s bytes)" % (
+                target, buffer, group, _read(c, *here, "size"))
+        if e == errno.EINVAL:
+            return ("'%s' is not a buffer of %s: a segment of it, or DEV/barN of a "
+                    "device installed in it" % (buffer, target))
+    if op == "multicast-leave" and e == errno.ENOENT:
+        return "%s is not a member of multicast group %s (members: %s)" % (
+            target, group, _and(members) or "none")
+    if op == "multicast-dma-map":
+        lender = _read(c, "dev", dev, "node")
+        if e == errno.ENXIO or lender is None:
+            return "there is no device named %s" % dev
+        if e == errno.EACCES:
+            return ("only %s's lender %s or a borrower may map it for a multicast "
+                    "group; this mount is %s" % (dev, lender, _self(c)))
+        if e == errno.EXDEV:
+            return "%s's lender %s is not cabled to %s, the switch of multicast group %s" % (
+                dev, lender, sw, group)
+        if e == errno.EEXIST:
+            return "multicast group %s is already mapped for %s" % (group, dev)
+    if op == "multicast-dma-unmap" and e == errno.ENOENT:
+        return "multicast group %s is not mapped for %s" % (group, dev)
+    return None
+
+
 def explain(c, op, e, **ctx):
     """The sentence for errno e of operation op, with ctx naming the device
     (dev=), node (node=), segment (seg=) and value written."""
@@ -281,6 +426,8 @@ def explain(c, op, e, **ctx):
     try:
         if op.startswith("segment"):
             s = _segment(c, op, e, **ctx)
+        elif op.startswith("multicast"):
+            s = _multicast(c, op, e, **ctx)
         elif "dev" in ctx:
             s = _device(c, op, e, **ctx)
     except OSError:

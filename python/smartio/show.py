@@ -47,17 +47,6 @@ def resolve(c, spec):
         ", ".join(sorted(os.listdir(c.path("nodes")))) or "none"))
 
 
-def _resource(d):
-    """The BARs that exist: number, start, end, size, flags."""
-    out = []
-    for i, line in enumerate(_lines(d.read("resource"))):
-        start, end, flags = (int(x, 16) for x in line.split())
-        if start or end:
-            out.append({"bar": i, "start": "%#x" % start, "end": "%#x" % end,
-                        "size": end - start + 1, "flags": "%#x" % flags})
-    return out
-
-
 def device(c, name):
     d = c.device(name)
     info = render.device_info(d)
@@ -68,15 +57,7 @@ def device(c, name):
         int(info["subsystem_vendor"], 16), int(info["subsystem_device"], 16))
     info.update({
         "type": "device", "schema": SCHEMA,
-        "vendor_name": vname, "device_name": dname, "subsystem_name": sname,
-        "resource": _resource(d),
-        "mapped_bars": d.bars,
-        "dma_window": [dict(zip(("node", "iova", "size"), l.split()))
-                       for l in _lines(d.read("dma_window"))],
-        "msi": [dict(zip(("vec", "node", "addr", "data"), l.split()))
-                for l in _lines(d.read("msi"))]})
-    for w in info["dma_window"]:
-        w["size"] = int(w["size"])
+        "vendor_name": vname, "device_name": dname, "subsystem_name": sname})
     return info
 
 
@@ -158,6 +139,9 @@ def text(info):
                                               info["owner"]))
         out.append("\tExported: %s" % ("yes" if info["available"] else "no"))
         out.append("\tAttached: %s" % _none(info["attached"]))
+        out.append("\tHeld by: %s" % _none(
+            ["process %d (%s) for %s" % (h["pid"], h["command"], h["node"])
+             for h in info["holders"]]))
         out.append("\tMapped for: %s" % _none(
             ["%s at %s" % kv for kv in sorted(info["dma"].items())]))
     return "\n".join(out) + "\n"

@@ -127,7 +127,8 @@ expect_eq "remote exported by default" "$(cat "$C/nodes/host2/segments/q/availab
 ( echo host1 > "$B/seg/host0.ring/attach" && exec sleep 600 ) &
 holder=$!
 for _ in $(seq 100); do
-	grep -qw host1 "$A/nodes/host0/segments/ring/attached" && break
+	grep -qw host1 "$A/nodes/host0/segments/ring/attached" &&
+		[ "$(cat /proc/$holder/comm)" = sleep ] && break
 	sleep 0.1
 done
 mkdir "$A/nodes/host0/segments/ring/dma/nvme0"
@@ -143,9 +144,12 @@ refused "'..' is not a segment name: letters, digits, _ and -, at most 31 charac
 refused "host3, the owner of host3.x, is down (EHOSTDOWN)" s0 segment create host3.x 4k
 refused "'0' is not a size for host0.z: a number of bytes, k, M or G, more than zero and within the owner's memory (EINVAL)" \
 	s0 segment create z 0
-refused "host0.ring is attached by host1 and mapped for nvme0 (EBUSY)" \
+# The sentence names the process that holds the attachment, and the mount
+# (host1's) it wrote through.
+held="host1, held by process $holder (sleep) through $(realpath "$B") until it exits or it is detached (smartio segment detach host0.ring host1)"
+refused "host0.ring is attached by $held and mapped for nvme0 (EBUSY)" \
 	s0 segment destroy ring
-refused "host0.ring cannot be withdrawn while host1 is attached (EBUSY)" \
+refused "host0.ring cannot be withdrawn while attached by $held (EBUSY)" \
 	s0 segment export ring off
 refused "host0 has no segment nope (ENOENT)" s0 segment destroy nope
 rmdir "$A/nodes/host0/segments/ring/dma/nvme0"

@@ -25,8 +25,11 @@ comp smartio -m "$M" show ho
 comp smartio -m "$M" list -o cl
 comp smartio -m "$M" status h
 comp smartio -m "$M" link host0 ""
+comp smartio -m "$M" multicast ""
+comp smartio -m "$M" multicast join g host1 ""
+comp smartio -m "$M" config nvme0 COM
 ' _ "$bc" "$sfs_top/contrib/bash-completion/smartio" "$M") || fail "completion failed: $out"
-expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment link peer sriov watch -m --mount -h --help --version
+expect_eq "completions" "$out" "list show status lend borrow return reclaim mode segment multicast link peer config irq sriov watch -m --mount -h --help --version
 borrow
 acc0 acc1 gpu0 nic0 nic1 nvme0 nvme1 nvme2
 host0 host1 host2 host3
@@ -38,5 +41,8 @@ segment-destroy segment-detach segment-dma-map segment-dma-unmap
 host0 host1 host2 host3 host1.buf
 class class_code
 host0 host1 host2 host3
-ntb0"
+ntb0
+list create destroy join leave map unmap
+buf
+COMMAND"
 echo "PASS: $TEST"

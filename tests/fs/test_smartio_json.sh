@@ -50,6 +50,7 @@ def c(p; v): "check \(p|@sh) \(v|tostring|@sh)";
   (.segments[] | "\($p)/segments/\(.name)" as $s |
     c("\($s)/size"; .size), c("\($s)/available"; if .available then 1 else 0 end),
     c("\($s)/attached"; .attached|j),
+    c("\($s)/holders"; .holders|map("\(.node) \(.pid) \(.command)")|j),
     (.dma|to_entries[] | c("\($s)/dma/\(.key)/ioaddr"; .value))))
 ' "$TMP/list.json" > "$TMP/checks" || fail "jq program failed"
 

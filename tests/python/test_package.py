@@ -131,7 +131,11 @@ def test_segment_map_shares_memory_between_nodes(two):
     with pytest.raises(smartio.SmartioError) as e:
         seg.destroy()
     assert e.value.errno == errno.EBUSY
-    assert e.value.strerror == "host0.ring is attached by host1"
+    # the mapping process holds host1's attachment through b's mount
+    assert e.value.strerror == (
+        "host0.ring is attached by host1, held by process %d (%s) through %s until it "
+        "exits or it is detached (smartio segment detach host0.ring host1)" % (
+            os.getpid(), open("/proc/self/comm").read().strip(), os.path.realpath(b.root)))
     m1.close()
     seg.detach("host1")
     m0.close()
