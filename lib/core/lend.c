@@ -162,9 +162,6 @@ int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	(void)self;
 	if (dev < 0)
 		return dev;
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_FLAGS) |
-			       SIO_ATTR_BIT(SIO_A_MASK)))
-		return -EINVAL;
 	d = sio_dev(r, (u32)dev);
 	policy = sio_nla_u32(&p->tb[SIO_A_FLAGS]);
 	mask = sio_nla_u64(&p->tb[SIO_A_MASK]);
@@ -199,8 +196,6 @@ int sio_h_set_mode(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	(void)self;
 	if (dev < 0)
 		return dev;
-	if (!p->present[SIO_A_MODE])
-		return -EINVAL;
 	mode = sio_nla_u32(&p->tb[SIO_A_MODE]);
 	if (mode > SIO_MODE_SHARED)
 		return -EINVAL;
@@ -932,9 +927,6 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	node = sio_msg_node(r, p, SIO_A_NODE);
 	if (node < 0)
 		return node;
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_IOVA) |
-			       SIO_ATTR_BIT(SIO_A_SIZE)))
-		return -EINVAL;
 	iova = sio_nla_u64(&p->tb[SIO_A_IOVA]);
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
 	/*
@@ -1025,10 +1017,6 @@ int sio_h_map_bar_window(struct sio_core *c, u32 self,
 	node = sio_msg_node(r, p, SIO_A_NODE);
 	if (node < 0)
 		return node;
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_INDEX) |
-			       SIO_ATTR_BIT(SIO_A_ADDR) |
-			       SIO_ATTR_BIT(SIO_A_SIZE)))
-		return -EINVAL;
 	i = sio_nla_u32(&p->tb[SIO_A_INDEX]);
 	addr = sio_nla_u64(&p->tb[SIO_A_ADDR]);
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
@@ -1193,18 +1181,12 @@ int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	d = sio_dev(r, (u32)dev);
 	if (d->node != self || d->gone)
 		return -ENXIO;
-	if (!p->present[SIO_A_OFFSET])
-		return -EINVAL;
 	off = sio_nla_u64(&p->tb[SIO_A_OFFSET]);
 	if (p->cmd == SIO_CMD_CFG_WRITE) {
-		if (!p->present[SIO_A_DATA])
-			return -EINVAL;
 		if ((u32)asker != d->node && !(d->borrowers >> asker & 1))
 			return -EACCES;
 		len = p->tb[SIO_A_DATA].len;
 	} else {
-		if (!p->present[SIO_A_SIZE])
-			return -EINVAL;
 		len = sio_nla_u64(&p->tb[SIO_A_SIZE]);
 	}
 	if (off > d->config_size || len > d->config_size - off)

@@ -247,8 +247,6 @@ static int translate(struct sio_core *c, u32 self, u32 seg, u32 peer,
 	u64 addr;
 	int err;
 
-	if (!p->present[SIO_A_ADDR])
-		return -EINVAL;
 	addr = sio_nla_u64(&p->tb[SIO_A_ADDR]);
 	if (half >= 0)
 		sio_attach_release(c, (u32)half);
@@ -277,8 +275,6 @@ int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	int peer, seg, half, err;
 	struct sio_segment *s;
 
-	if (!p->present[SIO_A_NAME])
-		return -EINVAL;
 	peer = sio_msg_node(r, p, SIO_A_PEER);
 	if (peer < 0)
 		return peer;
