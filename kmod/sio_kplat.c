@@ -512,6 +512,12 @@ static void kplat_notify(void *plat)
 	sio_fabric_notify();
 }
 
+/* REG_READ's generation: libsmartio re-reads the registry when it moved. */
+static u64 kplat_generation(void *plat)
+{
+	return READ_ONCE(sio_k.notifies);
+}
+
 const struct sio_platform_ops sio_kplat_ops = {
 	.now_ns = kplat_now_ns,
 	.mono_ns = kplat_mono_ns,
@@ -525,6 +531,7 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.bar_access = kplat_bar_access,
 	.send = kplat_send,
 	.notify = kplat_notify,
+	.generation = kplat_generation,
 	.lend_claim = kplat_lend_claim,
 	.inbound_map = kplat_inbound_map,
 	.inbound_unmap = kplat_inbound_unmap,
