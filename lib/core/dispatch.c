@@ -24,6 +24,25 @@ static int required_present(const struct sio_cmd_row *e,
 	return sio_msg_require(p, e->required) ? -EINVAL : 0;
 }
 
+/* Device index from SIO_A_DEV: -EINVAL when absent, -ENXIO when unknown. */
+int sio_msg_dev(struct sio_registry *r, const struct sio_parsed *p)
+{
+	if (!p->present[SIO_A_DEV])
+		return -EINVAL;
+	return sio_dev_lookup_fdid(r, sio_nla_u32(&p->tb[SIO_A_DEV]));
+}
+
+/* Node index from attribute attr: -EINVAL when absent, -ENOENT when unknown. */
+int sio_msg_node(struct sio_registry *r, const struct sio_parsed *p, int attr)
+{
+	u32 n;
+
+	if (!p->present[attr])
+		return -EINVAL;
+	n = sio_nla_u32(&p->tb[attr]);
+	return n < r->nnodes ? (int)n : -ENOENT;
+}
+
 static int owner_of(struct sio_core *c, const struct sio_parsed *p,
 		    u8 route, u32 self)
 {
