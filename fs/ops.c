@@ -29,6 +29,11 @@ struct attr_file {
 _Static_assert(offsetof(struct attr_file, file) == 0,
 	       "an open attribute file is its sfs_file");
 
+static struct attr_file *attr_file_of(const struct fuse_file_info *fi)
+{
+	return SFS_FILE_AS(fi, struct attr_file, file);
+}
+
 struct dir_ent {
 	char *name;
 	mode_t mode;
@@ -44,6 +49,11 @@ struct dir_file {
 	const struct sfs_inode *inode;
 	int oom;
 };
+
+static struct dir_file *dir_file_of(const struct fuse_file_info *fi)
+{
+	return SFS_FILE_AS(fi, struct dir_file, file);
+}
 
 /* The request's credentials, for authz() (authz.c decides, not this). */
 static void caller_of(fuse_req_t req, struct sfs_caller *who)
@@ -402,7 +412,7 @@ static void text_open(fuse_req_t req, const struct sfs_obj *o,
 static void text_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
 		      off_t off, struct fuse_file_info *fi)
 {
-	struct attr_file *af = (struct attr_file *)sfs_file_of(fi);
+	struct attr_file *af = attr_file_of(fi);
 	size_t n;
 	char *buf;
 	int rc;
@@ -440,7 +450,7 @@ static void text_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
 
 static void text_release(struct fuse_file_info *fi)
 {
-	struct attr_file *af = (struct attr_file *)sfs_file_of(fi);
+	struct attr_file *af = attr_file_of(fi);
 
 	sb_free(&af->sb);
 	pthread_mutex_destroy(&af->lock);
@@ -689,7 +699,7 @@ static int dir_snapshot(struct dir_file *df)
 
 static void dir_release(struct fuse_file_info *fi)
 {
-	struct dir_file *df = (struct dir_file *)sfs_file_of(fi);
+	struct dir_file *df = dir_file_of(fi);
 
 	dir_free(df);
 	pthread_mutex_destroy(&df->lock);

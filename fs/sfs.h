@@ -408,6 +408,15 @@ static inline struct sfs_file *sfs_file_of(const struct fuse_file_info *fi)
 	return (struct sfs_file *)(uintptr_t)fi->fh;
 }
 
+/*
+ * The open file of a kind: type's member `file` (a path such as wq.file)
+ * is the sfs_file fi holds, as container_of finds a struct from its
+ * member.  Each kind names its accessor with it (ev_file_of, ...), the
+ * one place its sfs_file becomes its own struct.
+ */
+#define SFS_FILE_AS(fi, type, file) \
+	((type *)(void *)((char *)sfs_file_of(fi) - offsetof(type, file)))
+
 /* Replies to an open with f as fi->fh, tracked until released. */
 void sfs_reply_open(fuse_req_t req, struct fuse_file_info *fi,
 		    struct sfs_file *f);
@@ -427,6 +436,11 @@ struct wq_file {		/* first in each open file that can block */
 };
 _Static_assert(offsetof(struct wq_file, file) == 0,
 	       "a blocking file is an sfs_file first");
+
+static inline struct wq_file *wq_file_of(const struct fuse_file_info *fi)
+{
+	return SFS_FILE_AS(fi, struct wq_file, file);
+}
 
 struct wq_ops {
 	/* Under the queue's lock: replies to req from f and returns 1, or
