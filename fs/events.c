@@ -139,6 +139,6 @@ static const struct sfs_fops events_fops = {
 };
 
 static const struct sfs_attr events_attr = {
-	"events", 0444, NULL, NULL, NULL, &events_fops
+	"events", 0444, NULL, NULL, NULL, &events_fops, SC_NONE
 };
 const struct sfs_attr_group events_group = { NULL, &events_attr, 1 };

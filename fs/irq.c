@@ -148,6 +148,6 @@ static const struct sfs_fops irq_fops = {
 
 /* Every irq/<vec> file. */
 static const struct sfs_attr irq_attr = {
-	"irq", 0444, NULL, NULL, NULL, &irq_fops
+	"irq", 0444, NULL, NULL, NULL, &irq_fops, SC_NONE
 };
 const struct sfs_attr_group irq_group = { NULL, &irq_attr, 1 };
