@@ -113,6 +113,23 @@ static struct sfs_inode *live_or_reply(fuse_req_t req, fuse_ino_t ino,
 	return e;
 }
 
+/*
+ * live_or_reply(), and authz's verdict on the caller (*who) doing act
+ * on it in *rc: the start of every request that changes something.
+ */
+static struct sfs_inode *live_authz(fuse_req_t req, fuse_ino_t ino,
+				    struct sfs_inode *file, enum authz_act act,
+				    struct sfs_caller *who, int *rc)
+{
+	struct sfs_inode *e = live_or_reply(req, ino, file);
+
+	if (e) {
+		caller_of(req, who);
+		*rc = authz(who, act, &e->obj, -1);
+	}
+	return e;
+}
+
 /* What o does once open: its attribute record says, or it is text. */
 static const struct sfs_fops *fops_of(const struct sfs_obj *o)
 {
@@ -304,11 +321,9 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	(void)mode;
 	SFS_COUNT(mkdir);
-	pi = live_or_reply(req, parent, &file);
+	pi = live_authz(req, parent, &file, AZ_DIR, &who, &rc);
 	if (!pi)
 		return;
-	caller_of(req, &who);
-	rc = authz(&who, AZ_DIR, &pi->obj, -1);
 	if (!rc)
 		rc = write_mkdir(&pi->obj, name, &o);
 	if (rc) {
@@ -326,11 +341,9 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	SFS_COUNT(rmdir);
-	pi = live_or_reply(req, parent, &file);
+	pi = live_authz(req, parent, &file, AZ_DIR, &who, &rc);
 	if (!pi)
 		return;
-	caller_of(req, &who);
-	rc = authz(&who, AZ_DIR, &pi->obj, -1);
 	if (!rc)
 		rc = write_rmdir(&pi->obj, name);
 	/* Before the reply: the kernel marks the old inode dead on it, and a
@@ -593,17 +606,15 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	int rc;
 
 	SFS_COUNT(write);
-	e = live_or_reply(req, ino, &file);
+	e = live_authz(req, ino, &file, AZ_WRITE, &who, &rc);
 	if (!e)
 		return;
-	caller_of(req, &who);
-	rc = authz(&who, AZ_WRITE, &e->obj, -1);
 	if (!rc && size > SFS_WRITE_MAX)
 		rc = -EINVAL;
+	if (!rc && !sfs_file_of(fi)->ops->write)
+		rc = -EROFS;
 	if (!rc)
-		rc = sfs_file_of(fi)->ops->write ?
-		     sfs_file_of(fi)->ops->write(&e->obj, buf, size, off, &who) :
-		     -EROFS;
+		rc = sfs_file_of(fi)->ops->write(&e->obj, buf, size, off, &who);
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else
