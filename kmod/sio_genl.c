@@ -59,10 +59,10 @@ static int lending(const struct sio_parsed *p)
 {
 	int dev, node;
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	dev = sio_msg_dev(sio_k.reg, p);
 	node = sio_msg_node(sio_k.reg, p, SIO_A_NODE);
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	if (dev < 0 || node < 0)
 		return dev < 0 ? dev : node;
 	/* A sized DMA window (SIO_A_SIZE) is the simulator's for now. */
@@ -101,10 +101,10 @@ static int sio_genl_doit(struct sk_buff *skb, struct genl_info *info)
 		sio_msg_put_s32(&rep, SIO_A_ERRNO, lending(p));
 		n = sio_msg_finish(&rep);
 	} else {
-		mutex_lock(&sio_k.lock);
+		sio_k_lock();
 		n = sio_core_dispatch(&sio_k.core, sio_k.self, info->nlhdr,
 				      len, repbuf, SIO_MSG_MAX);
-		mutex_unlock(&sio_k.lock);
+		sio_k_unlock();
 	}
 	err = n < 0 ? n : 0;
 	if (err)
