@@ -3,6 +3,9 @@
  * Message dispatch: decides which node owns a request, forwards it there
  * when that is not us, runs the handler and answers with SIO_CMD_REPLY
  * (BORROW_GRANT / BORROW_DENY for a borrow request) carrying SIO_A_ERRNO.
+ * What it knows of a command (handler, route, required attributes) is
+ * the command's row of cmds.h; a request without a required attribute is
+ * EINVAL before it is routed, forwarded or handled.
  */
 #include "core_int.h"
 

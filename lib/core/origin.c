@@ -12,6 +12,8 @@
  *     PEER_EXPOSE, or with separate registries its asker), and a
  *     RECLAIM_REQ comes from the device's lender;
  *   - it is for this node: a peer's message is never relayed.
+ * Which of these a command gets is its row's origin class in cmds.h
+ * (SIO_FROM_*); origin_allows() below says what each class means.
  * When the nodes are separate machines (SIO_CORE_SEPARATE), a user's
  * command the sender forwards acts for the sender's user only: the asker
  * of RECLAIM, CFG_* and PEER_MAP is the sender; it cannot set this node's
