@@ -183,7 +183,7 @@ static int adapter_switch_show(const struct sfs_obj *o,
 
 static const struct sfs_attr adapter_attrs[] = {
 	/* writable: simulator fault injection */
-	[AA_LINK] = SFS_ATTR_RW(adapter, link),
+	[AA_LINK] = SFS_ATTR_RW_FOR(adapter, link, SC_OWNER),
 	[AA_PEERS] = SFS_ATTR_RO(adapter, peers),
 	[AA_LUTS] = SFS_ATTR_RO(adapter, luts),
 	[AA_REQUESTERS] = SFS_ATTR_RO(adapter, requesters),
@@ -256,11 +256,11 @@ static int seg_holders_show(const struct sfs_obj *o, const union sfs_info *in,
 }
 
 static const struct sfs_attr seg_attrs[] = {
-	[SA_SIZE] = SFS_ATTR_RW(seg, size),
-	[SA_AVAILABLE] = SFS_ATTR_RW(seg, available),
+	[SA_SIZE] = SFS_ATTR_RW_FOR(seg, size, SC_OWNER),
+	[SA_AVAILABLE] = SFS_ATTR_RW_FOR(seg, available, SC_OWNER),
 	[SA_ATTACHED] = SFS_ATTR_RO(seg, attached),
-	[SA_ATTACH] = SFS_ATTR_WO(seg, attach),
-	[SA_DETACH] = SFS_ATTR_WO(seg, detach),
+	[SA_ATTACH] = SFS_ATTR_WO_FOR(seg, attach, SC_NAMED),
+	[SA_DETACH] = SFS_ATTR_WO_FOR(seg, detach, SC_NAMED_OR_OWNER),
 	SFS_ATTR_RO(seg, holders),
 };
 
@@ -365,10 +365,10 @@ static int mcast_leave_store(const struct sfs_obj *o, const char *buf,
 
 static const struct sfs_attr mcast_attrs[] = {
 	[MCA_SWITCH] = SFS_ATTR_RO(mcast, switch),
-	[MCA_SIZE] = SFS_ATTR_RW(mcast, size),
+	[MCA_SIZE] = SFS_ATTR_RW_FOR(mcast, size, SC_CLUSTER),
 	[MCA_MEMBERS] = SFS_ATTR_RO(mcast, members),
-	[MCA_JOIN] = SFS_ATTR_WO(mcast, join),
-	[MCA_LEAVE] = SFS_ATTR_WO(mcast, leave),
+	[MCA_JOIN] = SFS_ATTR_WO_FOR(mcast, join, SC_NAMED),
+	[MCA_LEAVE] = SFS_ATTR_WO_FOR(mcast, leave, SC_NAMED),
 	[MCA_WRITES] = SFS_ATTR_RO(mcast, writes),
 	[MCA_DELIVERED] = SFS_ATTR_RO(mcast, delivered),
 };
@@ -644,23 +644,26 @@ static const struct sfs_attr dev_attrs[] = {
 	[DA_SUBSYS_DEVICE] = SFS_ATTR_RO(dev, subsystem_device),
 	[DA_REVISION] = SFS_ATTR_RO(dev, revision),
 	/* raw bytes at any offset, as in sysfs (ops.c) */
-	[DA_CONFIG] = { "config", 0644, NULL, NULL, NULL, &sfs_config_fops },
+	/* As this mount's node: the core checks the rest. */
+	[DA_CONFIG] = { "config", 0644, NULL, NULL, NULL, &sfs_config_fops,
+			SC_CORE },
 	[DA_RESOURCE] = SFS_ATTR_RO(dev, resource),
-	[DA_LEND] = SFS_ATTR_RW(dev, lend),
-	[DA_BORROW] = SFS_ATTR_RW(dev, borrow),
-	[DA_RETURN] = SFS_ATTR_WO(dev, return),
-	[DA_RECLAIM] = SFS_ATTR_WO(dev, reclaim),
-	[DA_MODE] = SFS_ATTR_RW(dev, mode),
+	[DA_LEND] = SFS_ATTR_RW_FOR(dev, lend, SC_LENDER),
+	[DA_BORROW] = SFS_ATTR_RW_FOR(dev, borrow, SC_NAMED),
+	[DA_RETURN] = SFS_ATTR_WO_FOR(dev, return, SC_NAMED),
+	[DA_RECLAIM] = SFS_ATTR_WO_FOR(dev, reclaim, SC_CORE),
+	[DA_MODE] = SFS_ATTR_RW_FOR(dev, mode, SC_LENDER),
 	[DA_STATE] = SFS_ATTR_RO(dev, state),
 	[DA_DMA_WINDOW] = SFS_ATTR_RO(dev, dma_window),
 	[DA_MSI] = SFS_ATTR_RO(dev, msi),
 	[DA_STATS] = SFS_ATTR_RO(dev, stats),
 	[DA_SRIOV_TOTALVFS] = { "sriov_totalvfs", 0444, dev_sriov_totalvfs_show,
-				NULL, dev_is_pf, NULL },
+				NULL, dev_is_pf, NULL, SC_NONE },
 	[DA_SRIOV_NUMVFS] = { "sriov_numvfs", 0644, dev_sriov_numvfs_show,
-			      dev_sriov_numvfs_store, dev_is_pf, NULL },
+			      dev_sriov_numvfs_store, dev_is_pf, NULL,
+			      SC_LENDER },
 	[DA_SRIOV_PF] = { "sriov_pf", 0444, dev_sriov_pf_show, NULL, dev_is_vf,
-			  NULL },
+			  NULL, SC_NONE },
 };
 
 /* --- dev/<dev>/peers/<peer>/bar<N> ------------------------------------ */
@@ -675,7 +678,7 @@ static int peer_bar_load(const struct sfs_obj *o, union sfs_info *in)
 }
 
 static const struct sfs_attr peer_bar_attr = {
-	"bar", 0444, segdma_ioaddr_show, NULL, NULL, NULL
+	"bar", 0444, segdma_ioaddr_show, NULL, NULL, NULL, SC_NONE
 };
 
 #define ATTR_GROUP(nm, table) \

@@ -59,15 +59,8 @@ mode_t authz_mode(const struct sfs_obj *o)
 	if (S_ISLNK(m))
 		return m;
 	if (S_ISDIR(m)) {
-		switch (o->kind) {
-		case K_SEGMENTS: case K_SEG_DMA: case K_DEV_PEERS:
-		case K_MCASTS: case K_MCAST_DMA:
-			perm = 0775;	/* mkdir/rmdir create and remove */
-			break;
-		default:
-			perm = 0755;
-			break;
-		}
+		/* mkdir/rmdir create and remove where the record says for whom */
+		perm = tree_scope(o) != SC_NONE ? 0775 : 0755;
 	} else if (o->kind == K_EVENTS) {
 		perm = 0440;
 	} else if (o->kind == K_DEV_ATTR && o->attr == DA_CONFIG) {
@@ -104,52 +97,27 @@ static unsigned dev_node(unsigned dev)
 	return d ? d->info.node : ~0u;
 }
 
-/* Whether this mount may act for `node` on o (node < 0: none named). */
+/*
+ * Whether this mount may act for `node` on o (node < 0: none named), as
+ * o's record scopes it (tree_scope: attrs.c, tree.c).
+ */
 static int scope(const struct sfs_obj *o, int node)
 {
-	switch (o->kind) {
-	case K_DEV_ATTR:
-		switch (o->attr) {
-		case DA_LEND: case DA_MODE: case DA_SRIOV_NUMVFS:
-			return acts_for(dev_node(o->dev));	/* the lender's */
-		case DA_BORROW: case DA_RETURN:
-			return node < 0 || acts_for((unsigned)node);
-		case DA_CONFIG: case DA_RECLAIM:
-			return 1;	/* as self: the core checks the rest */
-		default:
-			return 0;
-		}
-	case K_SEG_ATTR:
-		switch (o->attr) {
-		case SA_SIZE: case SA_AVAILABLE:
-			return acts_for(o->node);	/* the owner's */
-		case SA_ATTACH:
-			return node < 0 || acts_for((unsigned)node);
-		case SA_DETACH:
-			return node < 0 || acts_for((unsigned)node) ||
-			       acts_for(o->node);
-		default:
-			return 0;
-		}
-	case K_ADAPTER_ATTR:	/* link: the adapter's node's */
-		return o->attr == AA_LINK && acts_for(o->node);
-	case K_SEGMENTS: case K_SEG_DMA:	/* mkdir, rmdir: the owner's */
+	int named = node < 0 || acts_for((unsigned)node);
+
+	switch (tree_scope(o)) {
+	case SC_CORE:
+		return 1;
+	case SC_LENDER:
+		return acts_for(dev_node(o->dev));
+	case SC_OWNER:
 		return acts_for(o->node);
-	case K_DEV_PEERS:
-		return 1;	/* maps for self: the core checks the borrow */
-	case K_MCASTS:		/* a switch's groups: the cluster's */
+	case SC_NAMED:
+		return named;
+	case SC_NAMED_OR_OWNER:
+		return named || acts_for(o->node);
+	case SC_CLUSTER:
 		return sfs.manage;
-	case K_MCAST_ATTR:
-		switch (o->attr) {
-		case MCA_SIZE:
-			return sfs.manage;
-		case MCA_JOIN: case MCA_LEAVE:
-			return node < 0 || acts_for((unsigned)node);
-		default:
-			return 0;
-		}
-	case K_MCAST_DMA:
-		return 1;	/* as the lender or self: the core checks */
 	default:
 		return 0;
 	}

@@ -26,6 +26,11 @@ struct ev_file {
 _Static_assert(offsetof(struct ev_file, wq) == 0,
 	       "an open ev_file is its wq_file and its sfs_file");
 
+static struct ev_file *ev_file_of(const struct fuse_file_info *fi)
+{
+	return SFS_FILE_AS(fi, struct ev_file, wq.file);
+}
+
 static struct ev_file *ev_of(struct wq_file *f)
 {
 	return (struct ev_file *)f;
@@ -100,7 +105,7 @@ static void events_open(fuse_req_t req, const struct sfs_obj *o,
 static void events_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
 			off_t off, struct fuse_file_info *fi)
 {
-	struct ev_file *ef = (struct ev_file *)sfs_file_of(fi);
+	struct ev_file *ef = ev_file_of(fi);
 
 	(void)o;
 	(void)off;
@@ -114,7 +119,7 @@ static void events_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
 static void events_poll(fuse_req_t req, struct fuse_file_info *fi,
 			struct fuse_pollhandle *ph)
 {
-	struct ev_file *ef = (struct ev_file *)sfs_file_of(fi);
+	struct ev_file *ef = ev_file_of(fi);
 
 	wq_poll(&events_q, req, &ef->wq, ph);
 }
@@ -134,6 +139,6 @@ static const struct sfs_fops events_fops = {
 };
 
 static const struct sfs_attr events_attr = {
-	"events", 0444, NULL, NULL, NULL, &events_fops
+	"events", 0444, NULL, NULL, NULL, &events_fops, SC_NONE
 };
 const struct sfs_attr_group events_group = { NULL, &events_attr, 1 };

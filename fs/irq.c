@@ -25,6 +25,11 @@ struct irq_file {
 _Static_assert(offsetof(struct irq_file, wq) == 0,
 	       "an open irq_file is its wq_file and its sfs_file");
 
+static struct irq_file *irq_file_of(const struct fuse_file_info *fi)
+{
+	return SFS_FILE_AS(fi, struct irq_file, wq.file);
+}
+
 static struct irq_file *irq_of(struct wq_file *f)
 {
 	return (struct irq_file *)f;
@@ -107,7 +112,7 @@ static void irq_open(fuse_req_t req, const struct sfs_obj *o,
 static void irq_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
 		     off_t off, struct fuse_file_info *fi)
 {
-	struct irq_file *irf = (struct irq_file *)sfs_file_of(fi);
+	struct irq_file *irf = irq_file_of(fi);
 
 	(void)o;
 	(void)off;
@@ -121,7 +126,7 @@ static void irq_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
 static void irq_poll(fuse_req_t req, struct fuse_file_info *fi,
 		     struct fuse_pollhandle *ph)
 {
-	struct irq_file *irf = (struct irq_file *)sfs_file_of(fi);
+	struct irq_file *irf = irq_file_of(fi);
 
 	wq_poll(&irq_q, req, &irf->wq, ph);
 }
@@ -143,6 +148,6 @@ static const struct sfs_fops irq_fops = {
 
 /* Every irq/<vec> file. */
 static const struct sfs_attr irq_attr = {
-	"irq", 0444, NULL, NULL, NULL, &irq_fops
+	"irq", 0444, NULL, NULL, NULL, &irq_fops, SC_NONE
 };
 const struct sfs_attr_group irq_group = { NULL, &irq_attr, 1 };

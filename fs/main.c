@@ -316,52 +316,44 @@ static void detached(int fd)
 	}
 }
 
-int main(int argc, char *argv[])
+/* Help, the attribute list or the version: 1 when o asks for one. */
+static int print_only(const struct options *o)
 {
-	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct fuse_cmdline_opts copts;
-	struct fuse_loop_config lc;
-	struct options o;
-	char mnt[PATH_MAX], topo[PATH_MAX], msg[512], source[300];
+	if (o->help)
+		usage();
+	else if (o->list_attributes)
+		tree_print(stdout);
+	else if (o->version)
+		printf("smartiofs %s (FUSE library %s)\n", PACKAGE_VERSION,
+		       fuse_pkgversion());
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * The positional arguments, fabric= and node= checked, the mountpoint
+ * resolved into mnt and the topology file into topo; dies on a bad one.
+ */
+static void check_args(struct options *o, char *mnt, char *topo)
+{
 	const char *mountpoint;
 	struct stat st;
-	int rc, ret, report = -1;
 
-	memset(&o, 0, sizeof(o));
-	if (fuse_opt_parse(&args, &o, option_spec, option_proc) == -1)
-		die("invalid arguments (see --help)");
-	if (o.check) {
-		ret = check_topology(o.check);
-		free(o.check);
-		fuse_opt_free_args(&args);
-		return ret;
-	}
-	/* What only prints: the arguments are freed (the ASan run checks). */
-	if (o.help || o.list_attributes || o.version) {
-		if (o.help)
-			usage();
-		else if (o.list_attributes)
-			tree_print(stdout);
-		else
-			printf("smartiofs %s (FUSE library %s)\n",
-			       PACKAGE_VERSION, fuse_pkgversion());
-		fuse_opt_free_args(&args);
-		return 0;
-	}
-	if (o.npos == 0)
+	if (o->npos == 0)
 		die("no mountpoint given (see --help)");
-	if (o.npos > 2)
-		die("too many arguments: '%s'", o.pos[2]);
-	mountpoint = o.pos[o.npos - 1];
+	if (o->npos > 2)
+		die("too many arguments: '%s'", o->pos[2]);
+	mountpoint = o->pos[o->npos - 1];
 	/* From fstab the source names the fabric unless fabric= does. */
-	if (o.npos == 2 && !o.fabric && strcmp(o.pos[0], "none") &&
-	    strcmp(o.pos[0], "smartiofs") && strcmp(o.pos[0], "smartio"))
-		o.fabric = strdup(o.pos[0]);
-	if (o.fabric && (!o.fabric[0] || strchr(o.fabric, '/') ||
-			 strlen(o.fabric) > 64))
-		die("invalid fabric name '%s'", o.fabric);
-	if (o.node && (!o.node[0] || strlen(o.node) >= SMARTIO_NAME_MAX))
-		die("unknown node '%s'", o.node);
+	if (o->npos == 2 && !o->fabric && strcmp(o->pos[0], "none") &&
+	    strcmp(o->pos[0], "smartiofs") && strcmp(o->pos[0], "smartio"))
+		o->fabric = strdup(o->pos[0]);
+	if (o->fabric && (!o->fabric[0] || strchr(o->fabric, '/') ||
+			  strlen(o->fabric) > 64))
+		die("invalid fabric name '%s'", o->fabric);
+	if (o->node && (!o->node[0] || strlen(o->node) >= SMARTIO_NAME_MAX))
+		die("unknown node '%s'", o->node);
 	if (!realpath(mountpoint, mnt) || stat(mnt, &st)) {
 		if (errno == ENOTCONN)	/* the daemon of a mount there died */
 			die("%s: a stale mount whose daemon is gone: run "
@@ -370,36 +362,32 @@ int main(int argc, char *argv[])
 	}
 	if (!S_ISDIR(st.st_mode))
 		die("%s: %s", mountpoint, strerror(ENOTDIR));
-	if (o.topology) {
-		if (!realpath(o.topology, topo))
-			die("%s: %s", o.topology, strerror(errno));
-		free(o.topology);
-		o.topology = topo;
+	if (o->topology) {
+		if (!realpath(o->topology, topo))
+			die("%s: %s", o->topology, strerror(errno));
+		free(o->topology);
+		o->topology = topo;
 	}
-	mount_source(&o, source, sizeof(source));
-	if (fuse_opt_insert_arg(&args, 1, source) ||
-	    fuse_opt_add_arg(&args, mnt))
-		die("out of memory");
-	if (fuse_parse_cmdline(&args, &copts) != 0)
-		die("invalid arguments (see --help)");
-	if (!copts.mountpoint)
-		die("no mountpoint given (see --help)");
+}
 
-	if (!copts.foreground)
-		report = detach();
+/* The cluster opened for o and its names and inodes loaded; dies if not. */
+static void load_cluster(const struct options *o)
+{
+	char msg[512];
+	int rc;
 
-	sfs.xattr_stats = o.stats;
+	sfs.xattr_stats = o->stats;
 	/* The management view acts for every node (authz.c). */
-	sfs.manage = !o.node || o.manage;
-	if (o.operator_group)
-		operator_group(o.operator_group);
+	sfs.manage = !o->node || o->manage;
+	if (o->operator_group)
+		operator_group(o->operator_group);
 	sfs.uid = getuid();
 	sfs.gid = getgid();
 	clock_gettime(CLOCK_REALTIME, &sfs.start);
 	exit_signals(SIG_BLOCK);
-	rc = open_cluster(&o, msg, sizeof(msg));
+	rc = open_cluster(o, msg, sizeof(msg));
 	if (rc)
-		open_error(&o, rc, msg);
+		open_error(o, rc, msg);
 	if (msg[0])	/* a fabric rebuilt from a broken state */
 		fprintf(stderr, "smartiofs: %s\n", msg);
 	sfs.self = smartio_self(sfs.h);
@@ -408,8 +396,18 @@ int main(int argc, char *argv[])
 		rc = inode_init();
 	if (rc)
 		die("cannot load the cluster: %s", strerror(-rc));
+}
 
-	sfs.se = fuse_session_new(&args, &sfs_ops, sizeof(sfs_ops), NULL);
+/*
+ * The FUSE session made and mounted at mountpoint, with the watcher and
+ * the reaper for mnt; dies, or exits where libfuse said why.
+ */
+static void mount_session(struct fuse_args *args, const char *mountpoint,
+			  const char *mnt)
+{
+	int rc;
+
+	sfs.se = fuse_session_new(args, &sfs_ops, sizeof(sfs_ops), NULL);
 	if (!sfs.se) {
 		smartio_close(sfs.h);
 		exit(1);	/* libfuse said why */
@@ -418,7 +416,7 @@ int main(int argc, char *argv[])
 		smartio_close(sfs.h);
 		die("cannot install signal handlers");
 	}
-	if (fuse_session_mount(sfs.se, copts.mountpoint) != 0) {
+	if (fuse_session_mount(sfs.se, mountpoint) != 0) {
 		fuse_remove_signal_handlers(sfs.se);
 		fuse_session_destroy(sfs.se);
 		smartio_close(sfs.h);
@@ -435,23 +433,36 @@ int main(int argc, char *argv[])
 	if (rc)
 		fprintf(stderr, "smartiofs: no reaper for %s: %s\n", mnt,
 			strerror(-rc));
-	if (report >= 0)
-		detached(report);
-	rc = sfs_sd_ready();	/* a Type=notify unit: the mount serves */
-	if (rc)
-		fprintf(stderr, "smartiofs: cannot tell the service manager "
-			"that the mount is ready: %s\n", strerror(-rc));
-	fuse_daemonize(1);	/* foreground from here: only chdir("/") */
-	exit_signals(SIG_UNBLOCK);
+}
 
-	if (copts.singlethread) {
-		ret = fuse_session_loop(sfs.se);
-	} else {
-		lc.clone_fd = copts.clone_fd;
-		lc.max_idle_threads = copts.max_idle_threads;
-		ret = fuse_session_loop_mt(sfs.se, &lc);
-	}
+/* Serves until unmounted; libfuse's result. */
+static int serve(const struct fuse_cmdline_opts *copts)
+{
+	struct fuse_loop_config lc;
 
+	if (copts->singlethread)
+		return fuse_session_loop(sfs.se);
+	lc.clone_fd = copts->clone_fd;
+	lc.max_idle_threads = copts->max_idle_threads;
+	return fuse_session_loop_mt(sfs.se, &lc);
+}
+
+/* Everything main made, undone in reverse. */
+/* What fuse_opt_parse copied (the topology path is freed once resolved). */
+static void options_free(struct options *o)
+{
+	free(o->fabric);
+	free(o->node);
+	free(o->operator_group);
+	free(o->group);
+	free(o->check);
+	while (o->npos > 0)
+		free(o->pos[--o->npos]);
+}
+
+static void unmount_and_free(struct fuse_cmdline_opts *copts,
+			     struct fuse_args *args, struct options *o)
+{
 	reaper_stop();
 	notify_stop();
 	wq_shutdown(&events_q);
@@ -464,13 +475,58 @@ int main(int argc, char *argv[])
 	smartio_close(sfs.h);
 	inode_fini();
 	names_free();
-	free(copts.mountpoint);
-	fuse_opt_free_args(&args);
-	free(o.fabric);
-	free(o.node);
-	free(o.operator_group);
-	free(o.group);
-	while (o.npos > 0)
-		free(o.pos[--o.npos]);
+	free(copts->mountpoint);
+	fuse_opt_free_args(args);
+	options_free(o);
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts copts;
+	struct options o;
+	char mnt[PATH_MAX], topo[PATH_MAX], source[300];
+	int rc, ret, report = -1;
+
+	memset(&o, 0, sizeof(o));
+	if (fuse_opt_parse(&args, &o, option_spec, option_proc) == -1)
+		die("invalid arguments (see --help)");
+	if (o.check) {
+		ret = check_topology(o.check);
+		free(o.topology);
+		options_free(&o);
+		fuse_opt_free_args(&args);
+		return ret;
+	}
+	/* What only prints: the arguments are freed (the ASan run checks). */
+	if (print_only(&o)) {
+		free(o.topology);
+		options_free(&o);
+		fuse_opt_free_args(&args);
+		return 0;
+	}
+	check_args(&o, mnt, topo);
+	mount_source(&o, source, sizeof(source));
+	if (fuse_opt_insert_arg(&args, 1, source) ||
+	    fuse_opt_add_arg(&args, mnt))
+		die("out of memory");
+	if (fuse_parse_cmdline(&args, &copts) != 0)
+		die("invalid arguments (see --help)");
+	if (!copts.mountpoint)
+		die("no mountpoint given (see --help)");
+	if (!copts.foreground)
+		report = detach();
+	load_cluster(&o);
+	mount_session(&args, copts.mountpoint, mnt);
+	if (report >= 0)
+		detached(report);
+	rc = sfs_sd_ready();	/* a Type=notify unit: the mount serves */
+	if (rc)
+		fprintf(stderr, "smartiofs: cannot tell the service manager "
+			"that the mount is ready: %s\n", strerror(-rc));
+	fuse_daemonize(1);	/* foreground from here: only chdir("/") */
+	exit_signals(SIG_UNBLOCK);
+	ret = serve(&copts);
+	unmount_and_free(&copts, &args, &o);
 	return ret < 0 ? 1 : 0;
 }

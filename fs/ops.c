@@ -29,6 +29,11 @@ struct attr_file {
 _Static_assert(offsetof(struct attr_file, file) == 0,
 	       "an open attribute file is its sfs_file");
 
+static struct attr_file *attr_file_of(const struct fuse_file_info *fi)
+{
+	return SFS_FILE_AS(fi, struct attr_file, file);
+}
+
 struct dir_ent {
 	char *name;
 	mode_t mode;
@@ -44,6 +49,11 @@ struct dir_file {
 	const struct sfs_inode *inode;
 	int oom;
 };
+
+static struct dir_file *dir_file_of(const struct fuse_file_info *fi)
+{
+	return SFS_FILE_AS(fi, struct dir_file, file);
+}
 
 /* The request's credentials, for authz() (authz.c decides, not this). */
 static void caller_of(fuse_req_t req, struct sfs_caller *who)
@@ -100,6 +110,23 @@ static struct sfs_inode *live_or_reply(fuse_req_t req, fuse_ino_t ino,
 
 	if (!e)
 		fuse_reply_err(req, err);
+	return e;
+}
+
+/*
+ * live_or_reply(), and authz's verdict on the caller (*who) doing act
+ * on it in *rc: the start of every request that changes something.
+ */
+static struct sfs_inode *live_authz(fuse_req_t req, fuse_ino_t ino,
+				    struct sfs_inode *file, enum authz_act act,
+				    struct sfs_caller *who, int *rc)
+{
+	struct sfs_inode *e = live_or_reply(req, ino, file);
+
+	if (e) {
+		caller_of(req, who);
+		*rc = authz(who, act, &e->obj, -1);
+	}
 	return e;
 }
 
@@ -294,11 +321,9 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	(void)mode;
 	SFS_COUNT(mkdir);
-	pi = live_or_reply(req, parent, &file);
+	pi = live_authz(req, parent, &file, AZ_DIR, &who, &rc);
 	if (!pi)
 		return;
-	caller_of(req, &who);
-	rc = authz(&who, AZ_DIR, &pi->obj, -1);
 	if (!rc)
 		rc = write_mkdir(&pi->obj, name, &o);
 	if (rc) {
@@ -316,11 +341,9 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	SFS_COUNT(rmdir);
-	pi = live_or_reply(req, parent, &file);
+	pi = live_authz(req, parent, &file, AZ_DIR, &who, &rc);
 	if (!pi)
 		return;
-	caller_of(req, &who);
-	rc = authz(&who, AZ_DIR, &pi->obj, -1);
 	if (!rc)
 		rc = write_rmdir(&pi->obj, name);
 	/* Before the reply: the kernel marks the old inode dead on it, and a
@@ -402,7 +425,7 @@ static void text_open(fuse_req_t req, const struct sfs_obj *o,
 static void text_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
 		      off_t off, struct fuse_file_info *fi)
 {
-	struct attr_file *af = (struct attr_file *)sfs_file_of(fi);
+	struct attr_file *af = attr_file_of(fi);
 	size_t n;
 	char *buf;
 	int rc;
@@ -440,7 +463,7 @@ static void text_read(fuse_req_t req, const struct sfs_obj *o, size_t size,
 
 static void text_release(struct fuse_file_info *fi)
 {
-	struct attr_file *af = (struct attr_file *)sfs_file_of(fi);
+	struct attr_file *af = attr_file_of(fi);
 
 	sb_free(&af->sb);
 	pthread_mutex_destroy(&af->lock);
@@ -583,17 +606,15 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	int rc;
 
 	SFS_COUNT(write);
-	e = live_or_reply(req, ino, &file);
+	e = live_authz(req, ino, &file, AZ_WRITE, &who, &rc);
 	if (!e)
 		return;
-	caller_of(req, &who);
-	rc = authz(&who, AZ_WRITE, &e->obj, -1);
 	if (!rc && size > SFS_WRITE_MAX)
 		rc = -EINVAL;
+	if (!rc && !sfs_file_of(fi)->ops->write)
+		rc = -EROFS;
 	if (!rc)
-		rc = sfs_file_of(fi)->ops->write ?
-		     sfs_file_of(fi)->ops->write(&e->obj, buf, size, off, &who) :
-		     -EROFS;
+		rc = sfs_file_of(fi)->ops->write(&e->obj, buf, size, off, &who);
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else
@@ -689,7 +710,7 @@ static int dir_snapshot(struct dir_file *df)
 
 static void dir_release(struct fuse_file_info *fi)
 {
-	struct dir_file *df = (struct dir_file *)sfs_file_of(fi);
+	struct dir_file *df = dir_file_of(fi);
 
 	dir_free(df);
 	pthread_mutex_destroy(&df->lock);

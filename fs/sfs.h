@@ -196,6 +196,21 @@ union sfs_info {
 	uint64_t addr;
 };
 
+/*
+ * For which node a write (or a mkdir/rmdir in a directory) speaks, and so
+ * which mounts may make it (authz.c): its record says, beside the rest of
+ * what the file is.
+ */
+enum sfs_scope {
+	SC_NONE,	/* nothing to write: refused (deny by default) */
+	SC_CORE,	/* as this mount's node; the core checks the rest */
+	SC_LENDER,	/* the device's lender's */
+	SC_OWNER,	/* the object's node's (a segment's owner, an adapter's) */
+	SC_NAMED,	/* the node the value names (none named: any) */
+	SC_NAMED_OR_OWNER,	/* that, or the segment's owner's */
+	SC_CLUSTER,	/* the management view's alone */
+};
+
 struct sfs_attr {
 	const char *name;
 	mode_t mode;		/* permission bits: 0444, 0644 or 0200 */
@@ -210,6 +225,7 @@ struct sfs_attr {
 	int (*present)(const struct sfs_obj *o);
 	/* A file with its own operations; NULL: sfs_text_fops. */
 	const struct sfs_fops *fops;
+	uint8_t scope;		/* enum sfs_scope of a writable file */
 };
 
 /* The files of one attribute kind (K_DEV_ATTR...) or of one special file
@@ -221,11 +237,17 @@ struct sfs_attr_group {
 };
 
 /* sysfs-style declarations: <grp>_<name>_show and _store do the work. */
-#define SFS_ATTR_RO(grp, nm) { #nm, 0444, grp##_##nm##_show, NULL, NULL, NULL }
+#define SFS_ATTR_RO(grp, nm) \
+	{ #nm, 0444, grp##_##nm##_show, NULL, NULL, NULL, SC_NONE }
 #define SFS_ATTR_RW(grp, nm) \
-	{ #nm, 0644, grp##_##nm##_show, grp##_##nm##_store, NULL, NULL }
+	{ #nm, 0644, grp##_##nm##_show, grp##_##nm##_store, NULL, NULL, SC_NONE }
 #define SFS_ATTR_WO(grp, nm) \
-	{ #nm, 0200, NULL, grp##_##nm##_store, NULL, NULL }
+	{ #nm, 0200, NULL, grp##_##nm##_store, NULL, NULL, SC_NONE }
+/* Writable ones say for whom a write speaks (enum sfs_scope). */
+#define SFS_ATTR_RW_FOR(grp, nm, sc) \
+	{ #nm, 0644, grp##_##nm##_show, grp##_##nm##_store, NULL, NULL, sc }
+#define SFS_ATTR_WO_FOR(grp, nm, sc) \
+	{ #nm, 0200, NULL, grp##_##nm##_store, NULL, NULL, sc }
 
 extern const struct sfs_attr_group node_attr_group, adapter_attr_group,
 	seg_attr_group, segdma_attr_group, dev_attr_group, peer_bar_group,
@@ -251,6 +273,8 @@ int tree_dynamic(const struct sfs_obj *o);
 int tree_watched(const struct sfs_obj *o);
 /* Type and permission bits. */
 mode_t tree_mode(const struct sfs_obj *o);
+/* For whom a write to o, or a mkdir/rmdir in it, speaks (its record's). */
+enum sfs_scope tree_scope(const struct sfs_obj *o);
 int tree_is_dir(const struct sfs_obj *o);
 /* Attribute file i of directory dir as tree_child makes it (its table's
  * record i, whether or not present() says it exists now): 0, or -ENOENT
@@ -408,6 +432,15 @@ static inline struct sfs_file *sfs_file_of(const struct fuse_file_info *fi)
 	return (struct sfs_file *)(uintptr_t)fi->fh;
 }
 
+/*
+ * The open file of a kind: type's member `file` (a path such as wq.file)
+ * is the sfs_file fi holds, as container_of finds a struct from its
+ * member.  Each kind names its accessor with it (ev_file_of, ...), the
+ * one place its sfs_file becomes its own struct.
+ */
+#define SFS_FILE_AS(fi, type, file) \
+	((type *)(void *)((char *)sfs_file_of(fi) - offsetof(type, file)))
+
 /* Replies to an open with f as fi->fh, tracked until released. */
 void sfs_reply_open(fuse_req_t req, struct fuse_file_info *fi,
 		    struct sfs_file *f);
@@ -427,6 +460,11 @@ struct wq_file {		/* first in each open file that can block */
 };
 _Static_assert(offsetof(struct wq_file, file) == 0,
 	       "a blocking file is an sfs_file first");
+
+static inline struct wq_file *wq_file_of(const struct fuse_file_info *fi)
+{
+	return SFS_FILE_AS(fi, struct wq_file, file);
+}
 
 struct wq_ops {
 	/* Under the queue's lock: replies to req from f and returns 1, or

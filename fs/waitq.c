@@ -96,7 +96,7 @@ void wq_poll(struct waitq *q, fuse_req_t req, struct wq_file *f,
 
 void wq_release(struct waitq *q, struct fuse_file_info *fi)
 {
-	struct wq_file *f = (struct wq_file *)sfs_file_of(fi);
+	struct wq_file *f = wq_file_of(fi);
 	struct wq_wait **pp;
 
 	if (!f)

@@ -29,16 +29,24 @@ static int strip(const char *buf, size_t size, size_t *len)
 	return 0;
 }
 
+/* Whether the value is one token (no blank inside); its length in *len. */
+static int one_token(const char *buf, size_t size, size_t *len)
+{
+	size_t i;
+
+	if (strip(buf, size, len))
+		return 0;
+	for (i = 0; i < *len; i++)
+		if (is_space(buf[i]))
+			return 0;
+	return 1;
+}
+
 int parse_token(const char *buf, size_t size, char *out, size_t outlen)
 {
-	size_t len, i;
+	size_t len;
 
-	if (strip(buf, size, &len))
-		return -EINVAL;
-	for (i = 0; i < len; i++)
-		if (is_space(buf[i]))
-			return -EINVAL;
-	if (len >= outlen)
+	if (!one_token(buf, size, &len) || len >= outlen)
 		return -EINVAL;
 	memcpy(out, buf, len);
 	out[len] = '\0';
@@ -78,14 +86,9 @@ int parse_node(const char *buf, size_t size, unsigned *node)
 
 	if (parse_token(buf, size, tok, sizeof(tok))) {
 		/* A well-formed name too long to be a node is an unknown node. */
-		size_t len, i;
+		size_t len;
 
-		if (strip(buf, size, &len))
-			return -EINVAL;
-		for (i = 0; i < len; i++)
-			if (is_space(buf[i]))
-				return -EINVAL;
-		return -ENOENT;
+		return one_token(buf, size, &len) ? -ENOENT : -EINVAL;
 	}
 	n = names_node(tok);
 	if (n < 0)

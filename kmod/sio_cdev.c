@@ -601,9 +601,9 @@ struct sio_view *sio_view_add(u32 dev, u32 node)
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return ERR_PTR(-ENOMEM);
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	err = view_fill(v, dev, node, phys, size);
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	if (err) {
 		kfree(v);
 		return ERR_PTR(err);

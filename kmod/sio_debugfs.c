@@ -35,7 +35,7 @@ static int state_show(struct seq_file *s, void *unused)
 	struct sio_registry *r = sio_k.reg;
 	u32 i, b;
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	for (i = 0; i < r->nnodes; i++)
 		seq_printf(s, "node %s id=%u %s refused=%u\n",
 			   sio_node(r, i)->name, sio_node(r, i)->id,
@@ -100,7 +100,7 @@ static int state_show(struct seq_file *s, void *unused)
 	}
 	seq_printf(s, "fabric generation=%llu requests=%llu\n", sio_k.notifies,
 		   (u64)atomic64_read(&sio_k.requests));
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(state);

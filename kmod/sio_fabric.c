@@ -42,9 +42,9 @@ static ssize_t node_show(struct device *dev, struct device_attribute *attr,
 {
 	ssize_t n;
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	n = sysfs_emit(buf, "%s\n", sio_node(sio_k.reg, sio_k.self)->name);
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	return n;
 }
 static DEVICE_ATTR_RO(node);
@@ -109,9 +109,9 @@ int sio_fabric_init(void)
 		put_device(dev);
 		return err;
 	}
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	sio_fabric = dev;
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	return 0;
 }
 
@@ -119,9 +119,9 @@ void sio_fabric_exit(void)
 {
 	struct device *dev = sio_fabric;
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	sio_fabric = NULL;
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	cancel_work_sync(&sio_fabric_work);
 	device_unregister(dev);
 }

@@ -6,16 +6,20 @@
  * machine's node (host0, or node= with fabric=ntb); the core's reply
  * attributes travel back in a SIO_CMD_REPLY message.  Borrow, return and
  * reclaim also hot-add or hot-remove the shadow device (sio_shadow.c);
- * SIO_CMD_REG_READ copies registry bytes for libsmartio's queries.
+ * SIO_CMD_REG_READ copies registry bytes for libsmartio's queries
+ * (lib/core/reg_read.c).
  *
- * Only the commands a user gives are operations of the family: the
- * node-to-node ones (BORROW_REQ, HEARTBEAT, RETURN_REQ, SEG_TABLE,
- * MAP_DMA_WINDOW, ...) enter only through the NTB transport (sio_ntb.c),
- * so generic netlink answers them EOPNOTSUPP before any code of ours
- * runs.  Each operation has a policy naming the attributes it takes, and
+ * The operations, their permissions and their policies are generated at
+ * load from the command table (lib/core/cmds.h): a command whose row says
+ * SIO_GENL_NOT_OFFERED is no operation, so generic netlink answers it
+ * EOPNOTSUPP before any code of ours runs (the node-to-node commands enter
+ * only through the NTB transport, sio_ntb.c; multicast and SR-IOV have no
+ * kernel platform yet).  An operation's policy is its row's required and
+ * optional attributes, typed as the core's parser types them, and
  * validation is strict: an unknown or unexpected attribute, a wrong
  * length or trailing bytes are refused with EINVAL.  smartio(4) has the
- * table of operations and the privilege each needs.
+ * table of operations, the privilege each needs and the commands not
+ * offered.
  */
 #include <linux/capability.h>
 #include <linux/security.h>
@@ -24,11 +28,6 @@
 
 #include "sio_kmod.h"
 #include "core_int.h"
-
-/* internal_flags of an operation: what pre_doit checks before it runs. */
-#define SIO_GENL_ADMIN		BIT(0)	/* CAP_SYS_ADMIN */
-#define SIO_GENL_PCI		BIT(1)	/* and not LOCKDOWN_PCI_ACCESS */
-#define SIO_GENL_HOTPLUG	BIT(2)	/* serialised by sio_genl_hotplug */
 
 /*
  * Config space a user without CAP_SYS_ADMIN may read: the standard
@@ -47,39 +46,10 @@
  */
 static DEFINE_MUTEX(sio_genl_hotplug);
 
+/* Each command's SIO_GENL_* flags (lib/core/cmds.h), 0 when not offered. */
+static u8 sio_genl_flags[SIO_CMD_MAX + 1] __ro_after_init;
+
 static struct genl_family sio_genl_family;
-
-/*
- * Registry bytes [off, off + size) and the generation (sio_fabric.c),
- * under the lock; size 0 asks for the generation alone, which is how
- * libsmartio checks that its copy is still current.
- */
-static int reg_read(const struct sio_parsed *p, struct sio_msg *rep)
-{
-	u64 off, size, total;
-	u8 *data;
-
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_OFFSET) |
-			       SIO_ATTR_BIT(SIO_A_SIZE)))
-		return -EINVAL;
-	off = sio_nla_u64(&p->tb[SIO_A_OFFSET]);
-	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
-	mutex_lock(&sio_k.lock);
-	total = sio_k.reg->total_size;
-	if (off > total || size > SIO_DATA_MAX)
-		goto inval;
-	size = min(size, total - off);
-	sio_msg_put_u64(rep, SIO_A_SIZE, total);
-	sio_msg_put_u64(rep, SIO_A_SEQ, sio_k.notifies);
-	data = sio_msg_reserve(rep, SIO_A_DATA, size);
-	if (data)
-		memcpy(data, (u8 *)sio_k.reg + off, size);
-	mutex_unlock(&sio_k.lock);
-	return rep->err;
-inval:
-	mutex_unlock(&sio_k.lock);
-	return -EINVAL;
-}
 
 /*
  * Borrow, return and reclaim: the core's part plus the shadow's hot-add or
@@ -89,10 +59,10 @@ static int lending(const struct sio_parsed *p)
 {
 	int dev, node;
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	dev = sio_msg_dev(sio_k.reg, p);
 	node = sio_msg_node(sio_k.reg, p, SIO_A_NODE);
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	if (dev < 0 || node < 0)
 		return dev < 0 ? dev : node;
 	/* A sized DMA window (SIO_A_SIZE) is the simulator's for now. */
@@ -125,29 +95,16 @@ static int sio_genl_doit(struct sk_buff *skb, struct genl_info *info)
 	err = sio_msg_parse(info->nlhdr, len, p);
 	if (err)
 		goto out;
-	sio_msg_init(&rep, repbuf, SIO_MSG_MAX, SIO_CMD_REPLY, SIO_F_REPLY,
-		     p->seq);
-	if (p->cmd == SIO_CMD_REG_READ || p->cmd == SIO_CMD_BORROW ||
-	    p->cmd == SIO_CMD_RETURN || p->cmd == SIO_CMD_RECLAIM) {
-		if (p->cmd == SIO_CMD_REG_READ) {
-			sio_msg_put_s32(&rep, SIO_A_ERRNO, 0);
-			err = reg_read(p, &rep);
-		} else {
-			err = lending(p);
-		}
-		if (err) {
-			sio_msg_init(&rep, repbuf, SIO_MSG_MAX, SIO_CMD_REPLY,
-				     SIO_F_REPLY, p->seq);
-			sio_msg_put_s32(&rep, SIO_A_ERRNO, err);
-		} else if (p->cmd != SIO_CMD_REG_READ) {
-			sio_msg_put_s32(&rep, SIO_A_ERRNO, 0);
-		}
+	if (sio_genl_flags[p->cmd] & SIO_GENL_HOTPLUG) {
+		sio_msg_init(&rep, repbuf, SIO_MSG_MAX, SIO_CMD_REPLY,
+			     SIO_F_REPLY, p->seq);
+		sio_msg_put_s32(&rep, SIO_A_ERRNO, lending(p));
 		n = sio_msg_finish(&rep);
 	} else {
-		mutex_lock(&sio_k.lock);
+		sio_k_lock();
 		n = sio_core_dispatch(&sio_k.core, sio_k.self, info->nlhdr,
 				      len, repbuf, SIO_MSG_MAX);
-		mutex_unlock(&sio_k.lock);
+		sio_k_unlock();
 	}
 	err = n < 0 ? n : 0;
 	if (err)
@@ -222,7 +179,7 @@ static int sio_genl_pre_doit(const struct SIO_GENL_DOIT_OPS *ops,
 		if (err)
 			return err;
 	}
-	if (ops->cmd == SIO_CMD_CFG_READ) {
+	if (ops->internal_flags & SIO_GENL_CFG_HEADER) {
 		err = cfg_read_allowed(skb, info);
 		if (err)
 			return err;
@@ -239,121 +196,89 @@ static void sio_genl_post_doit(const struct SIO_GENL_DOIT_OPS *ops,
 		mutex_unlock(&sio_genl_hotplug);
 }
 
-/* --- policies: the attributes each command takes (lib/core/proto.h) ----- */
-
-static const struct nla_policy pol_lend[SIO_A_MAX + 1] = {
-	[SIO_A_DEV] = { .type = NLA_U32 },
-	[SIO_A_FLAGS] = { .type = NLA_U32 },	/* enum sio_policy */
-	[SIO_A_MASK] = { .type = NLA_U64 },
-};
-
-static const struct nla_policy pol_dev_node[SIO_A_MAX + 1] = {
-	[SIO_A_DEV] = { .type = NLA_U32 },
-	[SIO_A_NODE] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy pol_mode[SIO_A_MAX + 1] = {
-	[SIO_A_DEV] = { .type = NLA_U32 },
-	[SIO_A_MODE] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy pol_seg[SIO_A_MAX + 1] = {
-	[SIO_A_NODE] = { .type = NLA_U32 },
-	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
-};
-
-static const struct nla_policy pol_seg_size[SIO_A_MAX + 1] = {
-	[SIO_A_NODE] = { .type = NLA_U32 },
-	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
-	[SIO_A_SIZE] = { .type = NLA_U64 },
-};
-
-static const struct nla_policy pol_seg_avail[SIO_A_MAX + 1] = {
-	[SIO_A_NODE] = { .type = NLA_U32 },
-	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
-	[SIO_A_FLAGS] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy pol_seg_peer[SIO_A_MAX + 1] = {
-	[SIO_A_NODE] = { .type = NLA_U32 },
-	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
-	[SIO_A_PEER] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy pol_seg_dev[SIO_A_MAX + 1] = {
-	[SIO_A_NODE] = { .type = NLA_U32 },
-	[SIO_A_NAME] = { .type = NLA_NUL_STRING, .len = SIO_NAME_MAX - 1 },
-	[SIO_A_DEV] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy pol_cfg_read[SIO_A_MAX + 1] = {
-	[SIO_A_DEV] = { .type = NLA_U32 },
-	[SIO_A_NODE] = { .type = NLA_U32 },
-	[SIO_A_OFFSET] = { .type = NLA_U64 },
-	[SIO_A_SIZE] = { .type = NLA_U64 },
-};
-
-static const struct nla_policy pol_cfg_write[SIO_A_MAX + 1] = {
-	[SIO_A_DEV] = { .type = NLA_U32 },
-	[SIO_A_NODE] = { .type = NLA_U32 },
-	[SIO_A_OFFSET] = { .type = NLA_U64 },
-	[SIO_A_DATA] = { .type = NLA_BINARY, .len = SIO_DATA_MAX },
-};
-
-static const struct nla_policy pol_peer[SIO_A_MAX + 1] = {
-	[SIO_A_DEV] = { .type = NLA_U32 },
-	[SIO_A_NODE] = { .type = NLA_U32 },
-	[SIO_A_INDEX] = { .type = NLA_U32 },
-};
-
-static const struct nla_policy pol_reg_read[SIO_A_MAX + 1] = {
-	[SIO_A_OFFSET] = { .type = NLA_U64 },
-	[SIO_A_SIZE] = { .type = NLA_U64 },
-};
-
-#define SIO_OP(c, pol, f) {				\
-	.cmd = (c),					\
-	.doit = sio_genl_doit,				\
-	.policy = (pol),				\
-	.maxattr = SIO_A_MAX,				\
-	.internal_flags = (f),				\
-}
-
-#define ADMIN SIO_GENL_ADMIN
-#define ADMIN_PCI (SIO_GENL_ADMIN | SIO_GENL_PCI)
+/* --- operations and policies, from the command table -------------------- */
 
 /*
- * Who may do what.  Every state change needs CAP_SYS_ADMIN.  Lockdown's
- * PCI_ACCESS is checked wherever a device or its DMA is handed to
- * someone: lending policy and mode, borrow, config writes, a segment or
- * a peer's BAR mapped for a device.  Return and reclaim only take access
- * away, so lockdown does not stop them (a device borrowed before lockdown
- * can still be given back).  Segments alone are memory of the fabric, not
- * PCI access.  Queries are open to every user: the registry holds the
- * state smartio(7) shows to everyone (names, modes, fabric addresses,
- * no secret and no kernel pointer), and config reads are open within the
- * standard header (cfg_read_allowed).
+ * Who may do what is each row's genl column (lib/core/cmds.h).  Every
+ * state change needs CAP_SYS_ADMIN.  Lockdown's PCI_ACCESS is checked
+ * wherever a device or its DMA is handed to someone: lending policy and
+ * mode, borrow, config writes, a segment or a peer's BAR mapped for a
+ * device.  Return and reclaim only take access away, so lockdown does not
+ * stop them (a device borrowed before lockdown can still be given back).
+ * Segments alone are memory of the fabric, not PCI access.  Queries are
+ * open to every user: the registry holds the state smartio(7) shows to
+ * everyone (names, modes, fabric addresses, no secret and no kernel
+ * pointer), and config reads are open within the standard header
+ * (cfg_read_allowed).
  */
-static const struct genl_ops sio_genl_ops[] = {
-	SIO_OP(SIO_CMD_LEND, pol_lend, ADMIN_PCI),
-	SIO_OP(SIO_CMD_BORROW, pol_dev_node, ADMIN_PCI | SIO_GENL_HOTPLUG),
-	SIO_OP(SIO_CMD_RETURN, pol_dev_node, ADMIN | SIO_GENL_HOTPLUG),
-	SIO_OP(SIO_CMD_RECLAIM, pol_dev_node, ADMIN | SIO_GENL_HOTPLUG),
-	SIO_OP(SIO_CMD_SET_MODE, pol_mode, ADMIN_PCI),
-	SIO_OP(SIO_CMD_SEG_CREATE, pol_seg, ADMIN),
-	SIO_OP(SIO_CMD_SEG_SIZE, pol_seg_size, ADMIN),
-	SIO_OP(SIO_CMD_SEG_DESTROY, pol_seg, ADMIN),
-	SIO_OP(SIO_CMD_SEG_AVAILABLE, pol_seg_avail, ADMIN),
-	SIO_OP(SIO_CMD_SEG_ATTACH, pol_seg_peer, ADMIN),
-	SIO_OP(SIO_CMD_SEG_DETACH, pol_seg_peer, ADMIN),
-	SIO_OP(SIO_CMD_SEG_DMA_MAP, pol_seg_dev, ADMIN_PCI),
-	SIO_OP(SIO_CMD_SEG_DMA_UNMAP, pol_seg_dev, ADMIN),
-	SIO_OP(SIO_CMD_CFG_READ, pol_cfg_read, 0),
-	SIO_OP(SIO_CMD_CFG_WRITE, pol_cfg_write, ADMIN_PCI),
-	SIO_OP(SIO_CMD_PEER_MAP, pol_peer, ADMIN_PCI),
-	SIO_OP(SIO_CMD_PEER_UNMAP, pol_peer, ADMIN),
-	SIO_OP(SIO_CMD_REG_READ, pol_reg_read, 0),
+struct sio_genl_row {
+	u8 cmd;
+	u8 flags;	/* SIO_GENL_* */
+	u32 attrs;	/* the policy: required | optional */
 };
+
+#define SIO_GENL_ROW(cmd, name, handler, route, origin, req, opt, genl) \
+	{ SIO_CMD_##cmd, genl, (req) | (opt) },
+static const struct sio_genl_row sio_genl_rows[] __initconst = {
+	SIO_CMDS(SIO_GENL_ROW)
+};
+
+static struct genl_ops sio_genl_ops[SIO_GENL_NOPS] __ro_after_init;
+static struct nla_policy sio_genl_pol[SIO_GENL_NOPS][SIO_A_MAX + 1]
+	__ro_after_init;
+
+/* The attributes of attrs, typed as the core's parser types them. */
+static void __init sio_genl_policy(struct nla_policy *pol, u32 attrs)
+{
+	u16 a;
+
+	for (a = 1; a <= SIO_A_MAX; a++) {
+		if (!(attrs & BIT(a)))
+			continue;
+		switch (sio_attr_kind(a)) {
+		case SIO_K_U32:
+			pol[a].type = NLA_U32;
+			break;
+		case SIO_K_U64:
+			pol[a].type = NLA_U64;
+			break;
+		case SIO_K_STR:
+			pol[a].type = NLA_NUL_STRING;
+			pol[a].len = SIO_NAME_MAX - 1;
+			break;
+		case SIO_K_BIN:
+			pol[a].type = NLA_BINARY;
+			pol[a].len = SIO_DATA_MAX;
+			break;
+		default:
+			pol[a].type = NLA_NESTED;
+			break;
+		}
+	}
+}
+
+static int __init sio_genl_build(void)
+{
+	const struct sio_genl_row *r;
+	u32 n = 0;
+
+	for (r = sio_genl_rows; r < sio_genl_rows + ARRAY_SIZE(sio_genl_rows);
+	     r++) {
+		if (r->flags & SIO_GENL_NOT_OFFERED)
+			continue;
+		if (WARN_ON(n >= SIO_GENL_NOPS))
+			return -EINVAL;
+		sio_genl_flags[r->cmd] = r->flags;
+		sio_genl_policy(sio_genl_pol[n], r->attrs);
+		sio_genl_ops[n].cmd = r->cmd;
+		sio_genl_ops[n].doit = sio_genl_doit;
+		sio_genl_ops[n].policy = sio_genl_pol[n];
+		sio_genl_ops[n].maxattr = SIO_A_MAX;
+		sio_genl_ops[n].internal_flags = r->flags;
+		n++;
+	}
+	return n == SIO_GENL_NOPS ? 0 : -EINVAL;
+}
 
 static struct genl_family sio_genl_family __ro_after_init = {
 	.name = SIO_GENL_NAME,
@@ -364,7 +289,7 @@ static struct genl_family sio_genl_family __ro_after_init = {
 	.post_doit = sio_genl_post_doit,
 	.module = THIS_MODULE,
 	.ops = sio_genl_ops,
-	.n_ops = ARRAY_SIZE(sio_genl_ops),
+	.n_ops = SIO_GENL_NOPS,
 	/*
 	 * resv_start_op stays 0: every command, from the first, gets the
 	 * reserved header byte checked and its policy enforced (a higher
@@ -374,7 +299,9 @@ static struct genl_family sio_genl_family __ro_after_init = {
 
 int __init sio_genl_init(void)
 {
-	return genl_register_family(&sio_genl_family);
+	int err = sio_genl_build();
+
+	return err ? err : genl_register_family(&sio_genl_family);
 }
 
 void sio_genl_exit(void)

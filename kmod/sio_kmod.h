@@ -104,7 +104,20 @@ struct sio_kdev {
 };
 
 struct sio_kernel {
-	struct mutex lock;	/* the platform lock the core runs under */
+	/*
+	 * The platform lock the core runs under.  A task of this machine
+	 * takes it with sio_k_lock(); a peer's request (sio_ntb.c) with
+	 * mutex_lock().
+	 */
+	struct mutex lock;
+	/*
+	 * Senders waiting for a peer's reply, which let go of lock meanwhile
+	 * so that the peer's requests to us can take it (sio_ntb.c); their
+	 * operations are half done, so sio_k_lock() waits until there is
+	 * none (park_wq).
+	 */
+	u32 parked;
+	wait_queue_head_t park_wq;
 	struct sio_core core;
 	struct sio_registry *reg;
 	u32 ndevs;
@@ -137,6 +150,10 @@ struct sio_kernel {
 
 extern struct sio_kernel sio_k;
 extern const struct sio_platform_ops sio_kplat_ops;
+
+/* sio_k.lock for a task of this machine, once no sender is parked. */
+void sio_k_lock(void);
+void sio_k_unlock(void);
 
 /*
  * Where a window address of node's loopback adapter leads: 0 and the LUT

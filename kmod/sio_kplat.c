@@ -6,7 +6,7 @@
  * through pci_{read,write}_config_*; BAR memory is ioremap()ed on demand.
  * The two nodes of this machine talk through a loopback adapter: a message
  * to the other node is dispatched to its core at once (the caller holds the
- * platform lock, as in the simulator), and a LUT slot is a table entry that
+ * platform lock, as in the simulator: kplat_send asserts it), and a LUT slot is a table entry that
  * sio_kplat_resolve() follows, since no hardware sits between the nodes.
  */
 #include <linux/io.h>
@@ -82,6 +82,7 @@ static int kplat_slot(void *ctx, u32 index, u64 off, u64 len,
 
 int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr)
 {
+	lockdep_assert_held(&sio_k.lock);
 	if (node >= sio_k.nnodes || !len)
 		return -EFAULT;
 	return sio_lut_walk(&sio_node(sio_k.reg, node)->adapter[0], addr, len,
@@ -533,6 +534,12 @@ static void kplat_notify(void *plat)
 	sio_fabric_notify();
 }
 
+/* REG_READ's generation: libsmartio re-reads the registry when it moved. */
+static u64 kplat_generation(void *plat)
+{
+	return READ_ONCE(sio_k.notifies);
+}
+
 const struct sio_platform_ops sio_kplat_ops = {
 	.now_ns = kplat_now_ns,
 	.mono_ns = kplat_mono_ns,
@@ -546,6 +553,7 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.bar_access = kplat_bar_access,
 	.send = kplat_send,
 	.notify = kplat_notify,
+	.generation = kplat_generation,
 	.lend_claim = kplat_lend_claim,
 	.inbound_map = kplat_inbound_map,
 	.dma_direct = kplat_dma_direct,

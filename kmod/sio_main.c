@@ -14,6 +14,21 @@
 
 struct sio_kernel sio_k;
 
+void sio_k_lock(void)
+{
+	mutex_lock(&sio_k.lock);
+	while (sio_k.parked) {
+		mutex_unlock(&sio_k.lock);
+		wait_event(sio_k.park_wq, !READ_ONCE(sio_k.parked));
+		mutex_lock(&sio_k.lock);
+	}
+}
+
+void sio_k_unlock(void)
+{
+	mutex_unlock(&sio_k.lock);
+}
+
 static char *devices;
 module_param(devices, charp, 0444);
 MODULE_PARM_DESC(devices,
@@ -253,6 +268,7 @@ static int __init sio_init(void)
 	int err;
 
 	mutex_init(&sio_k.lock);
+	init_waitqueue_head(&sio_k.park_wq);
 	sio_k.nnodes = SIO_K_NODES;
 	if (!strcmp(fabric, "ntb")) {
 		if (nodes < 2 || nodes > SIO_K_NTB_NODES || node >= nodes)
@@ -277,11 +293,11 @@ static int __init sio_init(void)
 	sio_k.core.ops = &sio_kplat_ops;
 	sio_k.core.plat = &sio_k;
 	sio_k.core.flags = sio_k.ntb ? SIO_CORE_SEPARATE : 0;
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	sio_core_node_up(&sio_k.core, sio_k.self);
 	if (!sio_k.ntb)
 		sio_core_node_up(&sio_k.core, SIO_K_BORROWER);
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	err = sio_cdev_init();
 	if (err)
 		goto fail;
@@ -350,7 +366,7 @@ static void __exit sio_exit(void)
 			sio_k_return(sio_k.dev[i].index, SIO_K_BORROWER);
 	remove_views();
 	sio_lender_exit();
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	/* Every borrow ends before the registry goes. */
 	for (i = 0; i < sio_k.nnodes; i++)
 		sio_core_node_down(&sio_k.core, i);
@@ -359,7 +375,7 @@ static void __exit sio_exit(void)
 		sio_seg_dev_remove(sio_k.seg[i]);
 		sio_k.seg[i] = NULL;
 	}
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	vfree(sio_k.reg);
 	put_devices();
 	sio_cdev_exit();

@@ -22,16 +22,18 @@
  * has, sio-<owner>-seg-<name>.  A peer going down ends the attachments on
  * both sides (mappings are zapped) and drops the copies of its segments.
  *
- * Locking.  The core runs under sio_k.lock and sends with it held.  Two
- * machines that send to each other at once would each wait for the
- * other's lock until the call times out, so a sender "parks" while it
- * waits for the reply: a request from the peer that finds the lock taken
- * by a parked sender runs in its place (the sender touches nothing until
- * it returns, and it returns only after that request is done, under
- * park_lock).  A request never sends itself (-ELOOP): the core answers a
- * peer's request from this node's own records, and a sender it ran in
- * place of may be waiting for any node.  The core checks again what it
- * looked at before a send (seg_attach.c).
+ * Locking.  The core runs under sio_k.lock and sends with it held.  No
+ * task waits for a peer holding it: two machines that send to each other
+ * at once would each wait for the other's lock until the call times out.
+ * So a sender "parks" while it waits for the reply: it counts itself in
+ * sio_k.parked and lets go of the lock, which a request from the peer
+ * then takes as any lock is taken (lockdep sees it), and takes it back
+ * for the reply.  A task of this machine takes the lock with
+ * sio_k_lock(), which waits until no sender is parked: only the peers'
+ * requests run while an operation of ours is half done, as they would
+ * on the peer's side of it.  A request never sends itself (-ELOOP): the
+ * core answers a peer's request from this node's own records.  The core
+ * checks again what it looked at before a send (seg_attach.c).
  */
 #include <linux/debugfs.h>
 #include <linux/module.h>
@@ -127,12 +129,8 @@ static struct {
 	struct sio_ntb_peer *p[SIO_K_NTB_NODES];
 	struct sio_ntb_peer *heap;	/* any peer: its device has our heap */
 	struct sio_fab_seg own[SIO_K_MAX_SEGS];
-	/* Parked senders (see above). */
-	struct mutex park_lock;
-	u32 parked;
-	wait_queue_head_t park_wq;
 	struct task_struct *serving;	/* runs a request of a peer now */
-	u32 in_place;		/* requests that ran for a parked sender */
+	u32 in_place;		/* requests served while a sender was parked */
 	u32 ids_refused;	/* peers that announced an id not theirs */
 	struct dentry *dbgfs;
 	/* Segment tables to push: the one built, the one each peer has. */
@@ -209,9 +207,10 @@ static bool changes_peer_table(const void *msg, u32 len)
  * After peer dst carried out such a command for our user (reply holds its
  * answer): its new segment table, asked for with SEG_TABLE_GET, into rep
  * (SIO_MSG_MAX bytes); its length, or 0 when there is nothing to apply.
- * Applied by apply_table() once no request runs in our place.
+ * Applied by apply_table() once the sender has the lock back.
  */
-static int pull_table(u32 dst, const void *reply, int n, u8 *rep)
+static int pull_table(struct sio_ntb_peer *peer, const void *reply, int n,
+		      u8 *rep)
 {
 	struct sio_parsed *p = kmalloc(sizeof(*p), GFP_KERNEL);
 	u8 *req = kmalloc(SIO_PEER_MSG_K, GFP_KERNEL);
@@ -226,7 +225,7 @@ static int pull_table(u32 dst, const void *reply, int n, u8 *rep)
 	sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
 	len = sio_msg_finish(&m);
 	if (len > 0)
-		len = ntb.call(fab.p[dst], req, len, rep, SIO_MSG_MAX,
+		len = ntb.call(peer, req, len, rep, SIO_MSG_MAX,
 			       SIO_FAB_TIMEOUT_MS);
 out:
 	kfree(p);
@@ -268,6 +267,7 @@ static unsigned int call_timeout(const void *msg, u32 len)
 
 int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
 {
+	struct sio_ntb_peer *p;
 	u8 *rep = NULL;
 	int n, tlen = 0;
 
@@ -276,23 +276,20 @@ int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
 	lockdep_assert_held(&sio_k.lock);
 	if (!peer_up(dst))
 		return -EHOSTDOWN;
-	mutex_lock(&fab.park_lock);
-	fab.parked++;
-	mutex_unlock(&fab.park_lock);
-	wake_up_all(&fab.park_wq);
-	n = ntb.call(fab.p[dst], msg, len, reply, cap, call_timeout(msg, len));
+	p = fab.p[dst];
+	/* Parked: the lock is the peer's requests' until the reply. */
+	sio_k.parked++;
+	mutex_unlock(&sio_k.lock);
+	n = ntb.call(p, msg, len, reply, cap, call_timeout(msg, len));
 	if (n > 0 && changes_peer_table(msg, len)) {
 		rep = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
 		if (rep)
-			tlen = pull_table(dst, reply, n, rep);
+			tlen = pull_table(p, reply, n, rep);
 	}
-	/*
-	 * Back only when no request runs in our place; the core is ours
-	 * again from here on.
-	 */
-	mutex_lock(&fab.park_lock);
-	fab.parked--;
-	mutex_unlock(&fab.park_lock);
+	/* The core is ours again from here on (not sio_k_lock: we count). */
+	mutex_lock(&sio_k.lock);
+	if (!--sio_k.parked)
+		wake_up_all(&sio_k.park_wq);
 	if (tlen > 0)
 		apply_table(dst, rep, tlen);
 	kfree(rep);
@@ -315,11 +312,6 @@ static int serve(u32 from, const void *msg, u32 len, void *reply, u32 cap)
 	return n;
 }
 
-static bool may_serve(void)
-{
-	return READ_ONCE(fab.parked) || !mutex_is_locked(&sio_k.lock);
-}
-
 /*
  * A peer that asks for our segment table met us anew (it saw us go down
  * and up, and forgot what we had sent): everything is sent again.
@@ -338,31 +330,16 @@ static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 {
 	int n, from;
 
-	for (;;) {
-		if (mutex_trylock(&sio_k.lock)) {
-			/* Only a peer that came up speaks for a node. */
-			from = node_of(p);
-			n = from < 0 ? -EPERM : serve(from, msg, len, reply,
-						      cap);
-			mutex_unlock(&sio_k.lock);
-			fab_asked(from, msg, len);
-			return n;
-		}
-		mutex_lock(&fab.park_lock);
-		if (fab.parked) {
-			/* The holder waits for a peer: run in its place. */
-			from = node_of(p);
-			n = from < 0 ? -EPERM : serve(from, msg, len, reply,
-						      cap);
-			fab.in_place++;
-			mutex_unlock(&fab.park_lock);
-			fab_asked(from, msg, len);
-			return n;
-		}
-		mutex_unlock(&fab.park_lock);
-		wait_event_timeout(fab.park_wq, may_serve(),
-				   msecs_to_jiffies(10));
-	}
+	/* Not sio_k_lock(): a parked sender may wait for this very answer. */
+	mutex_lock(&sio_k.lock);
+	if (sio_k.parked)
+		fab.in_place++;
+	/* Only a peer that came up speaks for a node. */
+	from = node_of(p);
+	n = from < 0 ? -EPERM : serve(from, msg, len, reply, cap);
+	mutex_unlock(&sio_k.lock);
+	fab_asked(from, msg, len);
+	return n;
 }
 
 /*
@@ -376,14 +353,14 @@ static bool push_table(u32 dst, struct sio_fab_sent *st,
 	struct sio_ntb_peer *p;
 	int n, rc;
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	if (!peer_up(dst)) {
-		mutex_unlock(&sio_k.lock);
+		sio_k_unlock();
 		return true;
 	}
 	n = build(&sio_k.core, sio_k.self, dst, fab.out, SIO_MSG_MAX);
 	p = fab.p[dst];
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	if (n < 0 || (n == st->len && !memcmp(fab.out, st->buf, n)))
 		return true;
 	rc = ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
@@ -428,9 +405,9 @@ static void fab_greet(struct work_struct *work)
 	for (dst = 0; dst < sio_k.nnodes; dst++) {
 		if (!test_and_clear_bit(dst, &fab.greet_mask))
 			continue;
-		mutex_lock(&sio_k.lock);
+		sio_k_lock();
 		if (!peer_up(dst)) {
-			mutex_unlock(&sio_k.lock);
+			sio_k_unlock();
 			continue;
 		}
 		sio_msg_init(&m, req, SIO_PEER_MSG_K, SIO_CMD_SEG_TABLE_GET,
@@ -444,7 +421,7 @@ static void fab_greet(struct work_struct *work)
 					     SIO_MSG_MAX) : n;
 		if (n > 0)
 			apply_table(dst, fab.greet_rep, n);
-		mutex_unlock(&sio_k.lock);
+		sio_k_unlock();
 	}
 	kfree(req);
 }
@@ -511,10 +488,10 @@ static void fab_peer_up(void *ctx, struct sio_ntb_peer *p, u32 id, u32 gen)
 {
 	int n;
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	n = sio_node_lookup_id(sio_k.reg, id);
 	if (!peer_id_pinned(p, n, id)) {
-		mutex_unlock(&sio_k.lock);
+		sio_k_unlock();
 		return;
 	}
 	WRITE_ONCE(fab.p[n], p);
@@ -526,7 +503,7 @@ static void fab_peer_up(void *ctx, struct sio_ntb_peer *p, u32 id, u32 gen)
 	fab.dsent[n].len = 0;
 	set_bit(n, &fab.greet_mask);
 	schedule_work(&fab.greet);
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	pr_info("smartio: %s up (generation %#x)\n",
 		sio_node(sio_k.reg, n)->name, gen);
 	sio_ntb_fab_notify();
@@ -536,10 +513,10 @@ static void fab_peer_down(void *ctx, struct sio_ntb_peer *p, u32 id)
 {
 	int n;
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	n = node_of(p);
 	if (n < 0 || sio_node(sio_k.reg, n)->state != SIO_NODE_UP) {
-		mutex_unlock(&sio_k.lock);
+		sio_k_unlock();
 		return;
 	}
 	/* Attachments on both sides end, mappings are zapped. */
@@ -547,7 +524,7 @@ static void fab_peer_down(void *ctx, struct sio_ntb_peer *p, u32 id)
 	sio_core_seg_forget(&sio_k.core, sio_k.self, n);
 	sio_core_dev_forget(&sio_k.core, sio_k.self, n);
 	link_state();
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	pr_info("smartio: %s down\n", sio_node(sio_k.reg, n)->name);
 }
 
@@ -568,6 +545,7 @@ int sio_ntb_fab_seg_backing(u32 seg, int create)
 	u64 off;
 	void *va;
 
+	lockdep_assert_held(&sio_k.lock);
 	if (!create) {
 		sio_seg_dev_remove(sio_k.seg[seg]);
 		sio_k.seg[seg] = NULL;
@@ -651,6 +629,7 @@ int sio_ntb_fab_seg_map(u32 seg, u32 node, int map)
 	phys_addr_t phys;
 	int err;
 
+	lockdep_assert_held(&sio_k.lock);
 	if (node != sio_k.self)
 		return 0;
 	if (!map) {
@@ -864,8 +843,6 @@ int sio_ntb_fab_init(void)
 	int err = -ENOMEM;
 	u32 n;
 
-	mutex_init(&fab.park_lock);
-	init_waitqueue_head(&fab.park_wq);
 	INIT_DELAYED_WORK(&fab.push, fab_push);
 	INIT_WORK(&fab.greet, fab_greet);
 	fab.pushing = true;
@@ -884,7 +861,7 @@ int sio_ntb_fab_init(void)
 	err = ntb.attach(sio_k.self, &fab_ops, NULL);
 	if (err)
 		goto fail;
-	/* For tests: how often two nodes' calls crossed. */
+	/* For tests: how often a peer's request met a parked sender. */
 	fab.dbgfs = debugfs_create_dir("smartio_fabric", NULL);
 	debugfs_create_u32("in_place", 0444, fab.dbgfs, &fab.in_place);
 	debugfs_create_u32("ids_refused", 0444, fab.dbgfs, &fab.ids_refused);
@@ -904,13 +881,13 @@ void sio_ntb_fab_exit(void)
 
 	debugfs_remove_recursive(fab.dbgfs);
 	/* The peers forget this node's segments: an empty table. */
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	fab.pushing = false;
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	cancel_work_sync(&fab.greet);
 	cancel_delayed_work_sync(&fab.push);
 	for (i = 0; i < sio_k.nnodes; i++) {
-		mutex_lock(&sio_k.lock);
+		sio_k_lock();
 		p = peer_up(i) ? fab.p[i] : NULL;
 		sio_msg_init(&m, fab.out, SIO_MSG_MAX, SIO_CMD_SEG_TABLE,
 			     SIO_F_REQUEST, 0);
@@ -918,7 +895,7 @@ void sio_ntb_fab_exit(void)
 		sio_msg_put_u32(&m, SIO_A_SRC,
 				sio_node(sio_k.reg, sio_k.self)->id);
 		n = sio_msg_finish(&m);
-		mutex_unlock(&sio_k.lock);
+		sio_k_unlock();
 		if (p && n > 0)
 			ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
 				 SIO_FAB_TIMEOUT_MS);
@@ -926,7 +903,7 @@ void sio_ntb_fab_exit(void)
 	ntb.detach();
 	cancel_delayed_work_sync(&fab.push);
 
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	for (i = 0; i < sio_k.nnodes; i++) {
 		if (i == sio_k.self)
 			continue;
@@ -944,7 +921,7 @@ void sio_ntb_fab_exit(void)
 	}
 	memset(fab.p, 0, sizeof(fab.p));
 	fab.heap = NULL;
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 	fab_put_symbols();
 	fab_free_bufs();
 }

@@ -131,9 +131,9 @@ static void vcfg_init(struct sio_kdev *kd)
  */
 void sio_vcfg_reset(struct sio_kdev *kd)
 {
-	mutex_lock(&sio_k.lock);
+	sio_k_lock();
 	kd->vcfg_ready = false;
-	mutex_unlock(&sio_k.lock);
+	sio_k_unlock();
 }
 
 /* The vcfg index of the emulated dword at off, or -1. */
@@ -371,6 +371,7 @@ int sio_vcfg_access(struct sio_kdev *kd, u32 off, u32 n, u32 *v, bool write)
 	u16 real, view;
 	u32 dw;
 
+	lockdep_assert_held(&sio_k.lock);
 	if (!kd->vcfg_ready)
 		vcfg_init(kd);
 	if (i >= 0) {

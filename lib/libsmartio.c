@@ -383,24 +383,25 @@ const char *smartio_fabric_dir(const struct smartio *h)
 	return h->f.dir;
 }
 
-unsigned smartio_node_count(struct smartio *h)
+/* A count of the registry's header, read under the lock. */
+u32 sio_lib_reg_count(struct smartio *h, size_t off)
 {
-	unsigned n;
+	u32 n;
 
 	sio_lib_lock(h);
-	n = REG(h)->nnodes;
+	memcpy(&n, (const u8 *)REG(h) + off, sizeof(n));
 	sio_lib_unlock(h);
 	return n;
 }
 
+unsigned smartio_node_count(struct smartio *h)
+{
+	return SIO_LIB_REG_COUNT(h, nnodes);
+}
+
 unsigned smartio_device_count(struct smartio *h)
 {
-	unsigned n;
-
-	sio_lib_lock(h);
-	n = REG(h)->ndevices;
-	sio_lib_unlock(h);
-	return n;
+	return SIO_LIB_REG_COUNT(h, ndevices);
 }
 
 unsigned smartio_self(struct smartio *h)
@@ -481,12 +482,7 @@ int smartio_adapter_info(struct smartio *h, unsigned node, unsigned adapter,
 
 unsigned smartio_switch_count(struct smartio *h)
 {
-	unsigned n;
-
-	sio_lib_lock(h);
-	n = REG(h)->nswitches;
-	sio_lib_unlock(h);
-	return n;
+	return SIO_LIB_REG_COUNT(h, nswitches);
 }
 
 int smartio_switch_info(struct smartio *h, unsigned sw,
@@ -657,12 +653,7 @@ int smartio_dma_windows(struct smartio *h, unsigned dev,
 
 unsigned smartio_segment_slots(struct smartio *h)
 {
-	unsigned n;
-
-	sio_lib_lock(h);
-	n = REG(h)->max_segments;
-	sio_lib_unlock(h);
-	return n;
+	return SIO_LIB_REG_COUNT(h, max_segments);
 }
 
 int smartio_segment_at(struct smartio *h, unsigned i,

@@ -74,12 +74,7 @@ int smartio_mcast_lookup(struct smartio *h, const char *name)
 
 unsigned smartio_mcast_count(struct smartio *h)
 {
-	unsigned n;
-
-	sio_lib_lock(h);
-	n = sio_lib_reg(h)->max_mcast;
-	sio_lib_unlock(h);
-	return n;
+	return SIO_LIB_REG_COUNT(h, max_mcast);
 }
 
 int smartio_mcast_info(struct smartio *h, unsigned group,

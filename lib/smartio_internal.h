@@ -18,6 +18,10 @@ void sio_lib_unlock(struct smartio *h);
 /* The registry queries read: between sio_lib_lock() and sio_lib_unlock()
  * only, since the next lock of any thread may free it. */
 struct sio_registry *sio_lib_reg(struct smartio *h);
+/* A u32 count of the registry's header (nnodes, ...), read under the lock. */
+u32 sio_lib_reg_count(struct smartio *h, size_t off);
+#define SIO_LIB_REG_COUNT(h, field) \
+	sio_lib_reg_count((h), offsetof(struct sio_registry, field))
 /* Test hook: every lock of this (simulated) handle reads a fresh copy of the
  * registry and frees the one before, as the kernel transport may. */
 void sio_lib_copy_registry(struct smartio *h);

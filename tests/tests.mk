@@ -18,9 +18,13 @@ check_PROGRAMS = \
 	%D%/test_separate_lending %D%/test_sriov %D%/test_multicast \
 	%D%/test_fabric_open %D%/test_node_share %D%/test_open_reasons \
 	%D%/test_node_loss_events %D%/test_lend_event_names_nodes \
-	%D%/test_library_acts_for_any_node
+	%D%/test_library_acts_for_any_node %D%/test_cmd_table \
+	%D%/test_reg_read_abi
 %C%_test_library_acts_for_any_node_SOURCES = \
 	%D%/test_library_acts_for_any_node.c %D%/harness.h %D%/harness.c
+%C%_test_reg_read_abi_SOURCES = %D%/test_reg_read_abi.c %D%/harness.h \
+	%D%/harness.c
+%C%_test_cmd_table_SOURCES = %D%/test_cmd_table.c %D%/harness.h %D%/harness.c
 %C%_test_lend_event_names_nodes_SOURCES = %D%/test_lend_event_names_nodes.c \
 	%D%/harness.h %D%/harness.c
 %C%_test_open_reasons_SOURCES = %D%/test_open_reasons.c %D%/harness.h %D%/harness.c

@@ -58,6 +58,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "numparse.h"
+#include "../mmio.h"
+
 #define ENG(e) (0x100u + 0x40u * (e))
 #define MAX_ENGINES 4
 
@@ -134,25 +137,16 @@ static void *map(const char *p, size_t size)
 	return m;
 }
 
-static uint32_t rd32(unsigned off)
-{
-	return __atomic_load_n((volatile uint32_t *)(bar + off), __ATOMIC_ACQUIRE);
-}
-
-static void wr32(unsigned off, uint32_t v)
-{
-	__atomic_store_n((volatile uint32_t *)(bar + off), v, __ATOMIC_RELEASE);
-}
 
 static void wr64(unsigned off, uint64_t v)
 {
-	wr32(off, (uint32_t)v);
-	wr32(off + 4, (uint32_t)(v >> 32));
+	mmio_wr32(bar, off, (uint32_t)v);
+	mmio_wr32(bar, off + 4, (uint32_t)(v >> 32));
 }
 
 static uint64_t rd64(unsigned off)
 {
-	return rd32(off) | (uint64_t)rd32(off + 4) << 32;
+	return mmio_rd32(bar, off) | (uint64_t)mmio_rd32(bar, off + 4) << 32;
 }
 
 /* A segment of ours, mapped for the device: its memory and ioaddr. */
@@ -211,12 +205,12 @@ static void start(unsigned e, uint64_t src, uint64_t dst, uint32_t len)
 {
 	wr64(ENG(e) + 0x00, src);
 	wr64(ENG(e) + 0x08, dst);
-	wr32(ENG(e) + 0x10, len);
-	wr32(ENG(e) + 0x1c, e);			/* vector e */
-	wr32(ENG(e) + 0x18, 0);			/* forget the last status */
+	mmio_wr32(bar, ENG(e) + 0x10, len);
+	mmio_wr32(bar, ENG(e) + 0x1c, e);			/* vector e */
+	mmio_wr32(bar, ENG(e) + 0x18, 0);			/* forget the last status */
 	/* A driver that polls asks for no interrupt: taking one it does not
 	 * wait for (a read of irq/<e>) cost more than a 1 MiB transfer. */
-	wr32(ENG(e) + 0x14, polling ? 1 : 3);	/* go [, interrupt] */
+	mmio_wr32(bar, ENG(e) + 0x14, polling ? 1 : 3);	/* go [, interrupt] */
 }
 
 /* Waits on irq/<e> until engine e is done; returns its status. */
@@ -227,7 +221,7 @@ static uint32_t wait_engine(unsigned e)
 
 	unsigned spins = 0;
 
-	while (!((st = rd32(ENG(e) + 0x18)) & 2)) {
+	while (!((st = mmio_rd32(bar, ENG(e) + 0x18)) & 2)) {
 		struct pollfd p = { .fd = irqfd[e], .events = POLLIN };
 		uint32_t count;
 
@@ -244,21 +238,12 @@ static uint32_t wait_engine(unsigned e)
 	return st;
 }
 
-/* "4096", "64K", "16M"; 0 for anything else. */
+/* A size in numparse.h's grammar ("4096", "64K", "16M"); 0 for anything else. */
 static size_t bytes(const char *s)
 {
-	char *end;
-	size_t v;
+	u64 v;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return 0;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'M')
-		v <<= 20, end++;
-	return *end ? 0 : v;
+	return sio_parse_u64(s, strlen(s), 1, &v) || v > SIZE_MAX ? 0 : v;
 }
 
 static double now(void)
@@ -522,13 +507,13 @@ int main(int argc, char **argv)
 	}
 	at(p, sizeof(p), "dev/%s/bar0", devname);
 	bar = map(p, 1 << 20);
-	if (rd32(0) != 0x414d4453) {
+	if (mmio_rd32(bar, 0) != 0x414d4453) {
 		fprintf(stderr, "smartio-dma-copy: %s is not a DMA engine\n", devname);
 		return 2;
 	}
 	mem_addr = rd64(0x10);
 	mem_size = rd64(0x18);
-	if (engines > rd32(8) || size > mem_size) {
+	if (engines > mmio_rd32(bar, 8) || size > mem_size) {
 		fprintf(stderr, "smartio-dma-copy: device too small\n");
 		return 2;
 	}

@@ -38,6 +38,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "numparse.h"
+
 #define MAX_VECTORS 1024
 #define MAX_PEERS_LIMIT 65536
 #define MAX_ID 65535		/* the Doorbell register has 16 bits for it */
@@ -104,32 +106,13 @@ static void usage(FILE *out)
 		MAX_VECTORS, MAX_PEERS_LIMIT);
 }
 
+/* A size in numparse.h's grammar (4096, 0x1000, 64K, 4M, 1G), a power of two. */
 static int parse_size(const char *arg, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	u64 v;
 
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || end == arg)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		v <<= 30;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (*end != '\0' || v == 0 || (v & (v - 1)) != 0)
+	if (sio_parse_u64(arg, strlen(arg), 1, &v) || v == 0 ||
+	    (v & (v - 1)) != 0)
 		return -1;
 	*out = v;
 	return 0;

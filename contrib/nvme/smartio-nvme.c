@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "nvmeq.h"
+#include "../mmio.h"
 
 #define SEG_SIZE (1u << 20)
 #define ASQ 0x0000u		/* segment layout */
@@ -96,15 +97,6 @@ static void *map(const char *p, size_t *size)
 	return m;
 }
 
-static uint32_t rd32(unsigned off)
-{
-	return __atomic_load_n((volatile uint32_t *)(bar + off), __ATOMIC_ACQUIRE);
-}
-
-static void wr32(unsigned off, uint32_t v)
-{
-	__atomic_store_n((volatile uint32_t *)(bar + off), v, __ATOMIC_RELEASE);
-}
 
 static int spin;	/* -r: poll without sleeping, for latency */
 
@@ -122,7 +114,7 @@ static int wait_csts(uint32_t mask, uint32_t want)
 {
 	time_t end = time(NULL) + 10;
 
-	while ((rd32(0x1c) & mask) != want)
+	while ((mmio_rd32(bar, 0x1c) & mask) != want)
 		if (time(NULL) > end)
 			return -1;
 		else
@@ -172,7 +164,7 @@ static int submit(unsigned q, uint8_t *cmd, uint32_t *result)
 	memcpy(slot, cmd, 64);
 	sq_tail[q] = (sq_tail[q] + 1) % QD;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	wr32(0x1000 + 2 * q * db_stride, sq_tail[q]);
+	mmio_wr32(bar, 0x1000 + 2 * q * db_stride, sq_tail[q]);
 	if (wait_cqe(q)) {
 		fprintf(stderr, "smartio-nvme: command %#x timed out\n", cmd[0]);
 		return -1;
@@ -183,7 +175,7 @@ static int submit(unsigned q, uint8_t *cmd, uint32_t *result)
 		cq_head[q] = 0;
 		phase[q] ^= 1;
 	}
-	wr32(0x1000 + (2 * q + 1) * db_stride, cq_head[q]);
+	mmio_wr32(bar, 0x1000 + (2 * q + 1) * db_stride, cq_head[q]);
 	if (result)
 		*result = dw[0];
 	if ((dw[3] & 0xffff) != cid)
@@ -480,18 +472,18 @@ int main(int argc, char **argv)
 		setup_irq();
 
 	/* Controller bring-up (NVMe 1.4 section 7.6.1). */
-	db_stride = 4u << (rd32(0x04) & 0xf);	/* CAP.DSTRD */
-	wr32(0x14, 0);
+	db_stride = 4u << (mmio_rd32(bar, 0x04) & 0xf);	/* CAP.DSTRD */
+	mmio_wr32(bar, 0x14, 0);
 	if (wait_csts(3, 0))
 		goto timeout;
 	memset(mem, 0, 0x6000);
 	phase[0] = phase[1] = 1;
-	wr32(0x24, (QD - 1) << 16 | (QD - 1));
-	wr32(0x28, (uint32_t)(io + ASQ));
-	wr32(0x2c, (uint32_t)((io + ASQ) >> 32));
-	wr32(0x30, (uint32_t)(io + ACQ));
-	wr32(0x34, (uint32_t)((io + ACQ) >> 32));
-	wr32(0x14, 1 | 6u << 16 | 4u << 20);
+	mmio_wr32(bar, 0x24, (QD - 1) << 16 | (QD - 1));
+	mmio_wr32(bar, 0x28, (uint32_t)(io + ASQ));
+	mmio_wr32(bar, 0x2c, (uint32_t)((io + ASQ) >> 32));
+	mmio_wr32(bar, 0x30, (uint32_t)(io + ACQ));
+	mmio_wr32(bar, 0x34, (uint32_t)((io + ACQ) >> 32));
+	mmio_wr32(bar, 0x14, 1 | 6u << 16 | 4u << 20);
 	if (wait_csts(3, 1))
 		goto timeout;
 	nvmeq_cmd(c, 0x06, 0, io + IDENT, 0, 1, 0, 0);
@@ -560,7 +552,7 @@ failed:
 	bad = 1;
 out:
 	/* Leave things as found: controller off, mappings gone, returned. */
-	wr32(0x14, 0);
+	mmio_wr32(bar, 0x14, 0);
 	wait_csts(1, 0);
 	munmap((void *)bar, size);
 	if (target.map)

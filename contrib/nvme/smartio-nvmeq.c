@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "numparse.h"
 #include "nvmeq.h"
 
 static const char *dev = "nvme0", *mgr;
@@ -48,12 +49,9 @@ static void usage(void)
 /* A decimal or 0x number, all of arg, at most max; exits on anything else. */
 static uint64_t number(const char *arg, uint64_t max, const char *what)
 {
-	char *end;
-	unsigned long long v;
+	u64 v;
 
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || end == arg || *end || arg[0] == '-' || v > max) {
+	if (sio_parse_u64(arg, strlen(arg), 0, &v) || v > max) {
 		fprintf(stderr, "smartio-nvmeq: bad %s '%s'\n", what, arg);
 		exit(2);
 	}

@@ -14,6 +14,7 @@
 #include "qemu/units.h"
 #include "qapi/error.h"
 #include "qemu/error-report.h"
+#include "qemu/log.h"
 #include "qemu/module.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
@@ -25,6 +26,11 @@
 #include "ntbsw-core.h"
 
 #define TYPE_NTBSW_PORT "smartio-ntb-port"
+
+/* One inbound LUT entry: its fields, ntb_sioswitch_regs.h's NTBSW_LUT_*. */
+#define NTBSW_LUT_ENTRY (NTBSW_LUT_RID_ALLOW + 4)
+QEMU_BUILD_BUG_ON(NTBSW_LUT_BYTES != NTBSW_MAX_PORTS * NTBSW_NR_MW *
+		  NTBSW_NR_LUT * NTBSW_LUT_ENTRY);
 OBJECT_DECLARE_SIMPLE_TYPE(NtbswPort, NTBSW_PORT)
 
 struct NtbswPort {
@@ -37,6 +43,8 @@ struct NtbswPort {
 
 	MemoryRegion bar0;
 	uint32_t link_status, link_event, err_status;
+	/* BAR0 accesses at no register: logged as guest errors, counted. */
+	uint64_t bad_accesses;
 };
 
 #define ME(s) NTBSW_ME(&(s)->c)
@@ -205,6 +213,15 @@ static uint64_t ntbsw_reg64(NtbswPort *s, hwaddr a, bool *ok)
 	return 0;
 }
 
+/* A guest access to no register of BAR0: logged and counted, no effect. */
+static void ntbsw_bad_access(NtbswPort *s, hwaddr a, const char *what)
+{
+	s->bad_accesses++;
+	qemu_log_mask(LOG_GUEST_ERROR,
+		      "%s: %s of BAR0 offset 0x%" HWADDR_PRIx
+		      ", no register there\n", TYPE_NTBSW_PORT, what, a);
+}
+
 static uint32_t ntbsw_reg32(NtbswPort *s, hwaddr a)
 {
 	struct ntbsw_port_state *me = ME(s);
@@ -258,19 +275,20 @@ static uint32_t ntbsw_reg32(NtbswPort *s, hwaddr a)
 	}
 	if (a >= NTBSW_REG_LUT && a < NTBSW_REG_LUT + NTBSW_LUT_BYTES) {
 		struct ntbsw_lut *l = &me->lut[0][0][0] +
-				      (a - NTBSW_REG_LUT) / 16;
+				      (a - NTBSW_REG_LUT) / NTBSW_LUT_ENTRY;
 
-		switch (a % 16) {
-		case 0:
+		switch ((a - NTBSW_REG_LUT) % NTBSW_LUT_ENTRY) {
+		case NTBSW_LUT_TARGET_LO:
 			return qatomic_read(&l->target);
-		case 4:
+		case NTBSW_LUT_TARGET_HI:
 			return qatomic_read(&l->target) >> 32;
-		case 8:
+		case NTBSW_LUT_CTRL:
 			return qatomic_read(&l->ctrl);
-		default:
+		case NTBSW_LUT_RID_ALLOW:
 			return qatomic_read(&l->rid_allow);
 		}
 	}
+	ntbsw_bad_access(s, a, "read");
 	return 0;
 }
 
@@ -317,23 +335,27 @@ static void ntbsw_db_check(NtbswPort *s)
 
 static void ntbsw_lut_write(NtbswPort *s, hwaddr a, uint32_t v)
 {
-	struct ntbsw_lut *l = &ME(s)->lut[0][0][0] + (a - NTBSW_REG_LUT) / 16;
+	struct ntbsw_lut *l = &ME(s)->lut[0][0][0] +
+			      (a - NTBSW_REG_LUT) / NTBSW_LUT_ENTRY;
 
-	switch (a % 16) {
-	case 0:
+	switch ((a - NTBSW_REG_LUT) % NTBSW_LUT_ENTRY) {
+	case NTBSW_LUT_TARGET_LO:
 		qatomic_set(&l->target,
 			    (qatomic_read(&l->target) & ~0xffffffffULL) | v);
 		break;
-	case 4:
+	case NTBSW_LUT_TARGET_HI:
 		qatomic_set(&l->target, (qatomic_read(&l->target) &
 					 0xffffffffULL) | ((uint64_t)v << 32));
 		break;
-	case 8:
+	case NTBSW_LUT_CTRL:
 		qatomic_set(&l->ctrl, v & (NTBSW_LUT_EN | NTBSW_LUT_PAGES_MASK));
 		break;
-	default:
+	case NTBSW_LUT_RID_ALLOW:
 		qatomic_set(&l->rid_allow, v);
 		break;
+	default:
+		ntbsw_bad_access(s, a, "write");
+		return;
 	}
 	/* Every writer of a window onto us rebuilds its aliases. */
 	ntbsw_notify(&s->c, NTBSW_DST_ALL, NTBSW_NOTE_LUT);
@@ -372,8 +394,11 @@ static void ntbsw_bar0_write32(NtbswPort *s, hwaddr a, uint32_t v)
 			qatomic_set(&s->c.st->port[p].spad[i], v);
 		return;
 	}
-	if (a >= NTBSW_REG_LUT && a < NTBSW_REG_LUT + NTBSW_LUT_BYTES)
+	if (a >= NTBSW_REG_LUT && a < NTBSW_REG_LUT + NTBSW_LUT_BYTES) {
 		ntbsw_lut_write(s, a, v);
+		return;
+	}
+	ntbsw_bad_access(s, a, "write");
 }
 
 static void ntbsw_bar0_write(void *opaque, hwaddr a, uint64_t v,
@@ -472,6 +497,9 @@ static void ntbsw_realize(PCIDevice *d, Error **errp)
 		bar_size[w] = s->slots * s->mw_size[w];
 	}
 
+	/* QMP qom-get: how many BAR0 accesses met no register. */
+	object_property_add_uint64_ptr(OBJECT(s), "bad-accesses",
+				       &s->bad_accesses, OBJ_PROP_FLAG_READ);
 	pci_config_set_interrupt_pin(d->config, 1);
 	memory_region_init_io(&s->bar0, OBJECT(s), &ntbsw_bar0_ops, s,
 			      "ntb-regs", NTBSW_BAR0_SIZE);

@@ -66,6 +66,11 @@ struct sio_platform_ops {
 	/* Registry state or the event ring changed: wake readers. */
 	void (*notify)(void *plat);
 	/*
+	 * Optional: how many times notify ran, the generation REG_READ
+	 * answers with (reg_read.c); 0 without it.
+	 */
+	u64 (*generation)(void *plat);
+	/*
 	 * Optional, separate registries (SIO_CORE_SEPARATE).  lend_claim: the
 	 * lender takes device dev from its driver for borrower (claim 1),
 	 * after every check of BORROW_REQ passed and before anything is

@@ -4,11 +4,24 @@
 #define SIO_CORE_INT_H
 
 #include "core.h"
+#include "cmds.h"
 
 #define SIO_PEER_MSG 512	/* node-to-node messages without data */
 
 typedef int (*sio_handler)(struct sio_core *c, u32 self,
 			   const struct sio_parsed *p, struct sio_msg *rep);
+
+/* A command's row of cmds.h, as the core uses it (dispatch.c). */
+struct sio_cmd_row {
+	sio_handler handler;
+	u8 route;		/* enum sio_cmd_route */
+	u8 origin;		/* enum sio_origin */
+	u32 required;		/* SIO_ATTR_BIT mask */
+	u32 optional;
+};
+
+/* The row of cmd, or NULL for 0 and numbers past SIO_CMD_MAX. */
+const struct sio_cmd_row *sio_cmd_row(u8 cmd);
 
 static inline int sio_node_up(struct sio_registry *r, u32 n)
 {
@@ -72,6 +85,8 @@ enum sio_share_table {
 int sio_share_room(struct sio_core *c, enum sio_share_table t, u32 node);
 
 /* Handlers, by file. */
+int sio_h_reg_read(struct sio_core *c, u32 self, const struct sio_parsed *p,
+		   struct sio_msg *rep);
 int sio_h_mcast(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		struct sio_msg *rep);
 int sio_mcast_holds_seg(struct sio_registry *r, u32 seg);

@@ -3,74 +3,66 @@
  * Message dispatch: decides which node owns a request, forwards it there
  * when that is not us, runs the handler and answers with SIO_CMD_REPLY
  * (BORROW_GRANT / BORROW_DENY for a borrow request) carrying SIO_A_ERRNO.
+ * What it knows of a command (handler, route, required attributes) is
+ * the command's row of cmds.h; a request without a required attribute is
+ * EINVAL before it is routed, forwarded or handled.
  */
 #include "core_int.h"
 
-enum route { TO_SELF, TO_LENDER, TO_NODE, TO_PEER };
-
-struct cmd_entry {
-	sio_handler handler;
-	u8 route;
+#define SIO_CMD_ROW(cmd, name, handler, route, origin, req, opt, genl) \
+	[SIO_CMD_##cmd] = { handler, route, origin, req, opt },
+static const struct sio_cmd_row rows[SIO_CMD_MAX + 1] = {
+	SIO_CMDS(SIO_CMD_ROW)
 };
 
-static const struct cmd_entry cmds[SIO_CMD_MAX + 1] = {
-	[SIO_CMD_LEND] = { sio_h_lend, TO_LENDER },
-	[SIO_CMD_BORROW] = { sio_h_borrow, TO_NODE },
-	[SIO_CMD_RETURN] = { sio_h_return, TO_NODE },
-	[SIO_CMD_RECLAIM] = { sio_h_reclaim, TO_LENDER },
-	[SIO_CMD_SET_MODE] = { sio_h_set_mode, TO_LENDER },
-	[SIO_CMD_SEG_CREATE] = { sio_h_seg, TO_NODE },
-	[SIO_CMD_SEG_SIZE] = { sio_h_seg, TO_NODE },
-	[SIO_CMD_SEG_DESTROY] = { sio_h_seg, TO_NODE },
-	[SIO_CMD_SEG_AVAILABLE] = { sio_h_seg, TO_NODE },
-	[SIO_CMD_SEG_ATTACH] = { sio_h_seg, TO_PEER },
-	[SIO_CMD_SEG_DETACH] = { sio_h_seg, TO_PEER },
-	[SIO_CMD_SEG_DMA_MAP] = { sio_h_seg, TO_NODE },
-	[SIO_CMD_SEG_DMA_UNMAP] = { sio_h_seg, TO_NODE },
-	[SIO_CMD_CFG_READ] = { sio_h_cfg, TO_LENDER },
-	[SIO_CMD_CFG_WRITE] = { sio_h_cfg, TO_LENDER },
-	[SIO_CMD_BORROW_REQ] = { sio_h_borrow_req, TO_SELF },
-	[SIO_CMD_MAP_DMA_WINDOW] = { sio_h_map_window, TO_SELF },
-	[SIO_CMD_MAP_MSI_WINDOW] = { sio_h_map_window, TO_SELF },
-	[SIO_CMD_RETURN_REQ] = { sio_h_return_req, TO_SELF },
-	[SIO_CMD_RECLAIM_REQ] = { sio_h_reclaim_req, TO_SELF },
-	[SIO_CMD_HEARTBEAT] = { sio_h_heartbeat, TO_SELF },
-	[SIO_CMD_EVENT] = { sio_h_event, TO_SELF },
-	[SIO_CMD_SEG_CONNECT] = { sio_h_seg_connect, TO_NODE },
-	[SIO_CMD_SEG_DISCONNECT] = { sio_h_seg_connect, TO_NODE },
-	[SIO_CMD_MAP_SEG_WINDOW] = { sio_h_seg_window, TO_LENDER },
-	[SIO_CMD_UNMAP_SEG_WINDOW] = { sio_h_seg_window, TO_LENDER },
-	[SIO_CMD_PEER_MAP] = { sio_h_peer, TO_LENDER },
-	[SIO_CMD_PEER_UNMAP] = { sio_h_peer, TO_LENDER },
-	[SIO_CMD_PEER_EXPOSE] = { sio_h_peer_expose, TO_LENDER },
-	[SIO_CMD_PEER_UNEXPOSE] = { sio_h_peer_expose, TO_LENDER },
-	[SIO_CMD_SEG_TABLE] = { sio_h_seg_table, TO_SELF },
-	[SIO_CMD_SEG_TABLE_GET] = { sio_h_seg_table_get, TO_SELF },
-	[SIO_CMD_DEV_TABLE] = { sio_h_dev_table, TO_SELF },
-	[SIO_CMD_MAP_BAR_WINDOW] = { sio_h_map_bar_window, TO_SELF },
-	[SIO_CMD_SRIOV_SET] = { sio_h_sriov, TO_LENDER },
-	[SIO_CMD_MCAST_CREATE] = { sio_h_mcast, TO_SELF },
-	[SIO_CMD_MCAST_DESTROY] = { sio_h_mcast, TO_SELF },
-	[SIO_CMD_MCAST_JOIN] = { sio_h_mcast, TO_NODE },
-	[SIO_CMD_MCAST_LEAVE] = { sio_h_mcast, TO_NODE },
-	[SIO_CMD_MCAST_MAP] = { sio_h_mcast, TO_LENDER },
-	[SIO_CMD_MCAST_UNMAP] = { sio_h_mcast, TO_LENDER },
-	[SIO_CMD_MCAST_SIZE] = { sio_h_mcast, TO_SELF },
-	[SIO_CMD_MSIX_ENTRY] = { sio_h_msix_entry, TO_LENDER },
-};
+const struct sio_cmd_row *sio_cmd_row(u8 cmd)
+{
+	return cmd && cmd <= SIO_CMD_MAX ? &rows[cmd] : NULL;
+}
 
-static int owner_of(struct sio_registry *r, const struct sio_parsed *p,
+/* Every attribute the row requires, or EINVAL before anything runs. */
+static int required_present(const struct sio_cmd_row *e,
+			    const struct sio_parsed *p)
+{
+	return sio_msg_require(p, e->required) ? -EINVAL : 0;
+}
+
+/* Device index from SIO_A_DEV: -EINVAL when absent, -ENXIO when unknown. */
+int sio_msg_dev(struct sio_registry *r, const struct sio_parsed *p)
+{
+	if (!p->present[SIO_A_DEV])
+		return -EINVAL;
+	return sio_dev_lookup_fdid(r, sio_nla_u32(&p->tb[SIO_A_DEV]));
+}
+
+/* Node index from attribute attr: -EINVAL when absent, -ENOENT when unknown. */
+int sio_msg_node(struct sio_registry *r, const struct sio_parsed *p, int attr)
+{
+	u32 n;
+
+	if (!p->present[attr])
+		return -EINVAL;
+	n = sio_nla_u32(&p->tb[attr]);
+	return n < r->nnodes ? (int)n : -ENOENT;
+}
+
+static int owner_of(struct sio_core *c, const struct sio_parsed *p,
 		    u8 route, u32 self)
 {
+	struct sio_registry *r = c->reg;
 	int dev;
 
 	switch (route) {
-	case TO_LENDER:
+	case SIO_TO_LENDER_SEP_SELF:
+	case SIO_TO_LENDER:
+		if (route == SIO_TO_LENDER_SEP_SELF && p->from == self &&
+		    (c->flags & SIO_CORE_SEPARATE))
+			return (int)self;
 		dev = sio_msg_dev(r, p);
 		return dev < 0 ? dev : sio_dev(r, (u32)dev)->node;
-	case TO_NODE:
+	case SIO_TO_NODE:
 		return sio_msg_node(r, p, SIO_A_NODE);
-	case TO_PEER:
+	case SIO_TO_PEER:
 		return sio_msg_node(r, p, SIO_A_PEER);
 	default:
 		return (int)self;
@@ -97,26 +89,22 @@ int sio_core_dispatch_from(struct sio_core *c, u32 self, u32 from,
 {
 	struct sio_parsed p;
 	struct sio_msg m;
-	const struct cmd_entry *e;
+	const struct sio_cmd_row *e;
 	int err, owner, n;
 	u8 rcmd;
 
 	err = sio_msg_parse(req, len, &p);
 	if (err)
 		return reply_errno(reply, cap, SIO_CMD_REPLY, 0, err);
-	e = &cmds[p.cmd];
-	if (!e->handler || self >= c->reg->nnodes)
+	e = sio_cmd_row(p.cmd);
+	if (!e || !e->handler || self >= c->reg->nnodes)
 		return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq, -EPROTO);
+	err = required_present(e, &p);
+	if (err)
+		return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq, err);
 	p.from = from;
 	err = sio_origin_check(c, self, from, &p);
-	owner = err ? err : owner_of(c->reg, &p, e->route, self);
-	/*
-	 * Separate registries: a local user's peer-to-peer request is this
-	 * node's conversation with both lenders (peer_sep.c).
-	 */
-	if (!err && from == self && (c->flags & SIO_CORE_SEPARATE) &&
-	    (p.cmd == SIO_CMD_PEER_MAP || p.cmd == SIO_CMD_PEER_UNMAP))
-		owner = (int)self;
+	owner = err ? err : owner_of(c, &p, e->route, self);
 	/* A peer's message is for this node: never relayed. */
 	if (!err && owner >= 0 && (u32)owner != self && from != self)
 		err = -EPERM;

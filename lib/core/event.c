@@ -79,10 +79,6 @@ int sio_h_event(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	u32 kind, i, n = 0;
 
 	(void)rep;
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_SEQ) | SIO_ATTR_BIT(SIO_A_TIME) |
-				SIO_ATTR_BIT(SIO_A_KIND) |
-				SIO_ATTR_BIT(SIO_A_DATA)))
-		return -EINVAL;
 	if (p->present[SIO_A_SRC] &&
 	    sio_nla_u32(&p->tb[SIO_A_SRC]) == sio_node(c->reg, self)->id)
 		return -ELOOP;	/* our own event came back */

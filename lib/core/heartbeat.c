@@ -26,9 +26,7 @@ int sio_h_heartbeat(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	(void)rep;
 	if (node < 0)
 		return node;
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_SEQ) |
-			       SIO_ATTR_BIT(SIO_A_TIME)) ||
-	    (u32)node == self)
+	if ((u32)node == self)
 		return -EINVAL;
 	n = sio_node(r, (u32)node);
 	seq = sio_nla_u64(&p->tb[SIO_A_SEQ]);

@@ -18,68 +18,6 @@ static int separate(const struct sio_core *c)
 	return !!(c->flags & SIO_CORE_SEPARATE);
 }
 
-int sio_lut_map(struct sio_core *c, u32 node, u32 adapter, u64 len,
-		u32 target_node, u64 target_addr, u32 src_node, u16 rid,
-		u32 *count_out)
-{
-	struct sio_adapter *ad = &sio_node(c->reg, node)->adapter[adapter];
-	u32 count = (u32)SIO_DIV_ROUND_UP(len, ad->slot_size), i;
-	int first, err;
-
-	if (len == 0 || len > ad->window_size)
-		return len ? -ENOSPC : -EINVAL;
-	first = sio_bitmap_alloc(&ad->luts, count);
-	if (first < 0)
-		return first;
-	for (i = 0; i < count; i++) {
-		u64 off = (u64)i * ad->slot_size;
-		u64 piece = len - off < ad->slot_size ? len - off : ad->slot_size;
-
-		err = c->ops->lut_set(c->plat, node, adapter, (u32)first + i,
-				      target_node, target_addr + off, piece,
-				      src_node, rid);
-		if (err) {
-			sio_lut_unmap(c, node, adapter, first, i);
-			if (count > i)
-				sio_bitmap_free(&ad->luts, (u32)first + i,
-						count - i);
-			return err;
-		}
-	}
-	*count_out = count;
-	return first;
-}
-
-void sio_lut_unmap(struct sio_core *c, u32 node, u32 adapter, s32 first,
-		   u32 count)
-{
-	struct sio_adapter *ad = &sio_node(c->reg, node)->adapter[adapter];
-	u32 i;
-
-	if (first < 0 || count == 0)
-		return;
-	for (i = 0; i < count; i++)
-		c->ops->lut_clear(c->plat, node, adapter, (u32)first + i);
-	sio_bitmap_free(&ad->luts, (u32)first, count);
-}
-
-int sio_msg_dev(struct sio_registry *r, const struct sio_parsed *p)
-{
-	if (!p->present[SIO_A_DEV])
-		return -EINVAL;
-	return sio_dev_lookup_fdid(r, sio_nla_u32(&p->tb[SIO_A_DEV]));
-}
-
-int sio_msg_node(struct sio_registry *r, const struct sio_parsed *p, int attr)
-{
-	u32 n;
-
-	if (!p->present[attr])
-		return -EINVAL;
-	n = sio_nla_u32(&p->tb[attr]);
-	return n < r->nnodes ? (int)n : -ENOENT;
-}
-
 void sio_event_dev(struct sio_core *c, u32 kind, u32 dev, const char *key,
 		   const char *val)
 {
@@ -162,9 +100,6 @@ int sio_h_lend(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	(void)self;
 	if (dev < 0)
 		return dev;
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_FLAGS) |
-			       SIO_ATTR_BIT(SIO_A_MASK)))
-		return -EINVAL;
 	d = sio_dev(r, (u32)dev);
 	policy = sio_nla_u32(&p->tb[SIO_A_FLAGS]);
 	mask = sio_nla_u64(&p->tb[SIO_A_MASK]);
@@ -199,8 +134,6 @@ int sio_h_set_mode(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	(void)self;
 	if (dev < 0)
 		return dev;
-	if (!p->present[SIO_A_MODE])
-		return -EINVAL;
 	mode = sio_nla_u32(&p->tb[SIO_A_MODE]);
 	if (mode > SIO_MODE_SHARED)
 		return -EINVAL;
@@ -1006,9 +939,6 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	node = sio_msg_node(r, p, SIO_A_NODE);
 	if (node < 0)
 		return node;
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_IOVA) |
-			       SIO_ATTR_BIT(SIO_A_SIZE)))
-		return -EINVAL;
 	iova = sio_nla_u64(&p->tb[SIO_A_IOVA]);
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
 	/*
@@ -1104,10 +1034,6 @@ int sio_h_map_bar_window(struct sio_core *c, u32 self,
 	node = sio_msg_node(r, p, SIO_A_NODE);
 	if (node < 0)
 		return node;
-	if (sio_msg_require(p, SIO_ATTR_BIT(SIO_A_INDEX) |
-			       SIO_ATTR_BIT(SIO_A_ADDR) |
-			       SIO_ATTR_BIT(SIO_A_SIZE)))
-		return -EINVAL;
 	i = sio_nla_u32(&p->tb[SIO_A_INDEX]);
 	addr = sio_nla_u64(&p->tb[SIO_A_ADDR]);
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
@@ -1272,18 +1198,12 @@ int sio_h_cfg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	d = sio_dev(r, (u32)dev);
 	if (d->node != self || d->gone)
 		return -ENXIO;
-	if (!p->present[SIO_A_OFFSET])
-		return -EINVAL;
 	off = sio_nla_u64(&p->tb[SIO_A_OFFSET]);
 	if (p->cmd == SIO_CMD_CFG_WRITE) {
-		if (!p->present[SIO_A_DATA])
-			return -EINVAL;
 		if ((u32)asker != d->node && !(d->borrowers >> asker & 1))
 			return -EACCES;
 		len = p->tb[SIO_A_DATA].len;
 	} else {
-		if (!p->present[SIO_A_SIZE])
-			return -EINVAL;
 		len = sio_nla_u64(&p->tb[SIO_A_SIZE]);
 	}
 	if (off > d->config_size || len > d->config_size - off)

@@ -29,8 +29,6 @@ static int group_of(struct sio_registry *r, const struct sio_parsed *p)
 {
 	u32 g;
 
-	if (!p->present[SIO_A_INDEX])
-		return -EINVAL;
 	g = sio_nla_u32(&p->tb[SIO_A_INDEX]);
 	if (g >= r->max_mcast || !sio_mcast_at(r, g)->used)
 		return -ENOENT;
@@ -123,9 +121,6 @@ static int mcast_create(struct sio_core *c, const struct sio_parsed *p,
 	u32 sw, i;
 	u64 size;
 
-	if (!p->present[SIO_A_NAME] || !p->present[SIO_A_INDEX] ||
-	    !p->present[SIO_A_SIZE])
-		return -EINVAL;
 	name = sio_nla_str(&p->tb[SIO_A_NAME]);
 	sw = sio_nla_u32(&p->tb[SIO_A_INDEX]);
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
@@ -176,8 +171,6 @@ static int mcast_size(struct sio_core *c, u32 gi, const struct sio_parsed *p)
 	struct sio_mcast *g = sio_mcast_at(c->reg, gi);
 	u64 size;
 
-	if (!p->present[SIO_A_SIZE])
-		return -EINVAL;
 	size = sio_nla_u64(&p->tb[SIO_A_SIZE]);
 	if (!size_ok(size))
 		return -EINVAL;

@@ -383,8 +383,7 @@ int sio_h_msix_entry(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	d = sio_dev(c->reg, (u32)dev);
 	if (d->node != self || d->gone)
 		return -ENXIO;
-	if (!p->present[SIO_A_INDEX] || !p->present[SIO_A_DATA] ||
-	    p->tb[SIO_A_DATA].len != 16)
+	if (p->tb[SIO_A_DATA].len != 16)
 		return -EINVAL;
 	if (!(d->borrowers >> asker & 1))
 		return -EACCES;

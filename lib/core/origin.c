@@ -12,6 +12,8 @@
  *     PEER_EXPOSE, or with separate registries its asker), and a
  *     RECLAIM_REQ comes from the device's lender;
  *   - it is for this node: a peer's message is never relayed.
+ * Which of these a command gets is its row's origin class in cmds.h
+ * (SIO_FROM_*); origin_allows() below says what each class means.
  * When the nodes are separate machines (SIO_CORE_SEPARATE), a user's
  * command the sender forwards acts for the sender's user only: the asker
  * of RECLAIM, CFG_* and PEER_MAP is the sender; it cannot set this node's
@@ -42,6 +44,35 @@ static int lender_is(struct sio_registry *r, const struct sio_parsed *p,
 	return dev < 0 || sio_dev(r, (u32)dev)->node == want;
 }
 
+/* Whether p's origin class (its row of cmds.h) lets `from` send it. */
+static int origin_allows(struct sio_core *c, u32 self, u32 from,
+			 const struct sio_parsed *p)
+{
+	const struct sio_cmd_row *e = sio_cmd_row(p->cmd);
+	struct sio_registry *r = c->reg;
+	int separate = !!(c->flags & SIO_CORE_SEPARATE);
+
+	switch (e ? e->origin : SIO_FROM_LOCAL) {
+	case SIO_FROM_LOCAL:
+		return 0;
+	case SIO_FROM_LOCAL_SEP:
+		return !separate;
+	case SIO_FROM_ASKER_SEP:
+		return !separate || names(r, p, SIO_A_NODE, from);
+	case SIO_FROM_NODE:
+		return names(r, p, SIO_A_NODE, from);
+	case SIO_FROM_LENDER:
+		return names(r, p, SIO_A_NODE, self) && lender_is(r, p, from);
+	case SIO_FROM_PEER:
+		return names(r, p, SIO_A_PEER, from);
+	case SIO_FROM_EXPOSER:
+		/* Separate registries: the asker asks (peer_sep.c). */
+		return names(r, p, separate ? SIO_A_NODE : SIO_A_PEER, from);
+	default:
+		return 1;
+	}
+}
+
 int sio_origin_check(struct sio_core *c, u32 self, u32 from,
 		     const struct sio_parsed *p)
 {
@@ -57,55 +88,7 @@ int sio_origin_check(struct sio_core *c, u32 self, u32 from,
 	if (p->present[SIO_A_DST] &&
 	    sio_nla_u32(&p->tb[SIO_A_DST]) != sio_node(r, self)->id)
 		return -EPERM;
-	if (c->flags & SIO_CORE_SEPARATE) {
-		switch (p->cmd) {
-		case SIO_CMD_LEND:
-		case SIO_CMD_SET_MODE:
-		case SIO_CMD_SRIOV_SET:
-		case SIO_CMD_BORROW:
-		case SIO_CMD_RETURN:
-		case SIO_CMD_SEG_ATTACH:
-		case SIO_CMD_SEG_DETACH:
-			return -EPERM;	/* only this node's own users */
-		case SIO_CMD_RECLAIM:
-		case SIO_CMD_CFG_READ:
-		case SIO_CMD_CFG_WRITE:
-		case SIO_CMD_PEER_MAP:
-		case SIO_CMD_PEER_UNMAP:
-			return names(r, p, SIO_A_NODE, from) ? 0 : -EPERM;
-		default:
-			break;
-		}
-	}
-	switch (p->cmd) {
-	case SIO_CMD_BORROW_REQ:
-	case SIO_CMD_MAP_DMA_WINDOW:
-	case SIO_CMD_MAP_MSI_WINDOW:
-	case SIO_CMD_RETURN_REQ:
-	case SIO_CMD_HEARTBEAT:
-	case SIO_CMD_MAP_SEG_WINDOW:
-	case SIO_CMD_UNMAP_SEG_WINDOW:
-	case SIO_CMD_SEG_TABLE:
-	case SIO_CMD_SEG_TABLE_GET:
-	case SIO_CMD_DEV_TABLE:
-	case SIO_CMD_MAP_BAR_WINDOW:
-	case SIO_CMD_MSIX_ENTRY:
-		return names(r, p, SIO_A_NODE, from) ? 0 : -EPERM;
-	case SIO_CMD_RECLAIM_REQ:
-		return names(r, p, SIO_A_NODE, self) && lender_is(r, p, from) ?
-			0 : -EPERM;
-	case SIO_CMD_PEER_EXPOSE:
-	case SIO_CMD_PEER_UNEXPOSE:
-		/* Separate registries: the asker asks (peer_sep.c). */
-		if (c->flags & SIO_CORE_SEPARATE)
-			return names(r, p, SIO_A_NODE, from) ? 0 : -EPERM;
-		return names(r, p, SIO_A_PEER, from) ? 0 : -EPERM;
-	case SIO_CMD_SEG_CONNECT:
-	case SIO_CMD_SEG_DISCONNECT:
-		return names(r, p, SIO_A_PEER, from) ? 0 : -EPERM;
-	default:
-		return 0;
-	}
+	return origin_allows(c, self, from, p) ? 0 : -EPERM;
 }
 
 /*

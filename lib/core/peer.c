@@ -192,8 +192,6 @@ int sio_h_peer(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	asker = sio_msg_node(r, p, SIO_A_NODE);
 	if (asker < 0)
 		return asker;
-	if (!p->present[SIO_A_INDEX])
-		return -EINVAL;
 	peer = sio_dev_lookup_fdid(r, sio_nla_u32(&p->tb[SIO_A_INDEX]));
 	if (peer < 0)
 		return peer;
@@ -252,22 +250,18 @@ int sio_h_peer_expose(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	if (src < 0)
 		return src;
 	b = sio_dev(r, (u32)dev);
-	if (b->node != self || !p->present[SIO_A_RID])
-		return b->node != self ? -ENXIO : -EINVAL;
+	if (b->node != self)
+		return -ENXIO;
 	if (separate(c))
 		return sio_peer_sep_expose(c, self, p, (u32)dev);
 	rid = (u16)sio_nla_u32(&p->tb[SIO_A_RID]);
 	if (p->cmd == SIO_CMD_PEER_UNEXPOSE) {
-		if (!p->present[SIO_A_IOVA])
-			return -EINVAL;
 		iova = sio_nla_u64(&p->tb[SIO_A_IOVA]);
 		err = sio_range_free(&n->iova, iova);
 		if (!err)
 			c->ops->iommu_unmap(c->plat, self, (u32)src, rid, iova);
 		return err;
 	}
-	if (!p->present[SIO_A_INDEX])
-		return -EINVAL;
 	bar = sio_nla_u32(&p->tb[SIO_A_INDEX]);
 	if (bar >= SIO_MAX_BARS || !b->bar[bar].size)
 		return -EINVAL;

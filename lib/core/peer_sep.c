@@ -241,8 +241,6 @@ static int sep_expose(struct sio_core *c, u32 self,
 	}
 	if (m)
 		return -EEXIST;
-	if (!p->present[SIO_A_INDEX])
-		return -EINVAL;
 	bar = sio_nla_u32(&p->tb[SIO_A_INDEX]);
 	if (bar >= SIO_MAX_BARS || !b->bar[bar].size)
 		return -EINVAL;

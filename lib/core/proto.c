@@ -2,7 +2,8 @@
 /*
  * The wire codec of proto.h.
  *
- * Portable core: this file includes nothing but proto.h and calls no libc,
+ * Portable core: this file includes nothing but proto.h (and the command
+ * table, for the names) and calls no libc,
  * because it is also built into smartio.ko.  Integers are read and written
  * byte by byte, so neither the message nor any attribute needs to be aligned
  * in memory.
@@ -39,17 +40,7 @@
  */
 #include "le.h"
 #include "proto.h"
-
-/* Payload classes of the attribute policy. */
-enum sio_kind {
-	SIO_K_NONE,	/* not a valid attribute */
-	SIO_K_U32,	/* exactly 4 bytes (u32 and s32) */
-	SIO_K_U64,	/* exactly 8 bytes */
-	SIO_K_STR,	/* 1..SIO_NAME_MAX bytes, one NUL, at the end */
-	SIO_K_BIN,	/* 0..SIO_DATA_MAX bytes */
-	SIO_K_BAR,	/* nest of BAR fields */
-	SIO_K_SEG,	/* nest of SEG fields */
-};
+#include "cmds.h"
 
 #define SIO_IN_BAR 1u	/* allowed inside a BAR nest */
 #define SIO_IN_SEG 2u	/* allowed inside a SEG nest */
@@ -427,55 +418,24 @@ int sio_nla_find(const struct sio_nla *nest, u16 type, struct sio_nla *out)
 	return -ENOENT;
 }
 
+/* Names from the command table; its rows are checked against the enum. */
+#define SIO_CMD_NAME(cmd, name, ...) [SIO_CMD_##cmd] = name,
 static const char *const sio_cmd_names[__SIO_CMD_MAX] = {
-	[SIO_CMD_LEND]		= "lend",
-	[SIO_CMD_BORROW]	= "borrow",
-	[SIO_CMD_RETURN]	= "return",
-	[SIO_CMD_RECLAIM]	= "reclaim",
-	[SIO_CMD_SET_MODE]	= "set-mode",
-	[SIO_CMD_SEG_CREATE]	= "seg-create",
-	[SIO_CMD_SEG_SIZE]	= "seg-size",
-	[SIO_CMD_SEG_DESTROY]	= "seg-destroy",
-	[SIO_CMD_SEG_AVAILABLE]	= "seg-available",
-	[SIO_CMD_SEG_ATTACH]	= "seg-attach",
-	[SIO_CMD_SEG_DETACH]	= "seg-detach",
-	[SIO_CMD_SEG_DMA_MAP]	= "seg-dma-map",
-	[SIO_CMD_SEG_DMA_UNMAP]	= "seg-dma-unmap",
-	[SIO_CMD_CFG_READ]	= "cfg-read",
-	[SIO_CMD_CFG_WRITE]	= "cfg-write",
-	[SIO_CMD_BORROW_REQ]	= "borrow-req",
-	[SIO_CMD_BORROW_GRANT]	= "borrow-grant",
-	[SIO_CMD_BORROW_DENY]	= "borrow-deny",
-	[SIO_CMD_MAP_DMA_WINDOW] = "map-dma-window",
-	[SIO_CMD_MAP_MSI_WINDOW] = "map-msi-window",
-	[SIO_CMD_RETURN_REQ]	= "return-req",
-	[SIO_CMD_RECLAIM_REQ]	= "reclaim-req",
-	[SIO_CMD_HEARTBEAT]	= "heartbeat",
-	[SIO_CMD_EVENT]		= "event",
-	[SIO_CMD_SEG_CONNECT]	= "seg-connect",
-	[SIO_CMD_SEG_DISCONNECT] = "seg-disconnect",
-	[SIO_CMD_MAP_SEG_WINDOW] = "map-seg-window",
-	[SIO_CMD_UNMAP_SEG_WINDOW] = "unmap-seg-window",
-	[SIO_CMD_PEER_MAP] = "peer-map",
-	[SIO_CMD_PEER_UNMAP] = "peer-unmap",
-	[SIO_CMD_PEER_EXPOSE] = "peer-expose",
-	[SIO_CMD_PEER_UNEXPOSE] = "peer-unexpose",
-	[SIO_CMD_REPLY]		= "reply",
-	[SIO_CMD_REG_READ]	= "reg-read",
-	[SIO_CMD_SEG_TABLE]	= "seg-table",
-	[SIO_CMD_SEG_TABLE_GET]	= "seg-table-get",
-	[SIO_CMD_DEV_TABLE]	= "dev-table",
-	[SIO_CMD_MAP_BAR_WINDOW] = "map-bar-window",
-	[SIO_CMD_SRIOV_SET] = "sriov-set",
-	[SIO_CMD_MCAST_CREATE] = "mcast-create",
-	[SIO_CMD_MCAST_DESTROY] = "mcast-destroy",
-	[SIO_CMD_MCAST_JOIN] = "mcast-join",
-	[SIO_CMD_MCAST_LEAVE] = "mcast-leave",
-	[SIO_CMD_MCAST_MAP] = "mcast-map",
-	[SIO_CMD_MCAST_UNMAP] = "mcast-unmap",
-	[SIO_CMD_MCAST_SIZE] = "mcast-size",
-	[SIO_CMD_MSIX_ENTRY] = "msix-entry",
+	SIO_CMDS(SIO_CMD_NAME)
 };
+
+/*
+ * One row per command: as many rows as commands, and no two rows for one
+ * command (-Woverride-init, part of -Wextra, refuses a repeated index).
+ */
+#define SIO_CMD_COUNT(...) +1
+_Static_assert(0 SIO_CMDS(SIO_CMD_COUNT) == SIO_CMD_MAX,
+	       "lib/core/cmds.h needs one row per enum sio_cmd value");
+
+int sio_attr_kind(u16 type)
+{
+	return type <= SIO_A_MAX ? sio_policy[type].kind : SIO_K_NONE;
+}
 
 const char *sio_cmd_name(u8 cmd)
 {

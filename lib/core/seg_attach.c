@@ -91,6 +91,64 @@ static int owner_call(struct sio_core *c, u32 self, u32 owner,
 	return sio_core_call(c, self, owner, &m, rep, repbuf, cap);
 }
 
+/*
+ * The owner's answer to SEG_CONNECT, checked.  A platform may run the
+ * owner's messages to this node while it waits for the reply (smartio.ko
+ * over an NTB): the record may be gone or another segment's by now
+ * (ENOENT).  The answer must be what the record says (ADDR its backing,
+ * SIZE its size, whole pages), or nothing maps (EPROTO).
+ */
+static int connect_reply_ok(const struct sio_segment *s, u32 owner, u32 gen,
+			    const struct sio_parsed *orep)
+{
+	u64 phys, size;
+
+	if (!s->used || s->owner != owner || s->gen != gen)
+		return -ENOENT;
+	if (sio_msg_require(orep, SIO_ATTR_BIT(SIO_A_ADDR) |
+				  SIO_ATTR_BIT(SIO_A_SIZE)))
+		return -EPROTO;
+	phys = sio_nla_u64(&orep->tb[SIO_A_ADDR]);
+	size = sio_nla_u64(&orep->tb[SIO_A_SIZE]);
+	if (!s->sized || phys != s->phys || size != s->size ||
+	    size % SIO_PAGE)
+		return -EPROTO;
+	return 0;
+}
+
+/*
+ * This node's record of its attachment of seg through adapter path (LUT
+ * slots first.. of count, at local), and the platform's mapping of it.
+ * The record is picked only now: a peer's request run while we waited
+ * (its attachment of one of our segments, the owner's half) may have
+ * taken the one free before.
+ */
+static int attach_record(struct sio_core *c, u32 self, u32 seg, u32 path,
+			 int first, u32 count, u64 local)
+{
+	int aidx = SIO_FREE_ENTRY(c->reg, sio_attach_at, max_attach), err;
+	struct sio_attach *a;
+
+	if (aidx < 0)
+		return aidx;
+	a = sio_attach_at(c->reg, (u32)aidx);
+	a->used = 1;
+	a->adapter = (u8)path;
+	a->node = (u16)self;
+	a->seg = seg;
+	a->lut = first;
+	a->lut_count = count;
+	a->local_addr = local;
+	if (c->ops->seg_map) {
+		err = c->ops->seg_map(c->plat, seg, self, 1);
+		if (err) {
+			sio_memset(a, 0, sizeof(*a));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 {
 	struct sio_registry *r = c->reg;
@@ -98,11 +156,10 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	char name[SIO_TOPO_NAME];
 	struct sio_parsed orep;
 	u8 repbuf[SIO_PEER_MSG];
-	struct sio_attach *a;
 	struct sio_adapter *ad;
 	int path, aidx, first = -1, err;
 	u32 count = 0, owner = s->owner, gen = s->gen;
-	u64 phys, size, local;
+	u64 local;
 
 	if (self == owner)
 		return -EINVAL;
@@ -126,29 +183,10 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 			 repbuf, sizeof(repbuf));
 	if (err)
 		return err;
-	/*
-	 * A platform may run the owner's messages to this node while it
-	 * waits for the reply (smartio.ko over an NTB): the record may be
-	 * gone or another segment's by now, the free entry taken.
-	 */
-	if (!s->used || s->owner != owner || s->gen != gen) {
-		err = -ENOENT;
+	err = connect_reply_ok(s, owner, gen, &orep);
+	if (err)
 		goto disconnect;
-	}
-	if (sio_msg_require(&orep, SIO_ATTR_BIT(SIO_A_ADDR) |
-				   SIO_ATTR_BIT(SIO_A_SIZE))) {
-		err = -EPROTO;
-		goto disconnect;
-	}
-	phys = sio_nla_u64(&orep.tb[SIO_A_ADDR]);
-	size = sio_nla_u64(&orep.tb[SIO_A_SIZE]);
-	/* The owner's answer is what its record says, or nothing maps. */
-	if (!s->sized || phys != s->phys || size != s->size ||
-	    size % SIO_PAGE) {
-		err = -EPROTO;
-		goto disconnect;
-	}
-	first = sio_lut_map(c, self, (u32)path, size, owner, phys, self,
+	first = sio_lut_map(c, self, (u32)path, s->size, owner, s->phys, self,
 			    SIO_RID_CPU, &count);
 	if (first < 0) {
 		err = first;
@@ -165,31 +203,9 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 		if (err)
 			goto disconnect;
 	}
-	/*
-	 * The record is picked only now: a peer's request run in place while
-	 * we waited (its attachment of one of our segments, the owner's
-	 * half) may have taken the one free before.
-	 */
-	aidx = SIO_FREE_ENTRY(r, sio_attach_at, max_attach);
-	if (aidx < 0) {
-		err = aidx;
+	err = attach_record(c, self, seg, (u32)path, first, count, local);
+	if (err)
 		goto disconnect;
-	}
-	a = sio_attach_at(r, (u32)aidx);
-	a->used = 1;
-	a->adapter = (u8)path;
-	a->node = (u16)self;
-	a->seg = seg;
-	a->lut = first;
-	a->lut_count = count;
-	a->local_addr = local;
-	if (c->ops->seg_map) {
-		err = c->ops->seg_map(c->plat, seg, self, 1);
-		if (err) {
-			sio_memset(a, 0, sizeof(*a));
-			goto disconnect;
-		}
-	}
 	/*
 	 * The owner's bit, in a registry the owner does not share; and its
 	 * readers learn of the new record (the owner's event is the owner's).
@@ -197,7 +213,7 @@ int sio_seg_attach(struct sio_core *c, u32 self, u32 seg, struct sio_msg *rep)
 	s->attached |= 1ull << self;
 	if (c->ops->notify)
 		c->ops->notify(c->plat);
-	return sio_msg_put_u64(rep, SIO_A_ADDR, a->local_addr);
+	return sio_msg_put_u64(rep, SIO_A_ADDR, local);
 disconnect:
 	if (first >= 0)
 		sio_lut_unmap(c, self, (u32)path, first, count);
@@ -247,8 +263,6 @@ static int translate(struct sio_core *c, u32 self, u32 seg, u32 peer,
 	u64 addr;
 	int err;
 
-	if (!p->present[SIO_A_ADDR])
-		return -EINVAL;
 	addr = sio_nla_u64(&p->tb[SIO_A_ADDR]);
 	if (half >= 0)
 		sio_attach_release(c, (u32)half);
@@ -277,8 +291,6 @@ int sio_h_seg_connect(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	int peer, seg, half, err;
 	struct sio_segment *s;
 
-	if (!p->present[SIO_A_NAME])
-		return -EINVAL;
 	peer = sio_msg_node(r, p, SIO_A_PEER);
 	if (peer < 0)
 		return peer;

@@ -369,8 +369,6 @@ int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	owner = sio_msg_node(r, p, SIO_A_NODE);
 	if (owner < 0)
 		return owner;
-	if (!p->present[SIO_A_IOVA] || (map && !p->present[SIO_A_SIZE]))
-		return -EINVAL;
 	if (sio_dev(r, (u32)dev)->node != self || (u32)owner == self)
 		return -ENXIO;
 	path = sio_path_find(r, self, (u32)owner);

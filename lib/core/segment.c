@@ -167,8 +167,6 @@ static int seg_available(struct sio_core *c, u32 seg,
 	struct sio_segment *s = sio_seg(c->reg, seg);
 	u32 v;
 
-	if (!p->present[SIO_A_FLAGS])
-		return -EINVAL;
 	v = sio_nla_u32(&p->tb[SIO_A_FLAGS]);
 	if (v > 1)
 		return -EINVAL;
@@ -212,8 +210,6 @@ int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 
 	if (owner < 0)
 		return owner;
-	if (!p->present[SIO_A_NAME])
-		return -EINVAL;
 	name = sio_nla_str(&p->tb[SIO_A_NAME]);
 	if (!sio_node_up(r, (u32)owner))
 		return -EHOSTDOWN;
@@ -226,8 +222,6 @@ int sio_h_seg(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -EPERM;
 	switch (p->cmd) {
 	case SIO_CMD_SEG_SIZE:
-		if (!p->present[SIO_A_SIZE])
-			return -EINVAL;
 		return seg_size(c, (u32)seg, sio_nla_u64(&p->tb[SIO_A_SIZE]));
 	case SIO_CMD_SEG_DESTROY:
 		return seg_destroy(c, (u32)seg);

@@ -119,8 +119,6 @@ int sio_h_sriov(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	(void)rep;
 	if (dev < 0)
 		return dev;
-	if (!p->present[SIO_A_SIZE])
-		return -EINVAL;
 	if (c->flags & SIO_CORE_SEPARATE)
 		return -EOPNOTSUPP;
 	pf = sio_dev(r, (u32)dev);

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The simulated fabric's shared state: creating or joining it, the
- * process-shared lock, and the failure detector that turns a dead or silent
- * node process into a node-down for the core.
+ * The simulated fabric's shared state: creating or joining it, and the
+ * failure detector that turns a dead or silent node process into a
+ * node-down for the core (the lock and change counter: shm_sync.c).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -40,45 +39,6 @@ static u64 mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-}
-
-void sim_lock(struct sim_fabric *f)
-{
-	/*
-	 * A process killed inside the lock leaves it to the next taker, with
-	 * whatever it had half done: the core puts the allocations back in
-	 * line with its records before anyone reads them.
-	 */
-	if (pthread_mutex_lock(&f->sh->lock) == EOWNERDEAD) {
-		f->sh->repairs += sio_core_repair(&f->core) ? 1 : 0;
-		pthread_mutex_consistent(&f->sh->lock);
-	}
-}
-
-void sim_unlock(struct sim_fabric *f)
-{
-	pthread_mutex_unlock(&f->sh->lock);
-}
-
-void sim_notify(struct sim_fabric *f)
-{
-	__atomic_add_fetch(&f->sh->change, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &f->sh->change, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-int sim_wait_change(struct sim_fabric *f, u32 seen, int timeout_ms)
-{
-	struct timespec ts, *tp = NULL;
-
-	if (__atomic_load_n(&f->sh->change, __ATOMIC_ACQUIRE) != seen)
-		return 1;
-	if (timeout_ms >= 0) {
-		ts.tv_sec = timeout_ms / 1000;
-		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
-		tp = &ts;
-	}
-	syscall(SYS_futex, &f->sh->change, FUTEX_WAIT, seen, tp, NULL, 0);
-	return __atomic_load_n(&f->sh->change, __ATOMIC_ACQUIRE) != seen;
 }
 
 /*
@@ -455,19 +415,6 @@ static void bind_pointers(struct sim_fabric *f)
 	f->core.plat = f;
 }
 
-static int init_lock(pthread_mutex_t *m)
-{
-	pthread_mutexattr_t a;
-	int err;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	err = pthread_mutex_init(m, &a);
-	pthread_mutexattr_destroy(&a);
-	return -err;
-}
-
 /*
  * The configuration spaces the creator just wrote are the simulated
  * devices' registers (4 KiB a function with extended space: 3.8 of the
@@ -513,7 +460,7 @@ static int create_state(struct sim_fabric *f, const char *path,
 	f->sh->no_pace = t->no_pace;
 	err = sim_state_attach(f->fd);
 	if (!err)
-		err = init_lock(&f->sh->lock);
+		err = sim_lock_init(&f->sh->lock);
 	if (!err)
 		err = sio_registry_init((u8 *)mem + tmp.reg_off, tmp.reg_size, t,
 					&sim_limits);

@@ -188,6 +188,7 @@ int sim_dmamap_copy(struct sim_fabric *f, const struct sim_dmakey *key,
 void sim_dmamap_init(struct sim_fabric *f);
 void sim_dmamap_fini(struct sim_fabric *f);
 
+int sim_lock_init(pthread_mutex_t *m);
 void sim_lock(struct sim_fabric *f);
 void sim_unlock(struct sim_fabric *f);
 /* Failure detector pass; also run by the heartbeat thread. */

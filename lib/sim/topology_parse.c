@@ -1017,13 +1017,39 @@ static int add_vfs(struct parser *p, u32 pf, const struct vf_spec *vf)
 	return 0;
 }
 
-static int p_device(struct parser *p, char **tok, int n)
+/* A device's config= (256 or 4096, default 4096) and model= options. */
+static int device_config_model(struct parser *p, struct opts *o, u64 *config,
+			       u32 *model)
 {
 	static const char *const models[] = {
 		[SIO_MODEL_GENERIC] = "generic",
 		[SIO_MODEL_NVME] = "nvme",
 		[SIO_MODEL_DMA] = "dma",
 	};
+	const u32 nmodels = sizeof(models) / sizeof(models[0]);
+	int rc;
+
+	*config = 4096;
+	*model = SIO_MODEL_GENERIC;
+	if (o->tok[K_CONFIG]) {
+		rc = opt_num(p, o, K_CONFIG, 0, UINT64_MAX, config);
+		if (rc)
+			return rc;
+		if (*config != 256 && *config != 4096)
+			return fail(p, -EINVAL, "config must be 256 or 4096: '%s'",
+				    o->tok[K_CONFIG]);
+	}
+	if (!o->tok[K_MODEL])
+		return 0;
+	for (*model = 0; *model < nmodels; (*model)++)
+		if (!strcmp(o->val[K_MODEL], models[*model]))
+			return 0;
+	return fail(p, -EINVAL, "unknown model (generic, nvme or dma): '%s'",
+		    o->tok[K_MODEL]);
+}
+
+static int p_device(struct parser *p, char **tok, int n)
+{
 	static const struct { int key; u64 max; } ids[] = {
 		{ K_VENDOR, 0xffff }, { K_DEVICE, 0xffff }, { K_CLASS, 0xffffff },
 		{ K_SVENDOR, 0xffff }, { K_SDEVICE, 0xffff }, { K_REVISION, 0xff },
@@ -1032,8 +1058,8 @@ static int p_device(struct parser *p, char **tok, int n)
 	struct sio_topo_device *d;
 	struct vf_spec vf;
 	struct opts o;
-	u64 v[6] = { 0 }, config = 4096;
-	u32 model = SIO_MODEL_GENERIC;
+	u64 v[6] = { 0 }, config;
+	u32 model;
 	int node, rc, k;
 	size_t i;
 
@@ -1083,23 +1109,9 @@ static int p_device(struct parser *p, char **tok, int n)
 		if (rc)
 			return rc;
 	}
-	if (o.tok[K_CONFIG]) {
-		rc = opt_num(p, &o, K_CONFIG, 0, UINT64_MAX, &config);
-		if (rc)
-			return rc;
-		if (config != 256 && config != 4096)
-			return fail(p, -EINVAL, "config must be 256 or 4096: '%s'",
-				    o.tok[K_CONFIG]);
-	}
-	if (o.tok[K_MODEL]) {
-		for (model = 0; model < sizeof(models) / sizeof(models[0]); model++)
-			if (!strcmp(o.val[K_MODEL], models[model]))
-				break;
-		if (model == sizeof(models) / sizeof(models[0]))
-			return fail(p, -EINVAL,
-				    "unknown model (generic, nvme or dma): '%s'",
-				    o.tok[K_MODEL]);
-	}
+	rc = device_config_model(p, &o, &config, &model);
+	if (rc)
+		return rc;
 	rc = parse_bars(p, &o, K_BAR0, d->bar);
 	if (!rc)
 		rc = parse_sriov(p, &o, (u32)config, &vf);

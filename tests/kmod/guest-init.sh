@@ -148,11 +148,17 @@ check "nor write config space (EPERM)" \
 check "the refusals changed nothing (generation $g0, nvme keeps $bdf)" \
 	test "$(cat $fabric/generation)" = "$g0" -a \
 	-e /sys/bus/pci/drivers/nvme/"$bdf"
-for c in heartbeat return_req reclaim_req seg_table seg_table_get \
-	map_dma_window borrow_req borrow_grant event reply; do
-	check "node-to-node $c from user space, as root: EOPNOTSUPP" \
+# Every command the table (lib/core/cmds.h) does not offer: the
+# node-to-node ones, multicast and SR-IOV.
+for c in $(sio_genl not-offered); do
+	check "$c, not offered by smartio.ko, as root: EOPNOTSUPP" \
 		test "$(genl root $c node=0 dev=0)" = -95
 done
+check "mcast-create and sriov-set are among those not offered" \
+	sh -c 'sio_genl not-offered | grep -qx mcast-create &&
+		sio_genl not-offered | grep -qx sriov-set'
+check "a sized DMA window (borrow size=) answers EOPNOTSUPP" \
+	test "$(genl root borrow dev=0 node=1 size=0x100000)" = -95
 check "an attribute the command does not take is refused (EINVAL)" \
 	test "$(genl root reg_read off=0 size=0 node=1)" = -22
 check "an unknown attribute type is refused (EINVAL)" \

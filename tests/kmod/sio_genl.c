@@ -20,6 +20,9 @@
  *	Prints a summary line "FUZZ sent=N refused=N ok=N driver-msi=N
  *	changed-on-refusal=N"; exits 1 when a refusal changed the registry.
  *
+ *   sio_genl not-offered
+ *	prints the commands lib/core/cmds.h says smartio.ko does not offer.
+ *
  * -u UID drops to that uid and gid (and no groups) before the socket is
  * opened, as an unprivileged user would send.  -n stays root but keeps
  * CAP_NET_ADMIN alone, as a network administrator without CAP_SYS_ADMIN.
@@ -46,74 +49,29 @@
 #include <unistd.h>
 
 #include "registry.h"
+#include "smartio_genl.h"
+#include "cmds.h"
 
-/* lib/core/proto.h's numbers (the guest helper builds on its own). */
-enum {
-	C_LEND = 1, C_BORROW, C_RETURN, C_RECLAIM, C_SET_MODE, C_SEG_CREATE,
-	C_SEG_SIZE, C_SEG_DESTROY, C_SEG_AVAILABLE, C_SEG_ATTACH,
-	C_SEG_DETACH, C_SEG_DMA_MAP, C_SEG_DMA_UNMAP, C_CFG_READ,
-	C_CFG_WRITE, C_BORROW_REQ, C_BORROW_GRANT, C_BORROW_DENY,
-	C_MAP_DMA_WINDOW, C_MAP_MSI_WINDOW, C_RETURN_REQ, C_RECLAIM_REQ,
-	C_HEARTBEAT, C_EVENT, C_SEG_CONNECT, C_SEG_DISCONNECT,
-	C_MAP_SEG_WINDOW, C_UNMAP_SEG_WINDOW, C_PEER_MAP, C_PEER_UNMAP,
-	C_PEER_EXPOSE, C_PEER_UNEXPOSE, C_REPLY, C_REG_READ, C_SEG_TABLE,
-	C_SEG_TABLE_GET, C_MAX = C_SEG_TABLE_GET
-};
+/*
+ * The ABI (lib/core/smartio_genl.h) and the command table (cmds.h): the
+ * names, and the attributes each offered command takes (its policy in
+ * kmod/sio_genl.c).
+ */
+#define C_NAME(cmd, name, handler, route, origin, req, opt, genl) \
+	[SIO_CMD_##cmd] = name,
+static const char *const cmd_names[SIO_CMD_MAX + 1] = { SIO_CMDS(C_NAME) };
 
-enum {
-	A_SRC = 1, A_DST, A_NODE, A_PEER, A_DEV, A_MODE, A_ERRNO, A_ADDR,
-	A_SIZE, A_IOVA, A_OFFSET, A_MASK, A_FLAGS, A_RID, A_SEQ, A_TIME,
-	A_KIND, A_INDEX, A_NAME, A_DATA, A_BAR, A_SEG, A_MAX = A_SEG
-};
-
-static const char *const cmd_names[C_MAX + 1] = {
-	[C_LEND] = "lend", [C_BORROW] = "borrow", [C_RETURN] = "return",
-	[C_RECLAIM] = "reclaim", [C_SET_MODE] = "set_mode",
-	[C_SEG_CREATE] = "seg_create", [C_SEG_SIZE] = "seg_size",
-	[C_SEG_DESTROY] = "seg_destroy", [C_SEG_AVAILABLE] = "seg_available",
-	[C_SEG_ATTACH] = "seg_attach", [C_SEG_DETACH] = "seg_detach",
-	[C_SEG_DMA_MAP] = "seg_dma_map", [C_SEG_DMA_UNMAP] = "seg_dma_unmap",
-	[C_CFG_READ] = "cfg_read", [C_CFG_WRITE] = "cfg_write",
-	[C_BORROW_REQ] = "borrow_req", [C_BORROW_GRANT] = "borrow_grant",
-	[C_MAP_DMA_WINDOW] = "map_dma_window", [C_RETURN_REQ] = "return_req",
-	[C_RECLAIM_REQ] = "reclaim_req", [C_HEARTBEAT] = "heartbeat",
-	[C_EVENT] = "event", [C_SEG_CONNECT] = "seg_connect",
-	[C_PEER_MAP] = "peer_map", [C_PEER_UNMAP] = "peer_unmap",
-	[C_PEER_EXPOSE] = "peer_expose", [C_REPLY] = "reply",
-	[C_REG_READ] = "reg_read", [C_SEG_TABLE] = "seg_table",
-	[C_SEG_TABLE_GET] = "seg_table_get",
-};
-
-/* The attributes each user command takes (its policy in sio_genl.c). */
-#define B(a) (1u << (a))
-static const uint32_t user_attrs[C_MAX + 1] = {
-	[C_LEND] = B(A_DEV) | B(A_FLAGS) | B(A_MASK),
-	[C_BORROW] = B(A_DEV) | B(A_NODE),
-	[C_RETURN] = B(A_DEV) | B(A_NODE),
-	[C_RECLAIM] = B(A_DEV) | B(A_NODE),
-	[C_SET_MODE] = B(A_DEV) | B(A_MODE),
-	[C_SEG_CREATE] = B(A_NODE) | B(A_NAME),
-	[C_SEG_SIZE] = B(A_NODE) | B(A_NAME) | B(A_SIZE),
-	[C_SEG_DESTROY] = B(A_NODE) | B(A_NAME),
-	[C_SEG_AVAILABLE] = B(A_NODE) | B(A_NAME) | B(A_FLAGS),
-	[C_SEG_ATTACH] = B(A_NODE) | B(A_NAME) | B(A_PEER),
-	[C_SEG_DETACH] = B(A_NODE) | B(A_NAME) | B(A_PEER),
-	[C_SEG_DMA_MAP] = B(A_NODE) | B(A_NAME) | B(A_DEV),
-	[C_SEG_DMA_UNMAP] = B(A_NODE) | B(A_NAME) | B(A_DEV),
-	[C_CFG_READ] = B(A_DEV) | B(A_NODE) | B(A_OFFSET) | B(A_SIZE),
-	[C_CFG_WRITE] = B(A_DEV) | B(A_NODE) | B(A_OFFSET) | B(A_DATA),
-	[C_PEER_MAP] = B(A_DEV) | B(A_NODE) | B(A_INDEX),
-	[C_PEER_UNMAP] = B(A_DEV) | B(A_NODE) | B(A_INDEX),
-	[C_REG_READ] = B(A_OFFSET) | B(A_SIZE),
-};
+#define C_ATTRS(cmd, name, handler, route, origin, req, opt, genl) \
+	[SIO_CMD_##cmd] = (genl) & SIO_GENL_NOT_OFFERED ? 0 : (req) | (opt),
+static const uint32_t user_attrs[SIO_CMD_MAX + 1] = { SIO_CMDS(C_ATTRS) };
 
 static int attr_len(int a)
 {
 	switch (a) {
-	case A_ADDR: case A_SIZE: case A_IOVA: case A_OFFSET: case A_MASK:
-	case A_SEQ: case A_TIME:
+	case SIO_A_ADDR: case SIO_A_SIZE: case SIO_A_IOVA: case SIO_A_OFFSET: case SIO_A_MASK:
+	case SIO_A_SEQ: case SIO_A_TIME:
 		return 8;
-	case A_NAME: case A_DATA: case A_BAR: case A_SEG:
+	case SIO_A_NAME: case SIO_A_DATA: case SIO_A_BAR: case SIO_A_SEG:
 		return -1;
 	default:
 		return 4;
@@ -252,7 +210,7 @@ static int exchange(struct msg *m, unsigned char *out, uint32_t *outlen)
 				if (a->nla_len < NLA_HDRLEN ||
 				    a->nla_len > left)
 					break;
-				if (a->nla_type == A_ERRNO &&
+				if (a->nla_type == SIO_A_ERRNO &&
 				    a->nla_len == NLA_HDRLEN + 4)
 					memcpy(&err, a + 1, 4);
 				if ((uint32_t)NLA_ALIGN(a->nla_len) >= left)
@@ -295,23 +253,29 @@ static int open_family(void)
 	return -ENOENT;
 }
 
+/* The table's name ("set-mode"), with '_' for '-' as well, or a number. */
 static int cmd_number(const char *s)
 {
+	const char *t, *u;
 	int i;
 
-	for (i = 1; i <= C_MAX; i++)
-		if (cmd_names[i] && !strcmp(cmd_names[i], s))
+	for (i = 1; i <= SIO_CMD_MAX; i++) {
+		for (t = cmd_names[i], u = s; t && *t && *u; t++, u++)
+			if (*t != *u && !(*t == '-' && *u == '_'))
+				break;
+		if (t && !*t && !*u)
 			return i;
+	}
 	return atoi(s);
 }
 
 static int put_named(struct msg *m, const char *spec)
 {
 	static const struct { const char *n; int a; } names[] = {
-		{ "dev", A_DEV }, { "node", A_NODE }, { "peer", A_PEER },
-		{ "mode", A_MODE }, { "flags", A_FLAGS }, { "index", A_INDEX },
-		{ "off", A_OFFSET }, { "size", A_SIZE }, { "mask", A_MASK },
-		{ "name", A_NAME }, { "data", A_DATA }, { "src", A_SRC },
+		{ "dev", SIO_A_DEV }, { "node", SIO_A_NODE }, { "peer", SIO_A_PEER },
+		{ "mode", SIO_A_MODE }, { "flags", SIO_A_FLAGS }, { "index", SIO_A_INDEX },
+		{ "off", SIO_A_OFFSET }, { "size", SIO_A_SIZE }, { "mask", SIO_A_MASK },
+		{ "name", SIO_A_NAME }, { "data", SIO_A_DATA }, { "src", SIO_A_SRC },
 	};
 	const char *eq = strchr(spec, '=');
 	unsigned char bin[4096];
@@ -327,9 +291,9 @@ static int put_named(struct msg *m, const char *spec)
 	if (a < 0)
 		a = atoi(spec);
 	eq++;
-	if (a == A_NAME) {
+	if (a == SIO_A_NAME) {
 		put_attr(m, (uint16_t)a, eq, (uint32_t)strlen(eq) + 1);
-	} else if (a == A_DATA) {
+	} else if (a == SIO_A_DATA) {
 		for (k = 0; eq[2 * k] && eq[2 * k + 1] && k < sizeof(bin); k++)
 			sscanf(eq + 2 * k, "%2hhx", &bin[k]);
 		put_attr(m, (uint16_t)a, bin, (uint32_t)k);
@@ -356,9 +320,9 @@ static int reg_bytes(uint64_t off, uint64_t size, void *buf, int64_t *gen)
 	int have = 0, rc;
 	struct msg m;
 
-	start(&m, family, C_REG_READ, 1);
-	put_attr(&m, A_OFFSET, &off, 8);
-	put_attr(&m, A_SIZE, &size, 8);
+	start(&m, family, SIO_CMD_REG_READ, 1);
+	put_attr(&m, SIO_A_OFFSET, &off, 8);
+	put_attr(&m, SIO_A_SIZE, &size, 8);
 	rc = exchange(&m, out, &len);
 	if (rc)
 		return rc;
@@ -368,12 +332,12 @@ static int reg_bytes(uint64_t off, uint64_t size, void *buf, int64_t *gen)
 
 		if (a->nla_len < NLA_HDRLEN)
 			break;
-		if (a->nla_type == A_DATA &&
+		if (a->nla_type == SIO_A_DATA &&
 		    a->nla_len == NLA_HDRLEN + size) {
 			memcpy(buf, a + 1, size);
 			have |= 1;
 		}
-		if (a->nla_type == A_SEQ && a->nla_len == NLA_HDRLEN + 8) {
+		if (a->nla_type == SIO_A_SEQ && a->nla_len == NLA_HDRLEN + 8) {
 			memcpy(&seq, a + 1, 8);
 			if (gen)
 				*gen = (int64_t)(seq & INT64_MAX);
@@ -481,14 +445,14 @@ static void fuzz_attr(struct msg *m, int cmd)
 {
 	unsigned char p[80];
 	/* cmd may be any number: past the table it takes nothing */
-	uint32_t legal = cmd >= 0 && cmd <= C_MAX ? user_attrs[cmd] : 0;
+	uint32_t legal = cmd >= 0 && cmd <= SIO_CMD_MAX ? user_attrs[cmd] : 0;
 	uint32_t len, i;
 	uint16_t type;
 	int a, l;
 
 	if (legal && rnd() % 4) {
 		do
-			a = (int)(rnd() % (A_MAX + 1));
+			a = (int)(rnd() % (SIO_A_MAX + 1));
 		while (!(legal >> a & 1));
 	} else {
 		a = (int)(rnd() % 40);	/* any type, unknown ones too */
@@ -499,16 +463,16 @@ static void fuzz_attr(struct msg *m, int cmd)
 	if (rnd() % 32 == 0)
 		type |= NLA_F_NET_BYTEORDER;
 	l = attr_len(a);
-	if (a == A_NAME && rnd() % 4) {
+	if (a == SIO_A_NAME && rnd() % 4) {
 		len = 1 + rnd() % 40;
 		for (i = 0; i < len; i++)
 			p[i] = (unsigned char)('a' + rnd() % 26);
 		p[len - 1] = rnd() % 8 ? 0 : 'z';
-	} else if (a == A_DATA && rnd() % 2) {
+	} else if (a == SIO_A_DATA && rnd() % 2) {
 		len = 1 + rnd() % 8;
 		for (i = 0; i < len; i++)
 			p[i] = (unsigned char)rnd();
-	} else if ((a == A_BAR || a == A_SEG || rnd() % 16 == 0) &&
+	} else if ((a == SIO_A_BAR || a == SIO_A_SEG || rnd() % 16 == 0) &&
 		   rnd() % 2) {
 		/* a nest of u32s, well-formed or not */
 		uint32_t n = rnd() % 4, at = 0, v;
@@ -542,7 +506,7 @@ static int user_cmd(void)
 	int c;
 
 	do
-		c = 1 + (int)(rnd() % C_MAX);
+		c = 1 + (int)(rnd() % SIO_CMD_MAX);
 	while (!user_attrs[c]);
 	return c;
 }
@@ -564,7 +528,7 @@ static int fuzz(int seconds, uint64_t seed, int bars)
 		start(&m, family, (uint8_t)cmd, rnd() % 32 ? 1 : rnd() % 4);
 		for (i = 0; i < n; i++)
 			fuzz_attr(&m, cmd);
-		if (bars && cmd == C_CFG_WRITE) {
+		if (bars && cmd == SIO_CMD_CFG_WRITE) {
 			/*
 			 * A config write of a live device: inside one BAR or
 			 * the ROM dword, nothing past it (the power
@@ -578,16 +542,16 @@ static int fuzz(int seconds, uint64_t seed, int bars)
 			if (rnd() % 4 == 0)
 				off = 0x30;
 			off += rnd() % (5 - len);
-			start(&m, family, C_CFG_WRITE, 1);
-			put_attr(&m, A_DEV, &dev, 4);
-			put_attr(&m, A_NODE, &node, 4);
-			put_attr(&m, A_OFFSET, &off, 8);
-			put_attr(&m, A_DATA, &v, len);
+			start(&m, family, SIO_CMD_CFG_WRITE, 1);
+			put_attr(&m, SIO_A_DEV, &dev, 4);
+			put_attr(&m, SIO_A_NODE, &node, 4);
+			put_attr(&m, SIO_A_OFFSET, &off, 8);
+			put_attr(&m, SIO_A_DATA, &v, len);
 			if (rnd() % 4 == 0) {	/* and one the policy refuses */
-				uint32_t t = A_SRC + rnd() % 40;
+				uint32_t t = SIO_A_SRC + rnd() % 40;
 
-				if (t != A_DEV && t != A_NODE && t != A_OFFSET &&
-				    t != A_DATA)
+				if (t != SIO_A_DEV && t != SIO_A_NODE && t != SIO_A_OFFSET &&
+				    t != SIO_A_DATA)
 					put_attr(&m, (uint16_t)t, &v, 4);
 			}
 		}
@@ -655,6 +619,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		i = 3;
+	} else if (argc > 1 && !strcmp(argv[1], "not-offered")) {
+		/* The commands the table says smartio.ko does not offer. */
+		for (i = 1; i <= SIO_CMD_MAX; i++)
+			if (!user_attrs[i])
+				printf("%s\n", cmd_names[i]);
+		return 0;
 	} else if (argc > 1 && !strcmp(argv[1], "-n")) {
 		if (keep_net_admin_only()) {
 			perror("sio_genl: keeping CAP_NET_ADMIN only");
@@ -663,7 +633,7 @@ int main(int argc, char **argv)
 		i = 2;
 	}
 	if (argc <= i + 1) {
-		fprintf(stderr, "usage: sio_genl [-u UID | -n] call CMD [A=V ...] | fuzz SECONDS SEED [bars]\n");
+		fprintf(stderr, "usage: sio_genl [-u UID | -n] call CMD [A=V ...] | fuzz SECONDS SEED [bars] | not-offered\n");
 		return 2;
 	}
 	rc = open_family();

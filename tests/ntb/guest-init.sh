@@ -340,8 +340,9 @@ handshake 10
 segment_written
 handshake 11
 # Both guests at once: a write to the peer's segment (available) and a
-# detach or attach hold the node's lock while they wait for the owner,
-# whose handler needs the owner's lock.  Three loops keep the lock busy.
+# detach or attach wait for the owner, whose handler needs the owner's
+# lock, while the owner waits for them: each lets go of its lock while
+# it waits (sio_ntb.c).  Three loops keep the lock busy.
 # (A crossing that is not resolved waits for the 5 s call timeout and
 # fails.)
 F=/sys/kernel/debug/smartio_fabric/in_place
