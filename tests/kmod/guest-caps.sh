@@ -136,8 +136,8 @@ cat $state
 # them as one window (kmod/sio_shadow.c, shadow_bar), not two that
 # Linux 6.1 would coalesce and release unregistered (an oops).
 nicsh=$(printf '%04x' $((0x5100 + dnic))):${nic#*:}
-check "host1's shadow of the e1000e ($nicsh) has BARs 0 and 1 ($(head -n 2 /sys/bus/pci/devices/$nicsh/resource 2>/dev/null | cut -d' ' -f1 | tr '\n' ' '))" \
-	test "$(head -n 2 /sys/bus/pci/devices/$nicsh/resource 2>/dev/null |
+check "host1's shadow of the e1000e ($nicsh) has BARs 0 and 1 ($(head -n 2 /sys/bus/pci/devices/"$nicsh"/resource 2>/dev/null | cut -d' ' -f1 | tr '\n' ' '))" \
+	test "$(head -n 2 /sys/bus/pci/devices/"$nicsh"/resource 2>/dev/null |
 		grep -vc '^0x0*0 ')" = 2
 who=1
 writes
