@@ -469,6 +469,32 @@ static void shadow_free_struct(struct sio_shadow *sh)
 	kfree(sh);
 }
 
+/*
+ * A window of the shadow's host bridge for BAR i's window w.  One that
+ * continues an earlier window of the same kind extends it: given both,
+ * pci_register_host_bridge() coalesces them itself and
+ * release_resource()s the emptied one, which was never inserted anywhere:
+ * a NULL dereference (Linux 6.1), seen borrowing an e1000e whose BARs 0
+ * and 1 are adjacent.
+ */
+static void bridge_window(struct sio_shadow *sh, const struct resource *w,
+			  struct list_head *res)
+{
+	struct resource *bw;
+	int j;
+
+	for (j = 0; j < sh->nbridge_win; j++) {
+		bw = &sh->bridge_win[j];
+		if (bw->flags == w->flags && bw->end + 1 == w->start) {
+			bw->end = w->end;
+			return;
+		}
+	}
+	bw = &sh->bridge_win[sh->nbridge_win++];
+	*bw = *w;
+	pci_add_resource(res, bw);
+}
+
 /* The shadow's BAR i: the borrower's window slot onto the lender's BAR. */
 static int shadow_bar(struct sio_shadow *sh, const struct sio_device *d,
 		      const struct sio_borrow *b, int i, struct list_head *res)
@@ -487,7 +513,7 @@ static int shadow_bar(struct sio_shadow *sh, const struct sio_device *d,
 	sh->win[i].flags = IORESOURCE_MEM;
 	if (d->bar[i].flags & SIO_BAR_PREFETCH)
 		sh->win[i].flags |= IORESOURCE_PREFETCH;
-	pci_add_resource(res, &sh->win[i]);
+	bridge_window(sh, &sh->win[i], res);
 	return 0;
 }
 

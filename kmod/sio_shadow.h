@@ -25,7 +25,10 @@ struct sio_shadow {
 	struct pci_bus *bus;
 	struct pci_dev *pdev;
 	struct resource busn;
-	struct resource win[PCI_STD_NUM_BARS];
+	struct resource win[PCI_STD_NUM_BARS];	/* BAR i's window */
+	/* The host bridge's windows: the BARs', adjacent ones merged. */
+	struct resource bridge_win[PCI_STD_NUM_BARS];
+	int nbridge_win;
 	/* Loopback: IOVA ranges of the window mapped per DMA mapping. */
 	struct gen_pool *iova;
 	u64 iova_base, iova_size;

@@ -60,6 +60,31 @@ static void child(const char *fabric, int wfd)
 		pause();
 }
 
+/*
+ * Runs this program again in a child, as `ROLE FABRIC [FD]` (see main).
+ * The parent serves a fabric, so its simulator threads run: a child that
+ * only forked would inherit whatever allocator lock one of them held at
+ * that moment, which AddressSanitizer's allocator never gives back there
+ * (test_fabric_open.c says more).  exec starts the child afresh; between
+ * fork and exec it calls nothing but execv and _exit.
+ */
+static pid_t spawn_self(const char *role, const char *fabric, int fd)
+{
+	char fdtext[16];
+	char *argv[] = { (char *)"test_multiprocess", (char *)role,
+			 (char *)fabric, fdtext, NULL };
+	pid_t pid;
+
+	snprintf(fdtext, sizeof(fdtext), "%d", fd);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 /* Forks a child serving host1 that borrows nvme0; returns its pid. */
 static pid_t spawn_borrower(const char *fabric)
 {
@@ -68,17 +93,23 @@ static pid_t spawn_borrower(const char *fabric)
 	pid_t pid;
 
 	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(fds[0]);
-		child(fabric, fds[1]);
-	}
+	pid = spawn_self("--borrower", fabric, fds[1]);
 	close(fds[1]);
 	assert_int_equal(read(fds[0], &got, 1), 1);
 	assert_int_equal(got, 'y');
 	close(fds[0]);
 	return pid;
+}
+
+/* Child: serving host0, which another process serves, is EBUSY. */
+static int serve_served(const char *fabric)
+{
+	struct smartio_open_opts o = { 0 };
+	struct smartio *h = NULL;
+
+	o.fabric = fabric;
+	o.node = "host0";
+	return smartio_open(&h, &o) == -EBUSY ? 0 : 1;
 }
 
 static double wait_state(struct smartio *h, unsigned node, int want,
@@ -284,26 +315,18 @@ static void test_second_process_cannot_serve_a_served_node(void **state)
 {
 	char fabric[64];
 	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
-	struct smartio_open_opts o = { 0 };
-	struct smartio *h2 = NULL;
 	pid_t pid;
 	int status;
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		o.fabric = fabric;
-		o.node = "host0";
-		_exit(smartio_open(&h2, &o) == -EBUSY ? 0 : 1);
-	}
+	pid = spawn_self("--serve-served", fabric, -1);
 	waitpid(pid, &status, 0);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	smartio_close(h);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_processes_share_one_fabric_and_detect_death),
@@ -313,5 +336,10 @@ int main(void)
 		cmocka_unit_test(test_unreaped_zombie_is_down_without_waiting_for_timeout),
 	};
 
+	/* The children spawn_self starts. */
+	if (argc == 4 && !strcmp(argv[1], "--borrower"))
+		child(argv[2], atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "--serve-served"))
+		return serve_served(argv[2]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,13 +82,25 @@ static void test_joining_a_served_node_says_who_serves_it(void **state)
 	char fabric[64];
 	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
 	pid_t parent = getpid(), pid;
+	char ptext[16];
+	char *argv[] = { (char *)"test_open_reasons", (char *)"--join",
+			 fabric, ptext, NULL };
 	int status;
 
 	(void)state;
+	/*
+	 * The child runs this program again (see main): forked from a
+	 * process whose simulator threads run, it could inherit an
+	 * allocator lock one of them held, which AddressSanitizer's
+	 * allocator never releases there (test_fabric_open.c says more).
+	 */
+	snprintf(ptext, sizeof(ptext), "%d", (int)parent);
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(child_joins(fabric, parent));
+	if (pid == 0) {
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
@@ -123,12 +135,15 @@ static void test_every_other_failure_has_a_reason(void **state)
 	smartio_close(h);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_joining_a_served_node_says_who_serves_it),
 		cmocka_unit_test(test_every_other_failure_has_a_reason),
 	};
 
+	/* The child test_joining_a_served_node_says_who_serves_it runs. */
+	if (argc == 4 && !strcmp(argv[1], "--join"))
+		return child_joins(argv[2], (pid_t)atoi(argv[3]));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,6 +98,23 @@ guest_boot_nvme() {
 	qpid=$!
 }
 
+# guest_boot_caps DIR MEMORY: as guest_boot_nvme, with no drive but the
+# capabilities the first guest's NVMe lacks: an NVMe controller with
+# SR-IOV (QEMU wants it in a subsystem, with flexible queues and vectors
+# for its VFs) and an e1000e with no network behind it, which has AER.
+guest_boot_caps() {
+	timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp "$GUEST_SMP" \
+		-m "$2" -display none -monitor none -no-reboot \
+		-serial "file:$1/guest.log" \
+		-kernel "$kernel" -initrd "$1/initrd.gz" \
+		-append "console=ttyS0 panic=-1 intel_iommu=on" \
+		-device intel-iommu,intremap=on \
+		-device nvme-subsys,id=subsys0,nqn=smartio-caps \
+		-device nvme,serial=smartio-sriov,subsys=subsys0,sriov_max_vfs=2,sriov_vq_flexible=4,sriov_vi_flexible=2 \
+		-nic none -device e1000e >"$1/qemu.log" 2>&1 &
+	qpid=$!
+}
+
 # guest_wait PID LOG MARK: waits for QEMU PID; once LOG holds a line
 # starting with MARK, gives the guest 20 s to power off, then stops it (a
 # guest whose kernel broke may never power off).  Returns QEMU's status.

@@ -20,7 +20,8 @@ KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/guest-lib.sh \
 	tests/kmod/guest-common.sh \
 	tests/kmod/guest-udev.sh tests/kmod/sio_mmap.c tests/kmod/sio_genl.c \
-	tests/kmod/guest-fuzz.sh tests/kmod/check_genl_fuzz.sh
+	tests/kmod/guest-fuzz.sh tests/kmod/check_genl_fuzz.sh \
+	tests/kmod/guest-caps.sh
 
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk \
 	contrib/kernels/debian13.sh contrib/kernels/in-root.sh \
