@@ -72,6 +72,8 @@ struct sio_shadow {
 	bool msix_live;		/* the work may run (the shadow is there) */
 	u8 (*msix_sent)[PCI_MSIX_ENTRY_SIZE];
 	u32 msix_nsent;
+	u8 msi_sent[PCI_MSIX_ENTRY_SIZE];	/* MSI's message, sent last */
+	bool msi_sent_ok;
 	atomic64_t maps;	/* DMA API mappings made, ever */
 	atomic_t live;		/* DMA API mappings not unmapped yet */
 };

@@ -237,23 +237,27 @@ static void ntb_msix_forward(struct work_struct *work)
 
 	msi_lock_descs(dev);
 	msi_for_each_desc(desc, dev, MSI_DESC_ALL) {
-		u32 i = desc->msi_index;
+		bool msix = desc->pci.msi_attrib.is_msix;
+		u32 i = msix ? desc->msi_index : SIO_MSI_ENTRY;
+		u8 *sent = msix ? (i < sh->msix_nsent ? sh->msix_sent[i] : NULL) :
+			   sh->msi_sent;
 
-		if (!desc->pci.msi_attrib.is_msix)
-			continue;
 		put_unaligned_le32(desc->msg.address_lo, e);
 		put_unaligned_le32(desc->msg.address_hi, e + 4);
 		put_unaligned_le32(desc->msg.data, e + 8);
-		put_unaligned_le32(desc->pci.msix_ctrl, e + 12);
-		if (i < sh->msix_nsent && !memcmp(sh->msix_sent[i], e, sizeof(e)))
+		put_unaligned_le32(msix ? desc->pci.msix_ctrl : 0, e + 12);
+		if (sent && (msix || sh->msi_sent_ok) &&
+		    !memcmp(sent, e, sizeof(e)))
 			continue;
 		err = ntb_msix_send(sh, i, e);
-		/* ENOENT: MSI-X is off (the driver let go), nothing routed. */
+		/* ENOENT: the driver let go of its vectors, nothing routed. */
 		if (err && err != -ENOENT)
-			dev_warn_ratelimited(&sh->pdev->dev, "smartio: MSI-X entry %u not written by the lender: %d\n",
-					     i, err);
-		if (!err && i < sh->msix_nsent)
-			memcpy(sh->msix_sent[i], e, sizeof(e));
+			dev_warn_ratelimited(&sh->pdev->dev, "smartio: MSI%s entry %d not written by the lender: %d\n",
+					     msix ? "-X" : "", (int)i, err);
+		if (!err && sent)
+			memcpy(sent, e, sizeof(e));
+		if (!msix)
+			sh->msi_sent_ok = !err;
 	}
 	msi_unlock_descs(dev);
 }
