@@ -362,25 +362,33 @@ static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 /*
  * A borrower's MSI message over an NTB, its address checked: written into
  * the capability as the PCI core writes one (the core keeps the
- * borrower's own config writes of it from the device, lib/core/msi.c).
- * A 32-bit capability takes no address above 4 GiB.
+ * borrower's own config writes of it from the device, lib/core/msi.c),
+ * with the mask bit of the control word (bit 0 of entry + 12).  A 32-bit
+ * capability takes no address above 4 GiB.
  */
 static int msi_write(struct sio_kdev *kd, const u8 *e)
 {
 	struct pci_dev *pdev = kd->pdev;
-	u32 lo = get_unaligned_le32(e), hi = get_unaligned_le32(e + 4);
+	u32 lo = get_unaligned_le32(e), hi = get_unaligned_le32(e + 4), mask;
 	u16 data = get_unaligned_le16(e + 8), flags;
+	bool is64;
 	int pos = pdev->msi_cap;
 
 	pci_read_config_word(pdev, pos + PCI_MSI_FLAGS, &flags);
-	if (!(flags & PCI_MSI_FLAGS_64BIT) && hi)
+	is64 = flags & PCI_MSI_FLAGS_64BIT;
+	if (!is64 && hi)
 		return -EINVAL;
 	pci_write_config_dword(pdev, pos + PCI_MSI_ADDRESS_LO, lo);
-	if (flags & PCI_MSI_FLAGS_64BIT) {
+	if (is64)
 		pci_write_config_dword(pdev, pos + PCI_MSI_ADDRESS_HI, hi);
-		pci_write_config_word(pdev, pos + PCI_MSI_DATA_64, data);
-	} else {
-		pci_write_config_word(pdev, pos + PCI_MSI_DATA_32, data);
+	pci_write_config_word(pdev, pos + (is64 ? PCI_MSI_DATA_64 :
+					   PCI_MSI_DATA_32), data);
+	/* The one message's mask bit, when the function has them. */
+	if (flags & PCI_MSI_FLAGS_MASKBIT) {
+		pos += is64 ? PCI_MSI_MASK_64 : PCI_MSI_MASK_32;
+		pci_read_config_dword(pdev, pos, &mask);
+		mask = (mask & ~1u) | (get_unaligned_le32(e + 12) & 1);
+		pci_write_config_dword(pdev, pos, mask);
 	}
 	kd->msix_written++;
 	return 0;

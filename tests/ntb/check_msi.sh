@@ -5,7 +5,9 @@
 # device, whose only interrupt is plain MSI (no MSI-X), and host1's
 # sio_edu_msi.ko (tests/ntb/edu, built here for the guests' kernel) binds
 # the borrowed shadow and counts 16 interrupts, each the device's MSI write
-# carried by the NTB; a forged MSI message is refused by the lender
+# carried by the NTB; a forged MSI message is refused by the lender; the
+# same driver maps two BARs with dma_map_resource (host0's ivshmem-plain,
+# borrowed too, and host1's own) and edu's DMA engine writes into each
 # (tests/ntb/msi-init.sh).
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
@@ -45,21 +47,31 @@ cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$out/edu/sio_edu_msi.ko" "$tmp/root/"
 sw_smartio_root "$tmp/root"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
+# Look-up-table entries of 128 MiB, seven per peer: host0 lends two
+# devices to host1 (each takes the DMA window's entries, one for host1's
+# 128 MiB of RAM, and the MSI window's) and maps host1's ivshmem's two
+# BARs for edu: six.
 sw_start $N 1G
 # As check_lend.sh: the lender's device in an IOMMU domain of its own, the
 # NTB functions in identity mode, interrupt remapping on (the borrower
 # remaps the shadow's MSI as its NTB function's).
 SW_APPEND="intel_iommu=on iommu=pt no_timer_check"
 t0=$(date +%s)
-sw_guest 0 1 256 -device intel-iommu,intremap=on -device edu
+# edu's DMA addresses are 28-bit unless told otherwise; each guest has
+# an ivshmem-plain of 1 MiB (BAR 2), a peer-to-peer target.
+ivshmem="-object memory-backend-ram,id=shm,size=1M -device ivshmem-plain,memdev=shm"
+# shellcheck disable=SC2086 # $ivshmem is four words
+sw_guest 0 1 256 -device intel-iommu,intremap=on \
+	-device edu,dma_mask=0xffffffffffffffff $ivshmem
 pid0=$guest_pid
-sw_guest 1 1 256 -device intel-iommu,intremap=on
+# shellcheck disable=SC2086
+sw_guest 1 1 128 -device intel-iommu,intremap=on $ivshmem
 pid1=$guest_pid
 wait "$pid0" "$pid1"
 echo "both guests done after $(($(date +%s) - t0)) s"
 
 sw_check p0-1 8
-sw_check p1-1 8
+sw_check p1-1 11
 echo "--- switch"
 cat "$tmp/switch.log"
 if [ "$fails" -eq 0 ]; then

@@ -3,9 +3,12 @@
 # /init of a check-ntb MSI guest (tests/ntb/check_msi.sh): port swport= of a
 # 2-port smartio-ntb-switch is smartio node host<port> of two (smartio.ko
 # fabric=ntb nodes=2 over smartio_ntb and ntb_sioswitch).  host0 lends its
-# QEMU edu device, whose only interrupt is plain MSI (no MSI-X); host1
-# borrows it and sio_edu_msi.ko binds the shadow and raises 16 interrupts,
-# each one the device's MSI write across the NTB, counted on host1; host1
+# QEMU edu device, whose only interrupt is plain MSI (no MSI-X), and an
+# ivshmem-plain; host1 borrows both and sio_edu_msi.ko binds edu's shadow
+# and raises 16 interrupts, each one the device's MSI write across the
+# NTB, counted on host1; the driver maps with dma_map_resource BAR 2 of
+# host0's ivshmem (its shadow) and of host1's own, and edu's DMA engine
+# writes a pattern into each, read back equal; host1
 # then sends, as a hostile kernel would, an MSI message aimed at the
 # lender's own interrupt range (debugfs msix_entry, index 0xffffffff),
 # which host0 refuses, counts and logs; the return gives host0 its edu
@@ -29,20 +32,24 @@ STEP_WAIT=300
 for m in $(cat /modules/order); do
 	insmod "$m" 2>/dev/null
 done
-# host0's edu device (1234:11e8).
+# host0's edu device (1234:11e8); each node's ivshmem-plain (1af4:1110).
 edu_bdf=
+ivs_bdf=
 for d in /sys/bus/pci/devices/*; do
-	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x11e8 ] &&
-		edu_bdf=$(basename "$d")
+	case "$(cat "$d/vendor"):$(cat "$d/device")" in
+	0x1234:0x11e8) edu_bdf=$(basename "$d") ;;
+	0x1af4:0x1110) ivs_bdf=$(basename "$d") ;;
+	esac
 done
 [ "$P" = 1 ] || [ -n "$edu_bdf" ] || fail "host0 has no edu device"
+[ -n "$ivs_bdf" ] || fail "no ivshmem-plain device"
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
 insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
 if [ "$P" = 0 ]; then
-	smartio_up devices="$edu_bdf"
+	smartio_up devices="$edu_bdf,$ivs_bdf"
 else
-	smartio_up
+	smartio_up devices="$ivs_bdf"
 fi
 smartiofs_up
 waitfor 600 is "/smartio/nodes/host$((1 - P))/state" up ||
@@ -54,9 +61,17 @@ step_debug() {
 	dmesg | tail -n 40
 }
 
-edu() { ls -d /smartio/dev/host0-pci* 2>/dev/null | head -n 1; }
-waitfor 120 test -n "$(edu)" || fail "no host0-pci* in /smartio/dev: $(ls /smartio/dev)"
-dev=$(edu)
+# /smartio/dev/host0-* of vendor $1.
+dev_of() {
+	local d
+	for d in /smartio/dev/host0-pci*; do
+		[ "$(cat "$d/vendor" 2>/dev/null)" = "$1" ] && echo "$d"
+	done
+}
+listed() { [ -n "$(dev_of 0x1234)" ] && [ -n "$(dev_of 0x1af4)" ]; }
+waitfor 120 listed || fail "no edu and ivshmem of host0 in /smartio/dev: $(ls /smartio/dev)"
+dev=$(dev_of 0x1234)
+ivs=$(dev_of 0x1af4)
 if [ "$(cat "$dev/vendor"):$(cat "$dev/device")" = 0x1234:0x11e8 ]; then
 	pass "${dev##*/} here: the edu device, bdf $(cat "$dev/bdf")"
 else
@@ -66,6 +81,7 @@ msis() { awk '/smartio-NTB-MSI/ { n += $2 } END { print n + 0 }' /proc/interrupt
 
 if [ "$P" = 0 ]; then
 	echo all >"$dev/lend" || fail "lend all"
+	echo all >"$ivs/lend" || fail "lend ${ivs##*/}"
 	mark lent
 	wait_for done 1
 	st=$(grep "^msix ${dev##*/} " /sys/kernel/debug/smartio/state)
@@ -106,10 +122,25 @@ if [ "$P" = 0 ]; then
 	finish
 fi
 
-# host1: the shadow's driver raises 16 interrupts.
+# host1: the shadow's driver raises 16 interrupts, then has the edu
+# device write into two BARs it maps with dma_map_resource: host0's
+# ivshmem (lent to host1: A and B of one lender) and host1's own (the
+# target on the borrower).
 wait_for lent 0
+shadow_of() {
+	local b
+	b=$(cat "$1/bdf")
+	printf '%04x:%s' $((0x5100 + ($(cat "$1/fdid") & 0xfffff))) "${b#*:}"
+}
+if echo host1 >"$ivs/borrow" 2>/tmp/err &&
+   waitfor 60 test -e "/sys/bus/pci/devices/$(shadow_of "$ivs")"; then
+	pass "host1 borrows ${ivs##*/}: shadow $(shadow_of "$ivs")"
+else
+	fail "borrow ${ivs##*/}: $(cat /tmp/err)"
+fi
 before=$(msis)
-insmod /sio_edu_msi.ko raises=16 || fail "insmod sio_edu_msi.ko"
+insmod /sio_edu_msi.ko raises=16 p2p="$(shadow_of "$ivs"),$ivs_bdf" p2p_bar=2 ||
+	fail "insmod sio_edu_msi.ko"
 if echo host1 >"$dev/borrow" 2>/tmp/err; then
 	pass "host1 borrows ${dev##*/}"
 else
@@ -127,6 +158,16 @@ else
 	grep -i 'msi' /proc/interrupts
 	dmesg | grep -i 'smartio\|edu' | tail -n 20
 fi
+# dma_map_resource of the shadow's driver (SmartIO 4.4 for an unmodified
+# driver): both targets read back what edu's DMA engine wrote.
+for t in "$(shadow_of "$ivs")" "$ivs_bdf"; do
+	line=$(dmesg | grep "sio_edu_msi [0-9a-f:.]*: p2p $t BAR2" | tail -n 1)
+	case "$line" in
+	*": equal (0)"*) pass "dma_map_resource of $t's BAR 2 for host0's edu: ${line#*: p2p }" ;;
+	*) fail "dma_map_resource of $t's BAR 2: '$line' $(dmesg | grep "p2p $t\|peer-to-peer" | tail -n 2)" ;;
+	esac
+done
+ls /smartio/dev/"${dev##*/}"/peers 2>/dev/null
 # Hostile: the MSI message aimed at the lender's own interrupt range.
 echo "$(cat "$dev/fdid") 0xffffffff 0xfee00000 0x41 0" \
 	>/sys/kernel/debug/smartio/msix_entry 2>/tmp/err
@@ -138,8 +179,8 @@ fi
 mark done
 wait_for checked 0
 rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
-if echo host1 >"$dev/return" 2>/tmp/err; then
-	pass "host1 returns ${dev##*/}"
+if echo host1 >"$dev/return" 2>/tmp/err && echo host1 >"$ivs/return" 2>>/tmp/err; then
+	pass "host1 returns ${dev##*/} and ${ivs##*/}"
 else
 	fail "return: $(cat /tmp/err)"
 fi
