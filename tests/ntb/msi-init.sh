@@ -1,18 +1,20 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # /init of a check-ntb MSI guest (tests/ntb/check_msi.sh): port swport= of a
-# 2-port smartio-ntb-switch is smartio node host<port> of two (smartio.ko
-# fabric=ntb nodes=2 over smartio_ntb and ntb_sioswitch).  host0 lends its
+# 3-port smartio-ntb-switch is smartio node host<port> of three (smartio.ko
+# fabric=ntb nodes=3 over smartio_ntb and ntb_sioswitch).  host0 lends its
 # QEMU edu device, whose only interrupt is plain MSI (no MSI-X), and an
-# ivshmem-plain; host1 borrows both and sio_edu_msi.ko binds edu's shadow
-# and raises 16 interrupts, each one the device's MSI write across the
-# NTB, counted on host1; the driver maps with dma_map_resource BAR 2 of
-# host0's ivshmem (its shadow) and of host1's own, and edu's DMA engine
-# writes a pattern into each, read back equal; host1
-# then sends, as a hostile kernel would, an MSI message aimed at the
-# lender's own interrupt range (debugfs msix_entry, index 0xffffffff),
-# which host0 refuses, counts and logs; the return gives host0 its edu
-# back.  The nodes wait for each other through /smartio (cluster-steps.sh).
+# ivshmem-plain, host2 its ivshmem-plain; host1 borrows all three and
+# sio_edu_msi.ko binds edu's shadow and raises 16 interrupts, each one the
+# device's MSI write across the NTB, counted on host1; the driver maps
+# with dma_map_resource BAR 2 of host0's ivshmem (its shadow: one lender)
+# and of host1's own (the target on the borrower), then, bound again once
+# host0's ivshmem is returned, of host2's (its shadow: a third machine),
+# and edu's DMA engine writes a pattern into each, read back equal; host1 then sends, as a hostile kernel would, an MSI message
+# aimed at the lender's own interrupt range (debugfs msix_entry, index
+# 0xffffffff), which host0 refuses, counts and logs; the returns give the
+# lenders their devices back.  The nodes wait for each other through
+# /smartio (cluster-steps.sh).
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -23,7 +25,7 @@ mount -t devtmpfs dev /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
 phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
-N=2
+N=3
 echo "NTB-START port=$P phase=$phase"
 . /guest-common.sh
 STEP_WAIT=300
@@ -41,7 +43,7 @@ for d in /sys/bus/pci/devices/*; do
 	0x1af4:0x1110) ivs_bdf=$(basename "$d") ;;
 	esac
 done
-[ "$P" = 1 ] || [ -n "$edu_bdf" ] || fail "host0 has no edu device"
+[ "$P" != 0 ] || [ -n "$edu_bdf" ] || fail "host0 has no edu device"
 [ -n "$ivs_bdf" ] || fail "no ivshmem-plain device"
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
@@ -52,26 +54,45 @@ else
 	smartio_up devices="$ivs_bdf"
 fi
 smartiofs_up
-waitfor 600 is "/smartio/nodes/host$((1 - P))/state" up ||
-	{ fail "host$((1 - P)) is '$(cat "/smartio/nodes/host$((1 - P))/state")'"; finish; }
-pass "/smartio: the other node up"
+for q in $others; do
+	waitfor 600 is "/smartio/nodes/host$q/state" up ||
+		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
+done
+pass "/smartio: the other nodes up"
+# host1 ends the run: the others wait until it is gone.
+host1_gone() { ! is /smartio/nodes/host1/state up; }
 step_debug() {
 	ls /smartio/nodes/*/segments
 	cat /sys/kernel/debug/smartio/state
 	dmesg | tail -n 40
 }
 
-# /smartio/dev/host0-* of vendor $1.
+# /smartio/dev/host${2:-0}-* of vendor $1.
 dev_of() {
 	local d
-	for d in /smartio/dev/host0-pci*; do
+	for d in /smartio/dev/host${2:-0}-pci*; do
 		[ "$(cat "$d/vendor" 2>/dev/null)" = "$1" ] && echo "$d"
 	done
 }
-listed() { [ -n "$(dev_of 0x1234)" ] && [ -n "$(dev_of 0x1af4)" ]; }
-waitfor 120 listed || fail "no edu and ivshmem of host0 in /smartio/dev: $(ls /smartio/dev)"
+listed() {
+	[ -n "$(dev_of 0x1234)" ] && [ -n "$(dev_of 0x1af4)" ] &&
+		[ -n "$(dev_of 0x1af4 2)" ]
+}
+waitfor 120 listed || fail "no edu and ivshmem of host0, ivshmem of host2 in /smartio/dev: $(ls /smartio/dev)"
 dev=$(dev_of 0x1234)
 ivs=$(dev_of 0x1af4)
+ivs2=$(dev_of 0x1af4 2)
+
+# host2 lends its ivshmem to host1 (the target on a third machine).
+if [ "$P" = 2 ]; then
+	echo all >"$ivs2/lend" || fail "lend ${ivs2##*/}"
+	mark lent
+	wait_for returned 1
+	pass "host1 used and returned ${ivs2##*/}"
+	mark over
+	waitfor 300 host1_gone || fail "host1 still up"
+	finish
+fi
 if [ "$(cat "$dev/vendor"):$(cat "$dev/device")" = 0x1234:0x11e8 ]; then
 	pass "${dev##*/} here: the edu device, bdf $(cat "$dev/bdf")"
 else
@@ -119,27 +140,31 @@ if [ "$P" = 0 ]; then
 		fail "after the return edu is bound to $(readlink "/sys/bus/pci/devices/$edu_bdf/driver")"
 	fi
 	mark over
+	waitfor 300 host1_gone || fail "host1 still up"
 	finish
 fi
 
 # host1: the shadow's driver raises 16 interrupts, then has the edu
-# device write into two BARs it maps with dma_map_resource: host0's
-# ivshmem (lent to host1: A and B of one lender) and host1's own (the
-# target on the borrower).
-wait_for lent 0
+# device write into three BARs it maps with dma_map_resource, SmartIO
+# 4.4's three cases: host0's ivshmem (lent to host1: A and B of one
+# lender), host1's own (the target on the borrower) and host2's (lent to
+# host1: the target on a third machine).
+wait_for lent 0 2
 shadow_of() {
 	local b
 	b=$(cat "$1/bdf")
 	printf '%04x:%s' $((0x5100 + ($(cat "$1/fdid") & 0xfffff))) "${b#*:}"
 }
-if echo host1 >"$ivs/borrow" 2>/tmp/err &&
-   waitfor 60 test -e "/sys/bus/pci/devices/$(shadow_of "$ivs")"; then
-	pass "host1 borrows ${ivs##*/}: shadow $(shadow_of "$ivs")"
-else
-	fail "borrow ${ivs##*/}: $(cat /tmp/err)"
-fi
+for d in "$ivs" "$ivs2"; do
+	if echo host1 >"$d/borrow" 2>/tmp/err &&
+	   waitfor 60 test -e "/sys/bus/pci/devices/$(shadow_of "$d")"; then
+		pass "host1 borrows ${d##*/}: shadow $(shadow_of "$d")"
+	else
+		fail "borrow ${d##*/}: $(cat /tmp/err)"
+	fi
+done
 before=$(msis)
-insmod /sio_edu_msi.ko raises=16 p2p="$(shadow_of "$ivs"),$ivs_bdf" p2p_bar=2 ||
+insmod /sio_edu_msi.ko raises=16 p2p_bar=2 p2p="$(shadow_of "$ivs"),$ivs_bdf" ||
 	fail "insmod sio_edu_msi.ko"
 if echo host1 >"$dev/borrow" 2>/tmp/err; then
 	pass "host1 borrows ${dev##*/}"
@@ -159,14 +184,17 @@ else
 	dmesg | grep -i 'smartio\|edu' | tail -n 20
 fi
 # dma_map_resource of the shadow's driver (SmartIO 4.4 for an unmodified
-# driver): both targets read back what edu's DMA engine wrote.
-for t in "$(shadow_of "$ivs")" "$ivs_bdf"; do
-	line=$(dmesg | grep "sio_edu_msi [0-9a-f:.]*: p2p $t BAR2" | tail -n 1)
+# driver): target $1 reads back what edu's DMA engine wrote.
+p2p_check() {
+	local line
+	line=$(dmesg | grep "sio_edu_msi [0-9a-f:.]*: p2p $1 BAR2" | tail -n 1)
 	case "$line" in
-	*": equal (0)"*) pass "dma_map_resource of $t's BAR 2 for host0's edu: ${line#*: p2p }" ;;
-	*) fail "dma_map_resource of $t's BAR 2: '$line' $(dmesg | grep "p2p $t\|peer-to-peer" | tail -n 2)" ;;
+	*": equal (0)"*) pass "dma_map_resource of $1's BAR 2 for host0's edu: ${line#*: p2p }" ;;
+	*) fail "dma_map_resource of $1's BAR 2: '$line' $(dmesg | grep "p2p $1\|peer-to-peer" | tail -n 2)" ;;
 	esac
-done
+}
+p2p_check "$(shadow_of "$ivs")"
+p2p_check "$ivs_bdf"
 ls /smartio/dev/"${dev##*/}"/peers 2>/dev/null
 # Hostile: the MSI message aimed at the lender's own interrupt range.
 echo "$(cat "$dev/fdid") 0xffffffff 0xfee00000 0x41 0" \
@@ -178,12 +206,20 @@ else
 fi
 mark done
 wait_for checked 0
+# The target on a third machine, once host0's ivshmem is returned: host0's
+# seven look-up-table entries would not hold the four BARs' and the two
+# borrows' at once.  The driver binds again (MSI enabled anew).
 rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
-if echo host1 >"$dev/return" 2>/tmp/err && echo host1 >"$ivs/return" 2>>/tmp/err; then
-	pass "host1 returns ${dev##*/} and ${ivs##*/}"
+echo host1 >"$ivs/return" 2>/tmp/err || fail "return ${ivs##*/}: $(cat /tmp/err)"
+insmod /sio_edu_msi.ko raises=16 p2p_bar=2 p2p="$(shadow_of "$ivs2")" ||
+	fail "insmod sio_edu_msi.ko again"
+p2p_check "$(shadow_of "$ivs2")"
+rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+if echo host1 >"$dev/return" 2>/tmp/err && echo host1 >"$ivs2/return" 2>>/tmp/err; then
+	pass "host1 returns ${dev##*/}, ${ivs##*/} and ${ivs2##*/}"
 else
 	fail "return: $(cat /tmp/err)"
 fi
 mark returned
-wait_for over 0
+wait_for over 0 2
 finish

@@ -65,8 +65,9 @@ EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 # which builds contrib/qemu first), three guests on one switch as one
 # smartio cluster (check_cluster.sh, smartio.ko fabric=ntb nodes=3), four
 # guests with an NVMe each lending them to each other (check_lend.sh),
-# two guests lending QEMU's edu device, whose interrupt is plain MSI, and
-# counting its interrupts on the borrower (check_msi.sh), two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
+# three guests lending QEMU's edu device, whose interrupt is plain MSI,
+# counting its interrupts on the borrower, and its driver's
+# dma_map_resource of three BARs (check_msi.sh), two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
 # over TCP each way (check_transport.sh), two partitions of the Switchtec
 # model under the mainline switchtec drivers (check_switchtec.sh, then
 # check_transport.sh over them: make check-ntb-switchtec), then
@@ -114,7 +115,8 @@ check-ntb-lend: fs/smartiofs
 	if [ $$st -eq 77 ]; then echo "check-ntb-lend: SKIPPED"; exit 0; fi; \
 	exit $$st
 
-# check_msi.sh alone: a plain-MSI device (QEMU's edu) lent over the NTB.
+# check_msi.sh alone: a plain-MSI device (QEMU's edu) lent over the NTB,
+# its driver's dma_map_resource of BARs on three machines.
 check-ntb-msi: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_msi.sh || st=$$?; \
