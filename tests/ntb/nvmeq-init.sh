@@ -107,9 +107,15 @@ mark wrote
 # clients go on.
 if [ "$P" = 3 ]; then
 	wait_for read 2
-	q check -l 16384 -n 8192 -s 99 >/tmp/long 2>&1 &
-	sleep 2
-	echo "host3 powers off with a client's I/O under way"
+	# A client writing and verifying over and over, until the power-off.
+	(while q check -l 16384 -n 8192 -s 99 >/tmp/long 2>&1; do :; done) &
+	long=$!
+	sleep 3
+	if kill -0 "$long" 2>/dev/null; then
+		echo "host3 powers off with a client's I/O under way"
+	else
+		fail "host3's client stopped before the power-off: $(cat /tmp/long)"
+	fi
 	power_off "NTB-END port=$P phase=$phase fails=$fails"
 fi
 if [ "$P" = 2 ]; then
