@@ -6,7 +6,9 @@
 # NVMe driver) runs over smartio.ko: the manager on host1, two clients each
 # on host1, host2 and host3 at once, each with its own queue pair and LBA
 # range, verified; host2 reads back host3's ranges; host3 powers off
-# mid-I/O and host2's clients go on (tests/ntb/nvmeq-init.sh).
+# mid-I/O and host2's clients go on; host1, the manager's node, powers
+# off and host2's next client is told no manager serves the drive
+# (tests/ntb/nvmeq-init.sh).
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 1800), NTB_KEEP=1
@@ -58,7 +60,7 @@ echo "all guests done after $(($(date +%s) - t0)) s"
 
 sw_check p0-1 4
 sw_check p1-1 7
-sw_check p2-1 8
+sw_check p2-1 9
 sw_check p3-1 5
 echo "--- switch"
 cat "$tmp/switch.log"

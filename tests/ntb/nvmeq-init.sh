@@ -8,7 +8,8 @@
 # host2 and host3 (two each, at once) write and verify ranges of their
 # own, each with an I/O queue pair in a segment of its own node; host2
 # reads back what host3 wrote; host3 powers off in the middle of a client's
-# I/O and host2's clients go on.  No nvme driver is loaded on the
+# I/O and host2's clients go on; host1 powers off and host2's next client
+# is told no manager serves the drive.  No nvme driver is loaded on the
 # borrowers: the shadows stay unbound, for the userspace queues.
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
 /bin/busybox --install -s /bin
@@ -66,7 +67,8 @@ if [ "$P" = 0 ]; then
 	echo all >/smartio/dev/$D/lend || fail "lend all"
 	echo shared >/smartio/dev/$D/mode || fail "mode shared"
 	mark lent
-	waitfor 900 host1_gone || fail "host1 still up"
+	h2_gone() { ! is /smartio/nodes/host2/state up; }
+	waitfor 900 host1_gone && waitfor 900 h2_gone || fail "host1 or host2 still up"
 	pass "host1, host2 and host3 done with $D"
 	finish
 fi
@@ -136,7 +138,15 @@ if [ "$P" = 2 ]; then
 		fail "after host3's loss: $(cat /tmp/after)"
 	fi
 	mark after
+	# The manager's node lost: a client is told, as in the simulator.
 	waitfor 900 host1_gone || fail "host1 still up"
+	if timeout 120 smartio-nvmeq -d $D check -l "$(range 2 1)" -n 256 >/tmp/lost 2>&1; then
+		fail "a client ran with no manager: $(cat /tmp/lost)"
+	elif grep -q "no manager serves $D" /tmp/lost; then
+		pass "with host1 (the manager) down: $(cat /tmp/lost)"
+	else
+		fail "with host1 (the manager) down: $(cat /tmp/lost)"
+	fi
 	finish
 fi
 # host1: the manager serves until host2 is done, then says what it saw.
