@@ -278,6 +278,7 @@ void sio_ntb_lend_init(void);
 void sio_ntb_lend_exit(void);
 void sio_ntb_lend_notify(void);
 void sio_ntb_lend_show(struct seq_file *s);
+struct sio_shadow *sio_ntb_lend_shadow(u32 dev);
 int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l);
 void sio_ntb_lend_lut_clear(struct sio_klut *l);
 int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim);

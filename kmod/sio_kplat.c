@@ -361,6 +361,41 @@ static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
 }
 
 /*
+ * A borrower's MSI message over an NTB, its address checked: written into
+ * the capability as the PCI core writes one (the core keeps the
+ * borrower's own config writes of it from the device, lib/core/msi.c),
+ * with the mask bit of the control word (bit 0 of entry + 12).  A 32-bit
+ * capability takes no address above 4 GiB.
+ */
+static int msi_write(struct sio_kdev *kd, const u8 *e)
+{
+	struct pci_dev *pdev = kd->pdev;
+	u32 lo = get_unaligned_le32(e), hi = get_unaligned_le32(e + 4), mask;
+	u16 data = get_unaligned_le16(e + 8), flags;
+	bool is64;
+	int pos = pdev->msi_cap;
+
+	pci_read_config_word(pdev, pos + PCI_MSI_FLAGS, &flags);
+	is64 = flags & PCI_MSI_FLAGS_64BIT;
+	if (!is64 && hi)
+		return -EINVAL;
+	pci_write_config_dword(pdev, pos + PCI_MSI_ADDRESS_LO, lo);
+	if (is64)
+		pci_write_config_dword(pdev, pos + PCI_MSI_ADDRESS_HI, hi);
+	pci_write_config_word(pdev, pos + (is64 ? PCI_MSI_DATA_64 :
+					   PCI_MSI_DATA_32), data);
+	/* The one message's mask bit, when the function has them. */
+	if (flags & PCI_MSI_FLAGS_MASKBIT) {
+		pos += is64 ? PCI_MSI_MASK_64 : PCI_MSI_MASK_32;
+		pci_read_config_dword(pdev, pos, &mask);
+		mask = (mask & ~1u) | (get_unaligned_le32(e + 12) & 1);
+		pci_write_config_dword(pdev, pos, mask);
+	}
+	kd->msix_written++;
+	return 0;
+}
+
+/*
  * A borrower's MSI-X message over an NTB (issue 28, item 2).  The lender
  * does not translate the table's pages for a borrower
  * (sio_ntb_lend_msix_limit), so the shadow's messages arrive here, and
@@ -383,16 +418,20 @@ static int kplat_msix_write(void *plat, u32 dev, u32 node, u32 index,
 
 	if (!sio_k.ntb)
 		return -EOPNOTSUPP;	/* one machine: the core programs it */
-	if (!pdev || index >= msix_table(pdev, &bar, &base))
+	if (!pdev || (index == SIO_MSI_ENTRY ? !pdev->msi_cap :
+		      index >= msix_table(pdev, &bar, &base)))
 		return -EINVAL;
 	win = sio_kplat_dev_iova(d->node, d->irq_addr);
 	if (addr && (!win || addr < win || addr - win >= SIO_MSI_SIZE)) {
 		kd->msix_refused++;
-		dev_warn_ratelimited(&pdev->dev, "smartio: MSI-X entry %u from %s aimed at %#llx, outside its MSI window %#llx+%#llx: refused\n",
-				     index, sio_node(sio_k.reg, node)->name,
+		dev_warn_ratelimited(&pdev->dev, "smartio: MSI%s entry %d from %s aimed at %#llx, outside its MSI window %#llx+%#llx: refused\n",
+				     index == SIO_MSI_ENTRY ? "" : "-X",
+				     (int)index, sio_node(sio_k.reg, node)->name,
 				     addr, win, SIO_MSI_SIZE);
 		return -EACCES;
 	}
+	if (index == SIO_MSI_ENTRY)
+		return msi_write(kd, e);
 	base += (u64)index * PCI_MSIX_ENTRY_SIZE;
 	if (bar_io(pdev, bar, base + PCI_MSIX_ENTRY_VECTOR_CTRL, &ctrl, 4, 0))
 		return -ENOMEM;

@@ -499,6 +499,12 @@ static struct sio_kdev *remote(u32 dev)
 	return &lend.rdev[dev];
 }
 
+/* The shadow of registry device dev on this machine, or NULL. */
+struct sio_shadow *sio_ntb_lend_shadow(u32 dev)
+{
+	return dev < ARRAY_SIZE(lend.rdev) ? lend.rdev[dev].shadow : NULL;
+}
+
 static int ram_end(struct resource *res, void *arg)
 {
 	u64 *end = arg;

@@ -75,6 +75,9 @@ struct sio_shadow {
 	bool msix_live;		/* the work may run (the shadow is there) */
 	u8 (*msix_sent)[PCI_MSIX_ENTRY_SIZE];
 	u32 msix_nsent;
+	u8 msi_sent[PCI_MSIX_ENTRY_SIZE];	/* MSI's message, sent last */
+	bool msi_sent_ok;
+	bool msi_masked;	/* MSI's mask bit as the PCI core set it */
 	atomic64_t maps;	/* DMA API mappings made, ever */
 	atomic_t live;		/* DMA API mappings not unmapped yet */
 };
@@ -107,6 +110,12 @@ void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d);
 bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
 			bool write);
 void sio_shadow_ntb_msi_free(struct sio_shadow *sh);
+/* Another device's BAR mapped for the shadow's device (sio_shadow_p2p.c). */
+dma_addr_t sio_shadow_p2p_map(struct device *dev, phys_addr_t phys,
+			      size_t size, enum dma_data_direction dir,
+			      unsigned long attrs);
+void sio_shadow_p2p_unmap(struct device *dev, dma_addr_t addr, size_t size,
+			  enum dma_data_direction dir, unsigned long attrs);
 /* The shadow's driver is gone: no more MSI-X messages to send. */
 void sio_shadow_ntb_msix_stop(struct sio_shadow *sh);
 

@@ -132,6 +132,8 @@ const struct dma_map_ops sio_shadow_ntb_dma_ops = {
 	.unmap_page = ntb_unmap_page,
 	.map_sg = ntb_map_sg,
 	.unmap_sg = ntb_unmap_sg,
+	.map_resource = sio_shadow_p2p_map,
+	.unmap_resource = sio_shadow_p2p_unmap,
 	.get_required_mask = ntb_required_mask,
 };
 
@@ -154,6 +156,16 @@ void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d)
 		if (!d->bar[i].size || !sh->win[i].flags)
 			continue;
 		if (d->bar[i].flags & SIO_BAR_MEM64)
+			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
+		/*
+		 * A 32-bit BAR whose window lies above 4 GiB (an NTB's
+		 * 64-bit window usually does) reads as a 64-bit one when
+		 * the next BAR register is unused, as on QEMU's edu and
+		 * ivshmem: its address cannot be said otherwise.
+		 */
+		if (!(flags & PCI_BASE_ADDRESS_MEM_TYPE_64) &&
+		    upper_32_bits(addr + d->bar[i].size - 1) &&
+		    i + 1 < PCI_STD_NUM_BARS && !d->bar[i + 1].size)
 			flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
 		if (d->bar[i].flags & SIO_BAR_PREFETCH)
 			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
@@ -237,23 +249,28 @@ static void ntb_msix_forward(struct work_struct *work)
 
 	msi_lock_descs(dev);
 	msi_for_each_desc(desc, dev, MSI_DESC_ALL) {
-		u32 i = desc->msi_index;
+		bool msix = desc->pci.msi_attrib.is_msix;
+		u32 i = msix ? desc->msi_index : SIO_MSI_ENTRY;
+		u8 *sent = msix ? (i < sh->msix_nsent ? sh->msix_sent[i] : NULL) :
+			   sh->msi_sent;
 
-		if (!desc->pci.msi_attrib.is_msix)
-			continue;
 		put_unaligned_le32(desc->msg.address_lo, e);
 		put_unaligned_le32(desc->msg.address_hi, e + 4);
 		put_unaligned_le32(desc->msg.data, e + 8);
-		put_unaligned_le32(desc->pci.msix_ctrl, e + 12);
-		if (i < sh->msix_nsent && !memcmp(sh->msix_sent[i], e, sizeof(e)))
+		put_unaligned_le32(msix ? desc->pci.msix_ctrl :
+				   READ_ONCE(sh->msi_masked), e + 12);
+		if (sent && (msix || sh->msi_sent_ok) &&
+		    !memcmp(sent, e, sizeof(e)))
 			continue;
 		err = ntb_msix_send(sh, i, e);
-		/* ENOENT: MSI-X is off (the driver let go), nothing routed. */
+		/* ENOENT: the driver let go of its vectors, nothing routed. */
 		if (err && err != -ENOENT)
-			dev_warn_ratelimited(&sh->pdev->dev, "smartio: MSI-X entry %u not written by the lender: %d\n",
-					     i, err);
-		if (!err && i < sh->msix_nsent)
-			memcpy(sh->msix_sent[i], e, sizeof(e));
+			dev_warn_ratelimited(&sh->pdev->dev, "smartio: MSI%s entry %d not written by the lender: %d\n",
+					     msix ? "-X" : "", (int)i, err);
+		if (!err && sent)
+			memcpy(sent, e, sizeof(e));
+		if (!msix)
+			sh->msi_sent_ok = !err;
 	}
 	msi_unlock_descs(dev);
 }
@@ -293,26 +310,41 @@ static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
 	}
 	m.address_lo = lower_32_bits(addr);
 	m.address_hi = upper_32_bits(addr);
-	/* The descriptor keeps what the table holds (restored on resume). */
-	pci_write_msi_msg(data->irq, &m);
+	/*
+	 * The descriptor keeps what the table holds (restored on resume).
+	 * MSI's registers are config space, whose cycles sleep here (they
+	 * cross the NTB) while this runs atomic; the device would not take
+	 * them from us anyway: the lender writes the message.
+	 */
+	if (desc->pci.msi_attrib.is_msix)
+		pci_write_msi_msg(data->irq, &m);
+	else
+		desc->msg = m;
 	ntb_msix_changed(sh);
 }
 
+/* MSI's mask bit, as ntb_msi_write's message: the lender writes it. */
 static void ntb_msi_mask(struct irq_data *data)
 {
-	struct sio_shadow *sh =
-		sio_dev_shadow(msi_desc_to_dev(irq_data_get_msi_desc(data)));
+	struct msi_desc *desc = irq_data_get_msi_desc(data);
+	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
 
-	sh->chip_mask(data);
+	if (desc->pci.msi_attrib.is_msix)
+		sh->chip_mask(data);
+	else
+		WRITE_ONCE(sh->msi_masked, desc->pci.msi_attrib.can_mask);
 	ntb_msix_changed(sh);
 }
 
 static void ntb_msi_unmask(struct irq_data *data)
 {
-	struct sio_shadow *sh =
-		sio_dev_shadow(msi_desc_to_dev(irq_data_get_msi_desc(data)));
+	struct msi_desc *desc = irq_data_get_msi_desc(data);
+	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
 
-	sh->chip_unmask(data);
+	if (desc->pci.msi_attrib.is_msix)
+		sh->chip_unmask(data);
+	else
+		WRITE_ONCE(sh->msi_masked, false);
 	ntb_msix_changed(sh);
 }
 

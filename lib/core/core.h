@@ -109,8 +109,14 @@ struct sio_platform_ops {
 	 * Optional: MSI-X table entry `index` of device dev written as
 	 * borrower `node` asks (SIO_CMD_MSIX_ENTRY: 16 bytes, little
 	 * endian), once the core checked that the device's vectors are
-	 * routed to that node.  The platform refuses (-EACCES, counted) an
-	 * address outside that node's MSI window as the device sees it.
+	 * routed to that node; index SIO_MSI_ENTRY: the address and data
+	 * of the MSI capability, when MSI is routed to it (the vector
+	 * control word is ignored then).  The platform refuses (-EACCES,
+	 * counted) an address outside that node's MSI window as the device
+	 * sees it.  With SIO_CORE_SEPARATE the borrower's own messages are
+	 * the only ones its device sends: the core neither programs MSI
+	 * addresses for a borrower nor passes the borrower's config writes
+	 * of them (msi.c).
 	 */
 	int (*msix_write)(void *plat, u32 dev, u32 node, u32 index,
 			  const u8 *entry);
@@ -130,6 +136,9 @@ struct sio_platform_ops {
 	int (*dma_direct_map)(void *plat, u32 self, u32 borrower, u16 rid,
 			      u64 addr, u64 size, int map);
 };
+
+/* SIO_CMD_MSIX_ENTRY's index for the MSI capability's one message. */
+#define SIO_MSI_ENTRY 0xffffffffu
 
 #define SIO_INB_BAR 1u
 #define SIO_INB_DMA 2u

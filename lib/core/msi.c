@@ -162,12 +162,28 @@ static int route(struct sio_core *c, u32 dev, u32 node, u32 mode, u32 count)
 	return 0;
 }
 
+/*
+ * Whether the messages dev sends for asker are asker's own: over an NTB
+ * (SIO_CORE_SEPARATE) a borrower's interrupt vectors are its kernel's,
+ * which the core's vector numbers do not name; its shadow sends each
+ * message as SIO_CMD_MSIX_ENTRY and the lender's platform writes it once
+ * it checked the address (msix_write).
+ */
+static int own_msgs(struct sio_core *c, u32 dev, u32 asker)
+{
+	return (c->flags & SIO_CORE_SEPARATE) && c->ops->msix_write &&
+	       asker != sio_dev(c->reg, dev)->node;
+}
+
 /* The MSI registers as the core wants them: address and vector data. */
 static int program_msi(struct sio_core *c, u32 dev, u32 cap)
 {
 	struct sio_device *d = sio_dev(c->reg, dev);
 	u32 ctl = cfg_rd_le(c, dev, cap + 2, 2);
 
+	/* The message is the borrower's (sio_h_msix_entry). */
+	if (own_msgs(c, dev, d->irq_node))
+		return cfg_wr_le(c, dev, cap + 2, ctl & ~MSI_MME, 2);
 	cfg_wr_le(c, dev, cap + 4, (u32)d->irq_addr, 4);
 	if (ctl & 0x80) {
 		cfg_wr_le(c, dev, cap + 8, (u32)(d->irq_addr >> 32), 4);
@@ -249,6 +265,24 @@ static u32 ctl_after(struct sio_core *c, u32 dev, u32 cap, u32 id, u32 off,
 }
 
 /*
+ * A borrower's config writes of the MSI message (address and data) never
+ * reach the device when its messages are its own: the lender writes them
+ * from SIO_CMD_MSIX_ENTRY after checking the address, and a config write
+ * could aim the device's writes anywhere its IOMMU domain reaches.
+ */
+static void keep_msi_msg(struct sio_core *c, u32 dev, u32 cap, u32 off,
+			 u8 *data, u32 len)
+{
+	u32 n = (cfg_rd_le(c, dev, cap + 2, 2) & 0x80) ? 10 : 6, i;
+	u8 cur[10];
+
+	cfg_rd(c, dev, cap + 4, cur, n);
+	for (i = 0; i < n; i++)
+		if (overlaps(off, len, cap + 4 + i, 1))
+			data[cap + 4 + i - off] = cur[i];
+}
+
+/*
  * Before anything is written: may asker enable `mode` (one routing per
  * device, MSI and MSI-X exclusive), and vectors for it.  *fresh is set
  * when vectors were allocated now.
@@ -296,6 +330,8 @@ static int write_pieces(struct sio_core *c, u32 dev, u32 asker, u32 msi,
 			piece[0x05 - at] |= 0x04;
 		if (msi)
 			keep_read_only(c, dev, msi, CAP_MSI, at, piece, n);
+		if (msi && own_msgs(c, dev, asker))
+			keep_msi_msg(c, dev, msi, at, piece, n);
 		if (msix)
 			keep_read_only(c, dev, msix, CAP_MSIX, at, piece, n);
 		err = cfg_wr(c, dev, at, piece, n);
@@ -362,8 +398,10 @@ void sio_msi_cfg_read(struct sio_core *c, u32 dev, u32 asker, u32 off,
 /*
  * A borrower's MSI-X message, written by the lender (SmartIO over an NTB
  * whose lender leaves the table's pages untranslated for borrowers, so
- * that the messages a device sends are the lender's to check): only the
- * node the device's MSI-X vectors are routed to may write entries, and
+ * that the messages a device sends are the lender's to check), or its
+ * MSI message (index SIO_MSI_ENTRY; its config writes of the message do
+ * not reach the device, keep_msi_msg): only the
+ * node the device's MSI-X or MSI vectors are routed to may write them, and
  * whether the address lands in its MSI window is the platform's check
  * (it knows the device's view of the window).  ENOENT when nothing is
  * routed to it (a message late after the driver turned MSI-X off).
@@ -374,6 +412,7 @@ int sio_h_msix_entry(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	int dev = sio_msg_dev(c->reg, p);
 	int asker = sio_msg_node(c->reg, p, SIO_A_NODE);
 	struct sio_device *d;
+	u32 mode;
 
 	(void)rep;
 	if (dev < 0)
@@ -387,7 +426,9 @@ int sio_h_msix_entry(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return -EINVAL;
 	if (!(d->borrowers >> asker & 1))
 		return -EACCES;
-	if (d->irq_mode != SIO_IRQ_MSIX || d->irq_node != (u32)asker)
+	mode = sio_nla_u32(&p->tb[SIO_A_INDEX]) == SIO_MSI_ENTRY ?
+	       SIO_IRQ_MSI : SIO_IRQ_MSIX;
+	if (d->irq_mode != mode || d->irq_node != (u32)asker)
 		return -ENOENT;
 	if (!c->ops->msix_write)
 		return -EOPNOTSUPP;

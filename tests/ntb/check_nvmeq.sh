@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make check-ntb, the shared NVMe part: four QEMU guests on one 4-port
+# smartio-ntb-switch form one smartio cluster; host0 lends its NVMe in
+# shared mode and smartio-nvmeq (contrib/nvme, SmartIO 6.2's distributed
+# NVMe driver) runs over smartio.ko: the manager on host1, two clients each
+# on host1, host2 and host3 at once, each with its own queue pair and LBA
+# range, verified; host2 reads back host3's ranges; host3 powers off
+# mid-I/O and host2's clients go on; host1, the manager's node, powers
+# off and host2's next client is told no manager serves the drive
+# (tests/ntb/nvmeq-init.sh).
+#
+# Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
+# build.sh), NTB_TIMEOUT (seconds per guest, default 1800), NTB_KEEP=1
+# keeps the work directory.  Exit 77 when qemu, busybox-static, cpio, the
+# kernel image, headers or source are missing.
+set -u
+src=${SRCDIR:-.}
+build=${BUILDDIR:-.}
+limit=${NTB_TIMEOUT:-1800}
+N=4
+
+skip() { echo "SKIP: check-ntb (nvmeq): $*"; exit 77; }
+. "$src/tests/kmod/guest-lib.sh"
+. "$src/tests/ntb/switch-lib.sh"
+sw_prepare
+sw_smartio_build
+
+mkdir -p "$tmp/root/bin"
+# smartio-nvmeq, static (no C library in the guests).
+${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
+	-o "$tmp/root/bin/smartio-nvmeq" "$src/contrib/nvme/smartio-nvmeq.c" \
+	"$src/contrib/nvme/sfiles.c" "$src/contrib/nvme/nvmeq_queue.c" \
+	"$src/contrib/nvme/nvmeq_client.c" "$src/contrib/nvme/nvmeq_manager.c" \
+	>"$tmp/cc-nvmeq.log" 2>&1 || { cat "$tmp/cc-nvmeq.log"; exit 1; }
+guest_root "$tmp/root" "$src/tests/ntb/nvmeq-init.sh" "$out/smartio/smartio.ko" \
+	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
+cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
+cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
+sw_smartio_root "$tmp/root"
+guest_initrd "$tmp/root" "$tmp/initrd.gz"
+
+# Look-up-table entries of 128 MiB: each borrower of 128 MiB takes one
+# for the DMA window and one for the MSI window of host0's seven.
+sw_start $N 1G
+SW_APPEND="intel_iommu=on iommu=pt no_timer_check"
+t0=$(date +%s)
+dd if=/dev/zero of="$tmp/nvme0.img" bs=1M count=0 seek=64 status=none
+sw_guest 0 1 256 -device intel-iommu,intremap=on \
+	-drive "file=$tmp/nvme0.img,if=none,id=nv,format=raw" \
+	-device nvme,serial=sio0,drive=nv
+pid0=$guest_pid
+for p in 1 2 3; do
+	sw_guest $p 1 128 -device intel-iommu,intremap=on
+	eval "pid$p=\$guest_pid"
+done
+# shellcheck disable=SC2154
+wait "$pid0" "$pid1" "$pid2" "$pid3"
+echo "all guests done after $(($(date +%s) - t0)) s"
+
+sw_check p0-1 4
+sw_check p1-1 7
+sw_check p2-1 9
+sw_check p3-1 5
+echo "--- switch"
+cat "$tmp/switch.log"
+if [ "$fails" -eq 0 ]; then
+	echo "PASS: check-ntb (nvmeq) on $kernel_tag"
+	exit 0
+fi
+echo "FAIL: check-ntb (nvmeq) ($fails problems)"
+exit 1

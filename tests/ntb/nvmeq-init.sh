@@ -1,0 +1,156 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# /init of a check-ntb smartio-nvmeq guest (tests/ntb/check_nvmeq.sh): port
+# swport= of a 4-port smartio-ntb-switch is smartio node host<port> of four
+# (smartio.ko fabric=ntb nodes=4).  host0 lends its NVMe in shared mode;
+# host1 runs smartio-nvmeq's manager (the admin queue in a segment of
+# host1, the manager holding the device as a borrower); clients on host1,
+# host2 and host3 (two each, at once) write and verify ranges of their
+# own, each with an I/O queue pair in a segment of its own node; host2
+# reads back what host3 wrote; host3 powers off in the middle of a client's
+# I/O and host2's clients go on; host1 powers off and host2's next client
+# is told no manager serves the drive.  No nvme driver is loaded on the
+# borrowers: the shadows stay unbound, for the userspace queues.
+# "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
+phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+N=4
+echo "NTB-START port=$P phase=$phase"
+. /guest-common.sh
+STEP_WAIT=300
+. /cluster-steps.sh
+
+for m in $(cat /modules/order); do
+	case $m in
+	*/nvme.ko) [ "$P" = 0 ] && insmod "$m" 2>/dev/null ;;
+	*) insmod "$m" 2>/dev/null ;;
+	esac
+done
+nvme_bdf=
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/class")" = 0x010802 ] && nvme_bdf=$(basename "$d")
+done
+insmod /ntb.ko || fail "insmod ntb.ko"
+insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
+# A segment heap of 4 MiB: the manager's queues and each client's queue
+# pair and buffers are segments of their node (the default 512 KiB holds
+# the manager's and one client's).
+insmod /smartio_ntb.ko node="$P" window_kb=4096 || fail "insmod smartio_ntb.ko"
+if [ "$P" = 0 ]; then
+	smartio_up devices="$nvme_bdf"
+else
+	smartio_up
+fi
+smartiofs_up
+for q in $others; do
+	waitfor 600 is "/smartio/nodes/host$q/state" up ||
+		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
+done
+pass "/smartio: the other nodes up"
+step_debug() {
+	ls /smartio/nodes/*/segments
+	cat /sys/kernel/debug/smartio/state
+	dmesg | tail -n 40
+}
+D=host0-nvme0
+q() { smartio-nvmeq -d $D "$@"; }
+host1_gone() { ! is /smartio/nodes/host1/state up; }
+
+if [ "$P" = 0 ]; then
+	echo all >/smartio/dev/$D/lend || fail "lend all"
+	echo shared >/smartio/dev/$D/mode || fail "mode shared"
+	mark lent
+	h2_gone() { ! is /smartio/nodes/host2/state up; }
+	waitfor 900 host1_gone && waitfor 900 h2_gone || fail "host1 or host2 still up"
+	pass "host1, host2 and host3 done with $D"
+	finish
+fi
+
+wait_for lent 0
+if [ "$P" = 1 ]; then
+	q manage >/tmp/mgr.log 2>&1 &
+	mgr=$!
+	serving() { grep -q serving /tmp/mgr.log; }
+	if waitfor 120 serving; then
+		pass "manager: $(grep serving /tmp/mgr.log)"
+	else
+		fail "manager: $(cat /tmp/mgr.log)"
+		step_debug
+	fi
+	mark mgr
+else
+	wait_for mgr 1
+fi
+
+# Two clients on each node at once, each on its own 1 MiB range.
+range() { echo $((($1 * 2 + $2) * 2048)); }
+for k in 0 1; do
+	q check -l "$(range "$P" $k)" -n 2048 -s $((P * 2 + k + 1)) >/tmp/c$k 2>&1 &
+	eval "c$k=\$!"
+done
+for k in 0 1; do
+	eval "pid=\$c$k"
+	if wait "$pid" && grep -q "wrote and read back 2048 blocks at $(range "$P" $k) through queue [0-9]* of $D from host$P: verified" /tmp/c$k; then
+		pass "client $k of host$P: $(cat /tmp/c$k)"
+	else
+		fail "client $k of host$P: $(cat /tmp/c$k)"
+	fi
+done
+mark wrote
+
+# host2 reads what host3 wrote; host3 then powers off mid-I/O and host2's
+# clients go on.
+if [ "$P" = 3 ]; then
+	wait_for read 2
+	# A client writing and verifying over and over, until the power-off.
+	(while q check -l 16384 -n 8192 -s 99 >/tmp/long 2>&1; do :; done) &
+	long=$!
+	sleep 3
+	if kill -0 "$long" 2>/dev/null; then
+		echo "host3 powers off with a client's I/O under way"
+	else
+		fail "host3's client stopped before the power-off: $(cat /tmp/long)"
+	fi
+	power_off "NTB-END port=$P phase=$phase fails=$fails"
+fi
+if [ "$P" = 2 ]; then
+	wait_for wrote 3
+	for k in 0 1; do
+		if q check -k -l "$(range 3 $k)" -n 2048 -s $((3 * 2 + k + 1)) >/tmp/r$k 2>&1; then
+			pass "host2 reads host3's range $k back: $(cat /tmp/r$k)"
+		else
+			fail "host2 reading host3's range $k: $(cat /tmp/r$k)"
+		fi
+	done
+	mark read
+	h3_gone() { ! is /smartio/nodes/host3/state up; }
+	waitfor 300 h3_gone || fail "host3 still up"
+	if q check -l "$(range 2 0)" -n 2048 -s 77 >/tmp/after 2>&1; then
+		pass "after host3's loss: $(cat /tmp/after)"
+	else
+		fail "after host3's loss: $(cat /tmp/after)"
+	fi
+	mark after
+	# The manager's node lost: a client is told, as in the simulator.
+	waitfor 900 host1_gone || fail "host1 still up"
+	if timeout 120 smartio-nvmeq -d $D check -l "$(range 2 1)" -n 256 >/tmp/lost 2>&1; then
+		fail "a client ran with no manager: $(cat /tmp/lost)"
+	elif grep -q "no manager serves $D" /tmp/lost; then
+		pass "with host1 (the manager) down: $(cat /tmp/lost)"
+	else
+		fail "with host1 (the manager) down: $(cat /tmp/lost)"
+	fi
+	finish
+fi
+# host1: the manager serves until host2 is done, then says what it saw.
+wait_for after 2
+pass "manager still serving: $(q status 2>&1 | tr '\n' ' ' | cut -c1-200)"
+kill "$mgr" 2>/dev/null
+finish
