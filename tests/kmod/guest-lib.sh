@@ -107,7 +107,7 @@ guest_boot_caps() {
 		-m "$2" -display none -monitor none -no-reboot \
 		-serial "file:$1/guest.log" \
 		-kernel "$kernel" -initrd "$1/initrd.gz" \
-		-append "console=ttyS0 panic=-1 intel_iommu=on" \
+		-append "console=ttyS0 panic=-1 no_timer_check intel_iommu=on" \
 		-device intel-iommu,intremap=on \
 		-device nvme-subsys,id=subsys0,nqn=smartio-caps \
 		-device nvme,serial=smartio-sriov,subsys=subsys0,sriov_max_vfs=2,sriov_vq_flexible=4,sriov_vi_flexible=2 \
