@@ -84,6 +84,18 @@ static void seg_announce(struct sio_core *c, u32 seg)
 	sio_seg_event(c, SIO_EV_SEGMENT_CREATE, seg, NULL, NULL);
 }
 
+/*
+ * A record changed that no event tells of (a segment created, or one
+ * without memory destroyed): registry readers that keep a copy
+ * (libsmartio over smartio.ko) re-read when the platform is notified,
+ * as every event does.
+ */
+static void seg_changed(struct sio_core *c)
+{
+	if (c->ops->notify)
+		c->ops->notify(c->plat);
+}
+
 /* segment-destroy, for a segment that was announced (had memory). */
 static void seg_unannounce(struct sio_core *c, u32 seg)
 {
@@ -114,6 +126,7 @@ static int seg_create(struct sio_core *c, u32 owner, u32 creator,
 	if (i < 0)
 		return i;
 	r->seg_gen++;
+	seg_changed(c);
 	return 0;
 }
 
@@ -158,6 +171,7 @@ static int seg_destroy(struct sio_core *c, u32 seg)
 		sio_range_free(&sio_node(c->reg, s->owner)->ram, s->phys);
 	}
 	sio_memset(s, 0, sizeof(*s));
+	seg_changed(c);
 	return 0;
 }
 
@@ -260,6 +274,7 @@ static void seg_forget(struct sio_core *c, u32 seg)
 	}
 	seg_unannounce(c, seg);
 	sio_memset(sio_seg(r, seg), 0, sizeof(struct sio_segment));
+	seg_changed(c);
 }
 
 void sio_core_seg_forget(struct sio_core *c, u32 self, u32 owner)
