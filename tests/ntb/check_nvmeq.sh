@@ -28,7 +28,7 @@ sw_smartio_build
 
 mkdir -p "$tmp/root/bin"
 # smartio-nvmeq, static (no C library in the guests).
-${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
+${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror -I"$src/lib/core" \
 	-o "$tmp/root/bin/smartio-nvmeq" "$src/contrib/nvme/smartio-nvmeq.c" \
 	"$src/contrib/nvme/sfiles.c" "$src/contrib/nvme/nvmeq_queue.c" \
 	"$src/contrib/nvme/nvmeq_client.c" "$src/contrib/nvme/nvmeq_manager.c" \
