@@ -402,8 +402,11 @@ static int table_apply(struct sio_core *c, u32 self, u32 owner,
 	if (!sio_name_ok(name) || sio_nla_find(nest, SIO_A_INDEX, &f))
 		return -EINVAL;
 	i = sio_seg_lookup(r, owner, name);
-	if (i < 0)
+	if (i < 0) {
+		/* A new record: registry readers learn of it (no event yet). */
 		i = seg_new(c, owner, owner, name, sio_nla_u32(&f));
+		changed = 1;
+	}
 	if (i < 0)
 		return i;
 	s = sio_seg(r, (u32)i);
