@@ -74,6 +74,11 @@ if [ "$P" = 0 ]; then
 fi
 
 wait_for lent 0
+# host0's device table reaches this node on its own path, after host0
+# came up again when its smartio.ko attached (a new generation): the
+# step segment can come first.
+seen() { [ -e "/smartio/dev/$D/node" ]; }
+waitfor 60 seen || fail "$D not in /smartio/dev 60 s after host0 lent it: $(ls /smartio/dev | tr '\n' ' ')"
 if [ "$P" = 1 ]; then
 	q manage >/tmp/mgr.log 2>&1 &
 	mgr=$!
