@@ -57,6 +57,18 @@ module_param(unconfined_segments, bool, 0444);
 MODULE_PARM_DESC(unconfined_segments,
 		 "fabric=ntb over an NTB without single look-up-table entries (ntb_ivshmem, ntb_sioswitch without lut_mws): allow segments although every peer reaches all of them, exported or not (default N: sizing one fails with EOPNOTSUPP)");
 
+/*
+ * The operator's cabling, when given: which node id may come up behind
+ * which port of the switch ("PORT:ID,PORT:ID").  Then even a node's
+ * first announcement is checked (peer_id_pinned); a port not named is
+ * pinned by first contact, as without the parameter.
+ */
+static char *port_nodes;
+module_param(port_nodes, charp, 0444);
+MODULE_PARM_DESC(port_nodes,
+		 "fabric=ntb: PORT:ID pairs, comma-separated (e.g. 0:0,1:1,2:2): the peer behind switch port PORT may only be node id ID, and ID only behind PORT (default: each peer keeps the first id it announces)");
+
+#define SIO_FAB_PORTS 64	/* switch ports port_nodes can name */
 #define SIO_FAB_TIMEOUT_MS 5000
 #define SIO_FAB_CLAIM_TIMEOUT_MS 30000
 #define SIO_FAB_RETRY_MS 200
@@ -81,6 +93,7 @@ static struct {
 	typeof(sio_ntb_direct_peer_addr) *direct_peer_addr;
 	typeof(sio_ntb_rid_allow) *rid_allow;
 	typeof(sio_ntb_pci_dev) *pci_dev;
+	typeof(sio_ntb_peer_port) *peer_port;
 } ntb;
 
 /*
@@ -109,6 +122,7 @@ static const struct {
 	{ "sio_ntb_direct_peer_addr", (void **)&ntb.direct_peer_addr },
 	{ "sio_ntb_rid_allow", (void **)&ntb.rid_allow },
 	{ "sio_ntb_pci_dev", (void **)&ntb.pci_dev },
+	{ "sio_ntb_peer_port", (void **)&ntb.peer_port },
 };
 
 /* This node's segments: their memory in the segment heap. */
@@ -132,6 +146,7 @@ static struct {
 	struct task_struct *serving;	/* runs a request of a peer now */
 	u32 in_place;		/* requests served while a sender was parked */
 	u32 ids_refused;	/* peers that announced an id not theirs */
+	s32 port_pin[SIO_FAB_PORTS];	/* port_nodes: the id, or -1 */
 	struct dentry *dbgfs;
 	/* Segment tables to push: the one built, the one each peer has. */
 	struct delayed_work push;
@@ -464,10 +479,31 @@ static void link_state(void)
  * the operator's cabling (which machine is behind which port) is the
  * root of it.  smartio(4) says so.
  */
+static bool port_pin_ok(struct sio_ntb_peer *p, u32 id)
+{
+	int port = ntb.peer_port(p), q;
+
+	for (q = 0; q < SIO_FAB_PORTS; q++) {
+		if (fab.port_pin[q] < 0 ||
+		    (q != port && fab.port_pin[q] != (s32)id))
+			continue;
+		if (q == port && fab.port_pin[q] == (s32)id)
+			return true;
+		pr_warn_ratelimited("smartio: NTB peer behind port %d announcing node id %u refused: port_nodes pins node id %d behind port %d\n",
+				    port, id, fab.port_pin[q], q);
+		return false;
+	}
+	return true;	/* neither the port nor the id is named */
+}
+
 static bool peer_id_pinned(struct sio_ntb_peer *p, int n, u32 id)
 {
 	int m = node_of(p);
 
+	if (!port_pin_ok(p, id)) {
+		fab.ids_refused++;
+		return false;
+	}
 	if (n >= 0 && n != sio_k.self && (!fab.p[n] || fab.p[n] == p) &&
 	    (m < 0 || m == n))
 		return true;
@@ -838,10 +874,62 @@ static void fab_free_bufs(void)
 	memset(fab.dsent, 0, sizeof(fab.dsent));
 }
 
+/*
+ * port_nodes as the operator wrote it: each pair's port below
+ * SIO_FAB_PORTS, its id one of the nodes, no port or id named twice.
+ * Anything else refuses the load, naming the pair.
+ */
+static int port_nodes_parse(void)
+{
+	char *buf, *cur, *pair, *colon = NULL;
+	u32 port, id, q;
+	int err = 0;
+
+	for (q = 0; q < SIO_FAB_PORTS; q++)
+		fab.port_pin[q] = -1;
+	if (!port_nodes || !*port_nodes)
+		return 0;
+	buf = kstrdup(port_nodes, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	cur = buf;
+	while (!err && (pair = strsep(&cur, ","))) {
+		colon = strchr(pair, ':');
+		err = -EINVAL;
+		if (!colon)
+			break;
+		*colon = '\0';
+		if (kstrtou32(pair, 10, &port) || kstrtou32(colon + 1, 10, &id) ||
+		    port >= SIO_FAB_PORTS || id >= sio_k.nnodes ||
+		    fab.port_pin[port] >= 0)
+			break;
+		for (q = 0; q < SIO_FAB_PORTS; q++)
+			if (fab.port_pin[q] == (s32)id)
+				break;
+		if (q < SIO_FAB_PORTS)
+			break;
+		fab.port_pin[port] = id;
+		err = 0;
+	}
+	if (err) {
+		if (colon)
+			*colon = ':';
+		pr_err("smartio: port_nodes: '%s' is not PORT:ID with a port below %u and one of the %u node ids, each named once\n",
+		       pair ? pair : "", SIO_FAB_PORTS, sio_k.nnodes);
+	}
+	kfree(buf);
+	return err;
+}
+
 int sio_ntb_fab_init(void)
 {
-	int err = -ENOMEM;
+	int err;
 	u32 n;
+
+	err = port_nodes_parse();
+	if (err)
+		return err;
+	err = -ENOMEM;
 
 	INIT_DELAYED_WORK(&fab.push, fab_push);
 	INIT_WORK(&fab.greet, fab_greet);

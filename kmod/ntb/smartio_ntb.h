@@ -63,6 +63,8 @@ int sio_ntb_call(struct sio_ntb_peer *p, const void *msg, u32 len,
 
 /* The peer's node id (valid while it is up). */
 u32 sio_ntb_peer_node(struct sio_ntb_peer *p);
+/* The switch port the peer sits behind (ntb_peer_port_number()). */
+int sio_ntb_peer_port(struct sio_ntb_peer *p);
 
 /*
  * Segments: memory of this node that the peer reaches through its

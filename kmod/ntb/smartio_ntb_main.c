@@ -591,6 +591,12 @@ u32 sio_ntb_peer_node(struct sio_ntb_peer *p)
 }
 EXPORT_SYMBOL_GPL(sio_ntb_peer_node);
 
+int sio_ntb_peer_port(struct sio_ntb_peer *p)
+{
+	return p->port;
+}
+EXPORT_SYMBOL_GPL(sio_ntb_peer_port);
+
 /* --- segments: memory of ours the peers reach through their windows ---- */
 
 /* A segment's pages in the heap: a multiple of the heap's alignment. */

@@ -52,7 +52,32 @@ for m in $(cat /modules/order); do
 done
 # Without lut_mws the switch offers no single entries: every peer
 # reaches the whole segment heap (kmod/README), accepted here.
-smartio_up unconfined_segments=1
+# host0 is told the cabling (port_nodes, smartio(4)); first with ports 1
+# and 2 swapped, so that host1 and host2 are refused even at their first
+# announcement, and with a pair naming no node, which refuses the load.
+if [ "$P" = 0 ]; then
+	f=/sys/kernel/debug/smartio_fabric/ids_refused
+	both_refused() { [ "$(cat $f 2>/dev/null || echo 0)" -ge 2 ]; }
+	smartio_up unconfined_segments=1 port_nodes=1:2,2:1
+	if waitfor 120 both_refused &&
+	   dmesg | grep -q "behind port 1 announcing node id 1 refused: port_nodes pins node id 2 behind port 1"; then
+		pass "port_nodes=1:2,2:1: host1 and host2 refused at their first announcement ($(cat $f) refusals)"
+	else
+		fail "port_nodes=1:2,2:1: ids_refused '$(cat $f 2>&1)', $(dmesg | grep port_nodes | tail -n 1)"
+	fi
+	rmmod smartio || fail "rmmod smartio after the swapped pins"
+	if insmod /smartio.ko fabric=ntb nodes="$N" node=0 port_nodes=1:1,2:7 2>/dev/null; then
+		fail "port_nodes=1:1,2:7 (no node 7) loaded"
+		rmmod smartio
+	elif dmesg | grep -q "port_nodes: '2:7' is not PORT:ID"; then
+		pass "port_nodes=1:1,2:7 refused: $(dmesg | grep "port_nodes: '2:7'" | tail -n 1 | sed 's/^\[[^]]*\] //')"
+	else
+		fail "port_nodes=1:1,2:7 refused without naming the pair"
+	fi
+	smartio_up unconfined_segments=1 port_nodes=1:1,2:2
+else
+	smartio_up unconfined_segments=1
+fi
 smartiofs_up
 if [ "$(readlink /smartio/self)" = "nodes/host$P" ] &&
    [ "$(ls /smartio/nodes | tr '\n' ' ')" = "host0 host1 host2 " ]; then
