@@ -211,14 +211,13 @@ static void sio_genl_post_doit(const struct SIO_GENL_DOIT_OPS *ops,
  * pointer), and config reads are open within the standard header
  * (cfg_read_allowed).
  */
+/* In the order SIO_GENL_ROW (lib/core/cmds.h) fills it. */
 struct sio_genl_row {
 	u8 cmd;
 	u8 flags;	/* SIO_GENL_* */
 	u32 attrs;	/* the policy: required | optional */
 };
 
-#define SIO_GENL_ROW(cmd, name, handler, route, origin, req, opt, genl) \
-	{ SIO_CMD_##cmd, genl, (req) | (opt) },
 static const struct sio_genl_row sio_genl_rows[] __initconst = {
 	SIO_CMDS(SIO_GENL_ROW)
 };
