@@ -177,8 +177,14 @@ static int client_gone(struct manager *m, volatile struct nvmeq_slot *s)
 	return stat(p, &st) < 0 && errno == ENOENT;
 }
 
+/*
+ * Publishes a slot's new state.  What the manager printed about the slot
+ * is written out first: whoever sees the state (a client, or a test
+ * reading the log) then finds the line that explains it.
+ */
 static void set_state(volatile struct nvmeq_slot *s, uint32_t state)
 {
+	fflush(stdout);
 	__atomic_store_n(&s->state, state, __ATOMIC_RELEASE);
 }
 
@@ -199,7 +205,6 @@ static int serve_slots(struct manager *m)
 		case NVMEQ_REQUEST:
 			st = create_pair(m, s, i + 1);
 			s->status = st;
-			set_state(s, st ? NVMEQ_FAILED : NVMEQ_READY);
 			if (m->verbose || st)
 				printf("smartio-nvmeq: queue %u for %s (pid %u): "
 				       "%s%s\n", i + 1,
@@ -208,6 +213,7 @@ static int serve_slots(struct manager *m)
 				       st ? "refused, " : "created",
 				       st < 0 ? strerror(-st) :
 				       st ? "NVMe status" : "");
+			set_state(s, st ? NVMEQ_FAILED : NVMEQ_READY);
 			m->seen[i] = now;
 			work++;
 			break;

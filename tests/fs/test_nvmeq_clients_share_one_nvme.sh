@@ -25,7 +25,8 @@ q() { "$NVMEQ" -d nvme0 "$@"; }
 
 "$NVMEQ" -m "$M" -d nvme0 manage > "$TMP/mgr.log" 2>&1 &
 MGR=$!
-for _ in $(seq 100); do
+# Waits are bounds for a loaded machine (make -j check), not timings.
+for _ in $(seq 300); do
 	grep -q "serving" "$TMP/mgr.log" && break
 	kill -0 $MGR 2>/dev/null || fail "manager exited: $(cat "$TMP/mgr.log")"
 	sleep 0.1
@@ -89,7 +90,7 @@ grep -q "read failed: Invalid argument" "$TMP/out" || fail "past the end: $(cat 
 # 20000 reads still complete.
 q -m "$TMP/m3" bench -q 4 -r 20000 -n 4096 > "$TMP/bench" 2>&1 &
 B=$!
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	q -m "$TMP/m0" status 2>/dev/null | grep -q "ready, host3" && break
 	sleep 0.05
 done
@@ -152,10 +153,12 @@ q -m "$TMP/m2" check -n 8 > "$TMP/out" 2>&1 || fail "after the claims expired: $
 # it gives the queue back.
 "$NVMEQ" -m "$TMP/m3" -d nvme0 bench -q 1 -r 10000000 > /dev/null 2>&1 &
 K=$!
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	q -m "$TMP/m0" status 2>/dev/null | grep -q "ready, host3 pid $K" && break
 	sleep 0.05
 done
+q -m "$TMP/m0" status | grep -q "ready, host3 pid $K" ||
+	fail "the client to be killed never got its queue: $(q -m "$TMP/m0" status)"
 kill -KILL $K
 wait $K 2>/dev/null || true
 seg=$TMP/m3/self/segments/nvmeq-nvme0-$K-0	# its first client
