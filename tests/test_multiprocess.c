@@ -242,6 +242,37 @@ static void test_stopped_process_goes_down_and_comes_back(void **state)
 	smartio_close(h);
 }
 
+/*
+ * A process that runs but could not beat for longer than a stopped one is
+ * given (its beat thread waited 3 s for the fabric's lock, as on a loaded
+ * machine) stays up, its borrow kept: slow is not dead.
+ */
+static void test_starved_process_stays_up(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
+	unsigned nvme0 = th_dev(h, "nvme0"), host1 = th_node(h, "host1");
+	struct smartio_device_info di;
+	struct smartio_node_info ni;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(smartio_lend(h, nvme0, SMARTIO_LEND_ALL, 0), 0);
+	pid = spawn_borrower(fabric);
+	sim_lock(sio_lib_fabric(h));
+	sleep(3);
+	sim_check_liveness(sio_lib_fabric(h));
+	sim_unlock(sio_lib_fabric(h));
+	assert_int_equal(smartio_node_info(h, host1, &ni), 0);
+	assert_int_equal(ni.state, SMARTIO_NODE_UP);
+	assert_int_equal(smartio_device_info(h, nvme0, &di), 0);
+	assert_int_equal(di.borrowers, 1ull << host1);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	smartio_close(h);
+}
+
 /* A killed child that nobody has reaped yet is a zombie: dead, not hung. */
 static void test_unreaped_zombie_is_down_without_waiting_for_timeout(void **state)
 {
@@ -333,6 +364,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_second_process_cannot_serve_a_served_node),
 		cmocka_unit_test(test_stale_fabric_with_a_reused_pid_is_rebuilt),
 		cmocka_unit_test(test_stopped_process_goes_down_and_comes_back),
+		cmocka_unit_test(test_starved_process_stays_up),
 		cmocka_unit_test(test_unreaped_zombie_is_down_without_waiting_for_timeout),
 	};
 

@@ -109,27 +109,47 @@ static u32 first_served(struct sim_fabric *f)
 	return f->reg->nnodes;	/* excludes nobody */
 }
 
+/* Whether pid is stopped (SIGSTOP, a debugger): it cannot beat. */
+static int pid_stopped(s32 pid)
+{
+	unsigned long long start;
+	char state = sio_proc_stat((pid_t)pid, &start);
+
+	return state == 'T' || state == 't';
+}
+
 /*
- * Two detectors: a process that is gone takes its nodes down at once; a
- * node whose heartbeats (sent through the core, as the kernel does over
- * the NTB) stop for SIM_DEAD_MS -- a hung or stopped process -- goes down
- * through the core's own check.
+ * Three detectors: a process that is gone takes its nodes down at once; a
+ * stopped one once its heartbeats (sent through the core, as the kernel
+ * does over the NTB) have been silent for SIM_DEAD_MS; a running one that
+ * is silent for SIM_SILENT_MS -- hung -- through the core's own check.
+ * A running process is given longer because on a loaded machine its beat
+ * thread can wait seconds for a CPU or for the fabric lock (make -j
+ * check beside QEMU guests did it: a node declared down while its
+ * daemon was serving dropped a test's interrupt routes).
  */
 void sim_check_liveness(struct sim_fabric *f)
 {
+	u64 now = mono_ns();
 	u32 i;
 
 	for (i = 0; i < f->reg->nnodes; i++) {
 		struct sim_node_hw *hw = sim_node_hw(f, i);
+		struct sio_node *n = sio_node(f->reg, i);
 
-		if (sio_node(f->reg, i)->state != SIO_NODE_UP ||
-		    !hw->owner_pid || pid_alive(hw->owner_pid, hw->owner_start))
+		if (n->state != SIO_NODE_UP || !hw->owner_pid)
 			continue;
-		hw->owner_pid = 0;
-		sio_core_node_down(&f->core, i);
+		if (!pid_alive(hw->owner_pid, hw->owner_start)) {
+			hw->owner_pid = 0;
+			sio_core_node_down(&f->core, i);
+		} else if (n->heard_ns && !(f->served >> i & 1) &&
+			   now - n->heard_ns > SIM_DEAD_MS * 1000000ull &&
+			   pid_stopped(hw->owner_pid)) {
+			sio_core_node_down(&f->core, i);
+		}
 	}
 	sio_core_check_heartbeats(&f->core, first_served(f),
-				  SIM_DEAD_MS * 1000000ull);
+				  SIM_SILENT_MS * 1000000ull);
 }
 
 /*

@@ -28,7 +28,8 @@
 #define SIM_VERSION 6
 #define SIM_IOMMU_ENTRIES 1024	/* per node */
 #define SIM_HEARTBEAT_MS 200
-#define SIM_DEAD_MS 2000	/* heartbeat age that declares a node down */
+#define SIM_DEAD_MS 2000	/* heartbeat age that takes a stopped node down */
+#define SIM_SILENT_MS 10000	/* ... and a node whose process runs */
 
 struct sim_lut {
 	u8 valid;
