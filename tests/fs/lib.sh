@@ -58,7 +58,7 @@ mount_sfs() {
 	${SMARTIOFS_WRAPPER:-} "$SMARTIOFS" -f "$@" "$dir" 2>>"$TMP/daemon.log" &
 	LAST_PID=$!
 	DAEMONS="$DAEMONS $LAST_PID"
-	i=0 limit=100
+	i=0 limit=600	# 30 s: a bound for a loaded machine, not a timing
 	[ -z "${SMARTIOFS_WRAPPER:-}" ] || limit=1000
 	while ! is_mounted "$dir"; do
 		i=$((i + 1))

@@ -71,7 +71,7 @@ class Cluster:
         while not self.mounted(mnt):
             if p.poll() is not None:
                 fail("smartiofs %s exited with %d" % (" ".join(opts), p.returncode))
-            if time.time() - t > (60 if wrapper else 5):
+            if time.time() - t > (60 if wrapper else 30):
                 fail("mounting %s timed out" % mnt)
             time.sleep(0.05)
         return mnt
