@@ -336,7 +336,8 @@ void ntbsw_remap(struct ntbsw_core *s)
 			if (!want)
 				continue;
 			if (iommu) {
-				a->mr = ntbsw_iova_window(s, w.peer, w.target,
+				a->mr = ntbsw_iova_window(s, w.peer, w.win,
+							  w.bar_off, w.target,
 							  w.len);
 			} else {
 				a->mr = g_new0(MemoryRegion, 1);
@@ -1066,6 +1067,7 @@ void ntbsw_core_start(struct ntbsw_core *s, const uint64_t *win_size)
 		memory_region_add_subregion_overlap(&s->win[w], 0,
 						    &s->win_io[w], 0);
 		pci_register_bar(s->pci, 2 + 2 * w, bar_flags, &s->win[w]);
+		ntbsw_cpu_window(s, w, &ntbsw_win_ops[w]);
 	}
 	s->bh = qemu_bh_new(ntbsw_bh, s);
 	ntbsw_dma_watch(s);

@@ -11,7 +11,8 @@
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_MIB, NTB_MEM
 # (MiB of RAM per guest, default 512),
-# NTB_W1 (window 1's size, default 1G; empty: as window 0), NTB_MAX_MW0
+# NTB_W1 (window 1's size, default 1G; empty: as window 0), NTB_IOMMU
+# (below), NTB_MAX_MW0
 # and NTB_MAX_MW1 (below), NTB_BENCH=1 (make bench: then TCP on port 0's
 # loopback and ntb_perf, tests/bench/ntb_transport.sh), NTB_KEEP=1 keeps
 # the work directory, NTB_HW=switchtec runs it over two partitions of the
@@ -57,9 +58,35 @@ done
 . "$src/tests/kmod/guest-lib.sh"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
+# NTB_IOMMU=1: both NTB functions behind intel-iommu in translated
+# domains (intel_iommu=on, no iommu=pt; interrupt remapping on), the
+# case where a window's target is an IOVA, so the switch must translate
+# it through the receiver's IOMMU (contrib/qemu/ntbsw-iommu.c); then a
+# write aimed at an IOVA port 1 never mapped must fault there and leave
+# port 1's RAM alone (swfault=1 in transport-init.sh; the canary is read
+# here from port 1's RAM file).
+iommu=
+fault=0
+# NTB_IOMMU=pt: the same IOMMU with the NTB functions passed through
+# (iommu=pt, the switch's RAM aliases), to compare the two.
+case "${NTB_IOMMU:-0}" in
+1)
+	SW_IOMMU=intremap=on
+	SW_RAM_FILE=1
+	iommu=" intel_iommu=on"
+	if [ "${NTB_HW:-}" != switchtec ]; then
+		fault=1
+		iommu="$iommu swfault=1"
+	fi
+	;;
+pt)
+	SW_IOMMU=intremap=on
+	iommu=" intel_iommu=on iommu=pt"
+	;;
+esac
 sw_start 2 "$w1"
 t0=$(date +%s)
-SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}$hwarg"
+SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}$hwarg$iommu"
 sw_guest 0 1 "$mem"
 pid0=$guest_pid
 sw_guest 1 1 "$mem"
@@ -81,6 +108,20 @@ for p in 0 1; do
 		fails=$((fails + 1))
 	fi
 done
+# The canary: port 1's RAM at the IOVA port 0 wrote to, taken as a
+# guest-physical address (where the write landed before the switch
+# honoured the receiver's IOMMU), does not hold the pattern.
+if [ "$fault" = 1 ]; then
+	if ! grep -q '^NTB-FAULT port 0 wrote' "$tmp/p0-1.log"; then
+		echo "FAIL: port 0 did not write to the unmapped IOVA"
+		fails=$((fails + 1))
+	elif [ "$(od -A n -t x8 -j $((0x8000)) -N 8 "$tmp/ram1-1" | tr -d ' ')" = 5a5a5a5a5a5a5a5a ]; then
+		echo "FAIL: port 0's write to port 1's unmapped IOVA 0x8000 landed in port 1's RAM at 0x8000"
+		fails=$((fails + 1))
+	else
+		echo "PASS: port 1's RAM at 0x8000 unchanged by the write to its unmapped IOVA 0x8000"
+	fi
+fi
 grep -h '^NTB-\(TCP\|PERF\)' "$tmp"/p[01]-1.log | tr -d '\r'
 if [ "$fails" -eq 0 ]; then
 	echo "PASS: check-ntb (transport)"

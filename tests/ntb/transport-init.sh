@@ -3,7 +3,7 @@
 # /init of make check-ntb's transport part (tests/ntb/check_transport.sh):
 # one port of a 2-port smartio-ntb-switch running the mainline NTB
 # network stack, ntb_transport and ntb_netdev, as their users load them.
-# Kernel command line: swport=0|1, swhw=1 (the NTB is a Switchtec
+# Kernel command line: swport=0|1, swfault=1 (below), swhw=1 (the NTB is a Switchtec
 # partition, switchtec-nt(7), driven by switchtec.ko and
 # ntb_hw_switchtec.ko; not with swbench=1), swmib=MiB per transfer, swmw0= and
 # swmw1=, the max_mw_size ntb_transport gets on port 0 and port 1 (0:
@@ -239,6 +239,70 @@ else
 	send
 fi
 rm -f /tmp/busy
+
+# --- swfault=1: a write to an IOVA port 1's IOMMU never mapped ----------
+# Both NTB functions are in translated IOMMU domains (check_transport.sh
+# with NTB_IOMMU=1).  Port 1 points a LUT entry ntb_transport does not
+# use (port 0's window 1, entry 7, one page) at IOVA 0x8000, which its
+# IOMMU never maps (Linux hands out IOVAs from the top of the DMA mask)
+# and which is, as a guest-physical address, the reserved low 64 KiB
+# nothing writes after boot; port 0 writes a pattern there through its
+# window.  Port 1's kernel must log the DMAR fault, the host then finds
+# port 1's RAM at 0x8000 without the pattern (the canary), and both
+# keep working (ping after it).
+FAULT_IOVA=0x8000
+FAULT_PATTERN=0x5a5a5a5a5a5a5a5a
+ntb_bar() {
+	local d pci
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] &&
+			pci=$(basename "$d")
+	done
+	sed -n "$(($1 + 1))p" "/sys/bus/pci/devices/$pci/resource" | cut -d' ' -f1
+}
+dmar_fault() { dmesg | grep -q "DMA Write.*fault addr $FAULT_IOVA"; }
+if [ "$(arg swfault)" = 1 ]; then
+	R=$(ntb_bar 0)
+	if [ "$P" = 1 ]; then
+		# LUT entry ((src 0 * 2 + window 1) * 8 + 7): 16 bytes each.
+		L=$((R + 0x1000 + 15 * 16))
+		devmem $((L + 0x0)) 32 "$FAULT_IOVA"
+		devmem $((L + 0x4)) 32 0
+		devmem $((L + 0xc)) 32 1
+		devmem $((L + 0x8)) 32 0x1001
+		listen 5004 >/tmp/written &
+		waitfor 10 listening 5004 || fail "nc does not listen on port 5004"
+		echo armed | connect 5003 || fail "connect to $peer:5003"
+		wait $!
+		[ "$(cat /tmp/written)" = written ] || fail "port 0 did not write"
+		if waitfor 30 dmar_fault; then
+			pass "DMAR fault logged: $(dmesg | grep -m1 "fault addr $FAULT_IOVA")"
+		else
+			fail "no DMAR fault for IOVA $FAULT_IOVA: $(dmesg | grep DMAR | tail -n 3)"
+		fi
+		devmem $((L + 0x8)) 32 0
+		if ping -c 3 "$peer" >/tmp/ping 2>&1; then
+			pass "after the fault, ping $peer: $(tail -n 1 /tmp/ping)"
+		else
+			fail "after the fault, ping $peer: $(tail -n 2 /tmp/ping | tr '\n' ' ')"
+		fi
+		echo checked | connect 5005 || fail "connect to $peer:5005"
+	else
+		listen 5003 >/tmp/armed
+		[ "$(cat /tmp/armed)" = armed ] || fail "port 1 did not arm"
+		W=$(ntb_bar 4)
+		# Port 1's slot of window 1, its entry 7.
+		mw1=$(devmem $((R + 0x88)) 32)
+		ent1=$(devmem $((R + 0x90)) 32)
+		devmem $((W + mw1 + 7 * ent1)) 64 "$FAULT_PATTERN"
+		echo "NTB-FAULT port 0 wrote $FAULT_PATTERN at port 1's IOVA $FAULT_IOVA"
+		listen 5005 >/tmp/checked &
+		echo written | connect 5004 || fail "connect to $peer:5004"
+		# Port 1 pings us, then says it is done with us.
+		wait $!
+		[ "$(cat /tmp/checked)" = checked ] || fail "port 1 did not finish its check"
+	fi
+fi
 # make bench: the same file over TCP on the loopback inside port 0.
 if [ "$(arg swbench)" = 1 ] && [ "$P" = 0 ]; then
 	listen 6000 >/tmp/rx &
