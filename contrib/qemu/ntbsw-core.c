@@ -8,7 +8,10 @@
  * is translated by the model (its LUT or window registers, kept in the
  * switch state every port maps).  When the target is a peer's RAM the
  * window holds a RAM alias of that peer's guest RAM (shared memory): the
- * CPU and this guest's devices reach it with no message.  Any other
+ * CPU and this guest's devices reach it with no message.  When the peer
+ * translates its function's DMA (its IOMMU), the target is an IOVA and
+ * the window holds instead a region that walks the peer's IOMMU tables
+ * (ntbsw-iommu.c); a page not mapped for the access is forwarded.  Any other
  * target is forwarded to the peer's QEMU and performed there as a
  * bus-master access of its NTB function: writes posted, in order on one
  * pipe; reads wait for the answer (a vCPU drops the big lock while it
