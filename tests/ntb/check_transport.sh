@@ -12,7 +12,8 @@
 # build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_MIB, NTB_MEM
 # (MiB of RAM per guest, default 512),
 # NTB_W1 (window 1's size, default 1G; empty: as window 0), NTB_IOMMU
-# (below), NTB_MAX_MW0
+# (below), NTB_DD=1 (port 0's CPU writes and reads port 1's receive
+# buffer with dd through the window, timed, not checked), NTB_MAX_MW0
 # and NTB_MAX_MW1 (below), NTB_BENCH=1 (make bench: then TCP on port 0's
 # loopback and ntb_perf, tests/bench/ntb_transport.sh), NTB_KEEP=1 keeps
 # the work directory, NTB_HW=switchtec runs it over two partitions of the
@@ -86,7 +87,7 @@ pt)
 esac
 sw_start 2 "$w1"
 t0=$(date +%s)
-SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}$hwarg$iommu"
+SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}$hwarg$iommu swdd=${NTB_DD:-0}"
 sw_guest 0 1 "$mem"
 pid0=$guest_pid
 sw_guest 1 1 "$mem"
@@ -122,7 +123,7 @@ if [ "$fault" = 1 ]; then
 		echo "PASS: port 1's RAM at 0x8000 unchanged by the write to its unmapped IOVA 0x8000"
 	fi
 fi
-grep -h '^NTB-\(TCP\|PERF\)' "$tmp"/p[01]-1.log | tr -d '\r'
+grep -h '^NTB-\(TCP\|PERF\|DD\)' "$tmp"/p[01]-1.log | tr -d '\r'
 if [ "$fails" -eq 0 ]; then
 	echo "PASS: check-ntb (transport)"
 	exit 0
