@@ -39,6 +39,32 @@ skip() { echo "SKIP: check-ntb (transport): $*"; exit 77; }
 . "$src/tests/ntb/switch-lib.sh"
 sw_prepare
 
+# NTB_IOMMU=1: both NTB functions behind intel-iommu in translated
+# domains (intel_iommu=on, no iommu=pt; interrupt remapping on), the
+# case where a window's target is an IOVA, so the switch must translate
+# it through the receiver's IOMMU (contrib/qemu/ntbsw-iommu.c); then a
+# write aimed at an IOVA port 1 never mapped must fault there and leave
+# port 1's RAM alone (swfault=1 in transport-init.sh; the canary is read
+# here from port 1's RAM file).  NTB_IOMMU=pt: the same IOMMU with the NTB functions passed through
+# (iommu=pt, the switch's RAM aliases), to compare the two.
+iommu=
+fault=0
+case "${NTB_IOMMU:-0}" in
+1)
+	SW_IOMMU=intremap=on
+	SW_RAM_FILE=1
+	iommu=" intel_iommu=on"
+	if [ "${NTB_HW:-}" != switchtec ]; then
+		fault=1
+		iommu="$iommu swfault=1"
+	fi
+	;;
+pt)
+	SW_IOMMU=intremap=on
+	iommu=" intel_iommu=on iommu=pt"
+	;;
+esac
+
 mkdir -p "$tmp/root/bin"
 cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/transport-init.sh" "$tmp/root/init"
@@ -56,46 +82,32 @@ fi
 for m in ntb $hw ntb_transport ntb_netdev ntb_perf; do
 	cp "$out/$m.ko" "$tmp/root/"
 done
+# With the fault step, port 1 also has QEMU's edu device behind its
+# IOMMU: its DMA engine writes into port 1's window onto port 0 through
+# both guests' IOMMUs (its own domain, then port 0's tables: nested), and
+# its driver reads it back through the CPU's mapping (sio_edu_msi's p2p).
+edu1=
+if [ "$fault" = 1 ]; then
+	sw_edu_build
+	cp "$out/edu/sio_edu_msi.ko" "$tmp/root/"
+	edu1="-device edu,dma_mask=0xffffffffffffffff"
+fi
 . "$src/tests/kmod/guest-lib.sh"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
-# NTB_IOMMU=1: both NTB functions behind intel-iommu in translated
-# domains (intel_iommu=on, no iommu=pt; interrupt remapping on), the
-# case where a window's target is an IOVA, so the switch must translate
-# it through the receiver's IOMMU (contrib/qemu/ntbsw-iommu.c); then a
-# write aimed at an IOVA port 1 never mapped must fault there and leave
-# port 1's RAM alone (swfault=1 in transport-init.sh; the canary is read
-# here from port 1's RAM file).
-iommu=
-fault=0
-# NTB_IOMMU=pt: the same IOMMU with the NTB functions passed through
-# (iommu=pt, the switch's RAM aliases), to compare the two.
-case "${NTB_IOMMU:-0}" in
-1)
-	SW_IOMMU=intremap=on
-	SW_RAM_FILE=1
-	iommu=" intel_iommu=on"
-	if [ "${NTB_HW:-}" != switchtec ]; then
-		fault=1
-		iommu="$iommu swfault=1"
-	fi
-	;;
-pt)
-	SW_IOMMU=intremap=on
-	iommu=" intel_iommu=on iommu=pt"
-	;;
-esac
 sw_start 2 "$w1"
 t0=$(date +%s)
 SW_APPEND="swmib=$mib swmw0=$mw0 swmw1=$mw1 swbench=${NTB_BENCH:-0}$hwarg$iommu swdd=${NTB_DD:-0}"
 sw_guest 0 1 "$mem"
 pid0=$guest_pid
-sw_guest 1 1 "$mem"
+# shellcheck disable=SC2086 # $edu1 is one device or none
+sw_guest 1 1 "$mem" $edu1
 wait "$guest_pid" "$pid0"
 echo "both guests done after $(($(date +%s) - t0)) s"
 
 sw_check p0-1 3
-sw_check p1-1 3
+# The fault step adds port 1's edu check, its fault and its ping.
+sw_check p1-1 $((3 + 3 * fault))
 # What one port sent, the other received, byte for byte.
 sum() { sed -n "s/^NTB-SUM port $1 $2 \([0-9a-f]*\).*/\1/p" "$tmp/p$1-1.log" | tr -d '\r'; }
 for p in 0 1; do
@@ -109,6 +121,18 @@ for p in 0 1; do
 		fails=$((fails + 1))
 	fi
 done
+# Each port's QEMU said its NTB function's DMA is translated (what
+# peers' windows then walk): the guest did not fall back to identity.
+if [ "${NTB_IOMMU:-0}" = 1 ]; then
+	for p in 0 1; do
+		if grep -q "$p: its DMA is translated by VT-d" "$tmp/p$p-1.qemu"; then
+			echo "PASS: port $p's NTB function was in a translated domain"
+		else
+			echo "FAIL: port $p's QEMU never saw its NTB function translated"
+			fails=$((fails + 1))
+		fi
+	done
+fi
 # The canary: port 1's RAM at the IOVA port 0 wrote to, taken as a
 # guest-physical address (where the write landed before the switch
 # honoured the receiver's IOMMU), does not hold the pattern.

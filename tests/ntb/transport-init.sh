@@ -252,14 +252,15 @@ rm -f /tmp/busy
 # keep working (ping after it).
 FAULT_IOVA=0x8000
 FAULT_PATTERN=0x5a5a5a5a5a5a5a5a
-ntb_bar() {
-	local d pci
+# The NTB function's resource file, and the start of its BAR n.
+ntb_bar_file() {
+	local d
 	for d in /sys/bus/pci/devices/*; do
 		[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] &&
-			pci=$(basename "$d")
+			echo "$d/resource"
 	done
-	sed -n "$(($1 + 1))p" "/sys/bus/pci/devices/$pci/resource" | cut -d' ' -f1
 }
+ntb_bar() { sed -n "$(($1 + 1))p" "$(ntb_bar_file)" | cut -d' ' -f1; }
 dmar_fault() { dmesg | grep -q "DMA Write.*fault addr $FAULT_IOVA"; }
 # --- swdd=1 (measured by hand, no check): the CPU's stores and loads
 # through the window, port 0 into port 1's ntb_transport receive buffer
@@ -272,11 +273,11 @@ if [ "$(arg swdd)" = 1 ]; then
 		mw1=$(devmem $((R + 0x88)) 32)
 		blk=$(((W + mw1) / 65536))
 		t0=$(now)
-		for i in 1 2 3 4 5 6 7 8; do
+		for _ in 1 2 3 4 5 6 7 8; do
 			dd if=/dev/zero of=/dev/mem bs=65536 count=64 seek=$blk 2>/dev/null
 		done
 		t1=$(now)
-		for i in 1 2 3 4 5 6 7 8; do
+		for _ in 1 2 3 4 5 6 7 8; do
 			dd if=/dev/mem of=/dev/null bs=65536 count=64 skip=$blk 2>/dev/null
 		done
 		t2=$(now)
@@ -291,6 +292,16 @@ fi
 if [ "$(arg swfault)" = 1 ]; then
 	R=$(ntb_bar 0)
 	if [ "$P" = 1 ]; then
+		# edu's DMA into this port's window 1 onto port 0 (BAR4's
+		# start: port 0's slot, its ntb_transport receive buffer,
+		# mapped in port 0's domain), read back by the CPU.
+		insmod /sio_edu_msi.ko raises=0 p2p="$(basename "$(dirname "$(ntb_bar_file)")")" p2p_bar=4 ||
+			fail "insmod sio_edu_msi.ko"
+		if dmesg | grep -q "sio_edu_msi .*: p2p .* BAR4 .*: equal"; then
+			pass "edu's DMA through both IOMMUs into port 0's RAM: $(dmesg | grep -m1 'p2p .* BAR4')"
+		else
+			fail "edu's DMA into port 0: $(dmesg | grep sio_edu_msi | tail -n 2)"
+		fi
 		# LUT entry ((src 0 * 2 + window 1) * 8 + 7): 16 bytes each.
 		L=$((R + 0x1000 + 15 * 16))
 		devmem $((L + 0x0)) 32 "$FAULT_IOVA"
