@@ -13,7 +13,7 @@
 # (MiB of RAM per guest, default 512),
 # NTB_W1 (window 1's size, default 1G; empty: as window 0), NTB_IOMMU
 # (below), NTB_DD=1 (port 0's CPU writes and reads port 1's receive
-# buffer with dd through the window, timed, not checked), NTB_MAX_MW0
+# buffer through the window with sw_bench, timed, not checked), NTB_MAX_MW0
 # and NTB_MAX_MW1 (below), NTB_BENCH=1 (make bench: then TCP on port 0's
 # loopback and ntb_perf, tests/bench/ntb_transport.sh), NTB_KEEP=1 keeps
 # the work directory, NTB_HW=switchtec runs it over two partitions of the
@@ -91,6 +91,11 @@ if [ "$fault" = 1 ]; then
 	sw_edu_build
 	cp "$out/edu/sio_edu_msi.ko" "$tmp/root/"
 	edu1="-device edu,dma_mask=0xffffffffffffffff"
+fi
+if [ "${NTB_DD:-0}" = 1 ]; then
+	${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+		-Wall -Wextra -Werror -o "$tmp/root/bin/sw_bench" \
+		"$src/tests/ntb/sw_bench.c" || skip "cannot link a static program"
 fi
 . "$src/tests/kmod/guest-lib.sh"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
