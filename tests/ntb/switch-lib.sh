@@ -85,13 +85,23 @@ sw_start() {
 # Interrupt-remapped IO-APIC" with interrupt remapping), seen in three of
 # six four-guest runs beside other engineers' guests.
 # $SW_DEVICE is the NTB function's device type (default smartio-ntb-port;
-# switchtec-nt on a Switchtec fabric).
+# switchtec-nt on a Switchtec fabric).  $SW_IOMMU, when set, is the
+# options of an intel-iommu placed before the NTB function (QEMU puts a
+# device behind the IOMMU only when the IOMMU was created first; one
+# given among QEMU ARGS does not translate the NTB function).
+# SW_RAM_FILE=1: the guest's RAM is the file $tmp/ramPORT-PHASE, which
+# the host can read while the guest runs (a canary's check).
 sw_guest() {
-	local port=$1 phase=$2 mem=$3
+	local port=$1 phase=$2 mem=$3 ram
 	shift 3
+	ram="memory-backend-memfd,id=ram,size=${mem}M,share=on"
+	[ "${SW_RAM_FILE:-0}" = 1 ] &&
+		ram="memory-backend-file,id=ram,size=${mem}M,share=on,mem-path=$tmp/ram$port-$phase"
+	# shellcheck disable=SC2086 # $SW_IOMMU is one option or none
 	timeout "$limit" "$sw/smartio-ntb-qemu" -accel tcg -machine q35,memory-backend=ram \
 		-smp "$GUEST_SMP" -m "$mem" -display none -monitor none -no-reboot \
-		-object "memory-backend-memfd,id=ram,size=${mem}M,share=on" \
+		-object "$ram" \
+		${SW_IOMMU:+-device intel-iommu,$SW_IOMMU} \
 		-serial "file:$tmp/p$port-$phase.log" -pidfile "$tmp/p$port-$phase.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 		-append "console=ttyS0 panic=-1 no_timer_check swport=$port swphase=$phase${SW_APPEND:+ $SW_APPEND}" \
@@ -205,4 +215,18 @@ sw_smartio_root() {
 	kernel_modules_copy "$1" fuse || true
 	cp "$sfs" "$1/bin/smartiofs"
 	guest_libs "$1" "$sfs"
+}
+
+# sw_edu_build: tests/ntb/edu's sio_edu_msi.ko for $KVER into $out/edu
+# (a driver of QEMU's edu device: MSI, and its DMA engine into another
+# function's BAR, check_msi.sh and check_transport.sh).
+sw_edu_build() {
+	mkdir -p "$out/edu"
+	cp "$src/tests/ntb/edu/sio_edu_msi.c" "$src/tests/ntb/edu/Kbuild" "$out/edu/"
+	if ! kernel_run "$out" -- make -s -C "$kdir" M="$out/edu" modules \
+		>"$out/edu.log" 2>&1; then
+		cat "$out/edu.log"
+		echo "FAIL: building sio_edu_msi.ko"
+		exit 1
+	fi
 }
