@@ -38,9 +38,9 @@ struct sio_kdev *sio_kdev_of(u32 dev)
 	u32 i;
 
 	for (i = 0; i < sio_k.ndevs; i++)
-		if (sio_k.dev[i].index == dev)
+		if (sio_k.dev[i].index == dev && sio_k.dev[i].pdev)
 			return &sio_k.dev[i];
-	return NULL;
+	return NULL;	/* not here, or a VF not enabled */
 }
 
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
