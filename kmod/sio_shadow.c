@@ -664,6 +664,14 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		goto unlock;
 	}
 	pdev = pci_get_slot(sh->bus, sh->devfn);
+	/*
+	 * An SR-IOV VF is alone in its slot, past function 0, where the
+	 * scan stops when function 0 does not answer: scanned by itself.
+	 */
+	if (!pdev && PCI_FUNC(sh->devfn)) {
+		pci_scan_single_device(sh->bus, sh->devfn);
+		pdev = pci_get_slot(sh->bus, sh->devfn);
+	}
 	if (!pdev) {
 		err = -ENODEV;
 		goto remove_bus;
