@@ -240,6 +240,13 @@ shadow_of() {
 	printf '%04x:%s' $((0x5100 + ($(cat "$1/fdid") & 0xfffff))) "${b#*:}"
 }
 refused "$theirs/borrow" "host$P" "Permission denied"
+# The device table says whose VFs they are, here too.
+if is "$mine/sriov_pf" host0-nvme0 && is $PF/sriov_numvfs 2 &&
+   is $PF/sriov_totalvfs 2; then
+	pass "${mine##*/}'s PF is host0-nvme0 on host$P's mount, 2 of 2 VFs enabled"
+else
+	fail "on host$P: sriov_pf '$(cat "$mine/sriov_pf")', numvfs '$(cat $PF/sriov_numvfs)'"
+fi
 shadow=$(shadow_of "$mine")
 shadow_disk() {
 	local c
