@@ -60,10 +60,13 @@ u32 sio_sriov_slots(struct sio_topo_device *tdev, struct pci_dev *pf,
 		    u32 pf_index, u32 room)
 {
 	struct sio_topo_device *ptd = &tdev[pf_index], *td;
+	char pf_name[SIO_TOPO_NAME];
 	u16 vf_device = 0;
 	u32 k, n = min_t(u32, total_vfs(pf, &vf_device), room);
 
 	ptd->sriov_total = n;
+	/* A copy: gcc cannot tell that tdev's slots do not overlap. */
+	strscpy(pf_name, ptd->name, sizeof(pf_name));
 	for (k = 0; k < n; k++) {
 		int devfn = pci_iov_virtfn_devfn(pf, k);
 
@@ -74,7 +77,7 @@ u32 sio_sriov_slots(struct sio_topo_device *tdev, struct pci_dev *pf,
 		td->pf = pf_index;
 		td->device = vf_device;
 		memset(td->bar, 0, sizeof(td->bar));
-		snprintf(td->name, sizeof(td->name), "%sv%u", ptd->name, k);
+		snprintf(td->name, sizeof(td->name), "%sv%u", pf_name, k);
 		/* Where Linux will put it; the VF's own once enabled. */
 		snprintf(td->bdf, sizeof(td->bdf), "%04x:%02x:%02x.%d",
 			 pci_domain_nr(pf->bus), pf->bus->number,

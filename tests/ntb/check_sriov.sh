@@ -69,8 +69,8 @@ wait "$pid0" "$pid1" "$pid2"
 echo "all guests done after $(($(date +%s) - t0)) s"
 
 sw_check p0-1 16
-sw_check p1-1 10
-sw_check p2-1 7
+sw_check p1-1 11
+sw_check p2-1 8
 # Each namespace holds what its one user wrote, and nothing of the others.
 for ns in 1 2 3; do
 	case $ns in

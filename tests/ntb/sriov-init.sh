@@ -247,6 +247,7 @@ if is "$mine/sriov_pf" host0-nvme0 && is $PF/sriov_numvfs 2 &&
 else
 	fail "on host$P: sriov_pf '$(cat "$mine/sriov_pf")', numvfs '$(cat $PF/sriov_numvfs)'"
 fi
+refused $PF/sriov_numvfs 0 "Operation not permitted"
 shadow=$(shadow_of "$mine")
 shadow_disk() {
 	local c
