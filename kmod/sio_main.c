@@ -379,7 +379,6 @@ static void __exit sio_exit(void)
 		if (sio_k.dev[i].shadow)
 			sio_k_return(sio_k.dev[i].index, SIO_K_BORROWER);
 	remove_views();
-	sio_sriov_exit();
 	sio_lender_exit();
 	sio_k_lock();
 	/* Every borrow ends before the registry goes. */
@@ -391,6 +390,8 @@ static void __exit sio_exit(void)
 		sio_k.seg[i] = NULL;
 	}
 	sio_k_unlock();
+	/* No borrow is left: the VFs smartio enabled go. */
+	sio_sriov_exit();
 	vfree(sio_k.reg);
 	put_devices();
 	sio_cdev_exit();

@@ -166,6 +166,21 @@ static void vfs_drop(u32 pf, u16 n)
 	}
 }
 
+/* A refused disable: the VFs' kdevs have their functions again. */
+static void vfs_keep(u32 pf, u16 n)
+{
+	struct sio_kdev *kd;
+	u16 k;
+
+	for (k = 0; k < n; k++) {
+		kd = kdev_slot(pf + 1 + k);
+		if (kd && kd->vf_put) {
+			kd->pdev = kd->vf_put;
+			kd->vf_put = NULL;
+		}
+	}
+}
+
 int sio_sriov_set(u32 pf, u16 num)
 {
 	struct sio_kdev *kd = sio_kdev_of(pf);
@@ -180,7 +195,10 @@ int sio_sriov_set(u32 pf, u16 num)
 	d = sio_dev(sio_k.reg, pf);
 	if (!num) {
 		vfs_drop(pf, d->sriov_num);
-		return configure(kd->pdev, 0);
+		err = configure(kd->pdev, 0);
+		if (err)
+			vfs_keep(pf, d->sriov_num);
+		return err;
 	}
 	err = configure(kd->pdev, num);
 	if (err)

@@ -226,6 +226,15 @@ if [ "$P" = 0 ]; then
 	mark over
 	waitfor 300 host1_gone || fail "host1 still up"
 	waitfor 300 host2_gone || fail "host2 still up"
+	# Unloading disables the VFs smartio enabled.
+	if echo 2 >$PF/sriov_numvfs 2>/tmp/err &&
+	   is "/sys/bus/pci/devices/$pf/sriov_numvfs" 2 &&
+	   umount /smartio && rmmod smartio 2>/tmp/err &&
+	   is "/sys/bus/pci/devices/$pf/sriov_numvfs" 0; then
+		pass "rmmod smartio disabled the VFs it enabled"
+	else
+		fail "VFs at unload: $(cat /tmp/err); numvfs $(cat "/sys/bus/pci/devices/$pf/sriov_numvfs")"
+	fi
 	finish
 fi
 
