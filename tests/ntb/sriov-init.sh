@@ -179,10 +179,10 @@ if [ "$P" = 0 ]; then
 			fail "no log line naming host$q: $(dmesg | grep 'is borrowed by' | tail -n 2)"
 		fi
 	done
-	if is $PF/sriov_numvfs 2 && [ -d $VF0 ] && [ -d $VF1 ]; then
+	if waitfor 10 is $PF/sriov_numvfs 2 && [ -d $VF0 ] && [ -d $VF1 ]; then
 		pass "the refused disable left both VFs"
 	else
-		fail "after the refused disable: numvfs $(cat $PF/sriov_numvfs)"
+		fail "after the refused disable: numvfs '$(cat $PF/sriov_numvfs 2>&1)'"
 	fi
 	for v in "$vf0" "$vf1"; do
 		dmesg | grep -q "$v: smartio: claimed for lending, own IOMMU domain" ||
@@ -209,11 +209,11 @@ if [ "$P" = 0 ]; then
 	mark pflent
 	wait_for pfborrowed 1
 	refused $PF/sriov_numvfs 2 "busy"
-	if is $PF/sriov_numvfs 0 && [ ! -e $VF0 ] &&
+	if waitfor 10 is $PF/sriov_numvfs 0 && [ ! -e $VF0 ] &&
 	   is "/sys/bus/pci/devices/$pf/sriov_numvfs" 0; then
 		pass "no VF enabled while host1 borrows the PF"
 	else
-		fail "VFs under the lent PF: $(ls /smartio/dev)"
+		fail "VFs under the lent PF: numvfs '$(cat $PF/sriov_numvfs 2>&1)', $(ls /smartio/dev)"
 	fi
 	mark pfchecked
 	wait_for pfreturned 1
