@@ -102,7 +102,7 @@ static void test_bad_counts_refused_state_unchanged(void **state)
 	assert_int_equal(smartio_device_find(fx->h, "nic0v0"), -ENXIO);
 }
 
-/* The PF borrowed: its driver is the borrower's, no VF appears under it. */
+/* The PF borrowed: its driver is the borrower's, no VF comes or goes. */
 static void test_no_vfs_while_the_pf_is_borrowed(void **state)
 {
 	struct fx *fx = *state;
@@ -116,6 +116,11 @@ static void test_no_vfs_while_the_pf_is_borrowed(void **state)
 	assert_int_equal(smartio_device_find(fx->h, "nic0v0"), -ENXIO);
 	assert_int_equal(smartio_return(fx->h, fx->nic0, fx->host1), 0);
 	assert_int_equal(smartio_sriov_set(fx->h, fx->nic0, 1), 0);
+	/* Nor do they go while it is borrowed. */
+	assert_int_equal(smartio_borrow(fx->h, fx->nic0, fx->host1), 0);
+	assert_int_equal(smartio_sriov_set(fx->h, fx->nic0, 0), -EBUSY);
+	assert_true(smartio_device_find(fx->h, "nic0v0") >= 0);
+	assert_int_equal(smartio_return(fx->h, fx->nic0, fx->host1), 0);
 	assert_int_equal(smartio_sriov_set(fx->h, fx->nic0, 0), 0);
 	assert_int_equal(smartio_lend(fx->h, fx->nic0, SMARTIO_LEND_NONE, 0),
 			 0);

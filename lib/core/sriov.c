@@ -12,9 +12,9 @@
  * Like Linux: a count above TotalVFs is ERANGE, changing a nonzero count
  * to another nonzero one is EBUSY (disable first), and disabling is
  * refused (EBUSY) while any VF is borrowed or mapped, leaving the state as
- * it was.  Enabling is refused (EBUSY) while the PF itself is borrowed:
- * its driver is then the borrower's, and VFs appearing under it would be
- * the lender's PCI core's doing behind that driver's back.  With separate
+ * it was.  Any change is refused (EBUSY) while the PF itself is borrowed:
+ * its driver is then the borrower's, and VFs coming or going under it
+ * would be the lender's PCI core's doing behind that driver's back.  With separate
  * registries (smartio.ko) the lender's own PCI core enables VFs (the
  * platform's sriov_set); a platform without it answers EOPNOTSUPP.
  */
@@ -136,7 +136,7 @@ int sio_h_sriov(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return 0;
 	if (num && pf->sriov_num)
 		return -EBUSY;		/* as Linux: disable first */
-	if (num && pf->borrowers)
+	if (pf->borrowers)
 		return -EBUSY;		/* the PF's driver is a borrower's */
 	for (k = 0; k < pf->sriov_total; k++)
 		if (!vf_of(r, (u32)dev, k))
