@@ -22,7 +22,9 @@
  * Whether the lender's own drivers bind the new VFs is the PF's
  * sriov_drivers_autoprobe, as with sysfs; a VF that is lent needs none
  * (the borrow takes it from its driver, as any device).  VFs enabled
- * through sysfs behind smartio's back are not in the registry.
+ * through sysfs before smartio.ko loads are devices like any other (lent
+ * when chosen as any function is), and their PF offers no sriov_numvfs;
+ * VFs enabled through sysfs afterwards are not in the registry.
  *
  *   echo 2 > /smartio/dev/host0-nvme0/sriov_numvfs   # host0-nvme0v0, v1
  *   echo host1 > /smartio/dev/host0-nvme0v0/lend
@@ -64,6 +66,11 @@ u32 sio_sriov_slots(struct sio_topo_device *tdev, struct pci_dev *pf,
 	u16 vf_device = 0;
 	u32 k, n = min_t(u32, total_vfs(pf, &vf_device), room);
 
+	if (n && pci_num_vf(pf)) {
+		/* for_each_pci_dev finds them: devices like any other. */
+		pci_info(pf, "smartio: VFs enabled before smartio.ko: not offered through sriov_numvfs\n");
+		return 0;
+	}
 	ptd->sriov_total = n;
 	/* A copy: gcc cannot tell that tdev's slots do not overlap. */
 	strscpy(pf_name, ptd->name, sizeof(pf_name));
