@@ -13,8 +13,8 @@
  * load from the command table (lib/core/cmds.h): a command whose row says
  * SIO_GENL_NOT_OFFERED is no operation, so generic netlink answers it
  * EOPNOTSUPP before any code of ours runs (the node-to-node commands enter
- * only through the NTB transport, sio_ntb.c; multicast and SR-IOV have no
- * kernel platform yet).  An operation's policy is its row's required and
+ * only through the NTB transport, sio_ntb.c; multicast has no kernel
+ * platform yet).  An operation's policy is its row's required and
  * optional attributes, typed as the core's parser types them, and
  * validation is strict: an unknown or unexpected attribute, a wrong
  * length or trailing bytes are refused with EINVAL.  smartio(4) has the
@@ -53,7 +53,8 @@ static struct genl_family sio_genl_family;
 
 /*
  * Borrow, return and reclaim: the core's part plus the shadow's hot-add or
- * hot-remove (sio_shadow.c).
+ * hot-remove (sio_shadow.c); SR-IOV: the core's part plus the VFs' views
+ * (sio_sriov.c).
  */
 static int lending(const struct sio_parsed *p)
 {
@@ -61,10 +62,13 @@ static int lending(const struct sio_parsed *p)
 
 	sio_k_lock();
 	dev = sio_msg_dev(sio_k.reg, p);
-	node = sio_msg_node(sio_k.reg, p, SIO_A_NODE);
+	node = p->cmd == SIO_CMD_SRIOV_SET ? 0 :
+	       sio_msg_node(sio_k.reg, p, SIO_A_NODE);
 	sio_k_unlock();
 	if (dev < 0 || node < 0)
 		return dev < 0 ? dev : node;
+	if (p->cmd == SIO_CMD_SRIOV_SET)
+		return sio_k_sriov(dev, sio_nla_u64(&p->tb[SIO_A_SIZE]));
 	/* A sized DMA window (SIO_A_SIZE) is the simulator's for now. */
 	if (p->cmd == SIO_CMD_BORROW && p->present[SIO_A_SIZE])
 		return -EOPNOTSUPP;

@@ -101,6 +101,11 @@ struct sio_kdev {
 	/* A borrower's MSI-X messages written, and refused (sio_kplat.c). */
 	u32 msix_written;
 	u32 msix_refused;
+	/*
+	 * A VF's slot (sio_sriov.c) has no pdev while the VF is disabled;
+	 * a VF just disabled keeps its reference here until its view goes.
+	 */
+	struct pci_dev *vf_put;
 };
 
 struct sio_kernel {
@@ -213,6 +218,22 @@ int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	       u32 cap);
 /* The same for a command of a device (DEV) and a node (NODE). */
 int sio_k_cmd(u8 cmd, u32 dev, u32 node);
+
+/* The size of pdev's memory BAR b (0: none or not memory), SIO_BAR_*. */
+u64 sio_k_bar(struct pci_dev *pdev, int b, u32 *flags);
+
+/*
+ * SR-IOV on the lender (sio_sriov.c).  slots: a PF's VF slots after
+ * pf_index in tdev, at most room; how many.  set: the platform's
+ * sriov_set, under sio_k.lock.  sio_k_sriov: SRIOV_SET as this node's
+ * user, with the VFs' views added or removed (never with the lock held).
+ * exit: VFs smartio enabled are disabled at unload.
+ */
+u32 sio_sriov_slots(struct sio_topo_device *tdev, struct pci_dev *pf,
+		    u32 pf_index, u32 room);
+int sio_sriov_set(u32 pf, u16 num);
+int sio_k_sriov(u32 pf, u64 num);
+void sio_sriov_exit(void);
 
 int sio_genl_init(void);
 void sio_genl_exit(void);

@@ -459,6 +459,8 @@ u64 sio_kplat_msix_limit(u64 phys, u64 size)
 		struct pci_dev *pdev = sio_k.dev[i].pdev;
 		u32 pbaoff = 0;
 
+		if (!pdev)
+			continue;	/* a VF not enabled */
 		for (b = 0; b < PCI_STD_NUM_BARS; b++)
 			if (pci_resource_len(pdev, b) &&
 			    pci_resource_start(pdev, b) == phys)
@@ -579,6 +581,11 @@ static u64 kplat_generation(void *plat)
 	return READ_ONCE(sio_k.notifies);
 }
 
+static int kplat_sriov_set(void *plat, u32 pf, u16 num)
+{
+	return sio_sriov_set(pf, num);
+}
+
 const struct sio_platform_ops sio_kplat_ops = {
 	.now_ns = kplat_now_ns,
 	.mono_ns = kplat_mono_ns,
@@ -601,4 +608,5 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.dev_addr = kplat_dev_addr,
 	.window_dma_addr = kplat_window_dma_addr,
 	.msix_write = kplat_msix_write,
+	.sriov_set = kplat_sriov_set,
 };

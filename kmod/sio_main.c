@@ -102,18 +102,23 @@ static void fill_device(struct sio_topo_device *td, struct pci_dev *pdev,
 	td->revision = pdev->revision;
 	td->config_size = pdev->cfg_size;
 	td->model = SIO_MODEL_GENERIC;
-	for (b = 0; b < PCI_STD_NUM_BARS; b++) {
-		unsigned long f = pci_resource_flags(pdev, b);
+	for (b = 0; b < PCI_STD_NUM_BARS; b++)
+		td->bar[b].size = sio_k_bar(pdev, b, &td->bar[b].flags);
+}
 
-		/* Memory BARs only: I/O ports do not cross an NTB. */
-		if (!(f & IORESOURCE_MEM) || !pci_resource_len(pdev, b))
-			continue;
-		td->bar[b].size = pci_resource_len(pdev, b);
-		if (f & IORESOURCE_MEM_64)
-			td->bar[b].flags |= SIO_BAR_MEM64;
-		if (f & IORESOURCE_PREFETCH)
-			td->bar[b].flags |= SIO_BAR_PREFETCH;
-	}
+u64 sio_k_bar(struct pci_dev *pdev, int b, u32 *flags)
+{
+	unsigned long f = pci_resource_flags(pdev, b);
+
+	*flags = 0;
+	/* Memory BARs only: I/O ports do not cross an NTB. */
+	if (!(f & IORESOURCE_MEM) || !pci_resource_len(pdev, b))
+		return 0;
+	if (f & IORESOURCE_MEM_64)
+		*flags |= SIO_BAR_MEM64;
+	if (f & IORESOURCE_PREFETCH)
+		*flags |= SIO_BAR_PREFETCH;
+	return pci_resource_len(pdev, b);
 }
 
 /*
@@ -146,7 +151,7 @@ static int build_registry(const struct sio_k_geometry *geo)
 		.nodes = tnodes, .adapters = adapters,
 	};
 	struct pci_dev *pdev = NULL;
-	u32 i, nvme = 0, first = 0, slots = SIO_K_MAX_DEVS;
+	u32 i, nvf, nvme = 0, first = 0, slots = SIO_K_MAX_DEVS;
 	u64 size;
 	int err, b;
 
@@ -197,6 +202,11 @@ static int build_registry(const struct sio_k_geometry *geo)
 			nvme++;
 		kd->pdev = pci_dev_get(pdev);
 		sio_k.ndevs++;
+		/* Its VFs' slots follow it, absent until enabled. */
+		nvf = sio_sriov_slots(tdev, pdev, kd->index,
+				      SIO_K_MAX_DEVS - sio_k.ndevs);
+		for (i = 0; i < nvf; i++, sio_k.ndevs++)
+			sio_k.dev[sio_k.ndevs].index = first + sio_k.ndevs;
 	}
 	t.ndevices = sio_k.ntb ? slots : sio_k.ndevs;
 	t.devices = tdev;
@@ -215,6 +225,8 @@ static int build_registry(const struct sio_k_geometry *geo)
 	for (i = 0; i < sio_k.ndevs; i++) {
 		struct sio_device *d = sio_dev(sio_k.reg, sio_k.dev[i].index);
 
+		if (!sio_k.dev[i].pdev)
+			continue;	/* a VF not enabled */
 		for (b = 0; b < SIO_MAX_BARS; b++)
 			if (d->bar[b].size)
 				d->bar[b].addr =
@@ -250,6 +262,8 @@ static int lender_views(void)
 	u32 i;
 
 	for (i = 0; i < sio_k.ndevs; i++) {
+		if (!sio_k.dev[i].pdev)
+			continue;	/* a VF not enabled */
 		v = sio_view_add(sio_k.dev[i].index, sio_k.self);
 		if (IS_ERR(v)) {
 			remove_views();
@@ -376,6 +390,8 @@ static void __exit sio_exit(void)
 		sio_k.seg[i] = NULL;
 	}
 	sio_k_unlock();
+	/* No borrow is left: the VFs smartio enabled go. */
+	sio_sriov_exit();
 	vfree(sio_k.reg);
 	put_devices();
 	sio_cdev_exit();

@@ -56,7 +56,8 @@ static struct sio_kdev *own_by_rid(u16 rid)
 	u32 i;
 
 	for (i = 0; i < sio_k.ndevs; i++)
-		if (sio_dev(sio_k.reg, sio_k.dev[i].index)->rid == rid)
+		if (sio_k.dev[i].pdev &&
+		    sio_dev(sio_k.reg, sio_k.dev[i].index)->rid == rid)
 			return &sio_k.dev[i];
 	return NULL;
 }
@@ -417,7 +418,7 @@ static bool lent_bar(u64 phys, u64 size)
 	u32 i, b;
 
 	for (i = 0; i < sio_k.ndevs; i++)
-		for (b = 0; b < PCI_STD_NUM_BARS; b++) {
+		for (b = 0; b < PCI_STD_NUM_BARS && sio_k.dev[i].pdev; b++) {
 			struct pci_dev *pdev = sio_k.dev[i].pdev;
 			u64 start = pci_resource_start(pdev, b);
 			u64 len = pci_resource_len(pdev, b);

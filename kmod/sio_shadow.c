@@ -38,9 +38,9 @@ struct sio_kdev *sio_kdev_of(u32 dev)
 	u32 i;
 
 	for (i = 0; i < sio_k.ndevs; i++)
-		if (sio_k.dev[i].index == dev)
+		if (sio_k.dev[i].index == dev && sio_k.dev[i].pdev)
 			return &sio_k.dev[i];
-	return NULL;
+	return NULL;	/* not here, or a VF not enabled */
 }
 
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
@@ -664,6 +664,14 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		goto unlock;
 	}
 	pdev = pci_get_slot(sh->bus, sh->devfn);
+	/*
+	 * An SR-IOV VF is alone in its slot, past function 0, where the
+	 * scan stops when function 0 does not answer: scanned by itself.
+	 */
+	if (!pdev && PCI_FUNC(sh->devfn)) {
+		pci_scan_single_device(sh->bus, sh->devfn);
+		pdev = pci_get_slot(sh->bus, sh->devfn);
+	}
 	if (!pdev) {
 		err = -ENODEV;
 		goto remove_bus;

@@ -55,7 +55,8 @@ static int bar_owner(struct sio_shadow *sh, phys_addr_t phys, size_t size,
 	u32 i;
 
 	for (i = 0; i < sio_k.ndevs; i++)
-		if (!bar_of(sio_k.dev[i].pdev, phys, size, bar, off))
+		if (sio_k.dev[i].pdev &&
+		    !bar_of(sio_k.dev[i].pdev, phys, size, bar, off))
 			return sio_k.dev[i].index;
 	for (i = 0; i < sio_k.reg->ndevices; i++) {
 		other = sio_ntb_lend_shadow(i);

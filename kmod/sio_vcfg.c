@@ -40,6 +40,12 @@
  * refused with a log line when the function is busy.  Status registers
  * (write-one-to-clear) and registers outside any capability the device
  * lists pass, as VFIO passes them.
+ *
+ * An SR-IOV VF (sio_sriov.c) reads 0xffff as vendor and device ID and
+ * 0 in its BAR registers (SR-IOV 1.1 sections 3.4.1.1, 3.4.1.11: the PF's
+ * capability holds them); a borrower's PCI core enumerating its shadow
+ * would find nothing there, so the IDs read as the lender's PCI core
+ * knows them and the BARs start as their resources, as VFIO shows a VF.
  */
 #include "sio_kmod.h"
 
@@ -80,6 +86,27 @@ static void vcfg_find_caps(struct sio_kdev *kd)
 	}
 }
 
+/* A VF's BAR registers (zero in the function) as its resources say. */
+static void vcfg_vf_bars(struct sio_kdev *kd)
+{
+	u32 flags;
+	u64 start;
+	int i;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		if (!sio_k_bar(kd->pdev, i, &flags))
+			continue;
+		start = pci_resource_start(kd->pdev, i);
+		kd->vcfg[i] = lower_32_bits(start) |
+			      (flags & SIO_BAR_PREFETCH ?
+			       PCI_BASE_ADDRESS_MEM_PREFETCH : 0);
+		if (flags & SIO_BAR_MEM64 && i + 1 < PCI_STD_NUM_BARS) {
+			kd->vcfg[i] |= PCI_BASE_ADDRESS_MEM_TYPE_64;
+			kd->vcfg[++i] = upper_32_bits(start);
+		}
+	}
+}
+
 /* The BARs' and the ROM's current values and writable bits. */
 static void vcfg_init(struct sio_kdev *kd)
 {
@@ -91,6 +118,8 @@ static void vcfg_init(struct sio_kdev *kd)
 		pci_read_config_dword(pdev, VCFG_BAR0 + 4 * i, &kd->vcfg[i]);
 		kd->vmask[i] = 0;
 	}
+	if (pdev->is_virtfn)
+		vcfg_vf_bars(kd);
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
 		u64 len = pci_resource_len(pdev, i);
 		unsigned long fl = pci_resource_flags(pdev, i);
@@ -382,6 +411,11 @@ int sio_vcfg_access(struct sio_kdev *kd, u32 off, u32 n, u32 *v, bool write)
 		dw = bytes_into(kd->vcfg[i], off, n, *v);
 		kd->vcfg[i] = (dw & kd->vmask[i]) |
 			      (kd->vcfg[i] & ~kd->vmask[i]);
+		return 1;
+	}
+	if (!write && off < PCI_COMMAND && kd->pdev->is_virtfn) {
+		*v = bytes_of(kd->pdev->vendor | (u32)kd->pdev->device << 16,
+			      off, n);
 		return 1;
 	}
 	if ((off & ~3u) != PCI_COMMAND || (off & 3) >= 2)	/* elsewhere */

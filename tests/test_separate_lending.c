@@ -428,6 +428,29 @@ static int bad_mask(u8 *b, int len)
 	return len;
 }
 
+/* SR-IOV fields: after fdid .. revision (72 bytes), vf_back, total, num. */
+#define WIRE_VF_BACK 73
+#define WIRE_SRIOV_TOTAL 74
+#define WIRE_SRIOV_NUM 76
+
+static int bad_numvfs(u8 *b, int len)
+{
+	first_record(b)[WIRE_SRIOV_NUM] = 1;	/* NumVFs 1 of TotalVFs 0 */
+	return len;
+}
+
+static int bad_pf_slot(u8 *b, int len)
+{
+	first_record(b)[WIRE_VF_BACK] = 1;	/* slot 0's PF: slot -1 */
+	return len;
+}
+
+static int bad_totalvfs(u8 *b, int len)
+{
+	first_record(b)[WIRE_SRIOV_TOTAL] = 0xff;	/* slots past the end */
+	return len;
+}
+
 static int twice(u8 *b, int len)
 {
 	u32 rec = SIO_NLA_HDRLEN + 320;
@@ -444,6 +467,7 @@ static void test_dev_table_hostile_records_change_nothing(void **state)
 {
 	int (*const edits[])(u8 *, int) = {
 		bad_owner, bad_bar, bad_name, bad_mask, twice,
+		bad_numvfs, bad_pf_slot, bad_totalvfs,
 	};
 	unsigned char *before = malloc(w.size);
 	size_t i;

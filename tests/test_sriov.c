@@ -102,6 +102,30 @@ static void test_bad_counts_refused_state_unchanged(void **state)
 	assert_int_equal(smartio_device_find(fx->h, "nic0v0"), -ENXIO);
 }
 
+/* The PF borrowed: its driver is the borrower's, no VF comes or goes. */
+static void test_no_vfs_while_the_pf_is_borrowed(void **state)
+{
+	struct fx *fx = *state;
+	struct smartio_sriov_info si;
+
+	assert_int_equal(smartio_lend(fx->h, fx->nic0, SMARTIO_LEND_ALL, 0), 0);
+	assert_int_equal(smartio_borrow(fx->h, fx->nic0, fx->host1), 0);
+	assert_int_equal(smartio_sriov_set(fx->h, fx->nic0, 1), -EBUSY);
+	assert_int_equal(smartio_sriov_info(fx->h, fx->nic0, &si), 0);
+	assert_int_equal(si.num, 0);
+	assert_int_equal(smartio_device_find(fx->h, "nic0v0"), -ENXIO);
+	assert_int_equal(smartio_return(fx->h, fx->nic0, fx->host1), 0);
+	assert_int_equal(smartio_sriov_set(fx->h, fx->nic0, 1), 0);
+	/* Nor do they go while it is borrowed. */
+	assert_int_equal(smartio_borrow(fx->h, fx->nic0, fx->host1), 0);
+	assert_int_equal(smartio_sriov_set(fx->h, fx->nic0, 0), -EBUSY);
+	assert_true(smartio_device_find(fx->h, "nic0v0") >= 0);
+	assert_int_equal(smartio_return(fx->h, fx->nic0, fx->host1), 0);
+	assert_int_equal(smartio_sriov_set(fx->h, fx->nic0, 0), 0);
+	assert_int_equal(smartio_lend(fx->h, fx->nic0, SMARTIO_LEND_NONE, 0),
+			 0);
+}
+
 static void test_each_vf_a_device_of_its_own(void **state)
 {
 	struct fx *fx = *state;
@@ -210,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vfs_absent_until_enabled),
 		cmocka_unit_test(test_bad_counts_refused_state_unchanged),
+		cmocka_unit_test(test_no_vfs_while_the_pf_is_borrowed),
 		cmocka_unit_test(test_each_vf_a_device_of_its_own),
 		cmocka_unit_test(test_vfs_lent_to_different_nodes),
 	};

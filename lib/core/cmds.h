@@ -129,7 +129,8 @@ X(MAP_BAR_WINDOW, "map-bar-window", sio_h_map_bar_window, SIO_TO_SELF, \
 	SIO_GENL_NOT_OFFERED)							\
 /* user -> core: VFs (sriov.c) and multicast groups (mcast.c) */	\
 X(SRIOV_SET, "sriov-set", sio_h_sriov, SIO_TO_LENDER,			\
-	SIO_FROM_LOCAL_SEP, A(DEV) | A(SIZE), 0, SIO_GENL_NOT_OFFERED)	\
+	SIO_FROM_LOCAL_SEP, A(DEV) | A(SIZE), 0,				\
+	SIO_GENL_ADMIN | SIO_GENL_PCI | SIO_GENL_HOTPLUG)			\
 X(MCAST_CREATE, "mcast-create", sio_h_mcast, SIO_TO_SELF, SIO_FROM_ANY, \
 	A(NAME) | A(INDEX) | A(SIZE), 0, SIO_GENL_NOT_OFFERED)		\
 X(MCAST_DESTROY, "mcast-destroy", sio_h_mcast, SIO_TO_SELF,		\

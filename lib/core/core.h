@@ -135,6 +135,17 @@ struct sio_platform_ops {
 	u64 (*dma_direct)(void *plat, u32 node);
 	int (*dma_direct_map)(void *plat, u32 self, u32 borrower, u16 rid,
 			      u64 addr, u64 size, int map);
+	/*
+	 * Optional: the lender's own PCI core enables the first num VFs of
+	 * its PF pf (num > 0, none enabled before) or disables them all
+	 * (0), as Linux's sriov_numvfs does, and fills in the VFs' records
+	 * (bdf, requester id, ids, BARs) before the core marks them
+	 * present; an error leaves everything as it was.  Without it the
+	 * core writes NumVFs and VF Enable into the capability itself (the
+	 * simulator), or answers EOPNOTSUPP when the registries are
+	 * separate.
+	 */
+	int (*sriov_set)(void *plat, u32 pf, u16 num);
 };
 
 /* SIO_CMD_MSIX_ENTRY's index for the MSI capability's one message. */

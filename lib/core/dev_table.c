@@ -11,6 +11,11 @@
  * every change; the receiver replaces its copies of that lender's devices
  * with the table, whole or not at all.  Commands for a device still go to
  * its lender (dispatch.c), which alone changes its record.
+ *
+ * SR-IOV (sriov.c) travels too: a PF's TotalVFs and NumVFs, and a VF's
+ * distance back to its PF's slot (VF k is k + 1 after it), so that
+ * every node knows which devices are whose VFs; the bytes were padding
+ * before, which older lenders send as zeros (no SR-IOV).
  */
 #include "core_int.h"
 
@@ -26,7 +31,9 @@ struct sio_dev_wire {
 	u32 class_code;
 	u32 config_size;
 	u8 revision;
-	u8 pad[7];
+	u8 vf_back;		/* a VF: its PF is this many slots before; 0 */
+	u16 sriov_total, sriov_num;	/* a PF's TotalVFs and NumVFs */
+	u8 pad[2];
 	u64 lend_mask;
 	u64 borrowers;
 	struct sio_bar bar[SIO_MAX_BARS];
@@ -52,6 +59,10 @@ static void wire_from(struct sio_dev_wire *w, const struct sio_device *d)
 	w->class_code = d->class_code;
 	w->config_size = d->config_size;
 	w->revision = d->revision;
+	if (d->sriov_pf != SIO_NO_PF)
+		w->vf_back = (u8)((d->fdid & 0xfffffu) - d->sriov_pf);
+	w->sriov_total = d->sriov_total;
+	w->sriov_num = d->sriov_num;
 	w->lend_mask = d->lend_mask;
 	w->borrowers = d->borrowers;
 	sio_memcpy(w->bar, d->bar, sizeof(w->bar));
@@ -116,6 +127,29 @@ static int bar_ok(const struct sio_bar *b)
 }
 
 /*
+ * SR-IOV as a lender may describe it: a VF's PF and a PF's VFs are slots
+ * of the same lender, a VF has none of its own, NumVFs <= TotalVFs.
+ */
+static int sriov_ok(struct sio_registry *r, u32 owner, u32 idx,
+		    const struct sio_dev_wire *w)
+{
+	u32 k;
+
+	if (w->sriov_num > w->sriov_total ||
+	    w->sriov_total > SIO_SRIOV_MAX_VFS || (w->vf_back && w->sriov_total))
+		return 0;
+	if (w->vf_back && (w->vf_back > idx ||
+			   sio_dev(r, idx - w->vf_back)->node != owner))
+		return 0;
+	if (w->sriov_total >= r->ndevices - idx)
+		return 0;
+	for (k = 1; k <= w->sriov_total; k++)
+		if (sio_dev(r, idx + k)->node != owner)
+			return 0;
+	return 1;
+}
+
+/*
  * The record w of owner's table: its slot here (index), or -EPROTO.  The
  * slot is owner's, the names are well formed and no present device of
  * another owner has the name; a device self borrows keeps its BARs.
@@ -140,6 +174,8 @@ static int wire_ok(struct sio_registry *r, u32 self, u32 owner,
 	for (i = 0; i < SIO_MAX_BARS; i++)
 		if (!bar_ok(&w->bar[i]))
 			return -EPROTO;
+	if (!sriov_ok(r, owner, idx, w))
+		return -EPROTO;
 	for (i = 0; i < r->ndevices; i++) {
 		const struct sio_device *o = sio_dev(r, i);
 
@@ -214,6 +250,10 @@ static void wire_to(struct sio_device *d, const struct sio_dev_wire *w)
 	sio_memcpy(d->bar, w->bar, sizeof(d->bar));
 	d->stats = w->stats;
 	d->model = SIO_MODEL_GENERIC;
+	d->sriov_pf = w->vf_back ? (w->fdid & 0xfffffu) - w->vf_back :
+				   SIO_NO_PF;
+	d->sriov_total = w->sriov_total;
+	d->sriov_num = w->sriov_num;
 }
 
 /*

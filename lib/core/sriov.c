@@ -12,8 +12,11 @@
  * Like Linux: a count above TotalVFs is ERANGE, changing a nonzero count
  * to another nonzero one is EBUSY (disable first), and disabling is
  * refused (EBUSY) while any VF is borrowed or mapped, leaving the state as
- * it was.  With separate registries (smartio.ko) VFs come from the
- * lender's own PCI core: EOPNOTSUPP.
+ * it was.  Any change is refused (EBUSY) while the PF itself is borrowed:
+ * its driver is then the borrower's, and VFs coming or going under it
+ * would be the lender's PCI core's doing behind that driver's back.  With separate
+ * registries (smartio.ko) the lender's own PCI core enables VFs (the
+ * platform's sriov_set); a platform without it answers EOPNOTSUPP.
  */
 #include "core_int.h"
 #include "le.h"
@@ -119,7 +122,7 @@ int sio_h_sriov(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	(void)rep;
 	if (dev < 0)
 		return dev;
-	if (c->flags & SIO_CORE_SEPARATE)
+	if ((c->flags & SIO_CORE_SEPARATE) && !c->ops->sriov_set)
 		return -EOPNOTSUPP;
 	pf = sio_dev(r, (u32)dev);
 	if (pf->node != self || pf->gone)
@@ -133,12 +136,20 @@ int sio_h_sriov(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		return 0;
 	if (num && pf->sriov_num)
 		return -EBUSY;		/* as Linux: disable first */
+	if (pf->borrowers)
+		return -EBUSY;		/* the PF's driver is a borrower's */
 	for (k = 0; k < pf->sriov_total; k++)
 		if (!vf_of(r, (u32)dev, k))
 			return -EIO;	/* the slots are not its: refuse all */
 	for (k = 0; k < pf->sriov_num; k++)
 		if (vf_in_use(r, (u32)dev + 1 + k))
 			return -EBUSY;
+	if (c->ops->sriov_set) {
+		int err = c->ops->sriov_set(c->plat, (u32)dev, (u16)num);
+
+		if (err)
+			return err;
+	}
 	for (k = 0; k < pf->sriov_total; k++) {
 		v = vf_of(r, (u32)dev, k);
 		v->present = k < num;
@@ -150,7 +161,8 @@ int sio_h_sriov(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		sio_memset(&v->stats, 0, sizeof(v->stats));
 	}
 	pf->sriov_num = (u16)num;
-	write_cap(c, (u32)dev, pf->config_size, (u16)num);
+	if (!c->ops->sriov_set)
+		write_cap(c, (u32)dev, pf->config_size, (u16)num);
 	decimal(val, (u16)num);
 	sio_event_dev(c, SIO_EV_SRIOV, (u32)dev, "numvfs", val);
 	return 0;

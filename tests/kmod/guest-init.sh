@@ -149,14 +149,17 @@ check "the refusals changed nothing (generation $g0, nvme keeps $bdf)" \
 	test "$(cat $fabric/generation)" = "$g0" -a \
 	-e /sys/bus/pci/drivers/nvme/"$bdf"
 # Every command the table (lib/core/cmds.h) does not offer: the
-# node-to-node ones, multicast and SR-IOV.
+# node-to-node ones and multicast.
 for c in $(sio_genl not-offered); do
 	check "$c, not offered by smartio.ko, as root: EOPNOTSUPP" \
 		test "$(genl root $c node=0 dev=0)" = -95
 done
-check "mcast-create and sriov-set are among those not offered" \
+check "mcast-create is among those not offered, sriov-set is not" \
 	sh -c 'sio_genl not-offered | grep -qx mcast-create &&
-		sio_genl not-offered | grep -qx sriov-set'
+		! sio_genl not-offered | grep -qx sriov-set'
+check "sriov-set of an NVMe without SR-IOV: EOPNOTSUPP; without CAP_SYS_ADMIN: EPERM" \
+	test "$(genl root sriov-set dev=0 size=1)" = -95 -a \
+	"$(genl netadmin sriov-set dev=0 size=1)" = -1
 check "a sized DMA window (borrow size=) answers EOPNOTSUPP" \
 	test "$(genl root borrow dev=0 node=1 size=0x100000)" = -95
 check "an attribute the command does not take is refused (EINVAL)" \

@@ -57,7 +57,8 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	tests/ntb/transport-init.sh tests/ntb/check_switchtec.sh \
 	tests/ntb/switchtec-init.sh tests/ntb/check_msi.sh \
 	tests/ntb/msi-init.sh tests/ntb/edu/sio_edu_msi.c tests/ntb/edu/Kbuild \
-	tests/ntb/check_nvmeq.sh tests/ntb/nvmeq-init.sh
+	tests/ntb/check_nvmeq.sh tests/ntb/nvmeq-init.sh \
+	tests/ntb/check_sriov.sh tests/ntb/sriov-init.sh tests/ntb/nvme_vf.c
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:
@@ -70,16 +71,19 @@ EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 # counting its interrupts on the borrower, and its driver's
 # dma_map_resource of three BARs (check_msi.sh), four guests sharing one
 # NVMe through smartio-nvmeq, a client's node powered off mid-I/O
-# (check_nvmeq.sh), two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
-# over TCP each way (check_transport.sh), the same with both NTB functions
-# in translated IOMMU domains, 16 MiB each way, then a write to an IOVA
-# the receiver never mapped, which must fault there (NTB_IOMMU=1: make
-# check-ntb-transport-iommu), two partitions of the Switchtec
+# (check_nvmeq.sh), three guests lending two SR-IOV VFs of one NVMe to
+# two borrowers whose nvme drivers use them while the lender uses the PF
+# (check_sriov.sh), two guests running the mainline ntb_transport and
+# ntb_netdev with 64 MiB over TCP each way (check_transport.sh), the same
+# with both NTB functions in translated IOMMU domains, 16 MiB each way,
+# then a write to an IOVA the receiver never mapped, which must fault
+# there (NTB_IOMMU=1: make check-ntb-transport-iommu), two partitions of
+# the Switchtec
 # model under the mainline switchtec drivers (check_switchtec.sh, then
 # check_transport.sh over them: make check-ntb-switchtec), then
 # check_ntb.sh's two guests
 # with smartio.ko over the ivshmem NTB.  make check-ntb-cluster,
-# check-ntb-msi, check-ntb-nvmeq, check-ntb-lend and check-ntb-transport run those parts alone.  make check-ntb-switch2 runs
+# check-ntb-msi, check-ntb-nvmeq, check-ntb-sriov, check-ntb-lend and check-ntb-transport run those parts alone.  make check-ntb-switch2 runs
 # check_ntb.sh over two 2-port switches instead (NTB_FABRIC=switch): its
 # checks pass there except the concurrent write/attach timing on one
 # guest (397 s against a 60 s limit in the one run so far), so ivshmem
@@ -105,6 +109,10 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 		$(SHELL) $(srcdir)/tests/ntb/check_nvmeq.sh || nq=$$?; \
 	if [ $$nq -eq 77 ]; then echo "check-ntb (nvmeq): SKIPPED"; nq=0; fi; \
 	echo "check-ntb (nvmeq): exit $$nq after $$(( $$(date +%s) - t )) s"; \
+	t=$$(date +%s); sv=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_sriov.sh || sv=$$?; \
+	if [ $$sv -eq 77 ]; then echo "check-ntb (sriov): SKIPPED"; sv=0; fi; \
+	echo "check-ntb (sriov): exit $$sv after $$(( $$(date +%s) - t )) s"; \
 	t=$$(date +%s); tr=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || tr=$$?; \
 	if [ $$tr -eq 77 ]; then echo "check-ntb (transport): SKIPPED"; tr=0; fi; \
@@ -122,7 +130,8 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 	if [ $$st -eq 77 ]; then echo "check-ntb (ivshmem): SKIPPED"; st=0; fi; \
 	echo "check-ntb (ivshmem): exit $$st after $$(( $$(date +%s) - t )) s"; \
 	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ] && [ $$ld -eq 0 ] && \
-		[ $$tr -eq 0 ] && [ $$ti -eq 0 ] && [ $$sx -eq 0 ] && [ $$ms -eq 0 ] && [ $$nq -eq 0 ]
+		[ $$tr -eq 0 ] && [ $$ti -eq 0 ] && [ $$sx -eq 0 ] && [ $$ms -eq 0 ] && \
+		[ $$nq -eq 0 ] && [ $$sv -eq 0 ]
 
 check-ntb-lend: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
@@ -143,6 +152,13 @@ check-ntb-nvmeq: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_nvmeq.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb-nvmeq: SKIPPED"; exit 0; fi; \
+	exit $$st
+
+# check_sriov.sh alone: two VFs of one NVMe lent to two guests.
+check-ntb-sriov: fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_sriov.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-sriov: SKIPPED"; exit 0; fi; \
 	exit $$st
 
 check-ntb-transport:
@@ -210,7 +226,7 @@ clean-ntb:
 
 .PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend \
 	check-ntb-transport check-ntb-transport-iommu check-ntb-ivshmem \
-	check-ntb-switchtec \
+	check-ntb-switchtec check-ntb-sriov \
 	clean-ntb
 
 # check_lend.sh over the Switchtec model alone (NTB_HW=switchtec, two
