@@ -273,6 +273,40 @@ static void test_starved_process_stays_up(void **state)
 	smartio_close(h);
 }
 
+/*
+ * A node alone has nobody to send heartbeats to; the first process that
+ * joins must not find it silent and take it down (and with it what is
+ * routed to it).  Its last beat is made to look 20 s old, as after a
+ * long time alone; one beat period later a second process joins.
+ */
+static void test_lone_node_stays_up_when_another_joins(void **state)
+{
+	char fabric[64];
+	struct smartio *h = th_open(NULL, "host0", fabric, sizeof(fabric));
+	unsigned host0 = th_node(h, "host0");
+	struct smartio_node_info ni;
+	struct timespec ts;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(smartio_lend(h, th_dev(h, "nvme0"),
+				      SMARTIO_LEND_ALL, 0), 0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sim_lock(sio_lib_fabric(h));
+	sio_node(sio_lib_reg(h), host0)->heard_ns =
+		(uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec -
+		20000000000ull;
+	sim_unlock(sio_lib_fabric(h));
+	usleep(3 * SIM_HEARTBEAT_MS * 1000);
+	pid = spawn_borrower(fabric);
+	assert_int_equal(smartio_node_info(h, host0, &ni), 0);
+	assert_int_equal(ni.state, SMARTIO_NODE_UP);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	smartio_close(h);
+}
+
 /* A killed child that nobody has reaped yet is a zombie: dead, not hung. */
 static void test_unreaped_zombie_is_down_without_waiting_for_timeout(void **state)
 {
@@ -365,6 +399,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stale_fabric_with_a_reused_pid_is_rebuilt),
 		cmocka_unit_test(test_stopped_process_goes_down_and_comes_back),
 		cmocka_unit_test(test_starved_process_stays_up),
+		cmocka_unit_test(test_lone_node_stays_up_when_another_joins),
 		cmocka_unit_test(test_unreaped_zombie_is_down_without_waiting_for_timeout),
 	};
 

@@ -178,6 +178,14 @@ static void beat_once(struct sim_fabric *f)
 		for (j = 0; j < f->reg->nnodes; j++)
 			if (j != i && sio_node(f->reg, j)->state == SIO_NODE_UP)
 				sio_core_heartbeat(&f->core, i, j, seq);
+		/*
+		 * Every node reads the one registry here, so a beat is heard
+		 * by all at once, including nodes that come up later: a node
+		 * alone, with nobody to beat to, must not look silent to the
+		 * first process that joins (it took the lone node down and
+		 * with it the interrupt routes aimed there).
+		 */
+		sio_node(f->reg, i)->heard_ns = mono_ns();
 	}
 }
 
