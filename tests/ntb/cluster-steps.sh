@@ -30,6 +30,11 @@ smartio_up() {
 	else
 		fail "insmod smartio.ko fabric=ntb nodes=$N node=$P $*"; finish
 	fi
+	# smartio.ko holds the module whose table it calls (kmod/README).
+	if rmmod smartio_ntb 2>/dev/null; then
+		fail "rmmod smartio_ntb while smartio.ko uses it"; finish
+	fi
+	pass "rmmod smartio_ntb refused while smartio.ko uses it"
 }
 
 # smartiofs_up: smartiofs serves /smartio as host$P, a management mount
