@@ -33,6 +33,17 @@
  * with "node N got: <request>", and debugfs smartio_ntb/<dev>/ (one peer)
  * or smartio_ntb/<dev>/port<P>/ (several) has "peer" (up/down, node,
  * generation) and "call" (write a request, read the reply) to drive it.
+ * Two guests joined by ntb_ivshmem, this one node 1:
+ *
+ *   # insmod ntb.ko; insmod ntb_ivshmem.ko; insmod smartio_ntb.ko node=1
+ *   # cd /sys/kernel/debug/smartio_ntb/0000:00:05.0
+ *   # cat peer
+ *   up node=0 generation=0x5d1c0a3b
+ *   # echo hello > call; cat call
+ *   node 0 got: hello
+ *
+ * smartio.ko (fabric=ntb) then takes the transport over through the
+ * table smartio_ntb_fabric.c offers it (sio_ntb_attach).
  */
 
 #include <linux/debugfs.h>
@@ -57,18 +68,26 @@
 #define SIO_MW_MSG		0	/* per peer: its request and reply slots */
 #define SIO_MW_SEG		1	/* the segment heap, shared by the peers */
 #define SIO_MW_LUT		2	/* single LUT entries for smartio.ko */
-#define SIO_SPAD_MAGIC		0
-#define SIO_SPAD_NODE		1
-#define SIO_SPAD_GEN		2
-#define SIO_SPAD_TOKEN		3
-#define SIO_SPAD_WSIZE		4	/* our segment heap's size */
-#define SIO_SPADS		5
 #define SIO_OUT_MAX		SZ_64M	/* most of the outbound window we map */
 #define SIO_MAGIC		0x53494f31	/* "SIO1" */
 #define SIO_DB_CTRL		BIT_ULL(0)
 #define SIO_DB_REQ		BIT_ULL(1)
 #define SIO_DB_RSP		BIT_ULL(2)
 #define SIO_DB_ALL		(SIO_DB_CTRL | SIO_DB_REQ | SIO_DB_RSP)
+
+/*
+ * A writer's block of scratchpads in the receiver (at its port number
+ * times SIO_SPADS), what sio_publish() writes, magic last: the receiver
+ * takes the others as valid once the magic is there.
+ */
+enum sio_spad {
+	SIO_SPAD_MAGIC,		/* SIO_MAGIC, or 0 while being rewritten */
+	SIO_SPAD_NODE,		/* the writer's node id */
+	SIO_SPAD_GEN,		/* its generation: random per load or user */
+	SIO_SPAD_TOKEN,		/* random per publication; bit 0: a hello */
+	SIO_SPAD_WSIZE,		/* its segment heap's size */
+	SIO_SPADS		/* the block's size */
+};
 
 struct sio_slot {
 	__le32 seq;
