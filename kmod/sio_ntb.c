@@ -137,7 +137,8 @@ static void fab_unbind(struct auxiliary_device *adev)
 /*
  * No MODULE_DEVICE_TABLE: smartio_ntb's device must not load smartio.ko,
  * whose mode is the operator's choice (fabric=).  Probed at once, so that
- * the load knows whether smartio_ntb is there.
+ * the load knows whether smartio_ntb is there; no unbind file in sysfs,
+ * since the table is in use until smartio.ko unloads.
  */
 static const struct auxiliary_device_id fab_ids[] = {
 	{ .name = SIO_NTB_FABRIC_MATCH },
@@ -150,6 +151,7 @@ static struct auxiliary_driver fab_driver = {
 	.probe = fab_bind,
 	.remove = fab_unbind,
 	.driver.probe_type = PROBE_FORCE_SYNCHRONOUS,
+	.driver.suppress_bind_attrs = true,
 };
 
 static bool fab_registered;
