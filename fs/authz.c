@@ -99,7 +99,8 @@ static unsigned dev_node(unsigned dev)
 
 /*
  * Whether this mount may act for `node` on o (node < 0: none named), as
- * o's record scopes it (tree_scope: attrs.c, tree.c).
+ * o's record scopes it (tree_scope: a file's struct sfs_attr in attrs.c, a
+ * directory's struct sfs_dir_ops in writes.c).
  */
 static int scope(const struct sfs_obj *o, int node)
 {

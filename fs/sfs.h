@@ -8,7 +8,7 @@
  *   tree.c    the path model as tables: object kinds, directory entries
  *   inode.c   the inode table: stable inode numbers derived from paths
  *   attrs.c   the attribute tables (name, mode, show, store); link targets
- *   writes.c  strict parsing of writes; mkdir and rmdir actions
+ *   writes.c  strict parsing of writes; the mkdir and rmdir records
  *   events.c  the events file: cursors, blocked reads, poll
  *   irq.c     dev/<dev>/irq/<vec>: UIO-style interrupt files
  *   waitq.c   parked reads and poll handles of events and irq files
@@ -236,6 +236,20 @@ struct sfs_attr_group {
 	unsigned count;
 };
 
+/*
+ * A directory whose entries users make and remove (configfs style): for
+ * whom that speaks, and what mkdir and rmdir of `name` in dir do (writes.c)
+ * once authz.c let them: 0 or -errno, with the library's errno as it is.
+ */
+struct sfs_dir_ops {
+	uint8_t scope;		/* enum sfs_scope */
+	int (*mkdir)(const struct sfs_obj *dir, const char *name);
+	int (*rmdir)(const struct sfs_obj *dir, const char *name);
+};
+
+extern const struct sfs_dir_ops segments_dir_ops, segdma_dir_ops,
+	peers_dir_ops, mcasts_dir_ops, mcastdma_dir_ops;
+
 /* sysfs-style declarations: <grp>_<name>_show and _store do the work. */
 #define SFS_ATTR_RO(grp, nm) \
 	{ #nm, 0444, grp##_##nm##_show, NULL, NULL, NULL, SC_NONE }
@@ -275,6 +289,8 @@ int tree_watched(const struct sfs_obj *o);
 mode_t tree_mode(const struct sfs_obj *o);
 /* For whom a write to o, or a mkdir/rmdir in it, speaks (its record's). */
 enum sfs_scope tree_scope(const struct sfs_obj *o);
+/* Directory o's mkdir and rmdir (NULL: none can be made there). */
+const struct sfs_dir_ops *tree_dir_ops(const struct sfs_obj *o);
 int tree_is_dir(const struct sfs_obj *o);
 /* Attribute file i of directory dir as tree_child makes it (its table's
  * record i, whether or not present() says it exists now): 0, or -ENOENT

@@ -39,11 +39,10 @@ struct kinddef {
 	uint8_t attr_kind;	/* directory: its attribute files' kind, or 0 */
 	uint8_t list_gone;	/* directory: listing it once gone is ENOENT */
 	uint8_t nents;
-	/* directory: mkdir and rmdir in it speak for (enum sfs_scope) */
-	uint8_t scope;
 	/* 0 when it exists now; NULL: always, while its parent does */
 	int (*valid)(const struct sfs_obj *o);
 	const struct sfs_entry *ents;	/* directory */
+	const struct sfs_dir_ops *dir_ops;	/* directory: mkdir, rmdir */
 	const struct sfs_attr_group *group;	/* file */
 };
 
@@ -664,14 +663,14 @@ static const struct kinddef kinds[] = {
 	[K_NODE_DEVLINK] = LINK(0),
 	[K_BORROWED] = DIR(borrowed_ents),
 	[K_BORROWED_LINK] = LINK(1, .valid = borrowed_valid),
-	[K_SEGMENTS] = DIR(segments_ents, .scope = SC_OWNER),
+	[K_SEGMENTS] = DIR(segments_ents, .dir_ops = &segments_dir_ops),
 	[K_SEG] = DIR(seg_ents, .attr_kind = K_SEG_ATTR, .dynamic = 1,
 		      .list_gone = 1, .valid = seg_valid),
 	[K_SEG_ATTR] = FILE_OF(seg_attr_group, .dynamic = 1,
 			       .valid = seg_valid),
 	[K_SEG_MEM] = LINK(1, .valid = mem_valid),
 	[K_SEG_DMA] = DIR(segdma_ents, .dynamic = 1, .valid = seg_valid,
-			  .scope = SC_OWNER),
+			  .dir_ops = &segdma_dir_ops),
 	[K_SEG_DMA_DEV] = { .fmt = S_IFDIR, .attr_kind = K_SEG_DMA_ATTR,
 			     .dynamic = 1, .valid = segdma_valid },
 	[K_SEG_DMA_ATTR] = FILE_OF(segdma_attr_group, .dynamic = 1,
@@ -681,22 +680,20 @@ static const struct kinddef kinds[] = {
 	[K_DEV_ATTR] = FILE_OF(dev_attr_group),
 	[K_DEV_BAR] = LINK(1, .valid = bar_valid),
 	[K_DEV_IRQ] = DIR(irq_ents),
-	/* maps for this mount's node: the core checks the borrow */
-	[K_DEV_PEERS] = DIR(peers_ents, .scope = SC_CORE),
+	[K_DEV_PEERS] = DIR(peers_ents, .dir_ops = &peers_dir_ops),
 	[K_SEGIDX] = DIR(segidx_ents),
 	[K_SEGIDX_LINK] = LINK(1, .valid = seg_valid),
 	[K_DEV_IRQ_VEC] = FILE_OF(irq_group, .dynamic = 1, .valid = irq_valid),
 	[K_DEV_PEER] = DIR(peer_ents, .dynamic = 1, .valid = peer_valid),
 	[K_DEV_PEER_BAR] = FILE_OF(peer_bar_group, .dynamic = 1,
 				   .valid = peer_bar_valid),
-	[K_MCASTS] = DIR(mcasts_ents, .scope = SC_CLUSTER),
+	[K_MCASTS] = DIR(mcasts_ents, .dir_ops = &mcasts_dir_ops),
 	[K_MCAST] = DIR(mcast_ents, .attr_kind = K_MCAST_ATTR, .dynamic = 1,
 			.list_gone = 1, .valid = mcast_valid),
 	[K_MCAST_ATTR] = FILE_OF(mcast_attr_group, .dynamic = 1,
 				 .valid = mcast_valid),
-	/* as the lender or this node: the core checks */
 	[K_MCAST_DMA] = DIR(mcastdma_ents, .dynamic = 1, .valid = mcast_valid,
-			    .scope = SC_CORE),
+			    .dir_ops = &mcastdma_dir_ops),
 	[K_MCAST_DMA_DEV] = { .fmt = S_IFDIR, .attr_kind = K_MCAST_DMA_ATTR,
 			      .dynamic = 1, .valid = mcastdma_valid },
 	[K_MCAST_DMA_ATTR] = FILE_OF(mcastdma_attr_group, .dynamic = 1,
@@ -752,9 +749,14 @@ enum sfs_scope tree_scope(const struct sfs_obj *o)
 	const struct sfs_attr *a;
 
 	if (k->fmt == S_IFDIR)
-		return (enum sfs_scope)k->scope;
+		return k->dir_ops ? (enum sfs_scope)k->dir_ops->scope : SC_NONE;
 	a = k->fmt == S_IFREG ? tree_attr(o) : NULL;
 	return a ? (enum sfs_scope)a->scope : SC_NONE;
+}
+
+const struct sfs_dir_ops *tree_dir_ops(const struct sfs_obj *o)
+{
+	return kind_of(o)->dir_ops;
 }
 
 int tree_dynamic(const struct sfs_obj *o)

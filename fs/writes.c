@@ -212,15 +212,94 @@ int write_attr(const struct sfs_obj *o, const char *buf, size_t size,
 }
 
 /*
+ * The device a directory entry names (segments/<seg>/dma/<dev>,
+ * peers/<dev>, multicast/<group>/dma/<dev>): its index, or `unknown`
+ * (ENXIO for a mkdir, ENOENT for an rmdir).
+ */
+static int named_dev(const char *name, int unknown)
+{
+	int dev = names_dev(name);
+
+	return dev < 0 ? unknown : dev;
+}
+
+/* segments/<seg>: the node's segment, no memory until its size is set. */
+static int segment_mkdir(const struct sfs_obj *dir, const char *name)
+{
+	if (strlen(name) >= SMARTIO_NAME_MAX)
+		return -EINVAL;
+	return smartio_segment_create(sfs.h, dir->node, name);
+}
+
+static int segment_rmdir(const struct sfs_obj *dir, const char *name)
+{
+	if (strlen(name) >= SMARTIO_NAME_MAX)
+		return -ENOENT;
+	return smartio_segment_destroy(sfs.h, dir->node, name);
+}
+
+/* Made by the segment's owner's mounts. */
+const struct sfs_dir_ops segments_dir_ops = {
+	SC_OWNER, segment_mkdir, segment_rmdir,
+};
+
+/* segments/<seg>/dma/<dev>: the segment mapped for the device. */
+static int segdma_mkdir(const struct sfs_obj *dir, const char *name)
+{
+	int dev = named_dev(name, -ENXIO);
+	uint64_t ioaddr;
+
+	return dev < 0 ? dev : smartio_segment_dma_map(sfs.h, dir->node,
+						       dir->seg, (unsigned)dev,
+						       &ioaddr);
+}
+
+static int segdma_rmdir(const struct sfs_obj *dir, const char *name)
+{
+	int dev = named_dev(name, -ENOENT);
+
+	return dev < 0 ? dev : smartio_segment_dma_unmap(sfs.h, dir->node,
+							 dir->seg,
+							 (unsigned)dev);
+}
+
+const struct sfs_dir_ops segdma_dir_ops = {
+	SC_OWNER, segdma_mkdir, segdma_rmdir,
+};
+
+/* dev/<dev>/peers/<peer>: the peer's BARs mapped for dev, for this node. */
+static int peer_mkdir(const struct sfs_obj *dir, const char *name)
+{
+	int dev = named_dev(name, -ENXIO);
+
+	return dev < 0 ? dev : smartio_peer_map(sfs.h, dir->dev,
+						(unsigned)dev, sfs.self);
+}
+
+static int peer_rmdir(const struct sfs_obj *dir, const char *name)
+{
+	int dev = named_dev(name, -ENOENT);
+
+	return dev < 0 ? dev : smartio_peer_unmap(sfs.h, dir->dev,
+						  (unsigned)dev, sfs.self);
+}
+
+/* Maps for this mount's node: the core checks the borrow. */
+const struct sfs_dir_ops peers_dir_ops = {
+	SC_CORE, peer_mkdir, peer_rmdir,
+};
+
+/*
  * mkdir multicast/<name>: a group of one page on the first switch with a
  * free one (its size is written next, smartio(7)); ENOSPC when every
  * switch with multicast is full, EOPNOTSUPP when none has it.
  */
-static int mcast_mkdir(const char *name)
+static int mcast_mkdir(const struct sfs_obj *dir, const char *name)
 {
 	unsigned sw, n = smartio_switch_count(sfs.h);
 	int rc = -EOPNOTSUPP, r;
 
+	(void)dir;
 	if (strlen(name) >= SMARTIO_NAME_MAX)
 		return -EINVAL;
 	for (sw = 0; sw < n; sw++) {
@@ -235,6 +314,19 @@ static int mcast_mkdir(const char *name)
 	return rc;
 }
 
+static int mcast_rmdir(const struct sfs_obj *dir, const char *name)
+{
+	int g = smartio_mcast_lookup(sfs.h, name);
+
+	(void)dir;
+	return g < 0 ? -ENOENT : smartio_mcast_destroy(sfs.h, (unsigned)g);
+}
+
+/* Groups span switches: the management view's alone. */
+const struct sfs_dir_ops mcasts_dir_ops = {
+	SC_CLUSTER, mcast_mkdir, mcast_rmdir,
+};
+
 /* Who maps a group for dev from this mount: its lender when the mount
  * acts for it, else this mount's node (a borrower of it, or refused). */
 static unsigned mcast_user(unsigned dev)
@@ -244,88 +336,50 @@ static unsigned mcast_user(unsigned dev)
 	return sfs.manage || lender == sfs.self ? lender : sfs.self;
 }
 
+/* multicast/<group>/dma/<dev>: the group mapped for the device. */
+static int mcastdma_mkdir(const struct sfs_obj *dir, const char *name)
+{
+	int dev = named_dev(name, -ENXIO), g = tree_mcast(dir);
+	uint64_t ioaddr;
+
+	if (dev < 0)
+		return dev;
+	if (g < 0)
+		return g;
+	return smartio_mcast_map(sfs.h, (unsigned)g, (unsigned)dev,
+				 mcast_user((unsigned)dev), &ioaddr);
+}
+
+static int mcastdma_rmdir(const struct sfs_obj *dir, const char *name)
+{
+	int dev = named_dev(name, -ENOENT), g = tree_mcast(dir);
+
+	if (dev < 0 || g < 0)
+		return -ENOENT;
+	return smartio_mcast_unmap(sfs.h, (unsigned)g, (unsigned)dev,
+				   mcast_user((unsigned)dev));
+}
+
+/* As the device's lender or this node: the core checks. */
+const struct sfs_dir_ops mcastdma_dir_ops = {
+	SC_CORE, mcastdma_mkdir, mcastdma_rmdir,
+};
+
 int write_mkdir(const struct sfs_obj *dir, const char *name,
 		struct sfs_obj *out)
 {
-	uint64_t ioaddr;
-	int rc, dev, g;
+	const struct sfs_dir_ops *d = tree_dir_ops(dir);
+	int rc;
 
-	switch (dir->kind) {
-	case K_SEGMENTS:
-		if (strlen(name) >= SMARTIO_NAME_MAX)
-			return -EINVAL;
-		rc = smartio_segment_create(sfs.h, dir->node, name);
-		if (rc)
-			return rc;
-		return tree_child(dir, name, out);
-	case K_SEG_DMA:
-		dev = names_dev(name);
-		if (dev < 0)
-			return -ENXIO;
-		rc = smartio_segment_dma_map(sfs.h, dir->node, dir->seg,
-					     (unsigned)dev, &ioaddr);
-		if (rc)
-			return rc;
-		return tree_child(dir, name, out);
-	case K_DEV_PEERS:
-		dev = names_dev(name);
-		if (dev < 0)
-			return -ENXIO;
-		rc = smartio_peer_map(sfs.h, dir->dev, (unsigned)dev, sfs.self);
-		if (rc)
-			return rc;
-		return tree_child(dir, name, out);
-	case K_MCASTS:
-		rc = mcast_mkdir(name);
-		return rc ? rc : tree_child(dir, name, out);
-	case K_MCAST_DMA:
-		dev = names_dev(name);
-		g = tree_mcast(dir);
-		if (dev < 0)
-			return -ENXIO;
-		if (g < 0)
-			return g;
-		rc = smartio_mcast_map(sfs.h, (unsigned)g, (unsigned)dev,
-				       mcast_user((unsigned)dev), &ioaddr);
-		return rc ? rc : tree_child(dir, name, out);
-	default:
+	if (!d)
 		return -EPERM;
-	}
+	rc = d->mkdir(dir, name);
+	return rc ? rc : tree_child(dir, name, out);
 }
 
 int write_rmdir(const struct sfs_obj *dir, const char *name)
 {
-	int dev, g;
+	const struct sfs_dir_ops *d = tree_dir_ops(dir);
 
-	switch (dir->kind) {
-	case K_SEGMENTS:
-		if (strlen(name) >= SMARTIO_NAME_MAX)
-			return -ENOENT;
-		return smartio_segment_destroy(sfs.h, dir->node, name);
-	case K_SEG_DMA:
-		dev = names_dev(name);
-		if (dev < 0)
-			return -ENOENT;
-		return smartio_segment_dma_unmap(sfs.h, dir->node, dir->seg,
-						 (unsigned)dev);
-	case K_DEV_PEERS:
-		dev = names_dev(name);
-		if (dev < 0)
-			return -ENOENT;
-		return smartio_peer_unmap(sfs.h, dir->dev, (unsigned)dev,
-					  sfs.self);
-	case K_MCASTS:
-		g = smartio_mcast_lookup(sfs.h, name);
-		return g < 0 ? -ENOENT : smartio_mcast_destroy(sfs.h,
-							      (unsigned)g);
-	case K_MCAST_DMA:
-		dev = names_dev(name);
-		g = tree_mcast(dir);
-		if (dev < 0 || g < 0)
-			return -ENOENT;
-		return smartio_mcast_unmap(sfs.h, (unsigned)g, (unsigned)dev,
-					   mcast_user((unsigned)dev));
-	default:
-		return -EPERM;
-	}
+	return d ? d->rmdir(dir, name) : -EPERM;
 }

@@ -294,48 +294,33 @@ static const struct file_operations bar_fops = {
 
 static struct sio_view *dev_view(const struct device *dev);
 
-static ssize_t node_show(struct device *dev, struct device_attribute *a,
-			 char *buf)
+static struct sio_bar_cdev *dev_seg(const struct device *dev)
 {
-	return sysfs_emit(buf, "%s\n", dev_view(dev)->node);
+	return container_of(dev, struct sio_bar_cdev, dev);
 }
-static DEVICE_ATTR_RO(node);
 
-static ssize_t name_show(struct device *dev, struct device_attribute *a,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%s\n", dev_view(dev)->name);
-}
-static DEVICE_ATTR_RO(name);
+/*
+ * A read-only attribute: _value, an expression of the show's dev,
+ * printed with _fmt and a newline.
+ */
+#define SIO_ATTR_RO(_name, _fmt, _value)				\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *a, char *buf)	\
+{									\
+	return sysfs_emit(buf, _fmt "\n", (_value));			\
+}									\
+static DEVICE_ATTR_RO(_name)
 
-static ssize_t lender_show(struct device *dev, struct device_attribute *a,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%s\n", dev_view(dev)->lender);
-}
-static DEVICE_ATTR_RO(lender);
-
-static ssize_t role_show(struct device *dev, struct device_attribute *a,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  dev_view(dev)->borrower ? "borrower" : "lender");
-}
-static DEVICE_ATTR_RO(role);
-
-static ssize_t bdf_show(struct device *dev, struct device_attribute *a,
-			char *buf)
-{
-	return sysfs_emit(buf, "%s\n", dev_view(dev)->bdf);
-}
-static DEVICE_ATTR_RO(bdf);
-
-static ssize_t fdid_show(struct device *dev, struct device_attribute *a,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%#x\n", dev_view(dev)->fdid);
-}
-static DEVICE_ATTR_RO(fdid);
+SIO_ATTR_RO(node, "%s", dev_view(dev)->node);
+SIO_ATTR_RO(name, "%s", dev_view(dev)->name);
+SIO_ATTR_RO(lender, "%s", dev_view(dev)->lender);
+SIO_ATTR_RO(role, "%s", dev_view(dev)->borrower ? "borrower" : "lender");
+SIO_ATTR_RO(bdf, "%s", dev_view(dev)->bdf);
+SIO_ATTR_RO(fdid, "%#x", dev_view(dev)->fdid);
+SIO_ATTR_RO(bar, "%u", dev_seg(dev)->bar);
+SIO_ATTR_RO(size, "%llu", dev_seg(dev)->size);
+SIO_ATTR_RO(owner, "%s", dev_seg(dev)->owner);
+SIO_ATTR_RO(segment, "%s", dev_seg(dev)->seg);
 
 static struct attribute *view_attrs[] = {
 	&dev_attr_node.attr,
@@ -347,22 +332,6 @@ static struct attribute *view_attrs[] = {
 	NULL,
 };
 ATTRIBUTE_GROUPS(view);
-
-static ssize_t bar_show(struct device *dev, struct device_attribute *a,
-			char *buf)
-{
-	return sysfs_emit(buf, "%u\n",
-			  container_of(dev, struct sio_bar_cdev, dev)->bar);
-}
-static DEVICE_ATTR_RO(bar);
-
-static ssize_t size_show(struct device *dev, struct device_attribute *a,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  container_of(dev, struct sio_bar_cdev, dev)->size);
-}
-static DEVICE_ATTR_RO(size);
 
 static struct attribute *bar_attrs[] = {
 	&dev_attr_bar.attr,
@@ -407,11 +376,14 @@ static int bar_uevent(SIO_UEVENT_CONST struct device *dev,
 	       add_uevent_var(env, "SMARTIO_BAR=%u", bc->bar);
 }
 
-static void bar_dev_release(struct device *dev)
+/* A BAR's or segment's device (mdev_new), with its segment memory. */
+static void mdev_release(struct device *dev)
 {
-	struct sio_bar_cdev *bc = container_of(dev, struct sio_bar_cdev, dev);
+	struct sio_bar_cdev *bc = dev_seg(dev);
 
 	ida_free(&sio_minors, MINOR(dev->devt));
+	if (!bc->ext)
+		vfree(bc->mem);	/* NULL for a BAR */
 	kfree(bc);
 }
 
@@ -419,27 +391,8 @@ static const struct device_type bar_type = {
 	.name = "smartio_bar",
 	.groups = bar_groups,
 	.uevent = bar_uevent,
-	.release = bar_dev_release,
+	.release = mdev_release,
 };
-
-static struct sio_bar_cdev *dev_seg(const struct device *dev)
-{
-	return container_of(dev, struct sio_bar_cdev, dev);
-}
-
-static ssize_t owner_show(struct device *dev, struct device_attribute *a,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%s\n", dev_seg(dev)->owner);
-}
-static DEVICE_ATTR_RO(owner);
-
-static ssize_t segment_show(struct device *dev, struct device_attribute *a,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%s\n", dev_seg(dev)->seg);
-}
-static DEVICE_ATTR_RO(segment);
 
 static struct attribute *seg_attrs[] = {
 	&dev_attr_owner.attr,
@@ -456,21 +409,11 @@ static int seg_uevent(SIO_UEVENT_CONST struct device *dev,
 	       add_uevent_var(env, "SMARTIO_SEGMENT=%s", dev_seg(dev)->seg);
 }
 
-static void seg_dev_release(struct device *dev)
-{
-	struct sio_bar_cdev *bc = dev_seg(dev);
-
-	ida_free(&sio_minors, MINOR(dev->devt));
-	if (!bc->ext)
-		vfree(bc->mem);
-	kfree(bc);
-}
-
 static const struct device_type seg_type = {
 	.name = "smartio_segment",
 	.groups = seg_groups,
 	.uevent = seg_uevent,
-	.release = seg_dev_release,
+	.release = mdev_release,
 };
 
 static struct sio_view *dev_view(const struct device *dev)
@@ -646,12 +589,13 @@ void sio_view_remove(struct sio_view *v)
 }
 
 /*
- * A segment's memory, zeroed, and its character device
- * sio-<owner>-seg-<name>: mmap(), read() and write() reach the memory.
- * The core calls this (seg_backing) under sio_k.lock.
+ * A segment's character device sio-<owner>-seg-<name>, over memory of its
+ * own (ext false: zeroed, from vmalloc_user, freed with the device) or
+ * the caller's (ext: mem and phys, see sio_seg_dev_add_ext()).
  */
-struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
-				     u64 size)
+static struct sio_bar_cdev *seg_dev_add(const char *owner, const char *name,
+					u64 size, bool ext, void *mem,
+					phys_addr_t phys)
 {
 	struct sio_bar_cdev *bc = mdev_new(&seg_type, NULL);
 	int err;
@@ -661,9 +605,11 @@ struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
 	strscpy(bc->owner, owner, sizeof(bc->owner));
 	strscpy(bc->seg, name, sizeof(bc->seg));
 	bc->size = size;
-	bc->mem = vmalloc_user(size);
-	err = bc->mem ? dev_set_name(&bc->dev, "sio-%s-seg-%s", owner, name) :
-			-ENOMEM;
+	bc->ext = ext;
+	bc->mem = ext ? mem : vmalloc_user(size);
+	bc->phys = phys;
+	err = ext || bc->mem ?
+	      dev_set_name(&bc->dev, "sio-%s-seg-%s", owner, name) : -ENOMEM;
 	if (!err)
 		err = cdev_device_add(&bc->cdev, &bc->dev);
 	if (err) {
@@ -671,6 +617,17 @@ struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
 		return ERR_PTR(err);
 	}
 	return bc;
+}
+
+/*
+ * A segment's memory, zeroed, and its character device: mmap(), read()
+ * and write() reach the memory.  The core calls this (seg_backing) under
+ * sio_k.lock.
+ */
+struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
+				     u64 size)
+{
+	return seg_dev_add(owner, name, size, false, NULL, 0);
 }
 
 /*
@@ -682,25 +639,7 @@ struct sio_bar_cdev *sio_seg_dev_add(const char *owner, const char *name,
 struct sio_bar_cdev *sio_seg_dev_add_ext(const char *owner, const char *name,
 					 u64 size, void *mem, phys_addr_t phys)
 {
-	struct sio_bar_cdev *bc = mdev_new(&seg_type, NULL);
-	int err;
-
-	if (IS_ERR(bc))
-		return bc;
-	strscpy(bc->owner, owner, sizeof(bc->owner));
-	strscpy(bc->seg, name, sizeof(bc->seg));
-	bc->size = size;
-	bc->ext = true;
-	bc->mem = mem;
-	bc->phys = phys;
-	err = dev_set_name(&bc->dev, "sio-%s-seg-%s", owner, name);
-	if (!err)
-		err = cdev_device_add(&bc->cdev, &bc->dev);
-	if (err) {
-		put_device(&bc->dev);
-		return ERR_PTR(err);
-	}
-	return bc;
+	return seg_dev_add(owner, name, size, true, mem, phys);
 }
 
 /* The segment goes: its mappings are zapped, its memory freed. */

@@ -266,8 +266,9 @@ int sio_debugfs_init(void);
 void sio_debugfs_exit(void);
 
 /*
- * fabric=ntb (sio_ntb.c): the other node through smartio_ntb.ko, found
- * with symbol_get() (smartio.ko has no link-time dependency on it).  init
+ * fabric=ntb (sio_ntb.c): the other node through smartio_ntb.ko, whose
+ * table of operations probe binds on the auxiliary bus (smartio.ko has no
+ * link-time dependency on it) and pins until unprobe or exit.  init
  * takes the transport over; the rest are the platform's send, seg_backing,
  * seg_map and notify for that mode, called with sio_k.lock held.
  */

@@ -3,9 +3,10 @@
  * fabric=ntb: this machine is one node (host<node>) and every other node
  * is another machine behind an NTB (one peer of a two-port NTB, or one of
  * the peers of a multi-port switch), reached through smartio_ntb.ko
- * (kmod/ntb/smartio_ntb.h).  smartio.ko finds that module's functions with
- * symbol_get() when it loads with fabric=ntb, so that it loads and runs
- * without it (and without ntb.ko) in the default loopback mode.
+ * (kmod/ntb/smartio_ntb.h).  smartio.ko binds to that module's table of
+ * functions, which it offers on the auxiliary bus, when it loads with
+ * fabric=ntb, so that it loads and runs without it (and without ntb.ko)
+ * in the default loopback mode.
  *
  * Each machine has a registry of its own with every node in it.  A node
  * owns the records of its own segments; the others' are copies: after
@@ -35,6 +36,7 @@
  * core answers a peer's request from this node's own records.  The core
  * checks again what it looked at before a send (seg_attach.c).
  */
+#include <linux/auxiliary_bus.h>
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -73,57 +75,11 @@ MODULE_PARM_DESC(port_nodes,
 #define SIO_FAB_CLAIM_TIMEOUT_MS 30000
 #define SIO_FAB_RETRY_MS 200
 
-/* smartio_ntb's functions (smartio_ntb.h), taken at load. */
-static struct {
-	typeof(sio_ntb_attach) *attach;
-	typeof(sio_ntb_detach) *detach;
-	typeof(sio_ntb_call) *call;
-	typeof(sio_ntb_seg_alloc) *seg_alloc;
-	typeof(sio_ntb_seg_free) *seg_free;
-	typeof(sio_ntb_seg_phys) *seg_phys;
-	typeof(sio_ntb_peer_seg) *peer_seg;
-	typeof(sio_ntb_lut_geometry) *lut_geometry;
-	typeof(sio_ntb_lut_set) *lut_set;
-	typeof(sio_ntb_lut_clear) *lut_clear;
-	typeof(sio_ntb_lut_peer_addr) *lut_peer_addr;
-	typeof(sio_ntb_lut_align) *lut_align;
-	typeof(sio_ntb_direct_geometry) *direct_geometry;
-	typeof(sio_ntb_direct_set) *direct_set;
-	typeof(sio_ntb_direct_clear) *direct_clear;
-	typeof(sio_ntb_direct_peer_addr) *direct_peer_addr;
-	typeof(sio_ntb_rid_allow) *rid_allow;
-	typeof(sio_ntb_pci_dev) *pci_dev;
-	typeof(sio_ntb_peer_port) *peer_port;
-} ntb;
-
 /*
- * Each by name, where it is kept: adding one touches the struct above and
- * this table.  __symbol_get() is what symbol_get() expands to, by name.
+ * smartio_ntb's table (smartio_ntb.h), from its auxiliary device: bound at
+ * load, with the module pinned until smartio.ko unloads.
  */
-static const struct {
-	const char *name;
-	void **fn;
-} ntb_symbols[] = {
-	{ "sio_ntb_attach", (void **)&ntb.attach },
-	{ "sio_ntb_detach", (void **)&ntb.detach },
-	{ "sio_ntb_call", (void **)&ntb.call },
-	{ "sio_ntb_seg_alloc", (void **)&ntb.seg_alloc },
-	{ "sio_ntb_seg_free", (void **)&ntb.seg_free },
-	{ "sio_ntb_seg_phys", (void **)&ntb.seg_phys },
-	{ "sio_ntb_peer_seg", (void **)&ntb.peer_seg },
-	{ "sio_ntb_lut_geometry", (void **)&ntb.lut_geometry },
-	{ "sio_ntb_lut_set", (void **)&ntb.lut_set },
-	{ "sio_ntb_lut_clear", (void **)&ntb.lut_clear },
-	{ "sio_ntb_lut_peer_addr", (void **)&ntb.lut_peer_addr },
-	{ "sio_ntb_lut_align", (void **)&ntb.lut_align },
-	{ "sio_ntb_direct_geometry", (void **)&ntb.direct_geometry },
-	{ "sio_ntb_direct_set", (void **)&ntb.direct_set },
-	{ "sio_ntb_direct_clear", (void **)&ntb.direct_clear },
-	{ "sio_ntb_direct_peer_addr", (void **)&ntb.direct_peer_addr },
-	{ "sio_ntb_rid_allow", (void **)&ntb.rid_allow },
-	{ "sio_ntb_pci_dev", (void **)&ntb.pci_dev },
-	{ "sio_ntb_peer_port", (void **)&ntb.peer_port },
-};
+static const struct sio_ntb_fabric_ops *ntb;
 
 /* This node's segments: their memory in the segment heap. */
 struct sio_fab_seg {
@@ -160,26 +116,63 @@ static struct {
 	u8 *greet_rep;
 } fab;
 
-static void fab_put_symbols(void)
+static int fab_bind(struct auxiliary_device *adev,
+		    const struct auxiliary_device_id *id)
 {
-	u32 i;
+	const struct sio_ntb_fabric_ops *ops = sio_ntb_fabric_of(adev)->ops;
 
-	for (i = 0; i < ARRAY_SIZE(ntb_symbols); i++)
-		if (*ntb_symbols[i].fn)
-			__symbol_put(ntb_symbols[i].name);
-	memset(&ntb, 0, sizeof(ntb));
+	if (ntb || !try_module_get(ops->owner))
+		return -EBUSY;
+	ntb = ops;
+	return 0;
 }
 
-static int fab_get_symbols(void)
+/* Only when smartio.ko unloads: it holds smartio_ntb until then. */
+static void fab_unbind(struct auxiliary_device *adev)
 {
-	u32 i;
+	module_put(ntb->owner);
+	ntb = NULL;
+}
 
-	for (i = 0; i < ARRAY_SIZE(ntb_symbols); i++) {
-		*ntb_symbols[i].fn = __symbol_get(ntb_symbols[i].name);
-		if (!*ntb_symbols[i].fn) {
-			fab_put_symbols();
-			return -ENODEV;
-		}
+/*
+ * No MODULE_DEVICE_TABLE: smartio_ntb's device must not load smartio.ko,
+ * whose mode is the operator's choice (fabric=).  Probed at once, so that
+ * the load knows whether smartio_ntb is there; no unbind file in sysfs,
+ * since the table is in use until smartio.ko unloads.
+ */
+static const struct auxiliary_device_id fab_ids[] = {
+	{ .name = SIO_NTB_FABRIC_MATCH },
+	{ }
+};
+
+static struct auxiliary_driver fab_driver = {
+	.name = "fabric",
+	.id_table = fab_ids,
+	.probe = fab_bind,
+	.remove = fab_unbind,
+	.driver.probe_type = PROBE_FORCE_SYNCHRONOUS,
+	.driver.suppress_bind_attrs = true,
+};
+
+static bool fab_registered;
+
+static void fab_release(void)
+{
+	if (fab_registered)
+		auxiliary_driver_unregister(&fab_driver);
+	fab_registered = false;
+}
+
+static int fab_acquire(void)
+{
+	int err = auxiliary_driver_register(&fab_driver);
+
+	if (err)
+		return err;
+	fab_registered = true;
+	if (!ntb) {
+		fab_release();
+		return -ENODEV;
 	}
 	return 0;
 }
@@ -240,7 +233,7 @@ static int pull_table(struct sio_ntb_peer *peer, const void *reply, int n,
 	sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
 	len = sio_msg_finish(&m);
 	if (len > 0)
-		len = ntb.call(peer, req, len, rep, SIO_MSG_MAX,
+		len = ntb->call(peer, req, len, rep, SIO_MSG_MAX,
 			       SIO_FAB_TIMEOUT_MS);
 out:
 	kfree(p);
@@ -295,7 +288,7 @@ int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap)
 	/* Parked: the lock is the peer's requests' until the reply. */
 	sio_k.parked++;
 	mutex_unlock(&sio_k.lock);
-	n = ntb.call(p, msg, len, reply, cap, call_timeout(msg, len));
+	n = ntb->call(p, msg, len, reply, cap, call_timeout(msg, len));
 	if (n > 0 && changes_peer_table(msg, len)) {
 		rep = kmalloc(SIO_MSG_MAX, GFP_KERNEL);
 		if (rep)
@@ -378,7 +371,7 @@ static bool push_table(u32 dst, struct sio_fab_sent *st,
 	sio_k_unlock();
 	if (n < 0 || (n == st->len && !memcmp(fab.out, st->buf, n)))
 		return true;
-	rc = ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
+	rc = ntb->call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
 		      SIO_FAB_TIMEOUT_MS);
 	if (rc >= 0) {
 		memcpy(st->buf, fab.out, n);
@@ -481,7 +474,7 @@ static void link_state(void)
  */
 static bool port_pin_ok(struct sio_ntb_peer *p, u32 id)
 {
-	int port = ntb.peer_port(p), q;
+	int port = ntb->peer_port(p), q;
 
 	for (q = 0; q < SIO_FAB_PORTS; q++) {
 		if (fab.port_pin[q] < 0 ||
@@ -586,7 +579,7 @@ int sio_ntb_fab_seg_backing(u32 seg, int create)
 		sio_seg_dev_remove(sio_k.seg[seg]);
 		sio_k.seg[seg] = NULL;
 		if (fs->va)
-			ntb.seg_free(fs->p, fs->va, fs->len);	/* scrubs */
+			ntb->seg_free(fs->p, fs->va, fs->len);	/* scrubs */
 		memset(fs, 0, sizeof(*fs));
 		return 0;
 	}
@@ -596,13 +589,13 @@ int sio_ntb_fab_seg_backing(u32 seg, int create)
 	}
 	if (!fab.heap)
 		return -EHOSTDOWN;	/* no peer up yet: no heap */
-	va = ntb.seg_alloc(fab.heap, s->size, &off);
+	va = ntb->seg_alloc(fab.heap, s->size, &off);
 	if (!va)
 		return -ENOSPC;
 	bc = sio_seg_dev_add_ext(sio_node(sio_k.reg, s->owner)->name, s->name,
-				 s->size, va, ntb.seg_phys(fab.heap, va));
+				 s->size, va, ntb->seg_phys(fab.heap, va));
 	if (IS_ERR(bc)) {
-		ntb.seg_free(fab.heap, va, s->size);
+		ntb->seg_free(fab.heap, va, s->size);
 		return PTR_ERR(bc);
 	}
 	fs->p = fab.heap;
@@ -630,7 +623,7 @@ int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus)
 			continue;
 		if (size > fab.own[i].len)
 			return -EINVAL;
-		*bus = ntb.seg_phys(fab.own[i].p, fab.own[i].va);
+		*bus = ntb->seg_phys(fab.own[i].p, fab.own[i].va);
 		return 0;
 	}
 	return -ENOENT;
@@ -648,7 +641,7 @@ static int peer_seg_phys(u32 seg, const struct sio_segment *s,
 	int aidx;
 
 	if (!sio_k.lut_entries)
-		return ntb.peer_seg(fab.p[s->owner], s->backing, s->size,
+		return ntb->peer_seg(fab.p[s->owner], s->backing, s->size,
 				    phys) ? 0 : -ENXIO;
 	aidx = sio_attach_find(sio_k.reg, seg, sio_k.self);
 	if (aidx < 0)
@@ -702,7 +695,7 @@ void sio_ntb_fab_show(struct seq_file *s)
 
 	for (n = 0; n < sio_k.nnodes; n++) {
 		if (n == sio_k.self || !peer_up(n) ||
-		    !ntb.peer_seg(fab.p[n], 0, PAGE_SIZE, &phys))
+		    !ntb->peer_seg(fab.p[n], 0, PAGE_SIZE, &phys))
 			continue;
 		seq_printf(s, "heap_window %s addr=%pa translated=%s\n",
 			   sio_node(sio_k.reg, n)->name, &phys,
@@ -713,7 +706,7 @@ void sio_ntb_fab_show(struct seq_file *s)
 /* The NTB's PCI function: the requester id peers' writes arrive with. */
 struct pci_dev *sio_ntb_fab_pci_dev(void)
 {
-	return ntb.pci_dev ? ntb.pci_dev() : NULL;
+	return ntb ? ntb->pci_dev() : NULL;
 }
 
 /* --- single look-up-table entries, for lending (sio_ntb_lend.c) ----------- */
@@ -723,7 +716,7 @@ phys_addr_t sio_ntb_fab_lut_peer_addr(u32 node, u32 entry)
 {
 	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
 
-	return p && node != sio_k.self ? ntb.lut_peer_addr(p, entry) : 0;
+	return p && node != sio_k.self ? ntb->lut_peer_addr(p, entry) : 0;
 }
 
 /* Node's accesses at entry `entry` of its window to us reach addr here. */
@@ -731,7 +724,7 @@ int sio_ntb_fab_lut_set(u32 node, u32 entry, u64 addr, u64 size)
 {
 	if (!peer_up(node))
 		return -EHOSTDOWN;
-	return ntb.lut_set(fab.p[node], entry, addr, size);
+	return ntb->lut_set(fab.p[node], entry, addr, size);
 }
 
 void sio_ntb_fab_lut_clear(u32 node, u32 entry)
@@ -739,7 +732,7 @@ void sio_ntb_fab_lut_clear(u32 node, u32 entry)
 	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
 
 	if (p && node != sio_k.self)
-		ntb.lut_clear(p, entry);
+		ntb->lut_clear(p, entry);
 }
 
 /*
@@ -750,7 +743,7 @@ u64 sio_ntb_fab_lut_align(u32 node)
 {
 	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
 
-	return p && node != sio_k.self ? ntb.lut_align(p) : PAGE_SIZE;
+	return p && node != sio_k.self ? ntb->lut_align(p) : PAGE_SIZE;
 }
 
 /* --- the direct window, for DMA windows (sio_k.direct_size) --------------- */
@@ -760,7 +753,7 @@ int sio_ntb_fab_direct_set(u32 node, u64 addr, u64 size)
 {
 	if (!peer_up(node))
 		return -EHOSTDOWN;
-	return ntb.direct_set(fab.p[node], addr, size);
+	return ntb->direct_set(fab.p[node], addr, size);
 }
 
 void sio_ntb_fab_direct_clear(u32 node)
@@ -768,7 +761,7 @@ void sio_ntb_fab_direct_clear(u32 node)
 	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
 
 	if (p && node != sio_k.self)
-		ntb.direct_clear(p);
+		ntb->direct_clear(p);
 }
 
 /* Where this machine reaches its direct window to node. */
@@ -776,7 +769,7 @@ phys_addr_t sio_ntb_fab_direct_peer_addr(u32 node)
 {
 	struct sio_ntb_peer *p = node < sio_k.nnodes ? fab.p[node] : NULL;
 
-	return p && node != sio_k.self ? ntb.direct_peer_addr(p) : 0;
+	return p && node != sio_k.self ? ntb->direct_peer_addr(p) : 0;
 }
 
 /*
@@ -789,7 +782,7 @@ int sio_ntb_fab_rid_allow(u32 node, u16 rid, bool allow)
 
 	if (!p || node == sio_k.self)
 		return -EHOSTDOWN;
-	return ntb.rid_allow(p, rid, allow);
+	return ntb->rid_allow(p, rid, allow);
 }
 
 /* --- load and unload ------------------------------------------------------- */
@@ -805,11 +798,12 @@ int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit)
 	u64 ent;
 	u32 count;
 
-	if (fab_get_symbols()) {
-		pr_err("smartio: fabric=ntb needs smartio_ntb.ko loaded\n");
+	if (fab_acquire()) {
+		pr_err("smartio: fabric=ntb needs smartio_ntb.ko loaded (no auxiliary device %s.0)\n",
+		       SIO_NTB_FABRIC_MATCH);
 		return -ENODEV;
 	}
-	count = ntb.lut_geometry(&ent);
+	count = ntb->lut_geometry(&ent);
 	if (count > SIO_K_LUTS)
 		count = SIO_K_LUTS;
 	/*
@@ -832,7 +826,7 @@ int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit)
 	 * go to the direct window, one translation per peer, instead.
 	 */
 	if (geo->window < sio_ntb_lend_ram_window()) {
-		sio_k.direct_size = ntb.direct_geometry();
+		sio_k.direct_size = ntb->direct_geometry();
 		if (sio_k.direct_size < sio_ntb_lend_ram_window())
 			pr_warn("smartio: the look-up table entries (%llu KiB) and the direct window (%llu MiB) cannot hold a DMA window over this machine's RAM: borrows from here will fail\n",
 				geo->window >> 10, sio_k.direct_size >> 20);
@@ -853,7 +847,7 @@ int sio_ntb_fab_probe(struct sio_k_geometry *geo, u32 limit)
 
 void sio_ntb_fab_unprobe(void)
 {
-	fab_put_symbols();
+	fab_release();
 }
 
 static void fab_free_bufs(void)
@@ -946,7 +940,7 @@ int sio_ntb_fab_init(void)
 		if (!fab.sent[n].buf || !fab.dsent[n].buf)
 			goto fail;
 	}
-	err = ntb.attach(sio_k.self, &fab_ops, NULL);
+	err = ntb->attach(sio_k.self, &fab_ops, NULL);
 	if (err)
 		goto fail;
 	/* For tests: how often a peer's request met a parked sender. */
@@ -985,10 +979,10 @@ void sio_ntb_fab_exit(void)
 		n = sio_msg_finish(&m);
 		sio_k_unlock();
 		if (p && n > 0)
-			ntb.call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
+			ntb->call(p, fab.out, n, fab.reply, SIO_MSG_MAX,
 				 SIO_FAB_TIMEOUT_MS);
 	}
-	ntb.detach();
+	ntb->detach();
 	cancel_delayed_work_sync(&fab.push);
 
 	sio_k_lock();
@@ -1004,12 +998,12 @@ void sio_ntb_fab_exit(void)
 			continue;
 		sio_seg_dev_remove(sio_k.seg[i]);
 		sio_k.seg[i] = NULL;
-		ntb.seg_free(fab.own[i].p, fab.own[i].va, fab.own[i].len);
+		ntb->seg_free(fab.own[i].p, fab.own[i].va, fab.own[i].len);
 		memset(&fab.own[i], 0, sizeof(fab.own[i]));
 	}
 	memset(fab.p, 0, sizeof(fab.p));
 	fab.heap = NULL;
 	sio_k_unlock();
-	fab_put_symbols();
+	fab_release();
 	fab_free_bufs();
 }

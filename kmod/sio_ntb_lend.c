@@ -570,20 +570,26 @@ int sio_ntb_k_borrow(u32 dev, u32 node)
 	mutex_lock(&lend.lock);
 	err = kd->shadow ? -EBUSY : borrow_cmd(dev);
 	if (err)
-		goto out;
+		goto unlock;
+	/* The borrower's class devices first: the shadow's bus hangs below. */
 	v = sio_view_add(dev, node);
-	err = PTR_ERR_OR_ZERO(v);
-	if (!err) {
-		kd->view[0] = v;
-		err = sio_shadow_create(kd, node, sio_view_device(v));
-		if (err) {
-			sio_view_remove(v);
-			kd->view[0] = NULL;
-		}
+	if (IS_ERR(v)) {
+		err = PTR_ERR(v);
+		goto give_back;
 	}
+	kd->view[0] = v;
+	err = sio_shadow_create(kd, node, sio_view_device(v));
 	if (err)
-		sio_k_cmd(SIO_CMD_RETURN, dev, node);
-out:
+		goto remove_view;
+	mutex_unlock(&lend.lock);
+	return 0;
+
+remove_view:
+	sio_view_remove(v);
+	kd->view[0] = NULL;
+give_back:
+	sio_k_cmd(SIO_CMD_RETURN, dev, node);
+unlock:
 	mutex_unlock(&lend.lock);
 	return err;
 }

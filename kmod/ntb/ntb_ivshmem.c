@@ -415,88 +415,85 @@ static void ivntb_db_work(struct work_struct *work)
 			ntb_db_event(&iv->ntb, bit);
 }
 
-static u64 ivntb_db_read(struct ntb_dev *ntb)
+/* Doorbell register reg of iv (its db_status or db_mask), read once. */
+static u64 ivntb_db_get(struct ivntb *iv, const u64 *reg)
 {
-	struct ivntb *iv = ntb_ivntb(ntb);
 	unsigned long flags;
 	u64 v;
 
 	spin_lock_irqsave(&iv->db_lock, flags);
-	v = iv->db_status;
+	v = *reg;
 	spin_unlock_irqrestore(&iv->db_lock, flags);
 	return v;
+}
+
+/*
+ * Sets or clears db_bits of doorbell register reg (db_status or db_mask),
+ * as the NTB API's db_set, db_clear, db_set_mask and db_clear_mask do.  A
+ * doorbell that is set, or unmasked, and then set and unmasked is
+ * delivered, as hardware raises its interrupt.
+ */
+static int ivntb_db_change(struct ivntb *iv, u64 *reg, u64 db_bits, bool set)
+{
+	bool status = reg == &iv->db_status;
+	unsigned long flags;
+	u64 kick = 0;
+
+	if (db_bits & ~iv->db_valid)
+		return -EINVAL;
+	spin_lock_irqsave(&iv->db_lock, flags);
+	if (set)
+		*reg |= db_bits;
+	else
+		*reg &= ~db_bits;
+	if (status == set)
+		kick = db_bits & iv->db_status & ~iv->db_mask;
+	spin_unlock_irqrestore(&iv->db_lock, flags);
+	if (kick)
+		schedule_work(&iv->db_work);
+	return 0;
+}
+
+static u64 ivntb_db_read(struct ntb_dev *ntb)
+{
+	struct ivntb *iv = ntb_ivntb(ntb);
+
+	return ivntb_db_get(iv, &iv->db_status);
 }
 
 static int ivntb_db_set(struct ntb_dev *ntb, u64 db_bits)
 {
 	struct ivntb *iv = ntb_ivntb(ntb);
-	unsigned long flags;
-	bool kick;
 
-	if (db_bits & ~iv->db_valid)
-		return -EINVAL;
-	spin_lock_irqsave(&iv->db_lock, flags);
-	iv->db_status |= db_bits;
-	kick = db_bits & ~iv->db_mask;
-	spin_unlock_irqrestore(&iv->db_lock, flags);
-	if (kick)
-		schedule_work(&iv->db_work);
-	return 0;
+	return ivntb_db_change(iv, &iv->db_status, db_bits, true);
 }
 
 static int ivntb_db_clear(struct ntb_dev *ntb, u64 db_bits)
 {
 	struct ivntb *iv = ntb_ivntb(ntb);
-	unsigned long flags;
 
-	if (db_bits & ~iv->db_valid)
-		return -EINVAL;
-	spin_lock_irqsave(&iv->db_lock, flags);
-	iv->db_status &= ~db_bits;
-	spin_unlock_irqrestore(&iv->db_lock, flags);
-	return 0;
+	return ivntb_db_change(iv, &iv->db_status, db_bits, false);
 }
 
 static u64 ivntb_db_read_mask(struct ntb_dev *ntb)
 {
 	struct ivntb *iv = ntb_ivntb(ntb);
-	unsigned long flags;
-	u64 v;
 
-	spin_lock_irqsave(&iv->db_lock, flags);
-	v = iv->db_mask;
-	spin_unlock_irqrestore(&iv->db_lock, flags);
-	return v;
+	return ivntb_db_get(iv, &iv->db_mask);
 }
 
 static int ivntb_db_set_mask(struct ntb_dev *ntb, u64 db_bits)
 {
 	struct ivntb *iv = ntb_ivntb(ntb);
-	unsigned long flags;
 
-	if (db_bits & ~iv->db_valid)
-		return -EINVAL;
-	spin_lock_irqsave(&iv->db_lock, flags);
-	iv->db_mask |= db_bits;
-	spin_unlock_irqrestore(&iv->db_lock, flags);
-	return 0;
+	return ivntb_db_change(iv, &iv->db_mask, db_bits, true);
 }
 
 static int ivntb_db_clear_mask(struct ntb_dev *ntb, u64 db_bits)
 {
 	struct ivntb *iv = ntb_ivntb(ntb);
-	unsigned long flags;
-	bool kick;
 
-	if (db_bits & ~iv->db_valid)
-		return -EINVAL;
-	spin_lock_irqsave(&iv->db_lock, flags);
-	iv->db_mask &= ~db_bits;
-	kick = iv->db_status & db_bits;
-	spin_unlock_irqrestore(&iv->db_lock, flags);
-	if (kick)
-		schedule_work(&iv->db_work);
-	return 0;
+	return ivntb_db_change(iv, &iv->db_mask, db_bits, false);
 }
 
 static int ivntb_peer_db_set(struct ntb_dev *ntb, u64 db_bits)

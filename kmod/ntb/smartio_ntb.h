@@ -12,10 +12,16 @@
  * It matches what the core asks of its platform: sio_platform_ops.send is
  * sio_ntb_call() to the peer that reaches dst, sio_core_node_up/down follow
  * peer_up/peer_down, and ops->request is sio_core_dispatch().
+ *
+ * smartio.ko reaches the functions below only through the table at the
+ * end, struct sio_ntb_fabric_ops, which smartio_ntb registers on the
+ * auxiliary bus (smartio_ntb_fabric.c): nothing here is exported, and
+ * smartio.ko loads without this module in its default loopback mode.
  */
 #ifndef SMARTIO_NTB_H
 #define SMARTIO_NTB_H
 
+#include <linux/auxiliary_bus.h>
 #include <linux/types.h>
 
 #define SIO_NTB_MSG_MAX		8192	/* = SIO_MSG_MAX of lib/core/proto.h */
@@ -61,8 +67,6 @@ void sio_ntb_detach(void);
 int sio_ntb_call(struct sio_ntb_peer *p, const void *msg, u32 len,
 		 void *reply, u32 cap, unsigned int timeout_ms);
 
-/* The peer's node id (valid while it is up). */
-u32 sio_ntb_peer_node(struct sio_ntb_peer *p);
 /* The switch port the peer sits behind (ntb_peer_port_number()). */
 int sio_ntb_peer_port(struct sio_ntb_peer *p);
 
@@ -145,5 +149,50 @@ int sio_ntb_rid_allow(struct sio_ntb_peer *p, u16 rid, bool allow);
  * peer's device sends through a window is remapped as this function's.
  */
 struct pci_dev *sio_ntb_pci_dev(void);
+
+/*
+ * The fabric: everything above that smartio.ko calls, one table, offered
+ * as auxiliary device "smartio_ntb.fabric.0" for as long as this module
+ * is loaded.  smartio.ko (fabric=ntb) binds a driver to it at load and
+ * pins owner while it uses the table, so that this module cannot be
+ * unloaded under it; without the device it refuses to load.
+ */
+struct sio_ntb_fabric_ops {
+	struct module *owner;
+	typeof(sio_ntb_attach) *attach;
+	typeof(sio_ntb_detach) *detach;
+	typeof(sio_ntb_call) *call;
+	typeof(sio_ntb_peer_port) *peer_port;
+	typeof(sio_ntb_seg_alloc) *seg_alloc;
+	typeof(sio_ntb_seg_free) *seg_free;
+	typeof(sio_ntb_seg_phys) *seg_phys;
+	typeof(sio_ntb_peer_seg) *peer_seg;
+	typeof(sio_ntb_lut_geometry) *lut_geometry;
+	typeof(sio_ntb_lut_set) *lut_set;
+	typeof(sio_ntb_lut_clear) *lut_clear;
+	typeof(sio_ntb_lut_peer_addr) *lut_peer_addr;
+	typeof(sio_ntb_lut_align) *lut_align;
+	typeof(sio_ntb_direct_geometry) *direct_geometry;
+	typeof(sio_ntb_direct_set) *direct_set;
+	typeof(sio_ntb_direct_clear) *direct_clear;
+	typeof(sio_ntb_direct_peer_addr) *direct_peer_addr;
+	typeof(sio_ntb_rid_allow) *rid_allow;
+	typeof(sio_ntb_pci_dev) *pci_dev;
+};
+
+/* The auxiliary device: "<module>.<name>" is what a driver matches. */
+#define SIO_NTB_FABRIC_NAME	"fabric"
+#define SIO_NTB_FABRIC_MATCH	"smartio_ntb." SIO_NTB_FABRIC_NAME
+
+struct sio_ntb_fabric {
+	struct auxiliary_device adev;
+	const struct sio_ntb_fabric_ops *ops;
+};
+
+static inline struct sio_ntb_fabric *
+sio_ntb_fabric_of(struct auxiliary_device *adev)
+{
+	return container_of(adev, struct sio_ntb_fabric, adev);
+}
 
 #endif

@@ -33,6 +33,17 @@
  * with "node N got: <request>", and debugfs smartio_ntb/<dev>/ (one peer)
  * or smartio_ntb/<dev>/port<P>/ (several) has "peer" (up/down, node,
  * generation) and "call" (write a request, read the reply) to drive it.
+ * Two guests joined by ntb_ivshmem, this one node 1:
+ *
+ *   # insmod ntb.ko; insmod ntb_ivshmem.ko; insmod smartio_ntb.ko node=1
+ *   # cd /sys/kernel/debug/smartio_ntb/0000:00:05.0
+ *   # cat peer
+ *   up node=0 generation=0x5d1c0a3b
+ *   # echo hello > call; cat call
+ *   node 0 got: hello
+ *
+ * smartio.ko (fabric=ntb) then takes the transport over through the
+ * table smartio_ntb_fabric.c offers it (sio_ntb_attach).
  */
 
 #include <linux/debugfs.h>
@@ -51,23 +62,32 @@
 #include <linux/workqueue.h>
 
 #include "smartio_ntb.h"
+#include "smartio_ntb_fabric.h"
 #include "smartio_ntb_rid.h"
 
 #define SIO_MW_MSG		0	/* per peer: its request and reply slots */
 #define SIO_MW_SEG		1	/* the segment heap, shared by the peers */
 #define SIO_MW_LUT		2	/* single LUT entries for smartio.ko */
-#define SIO_SPAD_MAGIC		0
-#define SIO_SPAD_NODE		1
-#define SIO_SPAD_GEN		2
-#define SIO_SPAD_TOKEN		3
-#define SIO_SPAD_WSIZE		4	/* our segment heap's size */
-#define SIO_SPADS		5
 #define SIO_OUT_MAX		SZ_64M	/* most of the outbound window we map */
 #define SIO_MAGIC		0x53494f31	/* "SIO1" */
 #define SIO_DB_CTRL		BIT_ULL(0)
 #define SIO_DB_REQ		BIT_ULL(1)
 #define SIO_DB_RSP		BIT_ULL(2)
 #define SIO_DB_ALL		(SIO_DB_CTRL | SIO_DB_REQ | SIO_DB_RSP)
+
+/*
+ * A writer's block of scratchpads in the receiver (at its port number
+ * times SIO_SPADS), what sio_publish() writes, magic last: the receiver
+ * takes the others as valid once the magic is there.
+ */
+enum sio_spad {
+	SIO_SPAD_MAGIC,		/* SIO_MAGIC, or 0 while being rewritten */
+	SIO_SPAD_NODE,		/* the writer's node id */
+	SIO_SPAD_GEN,		/* its generation: random per load or user */
+	SIO_SPAD_TOKEN,		/* random per publication; bit 0: a hello */
+	SIO_SPAD_WSIZE,		/* its segment heap's size */
+	SIO_SPADS		/* the block's size */
+};
 
 struct sio_slot {
 	__le32 seq;
@@ -583,19 +603,11 @@ out:
 	mutex_unlock(&p->call_lock);
 	return rc;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_call);
-
-u32 sio_ntb_peer_node(struct sio_ntb_peer *p)
-{
-	return p->peer_node;
-}
-EXPORT_SYMBOL_GPL(sio_ntb_peer_node);
 
 int sio_ntb_peer_port(struct sio_ntb_peer *p)
 {
 	return p->port;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_peer_port);
 
 /* --- segments: memory of ours the peers reach through their windows ---- */
 
@@ -632,7 +644,6 @@ void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off)
 	memset(va, 0, npages << PAGE_SHIFT);
 	return va;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_seg_alloc);
 
 void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size)
 {
@@ -651,7 +662,6 @@ void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size)
 	bitmap_clear(d->heap, first, sio_seg_pages(d, size));
 	mutex_unlock(&d->heap_lock);
 }
-EXPORT_SYMBOL_GPL(sio_ntb_seg_free);
 
 /*
  * The heap's memory is dma_alloc_coherent()'s: RAM in the linear map on
@@ -664,7 +674,6 @@ phys_addr_t sio_ntb_seg_phys(struct sio_ntb_peer *p, void *va)
 		return virt_to_phys(va);
 	return PFN_PHYS(vmalloc_to_pfn(va)) + offset_in_page(va);
 }
-EXPORT_SYMBOL_GPL(sio_ntb_seg_phys);
 
 void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 			       phys_addr_t *phys)
@@ -676,7 +685,6 @@ void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 		*phys = p->seg_out_phys + off;
 	return p->seg_out + off;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_peer_seg);
 
 struct pci_dev *sio_ntb_pci_dev(void)
 {
@@ -690,7 +698,6 @@ struct pci_dev *sio_ntb_pci_dev(void)
 	mutex_unlock(&sio_lock);
 	return pdev;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_pci_dev);
 
 u32 sio_ntb_lut_geometry(u64 *ent_size)
 {
@@ -704,7 +711,6 @@ u32 sio_ntb_lut_geometry(u64 *ent_size)
 	mutex_unlock(&sio_lock);
 	return n;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_lut_geometry);
 
 int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size)
 {
@@ -717,7 +723,6 @@ int sio_ntb_lut_set(struct sio_ntb_peer *p, u32 entry, u64 addr, u64 size)
 	return ntb_mw_set_trans(p->d->ntb, p->pidx, SIO_MW_LUT + entry, addr,
 				size);
 }
-EXPORT_SYMBOL_GPL(sio_ntb_lut_set);
 
 void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry)
 {
@@ -726,7 +731,6 @@ void sio_ntb_lut_clear(struct sio_ntb_peer *p, u32 entry)
 	if (entry < sio_lut_count(p->d, &ent))
 		ntb_mw_clear_trans(p->d->ntb, p->pidx, SIO_MW_LUT + entry);
 }
-EXPORT_SYMBOL_GPL(sio_ntb_lut_clear);
 
 phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry)
 {
@@ -742,13 +746,11 @@ phys_addr_t sio_ntb_lut_peer_addr(struct sio_ntb_peer *p, u32 entry)
 		return 0;
 	return base;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_lut_peer_addr);
 
 u64 sio_ntb_lut_align(struct sio_ntb_peer *p)
 {
 	return sio_lut_align(p);
 }
-EXPORT_SYMBOL_GPL(sio_ntb_lut_align);
 
 /*
  * The direct window: memory window SIO_MW_SEG, which the heap leaves
@@ -769,7 +771,6 @@ u64 sio_ntb_direct_geometry(void)
 	mutex_unlock(&sio_lock);
 	return size ? rounddown_pow_of_two(size) : 0;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_direct_geometry);
 
 int sio_ntb_direct_set(struct sio_ntb_peer *p, u64 addr, u64 size)
 {
@@ -778,14 +779,12 @@ int sio_ntb_direct_set(struct sio_ntb_peer *p, u64 addr, u64 size)
 		return -EINVAL;
 	return ntb_mw_set_trans(p->d->ntb, p->pidx, SIO_MW_SEG, addr, size);
 }
-EXPORT_SYMBOL_GPL(sio_ntb_direct_set);
 
 void sio_ntb_direct_clear(struct sio_ntb_peer *p)
 {
 	if (!sio_heap_shared(p->d))
 		ntb_mw_clear_trans(p->d->ntb, p->pidx, SIO_MW_SEG);
 }
-EXPORT_SYMBOL_GPL(sio_ntb_direct_clear);
 
 phys_addr_t sio_ntb_direct_peer_addr(struct sio_ntb_peer *p)
 {
@@ -800,7 +799,6 @@ phys_addr_t sio_ntb_direct_peer_addr(struct sio_ntb_peer *p)
 		return 0;
 	return base;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_direct_peer_addr);
 
 /*
  * A new user (or none) is a new node to the peers: a new generation,
@@ -853,7 +851,6 @@ int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx)
 	sio_republish();
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sio_ntb_attach);
 
 void sio_ntb_detach(void)
 {
@@ -864,7 +861,6 @@ void sio_ntb_detach(void)
 	up_write(&sio_user_sem);
 	sio_republish();
 }
-EXPORT_SYMBOL_GPL(sio_ntb_detach);
 
 /* --- NTB client -------------------------------------------------------- */
 
@@ -1107,7 +1103,6 @@ int sio_ntb_rid_allow(struct sio_ntb_peer *p, u16 rid, bool allow)
 {
 	return sio_rid_allow(p->d->ntb, rid, allow);
 }
-EXPORT_SYMBOL_GPL(sio_ntb_rid_allow);
 
 /*
  * debugfs rid: reads this machine's requester-id table (one enabled entry
@@ -1346,13 +1341,23 @@ static int __init sio_init(void)
 		sio_dbgfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	rc = ntb_register_client(&sio_client);
 	if (rc)
-		debugfs_remove_recursive(sio_dbgfs);
+		goto remove_debugfs;
+	rc = sio_fabric_register();
+	if (rc)
+		goto unregister_client;
+	return 0;
+
+unregister_client:
+	ntb_unregister_client(&sio_client);
+remove_debugfs:
+	debugfs_remove_recursive(sio_dbgfs);
 	return rc;
 }
 module_init(sio_init);
 
 static void __exit sio_exit(void)
 {
+	sio_fabric_unregister();
 	ntb_unregister_client(&sio_client);
 	debugfs_remove_recursive(sio_dbgfs);
 }

@@ -447,50 +447,23 @@ int sio_registry_init(void *mem, u64 size, const struct sio_topology *t,
 int sio_registry_check(const void *mem, u64 size);
 
 #define SIO_REG_TABLE(reg, off) ((void *)((u8 *)(reg) + (reg)->off))
-static inline struct sio_node *sio_node(struct sio_registry *r, u32 i)
-{
-	return (struct sio_node *)SIO_REG_TABLE(r, nodes_off) + i;
-}
 
-static inline struct sio_device *sio_dev(struct sio_registry *r, u32 i)
-{
-	return (struct sio_device *)SIO_REG_TABLE(r, devices_off) + i;
-}
+/* fn(r, i): entry i of the registry's table of struct type at r->off. */
+#define SIO_REG_ENTRY(fn, type, off)					\
+	static inline struct type *fn(struct sio_registry *r, u32 i)	\
+	{								\
+		return (struct type *)SIO_REG_TABLE(r, off) + i;	\
+	}
 
-static inline struct sio_borrow *sio_borrow_at(struct sio_registry *r, u32 i)
-{
-	return (struct sio_borrow *)SIO_REG_TABLE(r, borrows_off) + i;
-}
-
-static inline struct sio_segment *sio_seg(struct sio_registry *r, u32 i)
-{
-	return (struct sio_segment *)SIO_REG_TABLE(r, segments_off) + i;
-}
-
-static inline struct sio_attach *sio_attach_at(struct sio_registry *r, u32 i)
-{
-	return (struct sio_attach *)SIO_REG_TABLE(r, attach_off) + i;
-}
-
-static inline struct sio_segdma *sio_segdma_at(struct sio_registry *r, u32 i)
-{
-	return (struct sio_segdma *)SIO_REG_TABLE(r, segdma_off) + i;
-}
-
-static inline struct sio_peermap *sio_peermap_at(struct sio_registry *r, u32 i)
-{
-	return (struct sio_peermap *)SIO_REG_TABLE(r, peermap_off) + i;
-}
-
-static inline struct sio_switch *sio_switch_at(struct sio_registry *r, u32 i)
-{
-	return (struct sio_switch *)SIO_REG_TABLE(r, switches_off) + i;
-}
-
-static inline struct sio_mcast *sio_mcast_at(struct sio_registry *r, u32 i)
-{
-	return (struct sio_mcast *)SIO_REG_TABLE(r, mcast_off) + i;
-}
+SIO_REG_ENTRY(sio_node, sio_node, nodes_off)
+SIO_REG_ENTRY(sio_dev, sio_device, devices_off)
+SIO_REG_ENTRY(sio_borrow_at, sio_borrow, borrows_off)
+SIO_REG_ENTRY(sio_seg, sio_segment, segments_off)
+SIO_REG_ENTRY(sio_attach_at, sio_attach, attach_off)
+SIO_REG_ENTRY(sio_segdma_at, sio_segdma, segdma_off)
+SIO_REG_ENTRY(sio_peermap_at, sio_peermap, peermap_off)
+SIO_REG_ENTRY(sio_switch_at, sio_switch, switches_off)
+SIO_REG_ENTRY(sio_mcast_at, sio_mcast, mcast_off)
 
 static inline struct sio_event *sio_event_at(struct sio_registry *r, u64 seq)
 {

@@ -62,8 +62,40 @@ static int borrow_bar_luts(struct sio_core *c, const struct sio_borrow *b,
 	return 0;
 }
 
-/* Calls fn on every LUT run a record names; stops at a non-zero answer. */
-static int each_lut_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
+/*
+ * A borrow holds one entry of the borrower adapter's incoming table (the
+ * device's requests arrive there) and one of the lender adapter's
+ * outgoing table (they leave there).
+ */
+static int borrow_reqs(struct sio_core *c, const struct sio_borrow *b,
+		       sio_ref_fn fn, void *arg)
+{
+	struct sio_ref in = { b->borrower, b->b_adapter, b->b_req, 1,
+			      SIO_TAB_REQ_IN };
+	struct sio_ref out = { b->lender, b->l_adapter, b->l_req, 1,
+			       SIO_TAB_REQ_OUT };
+
+	return (in.first >= 0 && fn(c, &in, arg)) ||
+	       (out.first >= 0 && fn(c, &out, arg));
+}
+
+/* The LUT runs of a borrow: its BARs', its DMA window's, its MSI's. */
+static int borrow_luts(struct sio_core *c, const struct sio_borrow *b,
+		       sio_ref_fn fn, void *arg)
+{
+	return borrow_bar_luts(c, b, fn, arg) ||
+	       visit(c, fn, arg, b->lender, b->l_adapter, b->l_lut,
+		     b->l_lut_count) ||
+	       visit(c, fn, arg, b->lender, b->l_adapter, b->msi_lut,
+		     b->msi_lut_count);
+}
+
+/*
+ * Calls fn on every LUT run (luts) or requester entry (!luts) a record
+ * names; stops at a non-zero answer.  Only borrows hold requester
+ * entries.
+ */
+static int each_ref(struct sio_core *c, int luts, sio_ref_fn fn, void *arg)
 {
 	struct sio_registry *r = c->reg;
 	u32 i;
@@ -72,22 +104,18 @@ static int each_lut_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
 	for (i = 0; i < r->max_borrows && !hit; i++) {
 		const struct sio_borrow *b = sio_borrow_at(r, i);
 
-		if (!b->used)
-			continue;
-		hit = borrow_bar_luts(c, b, fn, arg) ||
-		      visit(c, fn, arg, b->lender, b->l_adapter, b->l_lut,
-			    b->l_lut_count) ||
-		      visit(c, fn, arg, b->lender, b->l_adapter, b->msi_lut,
-			    b->msi_lut_count);
+		if (b->used)
+			hit = luts ? borrow_luts(c, b, fn, arg) :
+				     borrow_reqs(c, b, fn, arg);
 	}
-	for (i = 0; i < r->max_attach && !hit; i++) {
+	for (i = 0; luts && i < r->max_attach && !hit; i++) {
 		const struct sio_attach *a = sio_attach_at(r, i);
 
 		if (a->used)
 			hit = visit(c, fn, arg, a->node, a->adapter, a->lut,
 				    a->lut_count);
 	}
-	for (i = 0; i < r->max_segdma && !hit; i++) {
+	for (i = 0; luts && i < r->max_segdma && !hit; i++) {
 		const struct sio_segdma *m = sio_segdma_at(r, i);
 
 		if (m->used && (m->kind == SIO_SEGDMA_WINDOW ||
@@ -95,42 +123,12 @@ static int each_lut_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
 			hit = visit(c, fn, arg, sio_dev(r, m->dev)->node,
 				    m->adapter, m->lut, m->lut_count);
 	}
-	for (i = 0; i < r->max_peermap && !hit; i++) {
+	for (i = 0; luts && i < r->max_peermap && !hit; i++) {
 		const struct sio_peermap *m = sio_peermap_at(r, i);
 
 		if (m->used)
 			hit = visit(c, fn, arg, sio_dev(r, m->dev)->node,
 				    m->adapter, m->lut, m->lut_count);
-	}
-	return hit;
-}
-
-/*
- * A borrow holds one entry of the borrower adapter's incoming table (the
- * device's requests arrive there) and one of the lender adapter's
- * outgoing table (they leave there).
- */
-static int each_req_ref(struct sio_core *c, sio_ref_fn fn, void *arg)
-{
-	struct sio_registry *r = c->reg;
-	struct sio_ref in = { 0, 0, 0, 1, SIO_TAB_REQ_IN };
-	struct sio_ref out = { 0, 0, 0, 1, SIO_TAB_REQ_OUT };
-	u32 i;
-	int hit = 0;
-
-	for (i = 0; i < r->max_borrows && !hit; i++) {
-		const struct sio_borrow *b = sio_borrow_at(r, i);
-
-		if (!b->used)
-			continue;
-		in.node = b->borrower;
-		in.adapter = b->b_adapter;
-		in.first = b->b_req;
-		out.node = b->lender;
-		out.adapter = b->l_adapter;
-		out.first = b->l_req;
-		hit = (in.first >= 0 && fn(c, &in, arg)) ||
-		      (out.first >= 0 && fn(c, &out, arg));
 	}
 	return hit;
 }
@@ -208,8 +206,7 @@ static u32 free_unnamed(struct sio_core *c, u32 tab)
 			     p.slot++) {
 				if (!sio_bitmap_test(b, p.slot))
 					continue;
-				if (luts ? each_lut_ref(c, names_slot, &p)
-					 : each_req_ref(c, names_slot, &p))
+				if (each_ref(c, luts, names_slot, &p))
 					continue;
 				if (luts)
 					c->ops->lut_clear(c->plat, p.node,
@@ -296,8 +293,8 @@ u32 sio_core_repair(struct sio_core *c)
 {
 	u32 fixed;
 
-	each_lut_ref(c, mark_taken, NULL);
-	each_req_ref(c, mark_taken, NULL);
+	each_ref(c, 1, mark_taken, NULL);
+	each_ref(c, 0, mark_taken, NULL);
 	fixed = free_unnamed(c, SIO_TAB_LUTS);
 	fixed += free_unnamed(c, SIO_TAB_REQ_IN);
 	fixed += free_unnamed(c, SIO_TAB_REQ_OUT);

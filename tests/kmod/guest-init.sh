@@ -58,6 +58,15 @@ check "nvme driver bound to $bdf, /dev/nvme0n1 present" \
 
 . /guest-udev.sh
 udev_start
+# fabric=ntb without smartio_ntb.ko (this guest has no ntb.ko): refused,
+# saying what is missing, and nothing left behind for the real load.
+ntb_refused() {
+	! insmod /smartio.ko fabric=ntb node=0 2>/dev/null &&
+		dmesg | grep -q "fabric=ntb needs smartio_ntb.ko loaded" &&
+		! grep -q "^smartio " /proc/modules
+}
+check "insmod smartio.ko fabric=ntb without smartio_ntb.ko is refused" \
+	ntb_refused
 check "insmod smartio.ko" insmod /smartio.ko
 [ -e $state ] || { fail "no $state"; finish; }
 cat $state

@@ -72,6 +72,7 @@ kernel_run "$out" -- make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m \
 mkdir -p "$ivs"
 for f in ntb/ntb_ivshmem.c ntb/ntb_sioswitch.c ntb/ntb_sioswitch_regs.h \
 	 ntb/smartio_ntb_main.c ntb/smartio_ntb_rid.c ntb/smartio_ntb_rid.h \
+	 ntb/smartio_ntb_fabric.c ntb/smartio_ntb_fabric.h \
 	 ntb/smartio_ntb.h ntb/Kbuild sio_kcompat.h \
 	 sio_kcompat.mk; do
 	b=$(basename "$f")

@@ -30,6 +30,18 @@ smartio_up() {
 	else
 		fail "insmod smartio.ko fabric=ntb nodes=$N node=$P $*"; finish
 	fi
+	# smartio.ko holds the module whose table it calls (kmod/README),
+	# bound to its auxiliary device with no unbind file to undo that.
+	if rmmod smartio_ntb 2>/dev/null; then
+		fail "rmmod smartio_ntb while smartio.ko uses it"; finish
+	fi
+	pass "rmmod smartio_ntb refused while smartio.ko uses it"
+	local drv=/sys/bus/auxiliary/drivers/smartio.fabric
+	if [ -e $drv/smartio_ntb.fabric.0 ] && [ ! -e $drv/unbind ]; then
+		pass "smartio.ko bound to smartio_ntb.fabric.0, no unbind file"
+	else
+		fail "auxiliary driver: $(ls $drv 2>&1 | tr '\n' ' ')"
+	fi
 }
 
 # smartiofs_up: smartiofs serves /smartio as host$P, a management mount

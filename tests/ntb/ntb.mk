@@ -40,6 +40,7 @@ tests_ntb_test_ntb_switch_LDADD =
 
 NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	kmod/ntb/smartio_ntb_rid.c kmod/ntb/smartio_ntb_rid.h \
+	kmod/ntb/smartio_ntb_fabric.c kmod/ntb/smartio_ntb_fabric.h \
 	kmod/ntb/smartio_ntb.h kmod/ntb/Kbuild kmod/ntb/Makefile \
 	kmod/ntb/README tests/ntb/build.sh tests/ntb/check_ntb.sh \
 	tests/ntb/guest-init.sh tests/ntb/sio_segrw.c \
