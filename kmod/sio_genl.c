@@ -65,11 +65,14 @@ static int lending(const struct sio_parsed *p)
 	sio_k_unlock();
 	if (dev < 0 || node < 0)
 		return dev < 0 ? dev : node;
-	/* A sized DMA window (SIO_A_SIZE) is the simulator's for now. */
-	if (p->cmd == SIO_CMD_BORROW && p->present[SIO_A_SIZE])
-		return -EOPNOTSUPP;
+	/*
+	 * A sized DMA window (SIO_A_SIZE, window= of smartio(7)): over an
+	 * NTB, the borrow's window in the NTB function's IOMMU domain.  The
+	 * core checks the size.
+	 */
 	if (p->cmd == SIO_CMD_BORROW)
-		return sio_k_borrow(dev, node);
+		return sio_k_borrow(dev, node, p->present[SIO_A_SIZE] ?
+				    sio_nla_u64(&p->tb[SIO_A_SIZE]) : 0);
 	if (p->cmd == SIO_CMD_RETURN)
 		return sio_k_return(dev, node);
 	return sio_k_reclaim(dev, node);
