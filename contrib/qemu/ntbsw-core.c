@@ -309,7 +309,7 @@ void ntbsw_remap(struct ntbsw_core *s)
 		struct ntbsw_alias *a = &s->alias[i];
 		struct ntbsw_slot w;
 		struct ntbsw_peer *pe;
-		bool want = i < n && s->ops->slot(s, i, &w);
+		bool want = i < n && s->ops->slot(s, i, &w), iommu;
 
 		if (want) {
 			pe = &s->peer[w.peer];
@@ -320,21 +320,35 @@ void ntbsw_remap(struct ntbsw_core *s)
 			       w.target + w.len > w.target &&
 			       w.bar_off + w.len <= s->win_size[w.win];
 		}
+		/*
+		 * A peer that translates its function's DMA gets an IOMMU
+		 * region instead of an alias; its target is fixed at creation
+		 * (a CPU's TLB holds what it translated until the flat view
+		 * changes), so a new target makes it anew.
+		 */
+		iommu = want && ntbsw_peer_translated(s, w.peer);
 		if (a->mr && want && (a->peer != w.peer || a->win != w.win ||
 				      a->bar_off != w.bar_off ||
-				      a->len != w.len))
+				      a->len != w.len || a->iommu != iommu ||
+				      (iommu && a->target != w.target)))
 			ntbsw_alias_drop(s, i);
 		if (!a->mr) {
 			if (!want)
 				continue;
-			a->mr = g_new0(MemoryRegion, 1);
-			memory_region_init_alias(a->mr, OBJECT(s->pci),
-						 "ntb-peer-ram",
-						 &s->peer[w.peer].ram,
-						 w.target, w.len);
+			if (iommu) {
+				a->mr = ntbsw_iova_window(s, w.peer, w.target,
+							  w.len);
+			} else {
+				a->mr = g_new0(MemoryRegion, 1);
+				memory_region_init_alias(a->mr, OBJECT(s->pci),
+							 "ntb-peer-ram",
+							 &s->peer[w.peer].ram,
+							 w.target, w.len);
+			}
 			memory_region_add_subregion_overlap(&s->win[w.win],
 							    w.bar_off, a->mr,
 							    1);
+			a->iommu = iommu;
 			a->peer = w.peer;
 			a->win = w.win;
 			a->bar_off = w.bar_off;
@@ -367,6 +381,7 @@ static void ntbsw_drop_peer_ram(struct ntbsw_core *s, unsigned int p)
 	for (i = 0; i < NTBSW_MAX_SLOTS; i++)
 		if (s->alias[i].mr && s->alias[i].peer == p)
 			ntbsw_alias_drop(s, i);
+	ntbsw_peer_as_drop(s, p);
 	memory_region_transaction_commit();
 	object_unparent(OBJECT(&pe->ram));
 	pe->have_ram = false;
@@ -397,10 +412,13 @@ void ntbsw_fail_reads(struct ntbsw_core *s, uint32_t mask)
 
 /*
  * Translates an access the aliases did not serve: the peer, its address,
- * and a pointer into its RAM when it lands there (*ram), else NULL.
+ * and a pointer into its RAM when it lands there (*ram), else NULL.  A
+ * peer that translates its function's DMA is reached through its IOMMU's
+ * tables: a page it did not map for the access is forwarded (*ram NULL),
+ * and its vIOMMU refuses it there.
  */
 static bool ntbsw_translate(struct ntbsw_core *s, unsigned int w, hwaddr addr,
-			    unsigned int size, unsigned int *pp,
+			    unsigned int size, bool write, unsigned int *pp,
 			    uint64_t *target, void **ram)
 {
 	struct ntbsw_peer *pe;
@@ -412,13 +430,16 @@ static bool ntbsw_translate(struct ntbsw_core *s, unsigned int w, hwaddr addr,
 		return false;
 	pe = &s->peer[*pp];
 	t = *target;
+	if (pe->have_ram && ntbsw_peer_translated(s, *pp) &&
+	    !ntbsw_peer_iova(s, *pp, t, size, write, &t))
+		return true;
 	if (pe->have_ram && t + size <= pe->ram_size && t + size > t)
 		*ram = (uint8_t *)pe->ram_ptr + t;
 	return true;
 }
 
-static uint64_t ntbsw_fwd_read(struct ntbsw_core *s, unsigned int p, uint64_t addr,
-			       unsigned int size)
+uint64_t ntbsw_fwd_read(struct ntbsw_core *s, unsigned int p, uint64_t addr,
+			unsigned int size)
 {
 	struct ntbsw_msg m = { .type = NTBSW_FWD_READ, .dst = p,
 			       .arg0 = addr, .arg1 = size };
@@ -489,7 +510,7 @@ static uint64_t ntbsw_win_read(void *opaque, hwaddr addr, unsigned int size,
 	void *ram;
 
 	qatomic_inc(&s->slow);
-	if (!ntbsw_translate(s, w, addr, size, &p, &t, &ram))
+	if (!ntbsw_translate(s, w, addr, size, false, &p, &t, &ram))
 		return size == 8 ? ~0ULL : (1ULL << (size * 8)) - 1;
 	if (ram) {
 		memcpy(&v, ram, size);
@@ -502,19 +523,27 @@ static void ntbsw_win_write(void *opaque, hwaddr addr, uint64_t val,
 			    unsigned int size, unsigned int w)
 {
 	struct ntbsw_core *s = opaque;
-	struct ntbsw_msg m = { .type = NTBSW_FWD_WRITE };
 	unsigned int p;
 	uint64_t t;
 	void *ram;
 
 	qatomic_inc(&s->slow);
-	if (!ntbsw_translate(s, w, addr, size, &p, &t, &ram))
+	if (!ntbsw_translate(s, w, addr, size, true, &p, &t, &ram))
 		return;
-	val = cpu_to_le64(val);
 	if (ram) {
+		val = cpu_to_le64(val);
 		memcpy(ram, &val, size);
 		return;
 	}
+	ntbsw_fwd_write(s, p, t, val, size);
+}
+
+void ntbsw_fwd_write(struct ntbsw_core *s, unsigned int p, uint64_t t,
+		     uint64_t val, unsigned int size)
+{
+	struct ntbsw_msg m = { .type = NTBSW_FWD_WRITE };
+
+	val = cpu_to_le64(val);
 	m.dst = p;
 	m.arg0 = t;
 	m.arg1 = size;
@@ -581,6 +610,7 @@ static void ntbsw_peer_ram(struct ntbsw_core *s, unsigned int p, uint64_t size,
 	pe->ram_ptr = memory_region_get_ram_ptr(&pe->ram);
 	pe->ram_size = size;
 	pe->have_ram = true;
+	ntbsw_peer_as_init(s, p);
 }
 
 static void ntbsw_do_fwd(struct ntbsw_core *s, struct ntbsw_msg *m)
@@ -627,6 +657,9 @@ static void ntbsw_handle(struct ntbsw_core *s, struct rx_item *it)
 		s->ops->peers_changed(s);
 		break;
 	case NTBSW_NOTIFY:
+		/* The peer's IOMMU took or left its function: new regions. */
+		if (m->arg0 & NTBSW_NOTE_DMA)
+			ntbsw_remap(s);
 		s->ops->notify(s, m->src, m->arg0);
 		break;
 	case NTBSW_FWD_WRITE:
@@ -1035,6 +1068,7 @@ void ntbsw_core_start(struct ntbsw_core *s, const uint64_t *win_size)
 		pci_register_bar(s->pci, 2 + 2 * w, bar_flags, &s->win[w]);
 	}
 	s->bh = qemu_bh_new(ntbsw_bh, s);
+	ntbsw_dma_watch(s);
 	qemu_thread_create(&s->rx_thread, "ntb-rx", ntbsw_rx_thread, s,
 			   QEMU_THREAD_DETACHED);
 }

@@ -34,9 +34,20 @@ struct ntbsw_pending {
 	uint64_t data;
 };
 
+struct ntbsw_iova_ctx;
+
 struct ntbsw_peer {
 	MemoryRegion ram;		/* the peer's guest RAM (shared fd) */
 	bool have_ram;
+	/*
+	 * While have_ram, for a peer whose function's DMA is translated
+	 * (ntbsw-iommu.c): its RAM as an address space (where a page its
+	 * IOMMU maps leads) and its IOVA space as one, whose every access
+	 * walks the peer's tables then lands in its RAM or is forwarded.
+	 */
+	AddressSpace *ram_as, *iova_as;
+	MemoryRegion *iova_mr;
+	struct ntbsw_iova_ctx *iova_ctx;
 	void *ram_ptr;
 	uint64_t ram_size;
 	int tx_fd;	/* data pipe to the peer (send_lock), -1: none */
@@ -44,9 +55,14 @@ struct ntbsw_peer {
 	int rx_fd;	/* data pipe from the peer (big lock) */
 };
 
-/* A RAM alias of a peer's RAM at one place of an outbound window. */
+/*
+ * What one place of an outbound window onto a peer's RAM is: a RAM alias
+ * (the peer's function in identity mode), or, when the peer translates
+ * its function's DMA, an IOMMU region over the peer's IOVA space.
+ */
 struct ntbsw_alias {
 	MemoryRegion *mr;
+	bool iommu;
 	unsigned int peer, win;
 	uint64_t bar_off, target, len;
 };
@@ -109,6 +125,11 @@ struct ntbsw_core {
 	QemuMutex p_lock;
 	QemuCond p_cond;
 	struct ntbsw_pending pend[NTBSW_PENDING];
+
+	/* This function's own DMA translation, published (ntbsw-iommu.c). */
+	MemoryListener dma_listener;
+	bool dma_watched, dma_seen_iommu;
+	QEMUBH *dma_bh;		/* tells the peers it changed */
 };
 
 #define NTBSW_ME(c) (&(c)->st->port[(c)->port])
@@ -133,5 +154,31 @@ void ntbsw_remap(struct ntbsw_core *c);
 void ntbsw_fail_reads(struct ntbsw_core *c, uint32_t mask);
 void ntbsw_msix(struct ntbsw_core *c, unsigned int vec);
 bool ntbsw_present(struct ntbsw_core *c, unsigned int p);
+/* A forwarded read or write of peer p's address addr (its bus master). */
+uint64_t ntbsw_fwd_read(struct ntbsw_core *c, unsigned int p, uint64_t addr,
+			unsigned int size);
+void ntbsw_fwd_write(struct ntbsw_core *c, unsigned int p, uint64_t addr,
+		     uint64_t val, unsigned int size);
+
+/* ---- ntbsw-iommu.c: the receiving guest's IOMMU ------------------------ */
+
+/* realize: publish this function's DMA translation now and on change. */
+void ntbsw_dma_watch(struct ntbsw_core *c);
+/* Whether peer p translates what arrives through a window (not identity). */
+bool ntbsw_peer_translated(struct ntbsw_core *c, unsigned int p);
+/*
+ * Peer p's guest-physical address of its IOVA iova, accessed for a write
+ * or a read of size bytes: false when its IOMMU would refuse it (not
+ * mapped, no permission, tables we cannot walk); the access is then
+ * forwarded, and the peer's vIOMMU refuses it and logs the fault.
+ */
+bool ntbsw_peer_iova(struct ntbsw_core *c, unsigned int p, uint64_t iova,
+		     unsigned int size, bool write, uint64_t *gpa);
+/* Peer p's address spaces (have_ram set), and their end. */
+void ntbsw_peer_as_init(struct ntbsw_core *c, unsigned int p);
+void ntbsw_peer_as_drop(struct ntbsw_core *c, unsigned int p);
+/* A window region of len bytes onto peer p's IOVAs from target. */
+MemoryRegion *ntbsw_iova_window(struct ntbsw_core *c, unsigned int p,
+				uint64_t target, uint64_t len);
 
 #endif

@@ -40,6 +40,25 @@ struct ntbsw_lut {
 	uint32_t rid_allow;	/* bit p: requester id p (source port) */
 };
 
+/*
+ * How a port's own NTB function's DMA is translated in its guest, which
+ * is how an access arriving through a peer's window must be translated
+ * (the receiving port publishes it, ntbsw-iommu.c).  All zero: identity,
+ * what a port without a vIOMMU, with translation off or with its
+ * function passed through (iommu=pt) has, and what RAM aliases assume.
+ */
+#define NTBSW_DMA_IDENTITY	0u
+#define NTBSW_DMA_VTD		1u	/* VT-d legacy mode: walk these tables */
+#define NTBSW_DMA_OPAQUE	2u	/* translated, tables unknown: forward */
+
+struct ntbsw_dma_xlat {
+	uint32_t mode;		/* NTBSW_DMA_*, written last */
+	uint16_t sid;		/* the function's bus << 8 | devfn */
+	uint8_t aw_bits;	/* the IOMMU's address width (39 or 48) */
+	uint8_t rsvd;
+	uint64_t root;		/* VT-d root table, guest-physical */
+};
+
 struct ntbsw_port_state {
 	uint32_t present;	/* set by the switch while connected */
 	uint32_t link_en;	/* bit p: this port accepts a link with p */
@@ -52,7 +71,8 @@ struct ntbsw_port_state {
 	uint64_t last_blocked;		/* (src << 56) | offset in window */
 	/* inbound LUT, indexed [source port][window][entry] */
 	struct ntbsw_lut lut[NTBSW_MAX_PORTS][NTBSW_NR_MW][NTBSW_NR_LUT];
-	uint8_t pad[256];
+	struct ntbsw_dma_xlat dma;	/* this port's function's DMA */
+	uint8_t pad[256 - sizeof(struct ntbsw_dma_xlat)];
 };
 
 struct ntbsw_state {
@@ -95,6 +115,7 @@ enum ntbsw_msg_type {
 #define NTBSW_NOTE_LINK	0x2u	/* a link enable changed */
 #define NTBSW_NOTE_LUT	0x4u	/* the sender's LUT changed */
 #define NTBSW_NOTE_ERR	0x8u	/* your LUT blocked an access */
+#define NTBSW_NOTE_DMA	0x10u	/* the sender's DMA translation changed */
 
 #define NTBSW_DST_ALL	0xffu
 

@@ -85,13 +85,23 @@ sw_start() {
 # Interrupt-remapped IO-APIC" with interrupt remapping), seen in three of
 # six four-guest runs beside other engineers' guests.
 # $SW_DEVICE is the NTB function's device type (default smartio-ntb-port;
-# switchtec-nt on a Switchtec fabric).
+# switchtec-nt on a Switchtec fabric).  $SW_IOMMU, when set, is the
+# options of an intel-iommu placed before the NTB function (QEMU puts a
+# device behind the IOMMU only when the IOMMU was created first; one
+# given among QEMU ARGS does not translate the NTB function).
+# SW_RAM_FILE=1: the guest's RAM is the file $tmp/ramPORT-PHASE, which
+# the host can read while the guest runs (a canary's check).
 sw_guest() {
-	local port=$1 phase=$2 mem=$3
+	local port=$1 phase=$2 mem=$3 ram
 	shift 3
+	ram="memory-backend-memfd,id=ram,size=${mem}M,share=on"
+	[ "${SW_RAM_FILE:-0}" = 1 ] &&
+		ram="memory-backend-file,id=ram,size=${mem}M,share=on,mem-path=$tmp/ram$port-$phase"
+	# shellcheck disable=SC2086 # $SW_IOMMU is one option or none
 	timeout "$limit" "$sw/smartio-ntb-qemu" -accel tcg -machine q35,memory-backend=ram \
 		-smp "$GUEST_SMP" -m "$mem" -display none -monitor none -no-reboot \
-		-object "memory-backend-memfd,id=ram,size=${mem}M,share=on" \
+		-object "$ram" \
+		${SW_IOMMU:+-device intel-iommu,$SW_IOMMU} \
 		-serial "file:$tmp/p$port-$phase.log" -pidfile "$tmp/p$port-$phase.pid" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 		-append "console=ttyS0 panic=-1 no_timer_check swport=$port swphase=$phase${SW_APPEND:+ $SW_APPEND}" \
