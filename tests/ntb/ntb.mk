@@ -57,12 +57,13 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	tests/ntb/transport-init.sh tests/ntb/check_switchtec.sh \
 	tests/ntb/switchtec-init.sh tests/ntb/check_msi.sh \
 	tests/ntb/msi-init.sh tests/ntb/edu/sio_edu_msi.c tests/ntb/edu/Kbuild \
-	tests/ntb/check_nvmeq.sh tests/ntb/nvmeq-init.sh
+	tests/ntb/check_nvmeq.sh tests/ntb/nvmeq-init.sh \
+	tests/ntb/check_iommu.sh tests/ntb/iommu-init.sh tests/ntb/sio_dmaspread.c
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:
 # make check-ntb then says SKIP and succeeds.
-# Eight parts: four guests on one smartio-ntb-switch (check_switch.sh,
+# Nine parts: four guests on one smartio-ntb-switch (check_switch.sh,
 # which builds contrib/qemu first), three guests on one switch as one
 # smartio cluster (check_cluster.sh, smartio.ko fabric=ntb nodes=3), four
 # guests with an NVMe each lending them to each other (check_lend.sh),
@@ -70,13 +71,14 @@ EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 # counting its interrupts on the borrower, and its driver's
 # dma_map_resource of three BARs (check_msi.sh), four guests sharing one
 # NVMe through smartio-nvmeq, a client's node powered off mid-I/O
-# (check_nvmeq.sh), two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
+# (check_nvmeq.sh), two guests whose borrower's NTB function is in a
+# translated IOMMU domain, DMA windows in it (check_iommu.sh), two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
 # over TCP each way (check_transport.sh), two partitions of the Switchtec
 # model under the mainline switchtec drivers (check_switchtec.sh, then
 # check_transport.sh over them: make check-ntb-switchtec), then
 # check_ntb.sh's two guests
 # with smartio.ko over the ivshmem NTB.  make check-ntb-cluster,
-# check-ntb-msi, check-ntb-nvmeq, check-ntb-lend and check-ntb-transport run those parts alone.  make check-ntb-switch2 runs
+# check-ntb-msi, check-ntb-nvmeq, check-ntb-iommu, check-ntb-lend and check-ntb-transport run those parts alone.  make check-ntb-switch2 runs
 # check_ntb.sh over two 2-port switches instead (NTB_FABRIC=switch): its
 # checks pass there except the concurrent write/attach timing on one
 # guest (397 s against a 60 s limit in the one run so far), so ivshmem
@@ -102,6 +104,10 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 		$(SHELL) $(srcdir)/tests/ntb/check_nvmeq.sh || nq=$$?; \
 	if [ $$nq -eq 77 ]; then echo "check-ntb (nvmeq): SKIPPED"; nq=0; fi; \
 	echo "check-ntb (nvmeq): exit $$nq after $$(( $$(date +%s) - t )) s"; \
+	t=$$(date +%s); io=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_iommu.sh || io=$$?; \
+	if [ $$io -eq 77 ]; then echo "check-ntb (iommu): SKIPPED"; io=0; fi; \
+	echo "check-ntb (iommu): exit $$io after $$(( $$(date +%s) - t )) s"; \
 	t=$$(date +%s); tr=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || tr=$$?; \
 	if [ $$tr -eq 77 ]; then echo "check-ntb (transport): SKIPPED"; tr=0; fi; \
@@ -114,7 +120,8 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 	if [ $$st -eq 77 ]; then echo "check-ntb (ivshmem): SKIPPED"; st=0; fi; \
 	echo "check-ntb (ivshmem): exit $$st after $$(( $$(date +%s) - t )) s"; \
 	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ] && [ $$ld -eq 0 ] && \
-		[ $$tr -eq 0 ] && [ $$sx -eq 0 ] && [ $$ms -eq 0 ] && [ $$nq -eq 0 ]
+		[ $$tr -eq 0 ] && [ $$sx -eq 0 ] && [ $$ms -eq 0 ] && [ $$nq -eq 0 ] && \
+		[ $$io -eq 0 ]
 
 check-ntb-lend: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
@@ -135,6 +142,13 @@ check-ntb-nvmeq: fs/smartiofs
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_nvmeq.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb-nvmeq: SKIPPED"; exit 0; fi; \
+	exit $$st
+
+# check_iommu.sh alone: DMA windows in the borrower's translated IOMMU domain.
+check-ntb-iommu: fs/smartiofs
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/ntb/check_iommu.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-iommu: SKIPPED"; exit 0; fi; \
 	exit $$st
 
 check-ntb-transport:
@@ -188,7 +202,7 @@ clean-local: clean-ntb
 clean-ntb:
 	rm -rf tests/ntb/build contrib/qemu/build
 
-.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend \
+.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend check-ntb-iommu \
 	check-ntb-transport check-ntb-ivshmem check-ntb-switchtec \
 	clean-ntb
 
