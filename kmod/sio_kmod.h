@@ -309,6 +309,7 @@ struct sio_ntb_window {
 	dma_addr_t iova;		/* the range, reserved in it */
 	u64 size;
 	u64 premapped;			/* bytes of RAM mapped in advance */
+	u64 premap_end;			/* up to this physical address */
 	u32 users;			/* the borrow, its shadow */
 };
 

@@ -74,31 +74,43 @@ static phys_addr_t resource_phys(struct pci_dev *pdev)
 	return pci_resource_start(pdev, 0);
 }
 
+/*
+ * The whole pages of a RAM range inside the window (firmware leaves
+ * ranges that end mid-page, e.g. 0x1000-0x9fbff), false when none.
+ */
+static bool ram_pages(const struct sio_ntb_window *w,
+		      const struct resource *res, u64 *start, u64 *end)
+{
+	*start = PAGE_ALIGN(res->start);
+	*end = min_t(u64, round_down(res->end + 1, PAGE_SIZE), w->size);
+	return *start < *end;
+}
+
 static int ram_map(struct resource *res, void *arg)
 {
 	struct sio_ntb_window *w = arg;
-	u64 start = res->start, len = resource_size(res);
+	u64 start, end;
 	int err;
 
-	if (start >= w->size)
+	if (!ram_pages(w, res, &start, &end))
 		return 0;
-	len = min(len, w->size - start);
-	err = sio_iommu_map(w->domain, w->iova + start, start, len,
+	err = sio_iommu_map(w->domain, w->iova + start, start, end - start,
 			    IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
 	if (err)
 		return err;
-	w->premapped += len;
+	w->premapped += end - start;
+	w->premap_end = end;
 	return 0;
 }
 
+/* Ranges are walked in ascending order: those below premap_end. */
 static int ram_unmap(struct resource *res, void *arg)
 {
 	struct sio_ntb_window *w = arg;
-	u64 start = res->start, len = resource_size(res);
+	u64 start, end;
 
-	if (start < w->size)
-		iommu_unmap(w->domain, w->iova + start,
-			    min(len, w->size - start));
+	if (ram_pages(w, res, &start, &end) && end <= w->premap_end)
+		iommu_unmap(w->domain, w->iova + start, end - start);
 	return 0;
 }
 
@@ -108,6 +120,7 @@ static void premap_undo(struct sio_ntb_window *w)
 			    IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY, 0,
 			    w->size - 1, w, ram_unmap);
 	w->premapped = 0;
+	w->premap_end = 0;
 }
 
 /* Section 8.1: every page of RAM at iova + its physical address. */

@@ -467,14 +467,26 @@ void sio_shadow_show(struct seq_file *s, struct sio_kdev *kd)
 
 	if (!sh || !sh->pdev)
 		return;
-	if (!sh->iova) {
-		seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx msi_window=%#llx live=%d maps=%lld%s\n",
+	/*
+	 * Over an NTB: the window as the device addresses it, and where it
+	 * lies in the NTB function's domain (the pages mapped, when strict).
+	 */
+	if (sio_k.ntb) {
+		static const char *const mode[] = {
+			[SIO_WIN_IDENTITY] = "identity",
+			[SIO_WIN_STRICT] = "strict",
+			[SIO_WIN_PREMAP] = "premapped",
+		};
+
+		seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx msi_window=%#llx live=%d maps=%lld window=%s iova=%#llx mapped=%zu\n",
 			   pci_name(sh->pdev), sio_dev(sio_k.reg, kd->index)->bdf,
 			   sh->dma_base, sh->dma_size, sh->msi_base,
 			   atomic_read(&sh->live),
 			   (long long)atomic64_read(&sh->maps),
-			   sh->ntbw && sh->ntbw->mode == SIO_WIN_PREMAP ?
-			   " premapped" : "");
+			   sh->ntbw ? mode[sh->ntbw->mode] : "none",
+			   sh->ntbw ? (u64)sh->ntbw->iova : 0,
+			   sh->iova ? gen_pool_size(sh->iova) -
+			   gen_pool_avail(sh->iova) : 0);
 		return;
 	}
 	seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx mapped=%zu maps=%lld\n",

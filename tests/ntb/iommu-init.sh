@@ -144,8 +144,10 @@ if echo "host1 window=128M" >"$edu/borrow" 2>/tmp/err; then
 else
 	fail "borrow ${edu##*/}: $(cat /tmp/err)"
 fi
+# The window as edu addresses it (debugfs) and as host1's IOMMU sees it.
 base=$(sed -n "s/^shadow .* of $(cat "$edu/bdf") dma_window=\(0x[0-9a-f]*\)+.*/\1/p" \
 	/sys/kernel/debug/smartio/state)
+iova=$(grep '^host1 ' "$edu/dma_window" | cut -d' ' -f2)
 before=$(faults)
 insmod /sio_edu_msi.ko raises=2 fence_base="${base:-0}" ||
 	fail "insmod sio_edu_msi.ko fence_base=$base"
@@ -162,11 +164,21 @@ for what in never-mapped mapped unmapped; do
 	esac
 done
 after=$(faults)
+# Each blocked write is a fault of host1's IOMMU at the IOVA it aimed at.
+page=$(dmesg | sed -n 's/.*fence never-mapped .*(page \(0x[0-9a-f]*\)).*/\1/p' | tail -n 1)
+dev=$(dmesg | sed -n 's/.*fence unmapped \(0x[0-9a-f]*\):.*/\1/p' | tail -n 1)
+for a in $((iova + page)) $((iova + dev - base)); do
+	a=$(printf '%#x' "$a")
+	if dmesg | grep -q "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\] fault addr $a "; then
+		pass "host1's IOMMU logged the fault at $a: $(dmesg | grep "fault addr $a " | tail -n 1 | cut -c16-)"
+	else
+		fail "no DMAR fault of $ntb_bdf at $a (window $iova, device base $base): $(dmesg | grep 'DMAR: \[' | tail -n 3)"
+	fi
+done
 if [ "$ok" = 3 ] && [ $((after - before)) -ge 2 ]; then
-	pass "host1's IOMMU logged $((after - before)) DMA write faults of $ntb_bdf: $(dmesg | grep 'DMAR: \[DMA Write' | tail -n 1 | cut -c16-)"
+	pass "fence_ok $ok, $((after - before)) DMA write faults of $ntb_bdf"
 else
 	fail "fence_ok '$ok', DMA write faults of $ntb_bdf $before -> $after"
-	dmesg | grep DMAR | tail -n 5
 fi
 rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
 # Both sides keep working: the NVMe through the window, host0's node.
