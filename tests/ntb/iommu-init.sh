@@ -11,8 +11,10 @@
 #  - edu with a 128 MiB window: sio_edu_msi.ko has the device write where
 #    a window onto RAM from address 0 would put a page it never mapped,
 #    into a page it mapped, and into that page after its unmap: the two
-#    canaries stay, the mapped write lands, host1's IOMMU logs the faults
-#    of its NTB function, and the NVMe and host0 keep working;
+#    canaries stay, the mapped write lands, host1's IOMMU logs the fault
+#    of its NTB function at the never-mapped IOVA (QEMU's VT-d model
+#    compresses the next faults of the same source), and the NVMe and
+#    host0 keep working;
 #  - host0 reads what host1 wrote once the NVMe is back with its driver;
 #  - with premap=1 the NVMe again, all of RAM mapped in advance.
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
@@ -164,18 +166,18 @@ for what in never-mapped mapped unmapped; do
 	esac
 done
 after=$(faults)
-# Each blocked write is a fault of host1's IOMMU at the IOVA it aimed at.
+# The write where nothing was mapped is a fault of host1's IOMMU at the
+# IOVA it aimed at.  QEMU's VT-d model then compresses the faults of the
+# same source (it logs "New fault is not recorded due to compression of
+# faults"), so the write after the unmap is shown blocked by its canary.
 page=$(dmesg | sed -n 's/.*fence never-mapped .*(page \(0x[0-9a-f]*\)).*/\1/p' | tail -n 1)
-dev=$(dmesg | sed -n 's/.*fence unmapped \(0x[0-9a-f]*\):.*/\1/p' | tail -n 1)
-for a in $((iova + page)) $((iova + dev - base)); do
-	a=$(printf '%#x' "$a")
-	if dmesg | grep -q "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\] fault addr $a "; then
-		pass "host1's IOMMU logged the fault at $a: $(dmesg | grep "fault addr $a " | tail -n 1 | cut -c16-)"
-	else
-		fail "no DMAR fault of $ntb_bdf at $a (window $iova, device base $base): $(dmesg | grep 'DMAR: \[' | tail -n 3)"
-	fi
-done
-if [ "$ok" = 3 ] && [ $((after - before)) -ge 2 ]; then
+a=$(printf '%#x' $((iova + page)))
+if dmesg | grep -q "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\] fault addr $a "; then
+	pass "host1's IOMMU logged the fault at $a: $(dmesg | grep "fault addr $a " | tail -n 1 | cut -c16-)"
+else
+	fail "no DMAR fault of $ntb_bdf at $a (window $iova, device base $base): $(dmesg | grep 'DMAR: \[' | tail -n 3)"
+fi
+if [ "$ok" = 3 ] && [ $((after - before)) -ge 1 ]; then
 	pass "fence_ok $ok, $((after - before)) DMA write faults of $ntb_bdf"
 else
 	fail "fence_ok '$ok', DMA write faults of $ntb_bdf $before -> $after"
@@ -201,7 +203,7 @@ echo 1 >/sys/module/smartio/parameters/premap
 if echo host1 >"$nvme/borrow" 2>/tmp/err; then
 	win=$(grep '^host1 ' "$nvme/dma_window")
 	case "$win:$(dmesg | grep "smartio: ${nvme##*/}: DMA window" | tail -n 1)" in
-	*" 0x80000000:"*"all RAM mapped in advance"*)
+	*" 2147483648:"*"all RAM mapped in advance"*)
 		pass "premap=1: dma_window '$win', all RAM mapped in advance" ;;
 	*) fail "premap=1: dma_window '$win': $(dmesg | grep "smartio: ${nvme##*/}:" | tail -n 1)" ;;
 	esac
