@@ -69,7 +69,7 @@ pid1=$guest_pid
 wait "$pid0" "$pid1"
 echo "all guests done after $(($(date +%s) - t0)) s"
 
-sw_check p0-1 4
+sw_check p0-1 5
 sw_check p1-1 18
 w0=$(sed -n 's/^DMA-WINDOW host0 //p' "$tmp/p0-1.log" | tr -d '\r')
 w1=$(sed -n 's/^DMA-WINDOW host1 //p' "$tmp/p1-1.log" | tr -d '\r')

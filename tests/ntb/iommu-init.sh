@@ -89,6 +89,13 @@ if [ "$P" = 0 ]; then
 	else
 		fail "host0 reading host1's data: $(cat /tmp/out)"
 	fi
+	# Item 3: the lender's IOMMU confines the lent device to its windows.
+	a="Request device \[${edu_bdf#0000:}\] fault addr 0x100000 "
+	if dmesg | grep -q "DMAR: \[DMA Write.*$a"; then
+		pass "host0's IOMMU refused edu's write outside its windows: $(dmesg | grep "$a" | tail -n 1 | cut -c16-)"
+	else
+		fail "no DMAR fault of edu at 0x100000 on host0: $(dmesg | grep 'DMAR: \[' | tail -n 3)"
+	fi
 	mark checked
 	waitfor 900 host1_gone || fail "host1 still up"
 	finish

@@ -25,6 +25,8 @@
  *    around the writes.  Logged ("sio_edu_msi <bdf>: fence never-mapped:
  *    canary unchanged", "fence mapped: landed", "fence unmapped: canary
  *    unchanged", or what happened instead) and counted in `fence_ok`.
+ *    Last, a write to device address EDU_OUTSIDE, in none of its windows,
+ *    which the lender's IOMMU must refuse (the lender checks its log).
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -201,6 +203,7 @@ out:
 }
 
 #define EDU_CANARY 0xc3
+#define EDU_OUTSIDE 0x100000	/* below every window the lender maps */
 
 static bool canary_kept(const u8 *p)
 {
@@ -257,6 +260,9 @@ static void edu_fence(struct pci_dev *pdev, struct edu *e, dma_addr_t src,
 		&addr, canary_kept(buf) ? "unchanged" : "changed", err);
 	if (!err && canary_kept(buf))
 		fence_ok++;
+	err = edu_dma(e, EDU_DMA_BUF, EDU_OUTSIDE, true);
+	pr_info("sio_edu_msi %s: fence outside %#x: written (%d)\n", name,
+		EDU_OUTSIDE, err);
 out:
 	kfree(buf);
 	if (low)
