@@ -8,7 +8,10 @@
  * is translated by the model (its LUT or window registers, kept in the
  * switch state every port maps).  When the target is a peer's RAM the
  * window holds a RAM alias of that peer's guest RAM (shared memory): the
- * CPU and this guest's devices reach it with no message.  Any other
+ * CPU and this guest's devices reach it with no message.  When the peer
+ * translates its function's DMA (its IOMMU), the target is an IOVA and
+ * the window holds instead a region that walks the peer's IOMMU tables
+ * (ntbsw-iommu.c); a page not mapped for the access is forwarded.  Any other
  * target is forwarded to the peer's QEMU and performed there as a
  * bus-master access of its NTB function: writes posted, in order on one
  * pipe; reads wait for the answer (a vCPU drops the big lock while it
@@ -336,7 +339,8 @@ void ntbsw_remap(struct ntbsw_core *s)
 			if (!want)
 				continue;
 			if (iommu) {
-				a->mr = ntbsw_iova_window(s, w.peer, w.target,
+				a->mr = ntbsw_iova_window(s, w.peer, w.win,
+							  w.bar_off, w.target,
 							  w.len);
 			} else {
 				a->mr = g_new0(MemoryRegion, 1);
@@ -1066,6 +1070,7 @@ void ntbsw_core_start(struct ntbsw_core *s, const uint64_t *win_size)
 		memory_region_add_subregion_overlap(&s->win[w], 0,
 						    &s->win_io[w], 0);
 		pci_register_bar(s->pci, 2 + 2 * w, bar_flags, &s->win[w]);
+		ntbsw_cpu_window(s, w, &ntbsw_win_ops[w]);
 	}
 	s->bh = qemu_bh_new(ntbsw_bh, s);
 	ntbsw_dma_watch(s);

@@ -113,6 +113,13 @@ struct ntbsw_core {
 
 	MemoryRegion win[NTBSW_NR_WIN];		/* BAR2, BAR4 containers */
 	MemoryRegion win_io[NTBSW_NR_WIN];	/* forwarding background */
+	/*
+	 * The same callbacks again, out of the guest's reach in system
+	 * memory (ntbsw-iommu.c): where a vCPU's access to a window onto a
+	 * translating peer is sent.
+	 */
+	MemoryRegion win_cpu[NTBSW_NR_WIN];
+	uint64_t win_cpu_base[NTBSW_NR_WIN];
 	uint64_t win_size[NTBSW_NR_WIN];
 	struct ntbsw_alias alias[NTBSW_MAX_SLOTS];
 	uint64_t slow;		/* outbound accesses by callback, not alias */
@@ -179,6 +186,10 @@ void ntbsw_peer_as_init(struct ntbsw_core *c, unsigned int p);
 void ntbsw_peer_as_drop(struct ntbsw_core *c, unsigned int p);
 /* A window region of len bytes onto peer p's IOVAs from target. */
 MemoryRegion *ntbsw_iova_window(struct ntbsw_core *c, unsigned int p,
+				unsigned int win, uint64_t bar_off,
 				uint64_t target, uint64_t len);
+/* realize: the vCPUs' way into window w (ops: its forwarding ops). */
+void ntbsw_cpu_window(struct ntbsw_core *c, unsigned int w,
+		      const MemoryRegionOps *ops);
 
 #endif

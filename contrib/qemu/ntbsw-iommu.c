@@ -24,9 +24,15 @@
  *  - A vCPU's access is kept out of the RAM path: TCG caches what a
  *    translation gives in the vCPU's TLB and would drop it only on an
  *    IOMMU notification, which no one sends when the peer unmaps.  So a
- *    CPU's translation (flag IOMMU_NONE, only TCG's TLB fill asks so)
- *    leads to the peer's IOVA space as MMIO, where each access walks the
- *    tables again; the TLB then holds only "MMIO", never a RAM page.
+ *    CPU's translation (flag IOMMU_NONE: only TCG's TLB fill asks so)
+ *    leads to the window's own forwarding callbacks, where each access
+ *    is translated again (ntbsw_translate walks the tables); the TLB then
+ *    holds only "MMIO", never a RAM page.  Those callbacks are mapped a
+ *    second time for this (win_cpu), high in system memory where the
+ *    guest cannot reach (above its physical address bits): QEMU 7.2's TLB
+ *    keeps an MMIO section as an index into the vCPU's own address
+ *    space's sections, so the translation must end in that address
+ *    space, and in the window itself it would meet this region again.
  *  - A page the peer's IOMMU did not map for the access is never dropped
  *    here: it goes down the forwarded path, the peer's QEMU performs it
  *    as its function's bus-master access, and its vIOMMU refuses it and
@@ -41,6 +47,8 @@
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
 #include "exec/memory.h"
+#include "exec/address-spaces.h"
+#include "hw/core/cpu.h"
 #include "hw/pci/pci.h"
 #include "hw/i386/x86-iommu.h"
 #include "hw/i386/intel_iommu.h"
@@ -54,9 +62,16 @@
 struct ntbsw_iova_window {
 	IOMMUMemoryRegion iommu;
 	struct ntbsw_core *s;
-	unsigned int peer;
-	uint64_t target;
+	unsigned int peer, win;
+	uint64_t bar_off, target;
 };
+
+/*
+ * Where the vCPUs' copies of the windows go: above 2^50, beyond the 40
+ * or 48 physical address bits an x86 guest's page tables can name and
+ * the 39 or 48 bits of its vIOMMU's output.
+ */
+#define NTBSW_CPU_WINDOWS	(1ULL << 50)
 
 /* What the IOVA-space MMIO region of one peer knows. */
 struct ntbsw_iova_ctx {
@@ -132,6 +147,14 @@ static void ntbsw_dma_commit(MemoryListener *l)
 	x->sid = sid;
 	x->aw_bits = aw;
 	qatomic_store_release(&x->mode, mode);
+	if (mode == NTBSW_DMA_VTD)
+		info_report("%s %u: its DMA is translated by VT-d (root table "
+			    "0x%" PRIx64 ", requester %02x:%02x.%x): peers walk "
+			    "it", s->name, s->port, root, PCI_BUS_NUM(sid),
+			    PCI_SLOT(sid & 0xff), PCI_FUNC(sid & 0xff));
+	else if (mode == NTBSW_DMA_IDENTITY)
+		info_report("%s %u: its DMA is untranslated: peers alias its "
+			    "RAM", s->name, s->port);
 	qemu_bh_schedule(s->dma_bh);
 }
 
@@ -370,7 +393,13 @@ static IOMMUTLBEntry ntbsw_iova_translate(IOMMUMemoryRegion *iommu,
 		.perm = IOMMU_RW,
 	};
 
-	(void)iommu_idx;
+	if (flag == IOMMU_NONE && current_cpu) {
+		/* A vCPU's TLB fill: the window's callbacks, page by page. */
+		e.target_as = cpu_get_address_space(current_cpu, iommu_idx);
+		e.translated_addr = w->s->win_cpu_base[w->win] + w->bar_off +
+				    (addr & VTD_PAGE_MASK_4K);
+		return e;
+	}
 	if (flag == IOMMU_NONE || !pe->ram_as)
 		return e;
 	/* A device's access: the peer's RAM page itself when mapped. */
@@ -406,16 +435,40 @@ static int ntbsw_iova_notify_flag_changed(IOMMUMemoryRegion *iommu,
 	return 0;
 }
 
-/* TCG asks every IOMMU region for an index (one here). */
+/*
+ * TCG asks every IOMMU region for an index: here the vCPU's address space
+ * the access is in (x86: SMM or not), where its translation must end.
+ */
 static int ntbsw_iova_attrs_to_index(IOMMUMemoryRegion *iommu,
 				     MemTxAttrs attrs)
 {
+	int idx = current_cpu ? cpu_asidx_from_attrs(current_cpu, attrs) : 0;
+
 	(void)iommu;
-	(void)attrs;
-	return 0;
+	return idx >= 0 && idx < 2 ? idx : 0;
+}
+
+static int ntbsw_iova_num_indexes(IOMMUMemoryRegion *iommu)
+{
+	(void)iommu;
+	return 2;
+}
+
+void ntbsw_cpu_window(struct ntbsw_core *s, unsigned int w,
+		      const MemoryRegionOps *ops)
+{
+	static uint64_t next = NTBSW_CPU_WINDOWS;
+
+	memory_region_init_io(&s->win_cpu[w], OBJECT(s->pci), ops, s,
+			      "ntb-window-cpu", s->win_size[w]);
+	s->win_cpu_base[w] = next;
+	next += ROUND_UP(s->win_size[w], 1ULL << 30);
+	memory_region_add_subregion_overlap(get_system_memory(), s->win_cpu_base[w],
+					    &s->win_cpu[w], -1);
 }
 
 MemoryRegion *ntbsw_iova_window(struct ntbsw_core *s, unsigned int p,
+				unsigned int win, uint64_t bar_off,
 				uint64_t target, uint64_t len)
 {
 	struct ntbsw_iova_window *w = g_new0(struct ntbsw_iova_window, 1);
@@ -425,6 +478,8 @@ MemoryRegion *ntbsw_iova_window(struct ntbsw_core *s, unsigned int p,
 				 "ntb-peer-iova-window", len);
 	w->s = s;
 	w->peer = p;
+	w->win = win;
+	w->bar_off = bar_off;
 	w->target = target;
 	return MEMORY_REGION(&w->iommu);
 }
@@ -437,6 +492,7 @@ static void ntbsw_iova_window_class_init(ObjectClass *klass, void *data)
 	imrc->translate = ntbsw_iova_translate;
 	imrc->notify_flag_changed = ntbsw_iova_notify_flag_changed;
 	imrc->attrs_to_index = ntbsw_iova_attrs_to_index;
+	imrc->num_indexes = ntbsw_iova_num_indexes;
 }
 
 static const TypeInfo ntbsw_iova_window_info = {

@@ -29,14 +29,7 @@ sw_prepare
 sw_smartio_build
 
 # The edu driver, for the guests' kernel.
-mkdir -p "$out/edu"
-cp "$src/tests/ntb/edu/sio_edu_msi.c" "$src/tests/ntb/edu/Kbuild" "$out/edu/"
-if ! kernel_run "$out" -- make -s -C "$kdir" M="$out/edu" modules \
-	>"$out/edu.log" 2>&1; then
-	cat "$out/edu.log"
-	echo "FAIL: building sio_edu_msi.ko"
-	exit 1
-fi
+sw_edu_build
 
 mkdir -p "$tmp/root/bin"
 cp "$busybox" "$tmp/root/bin/busybox"

@@ -63,7 +63,7 @@ EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
 # Exit 77 from the script (no qemu, kernel source or headers) is a skip:
 # make check-ntb then says SKIP and succeeds.
-# Nine parts: four guests on one smartio-ntb-switch (check_switch.sh,
+# Ten parts: four guests on one smartio-ntb-switch (check_switch.sh,
 # which builds contrib/qemu first), three guests on one switch as one
 # smartio cluster (check_cluster.sh, smartio.ko fabric=ntb nodes=3), four
 # guests with an NVMe each lending them to each other (check_lend.sh),
@@ -72,8 +72,12 @@ EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 # dma_map_resource of three BARs (check_msi.sh), four guests sharing one
 # NVMe through smartio-nvmeq, a client's node powered off mid-I/O
 # (check_nvmeq.sh), two guests whose borrower's NTB function is in a
-# translated IOMMU domain, DMA windows in it (check_iommu.sh), two guests running the mainline ntb_transport and ntb_netdev with 64 MiB
-# over TCP each way (check_transport.sh), two partitions of the Switchtec
+# translated IOMMU domain, DMA windows in it (check_iommu.sh), two guests
+# running the mainline ntb_transport and ntb_netdev with 64 MiB
+# over TCP each way (check_transport.sh), the same with both NTB functions
+# in translated IOMMU domains, 16 MiB each way, then a write to an IOVA
+# the receiver never mapped, which must fault there (NTB_IOMMU=1: make
+# check-ntb-transport-iommu), two partitions of the Switchtec
 # model under the mainline switchtec drivers (check_switchtec.sh, then
 # check_transport.sh over them: make check-ntb-switchtec), then
 # check_ntb.sh's two guests
@@ -112,6 +116,11 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || tr=$$?; \
 	if [ $$tr -eq 77 ]; then echo "check-ntb (transport): SKIPPED"; tr=0; fi; \
 	echo "check-ntb (transport): exit $$tr after $$(( $$(date +%s) - t )) s"; \
+	t=$$(date +%s); ti=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_IOMMU=1 NTB_MIB=16 \
+		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || ti=$$?; \
+	if [ $$ti -eq 77 ]; then echo "check-ntb (transport, translated): SKIPPED"; ti=0; fi; \
+	echo "check-ntb (transport, translated): exit $$ti after $$(( $$(date +%s) - t )) s"; \
 	t=$$(date +%s); sx=0; $(MAKE) check-ntb-switchtec || sx=$$?; \
 	echo "check-ntb (switchtec): exit $$sx after $$(( $$(date +%s) - t )) s"; \
 	t=$$(date +%s); st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
@@ -120,7 +129,7 @@ check-ntb: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 	if [ $$st -eq 77 ]; then echo "check-ntb (ivshmem): SKIPPED"; st=0; fi; \
 	echo "check-ntb (ivshmem): exit $$st after $$(( $$(date +%s) - t )) s"; \
 	[ $$st -eq 0 ] && [ $$sw -eq 0 ] && [ $$cl -eq 0 ] && [ $$ld -eq 0 ] && \
-		[ $$tr -eq 0 ] && [ $$sx -eq 0 ] && [ $$ms -eq 0 ] && [ $$nq -eq 0 ] && \
+		[ $$tr -eq 0 ] && [ $$ti -eq 0 ] && [ $$sx -eq 0 ] && [ $$ms -eq 0 ] && [ $$nq -eq 0 ] && \
 		[ $$io -eq 0 ]
 
 check-ntb-lend: fs/smartiofs
@@ -155,6 +164,18 @@ check-ntb-transport:
 	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || st=$$?; \
 	if [ $$st -eq 77 ]; then echo "check-ntb-transport: SKIPPED"; exit 0; fi; \
+	exit $$st
+
+# check_transport.sh with both NTB functions in translated IOMMU domains
+# (NTB_IOMMU=1: no iommu=pt, interrupt remapping on), 16 MiB each way,
+# then a write aimed at an IOVA the receiver never mapped: its DMAR fault
+# logged, its RAM there unchanged, both still answering (make check-ntb
+# runs it after the transport part).
+check-ntb-transport-iommu:
+	@st=0; SRCDIR='$(abs_top_srcdir)' BUILDDIR='$(abs_top_builddir)' \
+		NTB_IOMMU=1 NTB_MIB=$${NTB_MIB:-16} \
+		$(SHELL) $(srcdir)/tests/ntb/check_transport.sh || st=$$?; \
+	if [ $$st -eq 77 ]; then echo "check-ntb-transport-iommu: SKIPPED"; exit 0; fi; \
 	exit $$st
 
 # check_ntb.sh alone: the mainline clients and smartio.ko over the ivshmem NTB.
@@ -202,8 +223,9 @@ clean-local: clean-ntb
 clean-ntb:
 	rm -rf tests/ntb/build contrib/qemu/build
 
-.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend check-ntb-iommu \
-	check-ntb-transport check-ntb-ivshmem check-ntb-switchtec \
+.PHONY: check-ntb check-ntb-switch2 check-ntb-cluster check-ntb-lend \
+	check-ntb-iommu check-ntb-transport check-ntb-transport-iommu \
+	check-ntb-ivshmem check-ntb-switchtec \
 	clean-ntb
 
 # check_lend.sh over the Switchtec model alone (NTB_HW=switchtec, two

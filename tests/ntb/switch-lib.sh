@@ -216,3 +216,17 @@ sw_smartio_root() {
 	cp "$sfs" "$1/bin/smartiofs"
 	guest_libs "$1" "$sfs"
 }
+
+# sw_edu_build: tests/ntb/edu's sio_edu_msi.ko for $KVER into $out/edu
+# (a driver of QEMU's edu device: MSI, and its DMA engine into another
+# function's BAR, check_msi.sh and check_transport.sh).
+sw_edu_build() {
+	mkdir -p "$out/edu"
+	cp "$src/tests/ntb/edu/sio_edu_msi.c" "$src/tests/ntb/edu/Kbuild" "$out/edu/"
+	if ! kernel_run "$out" -- make -s -C "$kdir" M="$out/edu" modules \
+		>"$out/edu.log" 2>&1; then
+		cat "$out/edu.log"
+		echo "FAIL: building sio_edu_msi.ko"
+		exit 1
+	fi
+}

@@ -3,7 +3,7 @@
 # /init of make check-ntb's transport part (tests/ntb/check_transport.sh):
 # one port of a 2-port smartio-ntb-switch running the mainline NTB
 # network stack, ntb_transport and ntb_netdev, as their users load them.
-# Kernel command line: swport=0|1, swhw=1 (the NTB is a Switchtec
+# Kernel command line: swport=0|1, swfault=1 (below), swhw=1 (the NTB is a Switchtec
 # partition, switchtec-nt(7), driven by switchtec.ko and
 # ntb_hw_switchtec.ko; not with swbench=1), swmib=MiB per transfer, swmw0= and
 # swmw1=, the max_mw_size ntb_transport gets on port 0 and port 1 (0:
@@ -239,6 +239,98 @@ else
 	send
 fi
 rm -f /tmp/busy
+
+# --- swfault=1: a write to an IOVA port 1's IOMMU never mapped ----------
+# Both NTB functions are in translated IOMMU domains (check_transport.sh
+# with NTB_IOMMU=1).  Port 1 points a LUT entry ntb_transport does not
+# use (port 0's window 1, entry 7, one page) at IOVA 0x8000, which its
+# IOMMU never maps (Linux hands out IOVAs from the top of the DMA mask)
+# and which is, as a guest-physical address, the reserved low 64 KiB
+# nothing writes after boot; port 0 writes a pattern there through its
+# window.  Port 1's kernel must log the DMAR fault, the host then finds
+# port 1's RAM at 0x8000 without the pattern (the canary), and both
+# keep working (ping after it).
+FAULT_IOVA=0x8000
+FAULT_PATTERN=0x5a5a5a5a5a5a5a5a
+# The NTB function's resource file, and the start of its BAR n.
+ntb_bar_file() {
+	local d
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] &&
+			echo "$d/resource"
+	done
+}
+ntb_bar() { sed -n "$(($1 + 1))p" "$(ntb_bar_file)" | cut -d' ' -f1; }
+dmar_fault() { dmesg | grep -q "DMA Write.*fault addr $FAULT_IOVA"; }
+# --- swdd=1 (measured by hand, no check): port 0's CPU stores and loads
+# through its window into port 1's ntb_transport receive buffer (window
+# 1, entry 0: 4 MiB mapped for port 1's function), with sw_bench on
+# /dev/mem (tests/ntb/sw_bench.c): 32 MiB of memcpy, then 8-byte loads;
+# port 1 waits until it is done.
+if [ "$(arg swdd)" = 1 ]; then
+	if [ "$P" = 0 ]; then
+		R=$(ntb_bar 0)
+		W=$(ntb_bar 4)
+		mw1=$(devmem $((R + 0x88)) 32)
+		echo "NTB-DD port 0 to port 1: $(sw_bench write $((W + mw1)) 4194304 33554432)," \
+			"$(sw_bench read8 $((W + mw1)) 2000)"
+		echo dd | connect 5006 || fail "connect to $peer:5006"
+	else
+		listen 5006 >/dev/null
+	fi
+fi
+if [ "$(arg swfault)" = 1 ]; then
+	R=$(ntb_bar 0)
+	if [ "$P" = 1 ]; then
+		# edu's DMA into this port's window 1 onto port 0 (BAR4's
+		# start: port 0's slot, its ntb_transport receive buffer,
+		# mapped in port 0's domain), read back by the CPU.
+		insmod /sio_edu_msi.ko raises=0 p2p="$(basename "$(dirname "$(ntb_bar_file)")")" p2p_bar=4 ||
+			fail "insmod sio_edu_msi.ko"
+		if dmesg | grep -q "sio_edu_msi .*: p2p .* BAR4 .*: equal"; then
+			pass "edu's DMA through both IOMMUs into port 0's RAM: $(dmesg | grep -m1 'p2p .* BAR4')"
+		else
+			fail "edu's DMA into port 0: $(dmesg | grep sio_edu_msi | tail -n 2)"
+		fi
+		# LUT entry ((src 0 * 2 + window 1) * 8 + 7): 16 bytes each.
+		L=$((R + 0x1000 + 15 * 16))
+		devmem $((L + 0x0)) 32 "$FAULT_IOVA"
+		devmem $((L + 0x4)) 32 0
+		devmem $((L + 0xc)) 32 1
+		devmem $((L + 0x8)) 32 0x1001
+		listen 5004 >/tmp/written &
+		waitfor 10 listening 5004 || fail "nc does not listen on port 5004"
+		echo armed | connect 5003 || fail "connect to $peer:5003"
+		wait $!
+		[ "$(cat /tmp/written)" = written ] || fail "port 0 did not write"
+		if waitfor 30 dmar_fault; then
+			pass "DMAR fault logged: $(dmesg | grep -m1 "fault addr $FAULT_IOVA")"
+		else
+			fail "no DMAR fault for IOVA $FAULT_IOVA: $(dmesg | grep DMAR | tail -n 3)"
+		fi
+		devmem $((L + 0x8)) 32 0
+		if ping -c 3 "$peer" >/tmp/ping 2>&1; then
+			pass "after the fault, ping $peer: $(tail -n 1 /tmp/ping)"
+		else
+			fail "after the fault, ping $peer: $(tail -n 2 /tmp/ping | tr '\n' ' ')"
+		fi
+		echo checked | connect 5005 || fail "connect to $peer:5005"
+	else
+		listen 5003 >/tmp/armed
+		[ "$(cat /tmp/armed)" = armed ] || fail "port 1 did not arm"
+		W=$(ntb_bar 4)
+		# Port 1's slot of window 1, its entry 7.
+		mw1=$(devmem $((R + 0x88)) 32)
+		ent1=$(devmem $((R + 0x90)) 32)
+		devmem $((W + mw1 + 7 * ent1)) 64 "$FAULT_PATTERN"
+		echo "NTB-FAULT port 0 wrote $FAULT_PATTERN at port 1's IOVA $FAULT_IOVA"
+		listen 5005 >/tmp/checked &
+		echo written | connect 5004 || fail "connect to $peer:5004"
+		# Port 1 pings us, then says it is done with us.
+		wait $!
+		[ "$(cat /tmp/checked)" = checked ] || fail "port 1 did not finish its check"
+	fi
+fi
 # make bench: the same file over TCP on the loopback inside port 0.
 if [ "$(arg swbench)" = 1 ] && [ "$P" = 0 ]; then
 	listen 6000 >/tmp/rx &
