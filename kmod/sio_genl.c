@@ -69,11 +69,14 @@ static int lending(const struct sio_parsed *p)
 		return dev < 0 ? dev : node;
 	if (p->cmd == SIO_CMD_SRIOV_SET)
 		return sio_k_sriov(dev, sio_nla_u64(&p->tb[SIO_A_SIZE]));
-	/* A sized DMA window (SIO_A_SIZE) is the simulator's for now. */
-	if (p->cmd == SIO_CMD_BORROW && p->present[SIO_A_SIZE])
-		return -EOPNOTSUPP;
+	/*
+	 * A sized DMA window (SIO_A_SIZE, window= of smartio(7)): over an
+	 * NTB, the borrow's window in the NTB function's IOMMU domain.  The
+	 * core checks the size.
+	 */
 	if (p->cmd == SIO_CMD_BORROW)
-		return sio_k_borrow(dev, node);
+		return sio_k_borrow(dev, node, p->present[SIO_A_SIZE] ?
+				    sio_nla_u64(&p->tb[SIO_A_SIZE]) : 0);
 	if (p->cmd == SIO_CMD_RETURN)
 		return sio_k_return(dev, node);
 	return sio_k_reclaim(dev, node);

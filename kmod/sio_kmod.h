@@ -202,7 +202,7 @@ int sio_shadow_msix_msg(struct sio_kdev *kd, u32 entry, struct msi_msg *msg);
  * the core's borrow, hot-adds the shadow; and the reverse.  Take the lock
  * themselves (never call with it held).
  */
-int sio_k_borrow(u32 dev, u32 node);
+int sio_k_borrow(u32 dev, u32 node, u64 window);
 int sio_k_return(u32 dev, u32 node);
 int sio_k_reclaim(u32 dev, u32 asker);
 struct sio_kdev *sio_kdev_of(u32 dev);
@@ -312,7 +312,35 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 int sio_ntb_lend_direct_map(u32 borrower, u16 rid, u64 addr, u64 size,
 			    bool map);
 u64 sio_ntb_lend_ram_window(void);
-int sio_ntb_k_borrow(u32 dev, u32 node);
+int sio_ntb_k_borrow(u32 dev, u32 node, u64 window);
+
+/*
+ * The borrower's DMA window of a borrow in its NTB function's IOMMU
+ * domain (sio_ntb_window.c): how the shadow's DMA reaches this machine.
+ */
+enum sio_win_mode {
+	SIO_WIN_IDENTITY,	/* no IOMMU or identity: RAM from address 0 */
+	SIO_WIN_STRICT,		/* each page the driver maps, while mapped */
+	SIO_WIN_PREMAP,		/* all RAM at iova + physical address */
+};
+
+struct sio_ntb_window {
+	enum sio_win_mode mode;
+	struct pci_dev *pdev;		/* the NTB function */
+	struct iommu_domain *domain;	/* its domain (NULL: no IOMMU) */
+	dma_addr_t iova;		/* the range, reserved in it */
+	u64 size;
+	u64 premapped;			/* bytes of RAM mapped in advance */
+	u64 premap_end;			/* up to this physical address */
+	u32 users;			/* the borrow, its shadow */
+};
+
+int sio_ntb_window_open(u32 dev, u64 size, u64 *iova);
+void sio_ntb_window_close(u32 dev);
+struct sio_ntb_window *sio_ntb_window_get(u32 dev);
+void sio_ntb_window_put(struct sio_ntb_window *w);
+bool sio_ntb_window_premap(void);
+bool sio_ntb_window_translated(void);
 int sio_ntb_k_return(u32 dev, u32 node);
 
 #endif /* SIO_KMOD_H */

@@ -551,6 +551,27 @@ static int kplat_window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
 	return sio_ntb_lend_window_addr(dev, phys, size, ioaddr);
 }
 
+/*
+ * Over an NTB the borrower's DMA window is a range of its NTB function's
+ * IOMMU domain (sio_ntb_window.c); one machine's is the core's IOVA.
+ */
+static int kplat_dma_window_iova(void *plat, u32 self, u32 dev, u64 size,
+				 u64 *iova)
+{
+	if (!sio_k.ntb)
+		return -EOPNOTSUPP;
+	if (self != sio_k.self)
+		return -EINVAL;
+	return sio_ntb_window_open(dev, size, iova);
+}
+
+static void kplat_dma_window_free(void *plat, u32 self, u32 dev, u64 iova,
+				  u64 size)
+{
+	if (sio_k.ntb && self == sio_k.self)
+		sio_ntb_window_close(dev);
+}
+
 /* Over an NTB whose entries cannot hold a DMA window (sio_ntb.c). */
 static u64 kplat_dma_direct(void *plat, u32 node)
 {
@@ -607,6 +628,8 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.inbound_unmap = kplat_inbound_unmap,
 	.dev_addr = kplat_dev_addr,
 	.window_dma_addr = kplat_window_dma_addr,
+	.dma_window_iova = kplat_dma_window_iova,
+	.dma_window_free = kplat_dma_window_free,
 	.msix_write = kplat_msix_write,
 	.sriov_set = kplat_sriov_set,
 };

@@ -14,8 +14,10 @@
  *    up to the device's MSI-X table: the borrower's shadow sends its
  *    messages (MSIX_ENTRY), which the lender writes once it has checked
  *    that they land in that borrower's MSI window (sio_kplat.c);
- *  - the borrower translates the lender's DMA window onto all of its RAM
- *    from physical address 0, and the MSI window onto 0xfee00000.
+ *  - the borrower translates the lender's DMA window onto the borrow's
+ *    window in its NTB function's IOMMU domain (sio_ntb_window.c: the
+ *    IOVA range the core's borrow record holds; RAM from address 0 where
+ *    that domain is identity), and the MSI window onto 0xfee00000.
  * The lender's slots carry the device's own traffic, so its IOMMU domain
  * (sio_lender.c) maps the device's addresses of them, sio_kplat_dev_iova(),
  * onto the outbound window: the device DMAs and signals MSIs through the
@@ -244,7 +246,7 @@ static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
 		*target = local_addr;	/* the registry has the real BARs */
 		return 0;
 	case SIO_INB_DMA:
-		*target = 0;		/* all of this machine's RAM */
+		*target = local_addr;	/* the window (sio_ntb_window.c) */
 		return 0;
 	case SIO_INB_MSI:
 		*target = SIO_MSI_BASE;
@@ -306,9 +308,9 @@ static int bar_block(u32 peer, u64 phys, u64 size, u64 lim, u64 align,
 
 /*
  * The DMA window on the direct window (sio_k.direct_size): the peer's
- * one translation there leads to all of this machine's RAM.
+ * one translation there leads to the borrow's window at iova.
  */
-static int inbound_direct(u32 peer, u64 size, bool map)
+static int inbound_direct(u32 peer, u64 iova, u64 size, bool map)
 {
 	if (!map) {
 		sio_ntb_fab_direct_clear(peer);
@@ -316,7 +318,7 @@ static int inbound_direct(u32 peer, u64 size, bool map)
 	}
 	if (size > sio_k.direct_size || !is_power_of_2(size))
 		return -EINVAL;
-	return sio_ntb_fab_direct_set(peer, 0, size);
+	return sio_ntb_fab_direct_set(peer, iova, size);
 }
 
 int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
@@ -332,7 +334,7 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 	ad = &sio_node(sio_k.reg, peer)->adapter[0];
 	if (kind == SIO_INB_DMA && sio_k.direct_size &&
 	    peer_addr == ad->window_base + ad->window_size)
-		return inbound_direct(peer, size, map);
+		return inbound_direct(peer, local_addr, size, map);
 	if (peer_addr < ad->window_base ||
 	    (peer_addr - ad->window_base) % ad->slot_size ||
 	    size > ad->window_size - (peer_addr - ad->window_base))
@@ -386,20 +388,30 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 }
 
 /*
- * A segment of this node mapped for a device it borrows: the DMA window
- * leads to all of this machine's RAM from address 0 (SIO_INB_DMA), so the
- * device reaches the segment's memory at the window's device address plus
- * that memory's physical address, as the shadow's DMA mappings do.
+ * A segment of this node mapped for a device it borrows, over an identity
+ * window (RAM from address 0, SIO_INB_DMA): the device reaches the
+ * segment's memory at the window's device address plus that memory's
+ * physical address, as the shadow's DMA mappings do.  A window in the NTB
+ * function's IOMMU domain holds only what the shadow's driver maps (or
+ * RAM at its physical address, premapped, where the segment's pages need
+ * not be contiguous): not offered there yet.
  */
 int sio_ntb_lend_window_addr(u32 dev, u64 phys, u64 size, u64 *ioaddr)
 {
 	const struct sio_borrow *b;
+	struct sio_ntb_window *w;
 	phys_addr_t bus;
+	bool identity;
 	int bidx, err;
 
 	bidx = sio_borrow_find(sio_k.reg, dev, sio_k.self);
 	if (bidx < 0)
 		return bidx;
+	w = sio_ntb_window_get(dev);
+	identity = w && w->mode == SIO_WIN_IDENTITY;
+	sio_ntb_window_put(w);
+	if (!identity)
+		return -EOPNOTSUPP;
 	b = sio_borrow_at(sio_k.reg, (u32)bidx);
 	err = sio_ntb_fab_seg_bus(phys, size, &bus);
 	if (err)
@@ -525,8 +537,33 @@ u64 sio_ntb_lend_ram_window(void)
 	return roundup_pow_of_two(max_t(u64, end, PAGE_SIZE));
 }
 
-/* BORROW for this node with the DMA window over all of its RAM. */
-static int borrow_cmd(u32 dev)
+/*
+ * The DMA window a borrow from here gets when it asks for none: what the
+ * lender's window toward us holds beside the MSI window (the same
+ * geometry on every machine of one switch), the direct window where DMA
+ * windows take it, at most all of this machine's RAM.  All of RAM when
+ * the window holds it in advance or is identity.  Caller holds the lock.
+ */
+static u64 default_window(u32 lender)
+{
+	const struct sio_adapter *ad = &sio_node(sio_k.reg, lender)->adapter[0];
+	u64 ram = sio_ntb_lend_ram_window(), room;
+
+	if (sio_ntb_window_premap() || !sio_ntb_window_translated())
+		return ram;
+	if (sio_k.direct_size)
+		return min(ram, sio_k.direct_size);
+	room = ad->window_size -
+	       min(ad->window_size, round_up(SIO_MSI_SIZE, ad->slot_size));
+	return room < PAGE_SIZE ? ram : min(ram, rounddown_pow_of_two(room));
+}
+
+/*
+ * BORROW for this node with a DMA window of window bytes: 0 for the
+ * default, SIO_DMA_WINDOW_RAM for all of this machine's RAM (the core's
+ * registry does not know it).
+ */
+static int borrow_cmd(u32 dev, u64 window)
 {
 	struct sio_parsed *rep;
 	struct sio_msg m;
@@ -540,9 +577,13 @@ static int borrow_cmd(u32 dev)
 			     SIO_F_REQUEST, 0);
 		mutex_lock(&sio_k.lock);
 		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
+		if (!window)
+			window = default_window(sio_dev(sio_k.reg, dev)->node);
 		mutex_unlock(&sio_k.lock);
+		if (window == SIO_DMA_WINDOW_RAM)
+			window = sio_ntb_lend_ram_window();
 		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
-		sio_msg_put_u64(&m, SIO_A_SIZE, sio_ntb_lend_ram_window());
+		sio_msg_put_u64(&m, SIO_A_SIZE, window);
 		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
 	}
 	kfree(buf);
@@ -558,7 +599,7 @@ static void shadow_gone(struct sio_kdev *kd)
 	kd->view[0] = NULL;
 }
 
-int sio_ntb_k_borrow(u32 dev, u32 node)
+int sio_ntb_k_borrow(u32 dev, u32 node, u64 window)
 {
 	struct sio_kdev *kd = remote(dev);
 	struct sio_view *v;
@@ -568,7 +609,7 @@ int sio_ntb_k_borrow(u32 dev, u32 node)
 	if (node != sio_k.self || !kd)
 		return sio_k_cmd(SIO_CMD_BORROW, dev, node);
 	mutex_lock(&lend.lock);
-	err = kd->shadow ? -EBUSY : borrow_cmd(dev);
+	err = kd->shadow ? -EBUSY : borrow_cmd(dev, window);
 	if (err)
 		goto unlock;
 	/* The borrower's class devices first: the shadow's bus hangs below. */

@@ -216,21 +216,25 @@ static dma_addr_t window_map(struct sio_shadow *sh, phys_addr_t phys,
 
 	if (!iova)
 		return DMA_MAPPING_ERROR;
-	if (sio_iommu_map(sh->kd->domain, iova, base, len, prot, GFP_ATOMIC)) {
+	if (sio_iommu_map(sh->dom, iova, base, len, prot, GFP_ATOMIC)) {
 		gen_pool_free(sh->iova, iova, len);
 		return DMA_MAPPING_ERROR;
 	}
 	atomic64_inc(&sh->maps);
 	atomic_inc(&sh->live);
-	return iova + (phys - base);
+	return iova + (phys - base) + sh->dev_off;
 }
 
+/*
+ * Strict: the IOTLB is flushed (iommu_unmap() syncs it) before the
+ * driver's unmap returns, so no device write lands there afterwards.
+ */
 static void window_unmap(struct sio_shadow *sh, dma_addr_t addr, size_t size)
 {
-	unsigned long iova = addr & PAGE_MASK;
-	size_t len = PAGE_ALIGN(size + (addr - iova));
+	unsigned long iova = (addr - sh->dev_off) & PAGE_MASK;
+	size_t len = PAGE_ALIGN(size + (addr - sh->dev_off - iova));
 
-	iommu_unmap(sh->kd->domain, iova, len);
+	iommu_unmap(sh->dom, iova, len);
 	gen_pool_free(sh->iova, iova, len);
 	if (atomic_dec_and_test(&sh->live))
 		wake_up_var(&sh->live);
@@ -398,15 +402,15 @@ static int shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 	at = iova;
 	for_each_sg(sgl, sg, nents, i) {
 		span = sg_span(sg);
-		if (sio_iommu_map(sh->kd->domain, at, sg_phys(sg) & PAGE_MASK,
+		if (sio_iommu_map(sh->dom, at, sg_phys(sg) & PAGE_MASK,
 				  span, dir_prot(dir), GFP_ATOMIC)) {
 			if (at > iova)
-				iommu_unmap(sh->kd->domain, iova, at - iova);
+				iommu_unmap(sh->dom, iova, at - iova);
 			gen_pool_free(sh->iova, iova, len);
 			sg_dma_len(sgl) = 0;
 			return -ENOMEM;
 		}
-		addr = at + offset_in_page(sg_phys(sg));
+		addr = at + offset_in_page(sg_phys(sg)) + sh->dev_off;
 		at += span;
 		sio_sg_add(dev, &out, &count, addr, sg->length);
 	}
@@ -423,6 +427,22 @@ static const struct dma_map_ops shadow_dma_ops = {
 	.unmap_page = shadow_unmap_page,
 	.map_sg = shadow_map_sg,
 	.unmap_sg = shadow_unmap_sg,
+};
+
+/*
+ * Over an NTB with a strict window (sio_ntb_window.c): the same, in the
+ * NTB function's domain, at the device's addresses of the window.
+ */
+const struct dma_map_ops sio_shadow_strict_dma_ops = {
+	.alloc = shadow_alloc,
+	.free = shadow_free,
+	.map_page = shadow_map_page,
+	.unmap_page = shadow_unmap_page,
+	.map_sg = shadow_map_sg,
+	.unmap_sg = shadow_unmap_sg,
+	.map_resource = sio_shadow_p2p_map,
+	.unmap_resource = sio_shadow_p2p_unmap,
+	.dma_supported = sio_shadow_ntb_dma_supported,
 };
 
 /* --- hot-add and hot-remove ---------------------------------------------- */
@@ -447,16 +467,31 @@ void sio_shadow_show(struct seq_file *s, struct sio_kdev *kd)
 
 	if (!sh || !sh->pdev)
 		return;
-	if (!sh->iova) {
-		seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx msi_window=%#llx live=%d maps=%lld\n",
+	/*
+	 * Over an NTB: the window as the device addresses it, and where it
+	 * lies in the NTB function's domain (the pages mapped, when strict).
+	 */
+	if (sio_k.ntb) {
+		static const char *const mode[] = {
+			[SIO_WIN_IDENTITY] = "identity",
+			[SIO_WIN_STRICT] = "strict",
+			[SIO_WIN_PREMAP] = "premapped",
+		};
+
+		seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx msi_window=%#llx live=%d maps=%lld window=%s iova=%#llx mapped=%zu\n",
 			   pci_name(sh->pdev), sio_dev(sio_k.reg, kd->index)->bdf,
 			   sh->dma_base, sh->dma_size, sh->msi_base,
 			   atomic_read(&sh->live),
-			   (long long)atomic64_read(&sh->maps));
+			   (long long)atomic64_read(&sh->maps),
+			   sh->ntbw ? mode[sh->ntbw->mode] : "none",
+			   sh->ntbw ? (u64)sh->ntbw->iova : 0,
+			   sh->iova ? gen_pool_size(sh->iova) -
+			   gen_pool_avail(sh->iova) : 0);
 		return;
 	}
 	seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx mapped=%zu maps=%lld\n",
-		   pci_name(sh->pdev), pci_name(kd->pdev), sh->iova_base,
+		   pci_name(sh->pdev), sio_dev(sio_k.reg, kd->index)->bdf,
+		   sh->iova_base,
 		   sh->iova_size, gen_pool_size(sh->iova) - gen_pool_avail(sh->iova),
 		   (long long)atomic64_read(&sh->maps));
 }
@@ -466,6 +501,7 @@ static void shadow_free_struct(struct sio_shadow *sh)
 	sio_shadow_ntb_msi_free(sh);
 	if (sh->iova)
 		gen_pool_destroy(sh->iova);
+	sio_ntb_window_put(sh->ntbw);
 	kfree(sh);
 }
 
@@ -533,13 +569,27 @@ static int shadow_window(struct sio_shadow *sh, const struct sio_borrow *b)
 		sh->dma_base = sio_kplat_dev_iova(b->lender, b->dma_addr);
 		sh->dma_size = b->iova_size;
 		sh->msi_base = sio_kplat_dev_iova(b->lender, b->msi_addr);
-		return sh->dma_base && sh->msi_base ? 0 : -EPROTO;
+		if (!sh->dma_base || !sh->msi_base)
+			return -EPROTO;
+		sh->ntbw = sio_ntb_window_get(sh->kd->index);
+		if (!sh->ntbw || sh->ntbw->iova != b->iova ||
+		    sh->ntbw->size != b->iova_size)
+			return -EPROTO;
+		if (sh->ntbw->mode != SIO_WIN_STRICT)
+			return 0;
+		/* Strict: the window's pages, mapped per DMA mapping. */
+		sh->dom = sh->ntbw->domain;
+		sh->iova_base = b->iova;
+		sh->iova_size = b->iova_size;
+		sh->dev_off = sh->dma_base - b->iova;
+		return 0;
 	}
 	err = sio_kplat_resolve(b->lender, b->dma_addr, b->iova_size, &tnode,
 				&sh->iova_base);
 	if (err || tnode != sh->borrower)
 		return err ? err : -EPROTO;
 	sh->iova_size = b->iova_size;
+	sh->dom = sh->kd->domain;
 	return 0;
 }
 
@@ -567,7 +617,7 @@ static int shadow_prepare(struct sio_shadow *sh, struct list_head *res)
 		sio_shadow_ntb_bars(sh, d);
 out:
 	mutex_unlock(&sio_k.lock);
-	if (err || sio_k.ntb)
+	if (err || !sh->iova_size)
 		return err;
 	sh->iova = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
 	if (!sh->iova)
@@ -621,7 +671,8 @@ static int shadow_dma_msi(struct sio_shadow *sh)
 				   dev_get_msi_domain(&sh->kd->pdev->dev));
 		return 0;
 	}
-	sio_dma_ops_install(&pdev->dev, &sio_shadow_ntb_dma_ops, NULL);
+	sio_dma_ops_install(&pdev->dev, sh->iova ? &sio_shadow_strict_dma_ops :
+			    &sio_shadow_ntb_dma_ops, NULL);
 	return sio_shadow_ntb_msi(sh);
 }
 
@@ -761,7 +812,7 @@ int sio_k_cmd(u8 cmd, u32 dev, u32 node)
 	return err;
 }
 
-int sio_k_borrow(u32 dev, u32 node)
+int sio_k_borrow(u32 dev, u32 node, u64 window)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	struct sio_view *v;
@@ -769,7 +820,10 @@ int sio_k_borrow(u32 dev, u32 node)
 	int err;
 
 	if (sio_k.ntb)
-		return sio_ntb_k_borrow(dev, node);
+		return sio_ntb_k_borrow(dev, node, window);
+	/* One machine's window is the core's IOVA range, of its size. */
+	if (window)
+		return -EOPNOTSUPP;
 	if (!kd)
 		return -ENXIO;
 	if (node != SIO_K_BORROWER)

@@ -29,13 +29,22 @@ struct sio_shadow {
 	/* The host bridge's windows: the BARs', adjacent ones merged. */
 	struct resource bridge_win[PCI_STD_NUM_BARS];
 	int nbridge_win;
-	/* Loopback: IOVA ranges of the window mapped per DMA mapping. */
+	/*
+	 * IOVA ranges of the window mapped per DMA mapping, in domain dom:
+	 * loopback, the device's own; over an NTB with a strict window, the
+	 * NTB function's (ntbw), where the device's address of an IOVA is
+	 * dev_off above it (the lender's window leads there).
+	 */
 	struct gen_pool *iova;
 	u64 iova_base, iova_size;
+	struct iommu_domain *dom;
+	u64 dev_off;
+	struct sio_ntb_window *ntbw;	/* over an NTB: the borrow's window */
 	/*
 	 * Over an NTB: the DMA window as the device addresses it, which
-	 * leads to this machine's RAM from physical address 0 (all of it is
-	 * mapped in advance, SmartIO section 8.1), and the device's address
+	 * leads to the borrow's window in this machine's NTB function's
+	 * domain (identity or premapped: RAM at the window's start plus its
+	 * physical address, address arithmetic), and the device's address
 	 * of the MSI window onto this machine's interrupt range.
 	 */
 	u64 dma_base, dma_size, msi_base;
@@ -103,8 +112,10 @@ typedef dma_addr_t (*sio_coherent_map_fn)(struct sio_shadow *sh,
 void *sio_shadow_pages(struct device *dev, size_t size, gfp_t gfp,
 		       dma_addr_t *handle, sio_coherent_map_fn map);
 
-/* sio_shadow_ntb.c */
+/* sio_shadow_ntb.c; the strict window's, sio_shadow.c */
 extern const struct dma_map_ops sio_shadow_ntb_dma_ops;
+extern const struct dma_map_ops sio_shadow_strict_dma_ops;
+int sio_shadow_ntb_dma_supported(struct device *dev, u64 mask);
 int sio_shadow_ntb_msi(struct sio_shadow *sh);
 void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d);
 bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,

@@ -2,14 +2,18 @@
 /*
  * A shadow over an NTB: what differs from one machine (sio_shadow.c).
  *
- * DMA (SmartIO section 8.1).  The borrower's inbound look-up-table
- * entries lead the lender's DMA window to all of this machine's RAM from
- * physical address 0, and the lender's IOMMU maps the device's addresses
- * of that window onto its outbound window toward us.  So a DMA mapping is
- * address arithmetic: the window's device address plus the page's
- * physical address, with no per-mapping IOMMU work and no bounce copy --
- * the device's writes land in the driver's own pages.  The price is that
- * the lent device can reach all of the borrower's RAM (the lender's IOMMU
+ * DMA.  The borrower's inbound look-up-table entries lead the lender's
+ * DMA window to the borrow's window in this machine's NTB function's
+ * IOMMU domain (sio_ntb_window.c), and the lender's IOMMU maps the
+ * device's addresses of that window onto its outbound window toward us.
+ * Strict windows map each page the driver maps (sio_shadow.c's DMA API,
+ * in that domain).  A premapped window (SmartIO section 8.1), or an
+ * identity one where the NTB function has no IOMMU, holds all of this
+ * machine's RAM at its physical address: a DMA mapping is address
+ * arithmetic, the window's device address plus the page's physical
+ * address, with no per-mapping IOMMU work and no bounce copy -- the
+ * device's writes land in the driver's own pages.  The price is that the
+ * lent device can reach all of the borrower's RAM (the lender's IOMMU
  * still confines it to the window); smartio(4) says so.
  *
  * Interrupts.  The driver's MSI-X messages (this machine's local APIC
@@ -125,6 +129,17 @@ static u64 ntb_required_mask(struct device *dev)
 	return DMA_BIT_MASK(64);
 }
 
+/*
+ * The device reaches the window at the lender's IOMMU addresses of it
+ * (SIO_K_DEV_IOVA up): a driver's DMA mask must cover all of them.
+ */
+int sio_shadow_ntb_dma_supported(struct device *dev, u64 mask)
+{
+	struct sio_shadow *sh = sio_dev_shadow(dev);
+
+	return sh->dma_base + sh->dma_size - 1 <= mask;
+}
+
 const struct dma_map_ops sio_shadow_ntb_dma_ops = {
 	.alloc = ntb_alloc,
 	.free = ntb_free,
@@ -135,6 +150,7 @@ const struct dma_map_ops sio_shadow_ntb_dma_ops = {
 	.map_resource = sio_shadow_p2p_map,
 	.unmap_resource = sio_shadow_p2p_unmap,
 	.get_required_mask = ntb_required_mask,
+	.dma_supported = sio_shadow_ntb_dma_supported,
 };
 
 /* --- BAR registers ---------------------------------------------------------- */

@@ -636,7 +636,14 @@ int smartio_dma_windows(struct smartio *h, unsigned dev,
 	for (i = 0; i < r->max_borrows; i++) {
 		struct sio_borrow *b = sio_borrow_at(r, i);
 
-		if (!b->used || b->dev != dev || b->l_lut < 0 ||
+		/*
+		 * A window the lender mapped (slots or the direct window),
+		 * or, in the borrower's own registry of a kernel, one it
+		 * translates inbound.
+		 */
+		if (!b->used || b->dev != dev || !b->iova_size ||
+		    (b->l_lut < 0 && !b->dma_direct &&
+		     !(b->inbound & (1u << SIO_INB_DMA))) ||
 		    !(sio_dev(r, dev)->borrowers >> b->borrower & 1))
 			continue;
 		if (n < max) {

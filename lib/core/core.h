@@ -146,6 +146,18 @@ struct sio_platform_ops {
 	 * separate.
 	 */
 	int (*sriov_set)(void *plat, u32 pf, u16 num);
+	/*
+	 * Optional: the IOVA at which self's borrow of dev has its DMA
+	 * window of size bytes, for a platform whose IOMMU domain decides
+	 * it (smartio.ko reserves the range in its NTB function's domain,
+	 * or answers 0 when that domain is identity); -EOPNOTSUPP lets the
+	 * core place it in its own IOVA space.  dma_window_free gives back
+	 * what dma_window_iova reserved.
+	 */
+	int (*dma_window_iova)(void *plat, u32 self, u32 dev, u64 size,
+			       u64 *iova);
+	void (*dma_window_free)(void *plat, u32 self, u32 dev, u64 iova,
+				u64 size);
 };
 
 /* SIO_CMD_MSIX_ENTRY's index for the MSI capability's one message. */

@@ -252,10 +252,13 @@ static void release_borrower_part(struct sio_core *c, struct sio_borrow *b)
 						    ad->slot_size));
 		b->bar_local[i] = 0;
 	}
-	if (b->iova_size) {
+	if (b->iova_size && b->iova_from == SIO_IOVA_PLAT)
+		c->ops->dma_window_free(c->plat, b->borrower, b->dev, b->iova,
+					b->iova_size);
+	else if (b->iova_size && b->iova_from == SIO_IOVA_CORE)
 		sio_range_free(&n->iova, b->iova);
-		b->iova_size = 0;
-	}
+	b->iova_size = 0;
+	b->iova_from = SIO_IOVA_CORE;
 	if (b->b_req >= 0) {
 		sio_bitmap_free(&ad->reqs_in, (u32)b->b_req, 1);
 		b->b_req = -1;
@@ -576,6 +579,26 @@ static int dma_window_size(struct sio_registry *r, u32 self,
 	return 0;
 }
 
+/*
+ * Where the borrow's DMA window lies in self's IOVA space: where the
+ * platform's IOMMU domain reserved it, else a range of the core's own.
+ */
+static int window_iova(struct sio_core *c, u32 self, struct sio_borrow *b,
+		       u64 window)
+{
+	int err = -EOPNOTSUPP;
+
+	if (c->ops->dma_window_iova && c->ops->dma_window_free)
+		err = c->ops->dma_window_iova(c->plat, self, b->dev, window,
+					      &b->iova);
+	if (!err)
+		b->iova_from = SIO_IOVA_PLAT;
+	if (err != -EOPNOTSUPP)
+		return err;
+	return sio_range_alloc(&sio_node(c->reg, self)->iova, window, window,
+			       &b->iova);
+}
+
 int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		 struct sio_msg *rep)
 {
@@ -621,7 +644,7 @@ int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	b->b_adapter = (u8)ad;
 	b->b_req = req;
 	b->l_req = b->l_lut = b->msi_lut = -1;
-	err = sio_range_alloc(&n->iova, window, window, &b->iova);
+	err = window_iova(c, self, b, window);
 	if (!err) {
 		b->iova_size = window;
 		sio_range_init(&b->window, b->iova, b->iova_size);
@@ -960,6 +983,15 @@ int sio_h_map_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW ? b->l_lut >= 0 || b->dma_direct :
 					       b->msi_lut >= 0)
 		return -EBUSY;
+	/*
+	 * Separate registries: the window's place in the borrower's IOVA
+	 * space, as the borrower said it, for dma_window here too.
+	 */
+	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW && separate(c)) {
+		b->iova = iova;
+		b->iova_size = size;
+		b->iova_from = SIO_IOVA_PEER;
+	}
 	if (p->cmd == SIO_CMD_MAP_DMA_WINDOW &&
 	    size != 1ull << b->l_window_shift)
 		return -EINVAL;	/* not the window BORROW_REQ announced */

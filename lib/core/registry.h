@@ -14,7 +14,7 @@
 #include "topology.h"
 
 #define SIO_REG_MAGIC 0x534d494fu	/* "SMIO" */
-#define SIO_REG_VERSION 10
+#define SIO_REG_VERSION 11
 #define SIO_NONE 0xffffu		/* "no index" in u16 fields */
 #define SIO_EVENT_RING 1024
 #define SIO_EVENT_OBJ 48
@@ -47,6 +47,13 @@
  */
 #define SIO_DMA_WINDOW_SIZE (64ull << 20)
 #define SIO_DMA_WINDOW_RAM (~0ull)
+/*
+ * Who placed a borrow's window in the borrower's IOVA space (iova_from):
+ * the core's range, the platform's IOMMU domain (dma_window_iova), or the
+ * borrower (the lender's copy of what MAP_DMA_WINDOW said, separate
+ * registries), which gives nothing back here.
+ */
+enum { SIO_IOVA_CORE, SIO_IOVA_PLAT, SIO_IOVA_PEER };
 
 /* Requester id of a node's CPUs (host bridge 00:00.0). */
 #define SIO_RID_CPU 0x0000u
@@ -241,6 +248,7 @@ struct sio_borrow {
 	u8 bar_inbound;
 	u8 msi_lut_count;	/* MSI window slots (SIO_MSI_SIZE / slot size) */
 	u8 dma_direct;		/* the DMA window is the direct one (dma_direct) */
+	u8 iova_from;		/* SIO_IOVA_*: who placed iova */
 	u64 msi_addr;		/* MSI window as the device sees it */
 	struct sio_range window;	/* IOVA inside the DMA window, for segments */
 	/*
@@ -414,7 +422,7 @@ SIO_REG_PIN(sio_registry, 160);
 SIO_REG_PIN(sio_node, 11416);
 SIO_REG_PIN(sio_adapter, 1664);
 SIO_REG_PIN(sio_device, 352);
-SIO_REG_PIN(sio_borrow, 2232);
+SIO_REG_PIN(sio_borrow, 2240);
 SIO_REG_PIN(sio_switch, 808);
 SIO_REG_PIN(sio_segment, 80);
 SIO_REG_PIN(sio_attach, 24);

@@ -561,8 +561,9 @@ def bindfs_ls(tmp, tree):
         subprocess.call(["fusermount3", "-u", "-z", mnt])
 
 
-def guest_script(script, rows):
-    """Runs tests/bench/SCRIPT (QEMU guests) and returns its output lines.
+def guest_script(script, rows, env=None):
+    """Runs tests/bench/SCRIPT (QEMU guests, with env added to the
+    environment) and returns its output lines.
     With BENCH_QEMU=0, or when it skips (77) or fails, marks each (what,
     goal) of rows not measured with the reason (a failure is also an
     error) and returns None."""
@@ -571,7 +572,8 @@ def guest_script(script, rows):
     else:
         out = subprocess.run(["sh", os.path.join(HERE, script)],
                              capture_output=True, text=True,
-                             env=dict(os.environ, SRCDIR=SRC, BUILDDIR=BUILD))
+                             env=dict(os.environ, SRCDIR=SRC, BUILDDIR=BUILD,
+                                      **(env or {})))
         lines = out.stdout.splitlines()
         if not out.returncode:
             return lines
@@ -766,7 +768,7 @@ def bench_ntb_lend():
               "shadow (native)", "report")]
     lines = guest_script("ntb_lend.sh", rows)
     if lines is None:
-        return
+        return {}
     runs = {}       # (path, job) -> [(iops, KB/s, p50, p99)]
     acc = irqs = None
     reads = {}      # path -> (reads in its window, "register:reads ...")
@@ -865,6 +867,58 @@ def bench_ntb_lend():
             goal, "reported")
     else:
         skipped(what, goal, reads_skip)
+    return runs
+
+
+def bench_ntb_lend_iommu(ident):
+    """The borrower's DMA window through its NTB function's IOMMU
+    (issue 29; smartio(4)): a second pair of guests
+    (tests/bench/ntb_lend.sh with NTB_LEND_MODES=strict,premap) whose
+    borrower's NTB function is in a translated domain, the shadow taking
+    turns between a strict window (each DMA mapping mapped and flushed)
+    and a premapped one (all RAM mapped in advance, SmartIO 8.1), each
+    against native runs on the lender beside them; with today's identity
+    window (ident: bench_ntb_lend's runs, iommu=pt) side by side.
+    Medians of the runs."""
+    jobs = (("randread4k", "4 KiB random read IOPS", 0),
+            ("randwrite4k", "4 KiB random write IOPS", 0),
+            ("read1m", "1 MiB read MB/s", 1),
+            ("write1m", "1 MiB write MB/s", 1))
+    w = ("QEMU NTB lending, borrower's DMA window premapped / strict / "
+         "identity: shadow / native")
+    rows = [("%s, %s" % (w, n), "premap >= 0.9") for _, n, _ in jobs]
+    lines = guest_script("ntb_lend.sh", rows,
+                         {"NTB_LEND_MODES": "strict,premap"})
+    if lines is None:
+        return
+    runs = {}
+    for l in lines:
+        v = l.split(None, 3)
+        if len(v) == 4 and v[0] == "LENDBENCH" and fio_terse(v[3]):
+            runs.setdefault((v[1], v[2]), []).append(fio_terse(v[3]))
+
+    def ratio(r, shadow, native, job, i):
+        s_, n_ = r.get((shadow, job)), r.get((native, job))
+        if not s_ or not n_:
+            return None, None, None
+        s_ = statistics.median(x[i] for x in s_)
+        n_ = statistics.median(x[i] for x in n_)
+        return s_ / n_, s_, n_
+
+    for (job, name, i), (what, goal) in zip(jobs, rows):
+        pm = ratio(runs, "shadow-premap", "native2", job, i)
+        st = ratio(runs, "shadow-strict", "native2", job, i)
+        idn = ratio(ident, "shadow", "native", job, i)
+        if pm[0] is None or st[0] is None:
+            skipped(what, goal, "the guests printed no %s figures" % job)
+            ERRORS.append("no %s figures from the IOMMU lending guests" % job)
+            continue
+        k = 1 if i == 0 else 1024
+        row(what, "%.2f / %.2f / %s (%.0f / %.0f vs %.0f; identity %s)"
+            % (pm[0], st[0], "%.2f" % idn[0] if idn[0] else "-",
+               pm[1] / k, st[1] / k, pm[2] / k,
+               "%.0f vs %.0f" % (idn[1] / k, idn[2] / k) if idn[0]
+               else "not measured"), goal, pm[0] >= 0.9)
 
 
 def table():
@@ -902,7 +956,7 @@ def main():
         bench_qemu()
         bench_ntb_switch()
         bench_ntb_transport()
-        bench_ntb_lend()
+        bench_ntb_lend_iommu(bench_ntb_lend())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     table()

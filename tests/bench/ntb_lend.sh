@@ -10,6 +10,11 @@
 # [<register>:<reads>...]": the reads of host0's NVMe registers during
 # the 4 KiB runs of the native and the shadow path (QEMU's trace).
 #
+# NTB_LEND_MODES=strict,premap: host1's NTB function behind its IOMMU in
+# a translated domain instead (no iommu=pt), the shadow runs once per
+# mode of its DMA window (paths shadow-strict, shadow-premap), host0's
+# native runs named native2, no NVMe-over-TCP and no register counts.
+#
 # Environment: SRCDIR, BUILDDIR, KVER, NTBSW_OUT (see check_switch.sh),
 # NTB_LEND_BENCH_TIMEOUT (seconds per guest, default 1200), NTB_KEEP=1.
 # Exit 77 with "SKIP: <why>" when qemu, busybox-static, cpio, fio, the
@@ -45,7 +50,8 @@ guest_initrd "$tmp/root" "$tmp/initrd.gz"
 # 512 MiB guests: the DMA window is all of the borrower's RAM, 4 entries
 # of 128 MiB of a 1 GiB window; the initramfs carries fio's libraries.
 sw_start 2 1G
-SW_APPEND="intel_iommu=on iommu=pt"
+modes=${NTB_LEND_MODES:-}
+SW_APPEND="intel_iommu=on iommu=pt${modes:+ swmodes=$modes swtag=2}"
 # The network: UDP between the two QEMUs (a TCP socket netdev would add
 # Nagle's delays to every NVMe-over-TCP exchange).
 port=$((20000 + $$ % 20000))
@@ -54,7 +60,8 @@ port=$((20000 + $$ % 20000))
 # trace event, stamped with the host's clock), only reads, so that the
 # doorbell writes of the runs stay untraced and untimed.
 trace=
-qemu-system-x86_64 -trace help 2>/dev/null | grep -qx pci_nvme_mmio_read &&
+[ -z "$modes" ] &&
+	qemu-system-x86_64 -trace help 2>/dev/null | grep -qx pci_nvme_mmio_read &&
 	trace=1
 # The drives live in memory, written through once: a sparse image on
 # /tmp made the native pass, the first to write, pay for the host
@@ -67,7 +74,16 @@ for p in 0 1; do
 	net="socket,id=n,localaddr=127.0.0.1:$((port + p)),udp=127.0.0.1:$((port + 1 - p))"
 	dd if=/dev/zero of="$img/nvme$p.img" bs=1M count=512 status=none ||
 		fail "cannot write the drive image in /dev/shm"
-	sw_guest $p 1 512 -device intel-iommu,intremap=off \
+	# With modes, host1's IOMMU comes before its NTB function and
+	# translates it (switch-lib.sh's SW_IOMMU).
+	iommu="-device intel-iommu,intremap=off"
+	if [ -n "$modes" ] && [ $p = 1 ]; then
+		iommu=
+		SW_IOMMU=intremap=off
+		SW_APPEND="intel_iommu=on swmodes=$modes swtag=2"
+	fi
+	# shellcheck disable=SC2086 # $iommu is two words or none
+	sw_guest $p 1 512 $iommu \
 		-drive "file=$img/nvme$p.img,if=none,id=nv,format=raw" \
 		-device "nvme,serial=sio$p,drive=nv" \
 		-netdev "$net" -device virtio-net-pci,netdev=n \
@@ -100,7 +116,7 @@ wait "$pid0" "$pid1"
 echo "guests done after $(($(date +%s) - t0)) s"
 wait "$s0" "$s1"
 for p in 0 1; do
-	tr -d '\r' <"$tmp/p$p-1.log" | grep -a '^LENDBENCH \|^FAIL: ' |
+	tr -d '\r' <"$tmp/p$p-1.log" | grep -a '^LENDBENCH\|^FAIL: ' |
 		grep -v '^LENDBENCH window '
 done
 
@@ -145,7 +161,7 @@ else
 	mmio_reads native
 	mmio_reads shadow
 fi
-grep -aq '^LENDBENCH native ' "$tmp/p0-1.log" &&
-	grep -aq '^LENDBENCH shadow ' "$tmp/p1-1.log" ||
+grep -aq '^LENDBENCH native[0-9]* ' "$tmp/p0-1.log" &&
+	grep -aq '^LENDBENCH shadow[a-z-]* ' "$tmp/p1-1.log" ||
 	{ tail -n 30 "$tmp/p0-1.log" "$tmp/p1-1.log"; fail "no fio figures from the guests"; }
 exit 0

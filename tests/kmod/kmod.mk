@@ -16,7 +16,7 @@ KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
 	kmod/sio_kplat.c kmod/sio_debugfs.c kmod/sio_fabric.c kmod/sio_lender.c kmod/sio_shadow.c \
 	kmod/sio_genl.c kmod/sio_vcfg.c kmod/sio_cdev.c kmod/sio_ntb.c kmod/dkms.conf kmod/README \
 	kmod/sio_ntb_lend.c kmod/sio_shadow.h kmod/sio_shadow_ntb.c \
-	kmod/sio_shadow_p2p.c kmod/sio_sriov.c \
+	kmod/sio_shadow_p2p.c kmod/sio_sriov.c kmod/sio_ntb_window.c \
 	kmod/ntb/smartio_ntb.h kmod/sio_kcompat.h kmod/sio_kcompat.mk
 KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/guest-lib.sh \
 	tests/kmod/guest-common.sh \

@@ -12,6 +12,11 @@
 #     load drifting over the minute weighs on both paths alike;
 #  3. on host1 through NVMe-over-TCP to the same NVMe (host0's nvmet-tcp
 #     target; reads only, writes would be the same path).
+# With swmodes=strict,premap on the command line (tests/bench/ntb_lend.sh's
+# second pair of guests: host1's NTB function in a translated IOMMU
+# domain) step 2 runs once per mode of the borrower's DMA window
+# (smartio(4): a strict window, premap=1), the paths named shadow-<mode>
+# and host0's native$tag (swtag=), and step 3 is left out.
 # Each run prints "LENDBENCH <path> <job> <fio terse v3 line>"; the
 # borrower also prints the accesses its switch port made by callback
 # (forwarded to host0: its BAR accesses) per 4 KiB read, and the interrupts.
@@ -29,6 +34,10 @@ phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
 N=2
 TURNS=7
 RUNTIME=4
+modes=$(sed -n 's/.*swmodes=\([a-z,]*\).*/\1/p' /proc/cmdline)
+tag=$(sed -n 's/.*swtag=\([0-9]*\).*/\1/p' /proc/cmdline)
+[ -n "$modes" ] && TURNS=5
+modes=$(echo "${modes:-identity}" | tr , ' ')
 echo "NTB-START port=$P phase=$phase"
 . /guest-common.sh
 STEP_WAIT=600
@@ -74,6 +83,7 @@ fio_runs() {
 	for job in "$@"; do
 		case $job in
 		randread4k) rw=randread bs=4k ;;
+		randwrite4k) rw=randwrite bs=4k ;;
 		read1m) rw=read bs=1M ;;
 		write1m) rw=write bs=1M ;;
 		esac
@@ -104,18 +114,27 @@ if [ "$P" = 0 ]; then
 	back() { [ -e "/sys/bus/pci/drivers/nvme/$own_bdf" ] && [ -b /dev/nvme0n1 ]; }
 	turn=1
 	while [ $turn -le $TURNS ]; do
-		# The 4 KiB runs of a turn sit side by side: native last
-		# here, first through the shadow.
-		fio_runs native /dev/nvme0n1 read1m write1m
-		echo "LENDBENCH window native begin"
-		sleep 1
-		fio_runs native /dev/nvme0n1 randread4k
-		echo "LENDBENCH window native end"
-		mark lent$turn
-		wait_for shadowdone$turn 1
-		waitfor 60 back || fail "the NVMe did not come back to its driver"
+		for mode in $modes; do
+			# The 4 KiB runs of a turn sit side by side: native
+			# last here, first through the shadow.
+			fio_runs "native$tag" /dev/nvme0n1 read1m write1m \
+				randwrite4k
+			echo "LENDBENCH window native$tag begin"
+			sleep 1
+			fio_runs "native$tag" /dev/nvme0n1 randread4k
+			echo "LENDBENCH window native$tag end"
+			mark "lent$turn$mode"
+			wait_for "shadowdone$turn$mode" 1
+			waitfor 60 back ||
+				fail "the NVMe did not come back to its driver"
+		done
 		turn=$((turn + 1))
 	done
+	if [ -n "$tag" ]; then
+		waitfor 600 is /smartio/nodes/host1/state down ||
+			fail "host1 did not finish"
+		finish
+	fi
 	# The same drive exported with the kernel's NVMe-over-TCP target.
 	c=/sys/kernel/config/nvmet
 	if mkdir "$c/subsystems/sio" &&
@@ -156,29 +175,38 @@ turn=1
 acc=0
 irqs=0
 while [ $turn -le $TURNS ]; do
-	wait_for lent$turn 0
-	if echo host1 >"$dev/borrow" && waitfor 120 shadow_disk; then
-		disk=$(shadow_disk)
-		# As on host0: the NVMe's register reads between these two
-		# lines are the shadow path's (host0's driver is unbound while
-		# it is lent).
-		echo "LENDBENCH window shadow begin"
-		sleep 1
-		s0=$(slow_accesses)
-		i0=$(msix)
-		fio_runs shadow "/dev/$disk" randread4k
-		acc=$((acc + $(slow_accesses) - s0))
-		irqs=$((irqs + $(msix) - i0))
-		echo "LENDBENCH window shadow end"
-		fio_runs shadow "/dev/$disk" read1m write1m
-		echo host1 >"$dev/return" || fail "return"
-	else
-		fail "borrow of host0-nvme0 (turn $turn)"
-	fi
-	waitfor 60 gone || fail "the shadow stays after the return"
-	mark shadowdone$turn
+	for mode in $modes; do
+		path=shadow
+		[ "$mode" = identity ] || path=shadow-$mode
+		wait_for "lent$turn$mode" 0
+		premap=0
+		[ "$mode" = premap ] && premap=1
+		echo $premap >/sys/module/smartio/parameters/premap
+		if echo host1 >"$dev/borrow" && waitfor 120 shadow_disk; then
+			disk=$(shadow_disk)
+			[ $turn = 1 ] && echo "LENDBENCH-WINDOW $mode $(dmesg | grep 'smartio: host0-nvme0:' | tail -n 1 | cut -c16-)"
+			# As on host0: the NVMe's register reads between these two
+			# lines are the shadow path's (host0's driver is unbound while
+			# it is lent).
+			echo "LENDBENCH window $path begin"
+			sleep 1
+			s0=$(slow_accesses)
+			i0=$(msix)
+			fio_runs "$path" "/dev/$disk" randread4k
+			acc=$((acc + $(slow_accesses) - s0))
+			irqs=$((irqs + $(msix) - i0))
+			echo "LENDBENCH window $path end"
+			fio_runs "$path" "/dev/$disk" read1m write1m randwrite4k
+			echo host1 >"$dev/return" || fail "return"
+		else
+			fail "borrow of host0-nvme0 (turn $turn, $mode)"
+		fi
+		waitfor 60 gone || fail "the shadow stays after the return"
+		mark "shadowdone$turn$mode"
+	done
 	turn=$((turn + 1))
 done
+[ -n "$tag" ] && finish
 echo "LENDBENCH shadow-accesses $acc irqs $irqs"
 wait_for tcp 0
 tcp_disk() {

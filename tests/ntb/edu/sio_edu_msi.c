@@ -16,6 +16,17 @@
  *    <target> BAR<n> ...: equal" or "differs" or the error) and counted in
  *    `p2p_equal`.  The QEMU device needs dma_mask=0xffffffffffffffff (its
  *    default masks addresses to 28 bits).
+ *  - The borrower's IOMMU fence (check_iommu.sh), when `fence_base` is
+ *    the device's address of the borrow's DMA window (debugfs state): the
+ *    device writes where a window onto RAM from address 0 would put a
+ *    page this driver never mapped (fence_base + its physical address),
+ *    then into a page mapped with dma_map_single (which must land), and
+ *    again into it after dma_unmap_single.  Each page holds a canary
+ *    around the writes.  Logged ("sio_edu_msi <bdf>: fence never-mapped:
+ *    canary unchanged", "fence mapped: landed", "fence unmapped: canary
+ *    unchanged", or what happened instead) and counted in `fence_ok`.
+ *    Last, a write to device address EDU_OUTSIDE, in none of its windows,
+ *    which the lender's IOMMU must refuse (the lender checks its log).
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -59,6 +70,13 @@ MODULE_PARM_DESC(p2p_bar, "the BAR of the p2p functions (default 0)");
 static uint p2p_equal;
 module_param(p2p_equal, uint, 0444);
 MODULE_PARM_DESC(p2p_equal, "p2p targets that read back what the device wrote");
+
+static unsigned long long fence_base;
+module_param(fence_base, ullong, 0444);
+MODULE_PARM_DESC(fence_base, "the device's address of the DMA window: run the fence checks");
+static uint fence_ok;
+module_param(fence_ok, uint, 0444);
+MODULE_PARM_DESC(fence_ok, "fence checks that held (of 3)");
 
 struct edu {
 	void __iomem *io;
@@ -184,6 +202,89 @@ out:
 		dma_free_coherent(&pdev->dev, EDU_DMA_SIZE, pattern, src);
 }
 
+#define EDU_CANARY 0xc3
+#define EDU_OUTSIDE 0x100000	/* below every window the lender maps */
+
+static bool canary_kept(const u8 *p)
+{
+	return !memchr_inv(p, EDU_CANARY, EDU_XFER);
+}
+
+/*
+ * The fence: the device's writes into a page never mapped for it, into a
+ * mapped one, into it after the unmap.  The pattern is loaded into the
+ * device's buffer from src first.
+ */
+static void edu_fence(struct pci_dev *pdev, struct edu *e, dma_addr_t src,
+		      const u8 *pattern)
+{
+	struct page *low = alloc_page(GFP_KERNEL | GFP_DMA);
+	u8 *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	const char *name = pci_name(pdev);
+	phys_addr_t phys;
+	dma_addr_t addr;
+	int err;
+
+	if (!low || !buf || edu_dma(e, src, EDU_DMA_BUF, false)) {
+		pr_err("sio_edu_msi %s: fence: no memory or no DMA\n", name);
+		goto out;
+	}
+	/* Where an identity window would lead: a page below 16 MiB. */
+	phys = page_to_phys(low);
+	memset(page_address(low), EDU_CANARY, PAGE_SIZE);
+	err = edu_dma(e, EDU_DMA_BUF, fence_base + phys, true);
+	msleep(100);
+	pr_info("sio_edu_msi %s: fence never-mapped %#llx (page %pa): canary %s (%d)\n",
+		name, fence_base + phys, &phys,
+		canary_kept(page_address(low)) ? "unchanged" : "changed", err);
+	if (!err && canary_kept(page_address(low)))
+		fence_ok++;
+	memset(buf, EDU_CANARY, PAGE_SIZE);
+	addr = dma_map_single(&pdev->dev, buf, PAGE_SIZE, DMA_FROM_DEVICE);
+	if (dma_mapping_error(&pdev->dev, addr)) {
+		pr_err("sio_edu_msi %s: fence: dma_map_single failed\n", name);
+		goto out;
+	}
+	err = edu_dma(e, EDU_DMA_BUF, addr, true);
+	dma_unmap_single(&pdev->dev, addr, PAGE_SIZE, DMA_FROM_DEVICE);
+	err = err ? err : memcmp(buf, pattern, EDU_XFER) ? -EILSEQ : 0;
+	pr_info("sio_edu_msi %s: fence mapped %pad: %s (%d)\n", name, &addr,
+		err ? "differs" : "landed", err);
+	if (!err)
+		fence_ok++;
+	/* The same device address once the driver's unmap returned. */
+	memset(buf, EDU_CANARY, PAGE_SIZE);
+	err = edu_dma(e, EDU_DMA_BUF, addr, true);
+	msleep(100);
+	pr_info("sio_edu_msi %s: fence unmapped %pad: canary %s (%d)\n", name,
+		&addr, canary_kept(buf) ? "unchanged" : "changed", err);
+	if (!err && canary_kept(buf))
+		fence_ok++;
+	err = edu_dma(e, EDU_DMA_BUF, EDU_OUTSIDE, true);
+	pr_info("sio_edu_msi %s: fence outside %#x: written (%d)\n", name,
+		EDU_OUTSIDE, err);
+out:
+	kfree(buf);
+	if (low)
+		__free_page(low);
+}
+
+static void edu_fence_run(struct pci_dev *pdev, struct edu *e)
+{
+	dma_addr_t src;
+	u8 *pattern;
+	int i;
+
+	pattern = dma_alloc_coherent(&pdev->dev, EDU_DMA_SIZE, &src,
+				     GFP_KERNEL);
+	if (!pattern)
+		return;
+	for (i = 0; i < EDU_DMA_SIZE; i++)
+		pattern[i] = (u8)(i * 13 + 0x21);
+	edu_fence(pdev, e, src, pattern);
+	dma_free_coherent(&pdev->dev, EDU_DMA_SIZE, pattern, src);
+}
+
 static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct edu *e;
@@ -227,6 +328,8 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		got, raises);
 	if (p2p)
 		edu_p2p_all(pdev, e);
+	if (fence_base)
+		edu_fence_run(pdev, e);
 	pci_set_drvdata(pdev, e);
 	return 0;
 }

@@ -1,0 +1,228 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# /init of a check-ntb IOMMU guest (tests/ntb/check_iommu.sh): port swport=
+# of a 2-port smartio-ntb-switch is smartio node host<port> of two.  host0
+# lends its NVMe and its edu device; host1 (1.5 GiB of RAM, its NTB
+# function in a translated VT-d domain, interrupt remapping on) borrows
+# them with DMA windows in that domain (smartio(4)):
+#  - the NVMe with a 256 MiB strict window: the unmodified nvme driver
+#    runs 256 MiB of O_DIRECT writes and reads from buffers spread over
+#    1 GiB of its RAM (sio_dmaspread), every byte equal;
+#  - edu with a 128 MiB window: sio_edu_msi.ko has the device write where
+#    a window onto RAM from address 0 would put a page it never mapped,
+#    into a page it mapped, and into that page after its unmap: the two
+#    canaries stay, the mapped write lands, host1's IOMMU logs the fault
+#    of its NTB function at the never-mapped IOVA (QEMU's VT-d model
+#    compresses the next faults of the same source), and the NVMe and
+#    host0 keep working;
+#  - host0 reads what host1 wrote once the NVMe is back with its driver;
+#  - with premap=1 the NVMe again, all of RAM mapped in advance.
+# "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
+phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+N=2
+echo "NTB-START port=$P phase=$phase"
+. /guest-common.sh
+STEP_WAIT=600
+. /cluster-steps.sh
+
+for m in $(cat /modules/order); do
+	insmod "$m" 2>/dev/null
+done
+nvme_bdf=
+edu_bdf=
+for d in /sys/bus/pci/devices/*; do
+	case "$(cat "$d/vendor"):$(cat "$d/device"):$(cat "$d/class")" in
+	0x1234:0x11e8:*) edu_bdf=$(basename "$d") ;;
+	*:*:0x010802) nvme_bdf=$(basename "$d") ;;
+	esac
+done
+insmod /ntb.ko || fail "insmod ntb.ko"
+insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
+insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+ntb_bdf=$(basename "$(readlink -f /sys/bus/pci/drivers/ntb_sioswitch/0000:*)")
+if [ "$P" = 0 ]; then
+	smartio_up devices="$nvme_bdf,$edu_bdf"
+else
+	smartio_up
+fi
+smartiofs_up
+waitfor 600 is /smartio/nodes/host$((1 - P))/state up ||
+	{ fail "the other node is not up"; finish; }
+pass "/smartio: the other node up"
+step_debug() {
+	cat /sys/kernel/debug/smartio/state
+	dmesg | tail -n 40
+}
+host1_gone() { ! is /smartio/nodes/host1/state up; }
+dev_of() {
+	local d
+	for d in /smartio/dev/host0-*; do
+		[ "$(cat "$d/vendor" 2>/dev/null)" = "$1" ] && echo "$d"
+	done
+}
+listed() { [ -n "$(dev_of 0x1234)" ] && [ -n "$(dev_of 0x1b36)" ]; }
+waitfor 120 listed || fail "no edu and NVMe of host0 in /smartio/dev: $(ls /smartio/dev)"
+edu=$(dev_of 0x1234)
+nvme=$(dev_of 0x1b36)
+
+if [ "$P" = 0 ]; then
+	echo all >"$nvme/lend" && echo all >"$edu/lend" || fail "lend all"
+	mark lent
+	# The lender's registry shows the borrower's window as host1's does
+	# (check_iommu.sh compares the two lines).
+	wait_for window 1
+	echo "DMA-WINDOW host0 $(grep '^host1 ' "$nvme/dma_window")"
+	mark seen
+	# The NVMe back with its driver: what host1 wrote last is there.
+	wait_for returned 1
+	waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1 after the return"
+	if sio_dmaspread /dev/nvme0n1 16 64 256 9 check >/tmp/out 2>&1; then
+		pass "host0 reads host1's 16 MiB back: $(cat /tmp/out)"
+	else
+		fail "host0 reading host1's data: $(cat /tmp/out)"
+	fi
+	# Item 3: the lender's IOMMU confines the lent device to its windows.
+	a="Request device \[${edu_bdf#0000:}\] fault addr 0x100000 "
+	if dmesg | grep -q "DMAR: \[DMA Write.*$a"; then
+		pass "host0's IOMMU refused edu's write outside its windows: $(dmesg | grep "$a" | tail -n 1 | cut -c16-)"
+	else
+		fail "no DMAR fault of edu at 0x100000 on host0: $(dmesg | grep 'DMAR: \[' | tail -n 3)"
+	fi
+	mark checked
+	waitfor 900 host1_gone || fail "host1 still up"
+	finish
+fi
+
+# host1.
+type=$(cat "/sys/bus/pci/devices/$ntb_bdf/iommu_group/type" 2>/dev/null)
+case "$type" in
+DMA*) pass "the NTB function $ntb_bdf is in a translated IOMMU domain ($type)" ;;
+*) fail "the NTB function $ntb_bdf: IOMMU domain '$type'" ;;
+esac
+if dmesg | grep -q "Enabled IRQ remapping"; then
+	pass "interrupt remapping on: $(dmesg | grep -m 1 'Enabled IRQ remapping' | cut -c16-)"
+else
+	fail "interrupt remapping is off"
+fi
+wait_for lent 0
+faults() { dmesg | grep -c "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\]"; }
+
+# The NVMe, a strict 256 MiB window, 1.5 GiB of RAM.
+if echo "host1 window=256M" >"$nvme/borrow" 2>/tmp/err; then
+	pass "host1 borrows ${nvme##*/} with window=256M"
+else
+	fail "borrow ${nvme##*/} window=256M: $(cat /tmp/err)"
+	step_debug
+	finish
+fi
+# dma_window (here and on host0): the IOVA smartio.ko logged, 256 MiB.
+line=$(dmesg | grep "smartio: ${nvme##*/}: DMA window" | tail -n 1)
+win=$(grep '^host1 ' "$nvme/dma_window")
+case "$line" in
+*"DMA window $(echo "$win" | cut -d' ' -f2)+0x10000000 in $ntb_bdf's IOMMU domain, strict"*)
+	if [ "$(echo "$win" | cut -d' ' -f3)" = 268435456 ]; then
+		pass "dma_window '$win' is the window in $ntb_bdf's domain: ${line#*: }"
+	else
+		fail "dma_window '$win', log '$line'"
+	fi ;;
+*) fail "dma_window '$win', log '$line'" ;;
+esac
+echo "DMA-WINDOW host1 $win"
+mark window
+waitfor 120 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1 on the shadow"
+if sio_dmaspread /dev/nvme0n1 256 1024 256 7 >/tmp/out 2>&1; then
+	pass "nvme through the strict window: $(cat /tmp/out)"
+else
+	fail "nvme through the strict window: $(cat /tmp/out)"
+	step_debug
+fi
+grep "^shadow" /sys/kernel/debug/smartio/state
+
+wait_for seen 0
+# edu: writes where nothing is mapped, and after an unmap.
+if echo "host1 window=128M" >"$edu/borrow" 2>/tmp/err; then
+	pass "host1 borrows ${edu##*/} with window=128M"
+else
+	fail "borrow ${edu##*/}: $(cat /tmp/err)"
+fi
+# The window as edu addresses it (debugfs) and as host1's IOMMU sees it.
+base=$(sed -n "s/^shadow .* of $(cat "$edu/bdf") dma_window=\(0x[0-9a-f]*\)+.*/\1/p" \
+	/sys/kernel/debug/smartio/state)
+iova=$(grep '^host1 ' "$edu/dma_window" | cut -d' ' -f2)
+before=$(faults)
+insmod /sio_edu_msi.ko raises=2 fence_base="${base:-0}" ||
+	fail "insmod sio_edu_msi.ko fence_base=$base"
+fenced() { dmesg | grep -q "sio_edu_msi .*: fence unmapped"; }
+waitfor 120 fenced || fail "sio_edu_msi did not finish its fence checks"
+dmesg | grep "sio_edu_msi .*: fence"
+ok=$(cat /sys/module/sio_edu_msi/parameters/fence_ok)
+for what in never-mapped mapped unmapped; do
+	line=$(dmesg | grep "sio_edu_msi .*: fence $what " | tail -n 1)
+	case "$what:$line" in
+	never-mapped:*"canary unchanged (0)" | mapped:*"landed (0)" | unmapped:*"canary unchanged (0)")
+		pass "edu's write ${line#*: fence }" ;;
+	*) fail "edu's write, $what: '$line'" ;;
+	esac
+done
+after=$(faults)
+# The write where nothing was mapped is a fault of host1's IOMMU at the
+# IOVA it aimed at.  QEMU's VT-d model then compresses the faults of the
+# same source (it logs "New fault is not recorded due to compression of
+# faults"), so the write after the unmap is shown blocked by its canary.
+page=$(dmesg | sed -n 's/.*fence never-mapped .*(page \(0x[0-9a-f]*\)).*/\1/p' | tail -n 1)
+a=$(printf '%#x' $((iova + page)))
+if dmesg | grep -q "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\] fault addr $a "; then
+	pass "host1's IOMMU logged the fault at $a: $(dmesg | grep "fault addr $a " | tail -n 1 | cut -c16-)"
+else
+	fail "no DMAR fault of $ntb_bdf at $a (window $iova, device base $base): $(dmesg | grep 'DMAR: \[' | tail -n 3)"
+fi
+if [ "$ok" = 3 ] && [ $((after - before)) -ge 1 ]; then
+	pass "fence_ok $ok, $((after - before)) DMA write faults of $ntb_bdf"
+else
+	fail "fence_ok '$ok', DMA write faults of $ntb_bdf $before -> $after"
+fi
+rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+# Both sides keep working: the NVMe through the window, host0's node.
+if sio_dmaspread /dev/nvme0n1 16 64 256 9 >/tmp/out 2>&1 &&
+   is /smartio/nodes/host0/state up; then
+	pass "after the faults: host0 up, nvme $(cat /tmp/out)"
+else
+	fail "after the faults: host0 '$(cat /smartio/nodes/host0/state)', nvme $(cat /tmp/out)"
+fi
+if echo host1 >"$edu/return" && echo host1 >"$nvme/return"; then
+	pass "host1 returns ${edu##*/} and ${nvme##*/}"
+else
+	fail "return"
+fi
+mark returned
+wait_for checked 0
+
+# SmartIO 8.1: all of RAM mapped in advance, the default window.
+echo 1 >/sys/module/smartio/parameters/premap
+if echo host1 >"$nvme/borrow" 2>/tmp/err; then
+	win=$(grep '^host1 ' "$nvme/dma_window")
+	case "$win:$(dmesg | grep "smartio: ${nvme##*/}: DMA window" | tail -n 1)" in
+	*" 2147483648:"*"all RAM mapped in advance"*)
+		pass "premap=1: dma_window '$win', all RAM mapped in advance" ;;
+	*) fail "premap=1: dma_window '$win': $(dmesg | grep "smartio: ${nvme##*/}:" | tail -n 1)" ;;
+	esac
+	waitfor 120 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1 on the shadow"
+	if sio_dmaspread /dev/nvme0n1 64 1024 256 11 >/tmp/out 2>&1; then
+		pass "nvme through the premapped window: $(cat /tmp/out)"
+	else
+		fail "nvme through the premapped window: $(cat /tmp/out)"
+	fi
+	echo host1 >"$nvme/return" || fail "return after premap"
+else
+	fail "premap=1 borrow: $(cat /tmp/err)"
+fi
+echo 0 >/sys/module/smartio/parameters/premap
+finish
