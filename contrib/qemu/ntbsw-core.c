@@ -312,24 +312,28 @@ void ntbsw_remap(struct ntbsw_core *s)
 		struct ntbsw_alias *a = &s->alias[i];
 		struct ntbsw_slot w;
 		struct ntbsw_peer *pe;
-		bool want = i < n && s->ops->slot(s, i, &w), iommu;
+		bool want = i < n && s->ops->slot(s, i, &w), iommu = false;
 
 		if (want) {
 			pe = &s->peer[w.peer];
 			want = w.peer < s->nports && pe->have_ram &&
 			       w.win < NTBSW_NR_WIN && w.len &&
 			       !(w.target & (qemu_real_host_page_size() - 1)) &&
-			       w.target + w.len <= pe->ram_size &&
 			       w.target + w.len > w.target &&
 			       w.bar_off + w.len <= s->win_size[w.win];
+			/*
+			 * A peer that translates its function's DMA gets an
+			 * IOMMU region instead of an alias, wherever the IOVAs
+			 * lie (above its RAM, as Linux allocates them, the
+			 * window's callbacks moved every device access 8
+			 * bytes at a time); its target is fixed at creation
+			 * (a CPU's TLB holds what it translated until the
+			 * flat view changes), so a new target makes it anew.
+			 * An alias must stay within the peer's RAM.
+			 */
+			iommu = want && ntbsw_peer_translated(s, w.peer);
+			want = want && (iommu || w.target + w.len <= pe->ram_size);
 		}
-		/*
-		 * A peer that translates its function's DMA gets an IOMMU
-		 * region instead of an alias; its target is fixed at creation
-		 * (a CPU's TLB holds what it translated until the flat view
-		 * changes), so a new target makes it anew.
-		 */
-		iommu = want && ntbsw_peer_translated(s, w.peer);
 		if (a->mr && want && (a->peer != w.peer || a->win != w.win ||
 				      a->bar_off != w.bar_off ||
 				      a->len != w.len || a->iommu != iommu ||
