@@ -57,10 +57,15 @@ done
 # announcement, and with a pair naming no node, which refuses the load.
 if [ "$P" = 0 ]; then
 	f=/sys/kernel/debug/smartio_fabric/ids_refused
-	both_refused() { [ "$(cat $f 2>/dev/null || echo 0)" -ge 2 ]; }
+	# Each peer's refusal logged (a peer may announce twice before the
+	# other's first announcement arrives: counting is not enough).
+	both_refused() {
+		[ "$(cat $f 2>/dev/null || echo 0)" -ge 2 ] &&
+		dmesg | grep -q "behind port 1 announcing node id 1 refused: port_nodes pins node id 2 behind port 1" &&
+		dmesg | grep -q "behind port 2 announcing node id 2 refused: port_nodes pins"
+	}
 	smartio_up unconfined_segments=1 port_nodes=1:2,2:1
-	if waitfor 120 both_refused &&
-	   dmesg | grep -q "behind port 1 announcing node id 1 refused: port_nodes pins node id 2 behind port 1"; then
+	if waitfor 120 both_refused; then
 		pass "port_nodes=1:2,2:1: host1 and host2 refused at their first announcement ($(cat $f) refusals)"
 	else
 		fail "port_nodes=1:2,2:1: ids_refused '$(cat $f 2>&1)', $(dmesg | grep port_nodes | tail -n 1)"
