@@ -63,7 +63,7 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	tests/ntb/check_iommu.sh tests/ntb/iommu-init.sh tests/ntb/sio_dmaspread.c
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 
-# make check-ntb runs twelve parts, one after the other, each booting its
+# make check-ntb runs eleven parts, one after the other, each booting its
 # own guests:
 #  switch     four guests on one smartio-ntb-switch (check_switch.sh,
 #             which builds contrib/qemu first);
