@@ -3,9 +3,10 @@
 # /init of check-kmod's second guest: the config writes smartio.ko keeps
 # from the lender's real function for the capabilities the first guest's
 # NVMe lacks (issue 28, item 1; kmod/sio_vcfg.c).  QEMU gives an NVMe
-# controller with SR-IOV (sriov_max_vfs) and an e1000e with AER;
-# smartio.ko lends both (devices=).  ACS is not tried: QEMU 7.2 puts it
-# on its root and downstream ports only, and smartio.ko lends no bridge.
+# controller with SR-IOV (sriov_max_vfs) and an e1000e with AER (and ACS
+# when check_kmod.sh could build contrib/qemu's e1000e-acs);
+# smartio.ko lends both (devices=).  QEMU 7.2 itself puts ACS on its
+# root and downstream ports only, and smartio.ko lends no bridge.
 # Every write goes through the generic netlink family's CFG_WRITE, the
 # path a borrower's shadow and a user share (kplat_cfg_access): it must
 # answer 0 and leave the real register, read through the lender's sysfs,
@@ -105,6 +106,11 @@ check "the NVMe controller lists SR-IOV ($sriov), TotalVFs $((0x$(realcfg "$nvme
 	test "$sriov" -gt 0
 aer=$(extcap "$nic" 0x01)
 check "the e1000e lists AER ($aer)" test "$aer" -gt 0
+# ACS: only contrib/qemu's e1000e-acs has it (check_kmod.sh says when).
+acs=$(extcap "$nic" 0x0d)
+[ "$acs" -gt 0 ] &&
+	check "the e1000e lists ACS ($acs) with P2P redirects and direct translated ($(realcfg "$nic" $((acs + 4)) 2))" \
+		test $((0x$(realcfg "$nic" $((acs + 4)) 2) & 0x4c)) = $((0x4c))
 # writes: every filtered register of both functions, as node $who.
 writes() {
 	# SR-IOV: NumVFs and VF Enable behind the lender's PCI core.
@@ -122,6 +128,13 @@ writes() {
 		refused "AER $off (${r#*:})" "$dnic" "$nic" $((aer + off)) 4 \
 			$((~was & 0xffffffff))
 	done
+	# ACS control: the redirects and egress rules are the lender's to
+	# set (they decide which peer-to-peer traffic its IOMMU sees).
+	if [ "$acs" -gt 0 ]; then
+		was=$((0x$(realcfg "$nic" $((acs + 6)) 2)))
+		refused "ACS control" "$dnic" "$nic" $((acs + 6)) 2 \
+			$((~was & 0x4c))
+	fi
 }
 # As the lender's own user first, then as host1 borrowing both.
 writes

@@ -102,8 +102,12 @@ guest_boot_nvme() {
 # capabilities the first guest's NVMe lacks: an NVMe controller with
 # SR-IOV (QEMU wants it in a subsystem, with flexible queues and vectors
 # for its VFs) and an e1000e with no network behind it, which has AER.
+# With CAPS_QEMU set (contrib/qemu's smartio-ntb-qemu), the e1000e is
+# contrib/qemu's e1000e-acs, which has ACS too.
 guest_boot_caps() {
-	timeout "$limit" qemu-system-x86_64 -accel tcg -machine q35 -smp "$GUEST_SMP" \
+	local nic=e1000e
+	[ -n "${CAPS_QEMU:-}" ] && nic=e1000e-acs,multifunction=on
+	timeout "$limit" "${CAPS_QEMU:-qemu-system-x86_64}" -accel tcg -machine q35 -smp "$GUEST_SMP" \
 		-m "$2" -display none -monitor none -no-reboot \
 		-serial "file:$1/guest.log" \
 		-kernel "$kernel" -initrd "$1/initrd.gz" \
@@ -111,7 +115,7 @@ guest_boot_caps() {
 		-device intel-iommu,intremap=on \
 		-device nvme-subsys,id=subsys0,nqn=smartio-caps \
 		-device nvme,serial=smartio-sriov,subsys=subsys0,sriov_max_vfs=2,sriov_vq_flexible=4,sriov_vi_flexible=2 \
-		-nic none -device e1000e >"$1/qemu.log" 2>&1 &
+		-nic none -device "$nic" >"$1/qemu.log" 2>&1 &
 	qpid=$!
 }
 
