@@ -33,6 +33,7 @@
 #include <linux/iommu.h>
 #include <linux/ioport.h>
 #include <linux/log2.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -51,6 +52,11 @@ static struct {
 	struct work_struct sync;
 	struct sio_kpeer peer[SIO_K_PEER_MAPS];
 } lend;
+
+static bool msix_lut;
+module_param(msix_lut, bool, 0644);
+MODULE_PARM_DESC(msix_lut,
+		 "fabric=ntb: a look-up-table entry larger than a page (Switchtec: 64 KiB) may expose a lent BAR's MSI-X table to the borrower, which can then aim the device's messages unchecked; set only where interrupt remapping blocks compatibility-format MSIs (default N: such a borrow is refused, EPERM)");
 
 /* The device of this machine whose requester id the lender's slot carries. */
 static struct sio_kdev *own_by_rid(u16 rid)
@@ -268,13 +274,19 @@ static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
  * block around the BAR, and the borrower finds the BAR at the same
  * offset in its window (sio_kplat_reach).  Whatever else lies in that
  * block is exposed to the borrower's CPU: never another BAR, of this
- * device or another (refused, EPERM); the BAR's own MSI-X table and
- * pending bits, if they are in it, which the lender then cannot keep
- * from the borrower (issue 28's MSIX_ENTRY check is bypassed: a message
- * written there reaches what the device's IOMMU domain maps, the windows
- * of its own borrow, and interrupt remapping checks its requester id).
- * That is logged.  lim is how much of the BAR may be exposed (up to its
- * MSI-X table); [*start, + *len) is the block the entries translate.
+ * device or another (refused, EPERM); nor, unless msix_lut is set, the
+ * BAR's own MSI-X table and pending bits (refused, EPERM).  A borrower
+ * that reaches the table writes messages the lender never checked
+ * (issue 28, item 2): the device's writes then reach whatever its IOMMU
+ * domain maps, the windows of its own borrow, and an interrupt at any
+ * vector of the lender unless interrupt remapping blocks
+ * compatibility-format messages (VT-d hardware does, with CFI clear;
+ * QEMU 7.2's VT-d delivers them).  As VFIO exposes a table only where
+ * MSI is isolated, msix_lut is the operator's statement that it is.  A
+ * device whose MSI-X table has a BAR or an entry of its own is lent at
+ * full speed either way.  lim is how much of the BAR may be exposed (up
+ * to its MSI-X table); [*start, + *len) is the block the entries
+ * translate.
  */
 static int bar_block(u32 peer, u64 phys, u64 size, u64 lim, u64 align,
 		     u64 *start, u64 *len)
@@ -300,9 +312,15 @@ static int bar_block(u32 peer, u64 phys, u64 size, u64 lim, u64 align,
 			return -EPERM;
 		}
 	}
-	if (lim < size && phys + lim < end)
-		pr_warn("smartio: a %llu KiB entry for host%u exposes the MSI-X table of the BAR at %#llx (%llu KiB) to its CPU\n",
+	if (lim < size && phys + lim < end) {
+		if (!msix_lut) {
+			pr_warn("smartio: a %llu KiB entry for host%u would expose the MSI-X table of the BAR at %#llx (%llu KiB) to its CPU: refused (lend a function whose MSI-X table has a BAR of its own, or load smartio.ko with msix_lut=1 where the lender's interrupt remapping blocks compatibility-format MSIs)\n",
+				align >> 10, peer, phys, size >> 10);
+			return -EPERM;
+		}
+		pr_warn("smartio: a %llu KiB entry for host%u exposes the MSI-X table of the BAR at %#llx (%llu KiB) to its CPU (msix_lut=1)\n",
 			align >> 10, peer, phys, size >> 10);
+	}
 	return 0;
 }
 

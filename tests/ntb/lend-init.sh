@@ -114,6 +114,12 @@ if [ "$P" = 3 ]; then
 	waitfor 60 test -b /dev/nvme1n1 || fail "no second NVMe on host3"
 	second_bdf=$(bdf_of_serial sio3b)
 fi
+# Over Switchtec host0's second NVMe has its MSI-X table in BAR 0's
+# 64 KiB entry: lent, but no borrow of it may expose the table.
+if [ "$ntbhw" = switchtec ] && [ "$P" = 0 ]; then
+	waitfor 60 test -b /dev/nvme1n1 || fail "no second NVMe on host0"
+	second_bdf=$(bdf_of_serial sio0t)
+fi
 insmod /ntb.ko || fail "insmod ntb.ko"
 if [ "$ntbhw" = switchtec ]; then
 	# LUT windows (64 KiB each), and the direct windows as large as the
@@ -167,7 +173,7 @@ slow_accesses() {
 
 # --- one registry across the kernels ----------------------------------------
 want="host0-nvme0 host1-nvme0 host2-nvme0 host3-nvme0 host3-nvme1 "
-[ $N = 2 ] && want="host0-nvme0 host1-nvme0 "
+[ $N = 2 ] && want="host0-nvme0 host0-nvme1 host1-nvme0 "
 listed() { [ "$(ls /smartio/dev | tr '\n' ' ')" = "$want" ]; }
 if waitfor 120 listed; then
 	pass "/smartio/dev lists every node's NVMe: $want"
@@ -227,6 +233,8 @@ if [ "$P" = "$lender" ]; then
 		fail "after the refused borrow $own_bdf lost its driver or its reads"
 	fi
 	echo all >"$dev/lend" || fail "lend all"
+	[ "$ntbhw" = switchtec ] &&
+		{ echo all >/smartio/dev/host0-nvme1/lend || fail "lend all of host0-nvme1"; }
 	[ "$ntbhw" = switchtec ] || slow0=$(slow_accesses)
 	mark lent
 	wait_for lent $others
@@ -323,10 +331,21 @@ stx_lent_check() {
 		else
 			fail "while lent, $rid is not in the requester-id table: $(stx_dbg rid | tr '\n' ';')"
 		fi
-		if dmesg | grep -q "entry for host$pair exposes the MSI-X table"; then
-			pass "the 64 KiB entry's exposure of the MSI-X table is logged"
+		if dmesg | grep -q "entry for host$pair would expose the MSI-X table.*refused"; then
+			pass "host0-nvme1's borrow was refused here: $(dmesg | grep -o "a 64 KiB entry for host$pair would expose.*: refused" | head -n 1)"
 		else
-			fail "no log line for the exposed MSI-X table"
+			fail "no refusal logged for host0-nvme1's MSI-X table"
+		fi
+		if dmesg | grep -q "exposes the MSI-X table"; then
+			fail "an entry exposes an MSI-X table: $(dmesg | grep "exposes the MSI-X table")"
+		else
+			pass "no entry exposes $own_bdf's MSI-X table (BAR 4 of its own)"
+		fi
+		if [ -e "/sys/bus/pci/drivers/nvme/$second_bdf" ] &&
+		   dd if=/dev/nvme1n1 of=/dev/null bs=4k count=16 iflag=direct status=none; then
+			pass "after its refused borrow nvme still drives $second_bdf and reads"
+		else
+			fail "after its refused borrow $second_bdf lost its driver or its reads"
 		fi
 		mark ridseen
 	else
@@ -667,6 +686,20 @@ peer_to_peer_lender() {
 	mark p2pchecked
 }
 
+# Over Switchtec: the borrow of a device whose MSI-X table shares a
+# 64 KiB entry with its BAR is refused (issue 28, item 2), and leaves
+# nothing behind.
+if [ "$P" != "$lender" ] && [ "$ntbhw" = switchtec ]; then
+	t=/smartio/dev/host0-nvme1
+	if echo "host$P" >"$t/borrow" 2>/tmp/err; then
+		fail "borrowed $t, whose 64 KiB entry holds its MSI-X table"
+	elif grep -q "Operation not permitted" /tmp/err &&
+	     [ -z "$(cat "$t/borrow")" ] && ! shadow_disk; then
+		pass "the borrow of host0-nvme1, its MSI-X table in BAR 0's 64 KiB entry, is refused and leaves no borrow: $(cat /tmp/err)"
+	else
+		fail "the refused borrow of $t: '$(cat /tmp/err)', borrow '$(cat "$t/borrow")'"
+	fi
+fi
 if [ "$P" != "$lender" ]; then
 	t0=$(date +%s)
 	if echo "host$P" >"$dev/borrow" 2>/tmp/err; then
