@@ -44,6 +44,11 @@
 #define STX_MRPC_PAYLOAD	1024
 #define STX_MRPC_STATUS_DONE	2
 #define STX_MRPC_STATUS_ERROR	0xff
+/* Commands (switchtec-user's mrpc.h numbers) and DIETEMP's sub-commands. */
+#define STX_MRPC_DIETEMP	4
+#define STX_MRPC_ECHO		65
+#define STX_DIETEMP_SET_MEAS	1
+#define STX_DIETEMP_GET		2
 
 #define STX_EVENT_OCCURRED	(1u << 0)
 #define STX_EVENT_CLEAR		(1u << 0)

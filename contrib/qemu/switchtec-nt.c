@@ -57,6 +57,8 @@ struct StxNt {
 	uint32_t link_hdr[NTBSW_MAX_PORTS * STX_PFF_PER_PART];
 	uint32_t present;	/* partitions seen present */
 	uint64_t guest_errors;
+	uint32_t die_temp;	/* the die sensor, 0.01 degree C */
+	bool temp_measured;	/* DIETEMP_SET_MEAS came first */
 };
 
 static StxNt *stx_of(struct ntbsw_core *c)
@@ -449,9 +451,45 @@ static uint64_t stx_read(void *opaque, hwaddr a, unsigned int size)
 /* ---- GAS writes: MRPC, events ------------------------------------------- */
 
 /*
- * No MRPC command is modelled: each completes at once with an error
- * status (what a chip answers to a command its firmware lacks), raising
- * the MRPC completion event.  dma_ver reads 0, so switchtec.ko polls.
+ * The two commands switchtec-user's own examples send, run at once:
+ * ECHO answers its input with the first word inverted (the check those
+ * examples make; the rest comes back as it went); DIETEMP takes a
+ * measurement (SET_MEAS) and then reads it (GET: one word, in hundredths
+ * of a degree, the die-temp property), a GET before any measurement
+ * failing.  Every other command completes with an error status, what a
+ * chip answers to a command its firmware lacks.  ret_value 0 is success.
+ * Returns the status.
+ */
+static uint32_t stx_mrpc_run(StxNt *s)
+{
+	uint32_t in0 = ldl_le_p(s->mrpc.input_data);
+
+	memset(s->mrpc.output_data, 0, sizeof(s->mrpc.output_data));
+	s->mrpc.ret_value = 0;
+	switch (s->mrpc.cmd) {
+	case STX_MRPC_ECHO:
+		memcpy(s->mrpc.output_data, s->mrpc.input_data,
+		       sizeof(s->mrpc.output_data));
+		stl_le_p(s->mrpc.output_data, ~in0);
+		return STX_MRPC_STATUS_DONE;
+	case STX_MRPC_DIETEMP:
+		if (in0 == STX_DIETEMP_SET_MEAS) {
+			s->temp_measured = true;
+			return STX_MRPC_STATUS_DONE;
+		}
+		if (in0 == STX_DIETEMP_GET && s->temp_measured) {
+			stl_le_p(s->mrpc.output_data, s->die_temp);
+			return STX_MRPC_STATUS_DONE;
+		}
+		break;
+	}
+	s->mrpc.ret_value = 0xffffffff;	/* not known: any error */
+	return STX_MRPC_STATUS_ERROR;
+}
+
+/*
+ * A command completes at once, raising the MRPC completion event.
+ * dma_ver reads 0, so switchtec.ko polls.
  */
 static void stx_mrpc_write(StxNt *s, hwaddr a, uint64_t v, unsigned int size)
 {
@@ -464,8 +502,7 @@ static void stx_mrpc_write(StxNt *s, hwaddr a, uint64_t v, unsigned int size)
 	}
 	if (a == offsetof(T, cmd) && size == 4) {
 		s->mrpc.cmd = v;
-		s->mrpc.status = STX_MRPC_STATUS_ERROR;
-		s->mrpc.ret_value = 0xffffffff;	/* not known: any error */
+		s->mrpc.status = stx_mrpc_run(s);
 		s->mrpc_comp_hdr |= STX_EVENT_OCCURRED;
 		if (s->mrpc_comp_hdr & STX_EVENT_EN_IRQ)
 			stx_event(s);
@@ -902,6 +939,7 @@ static void stx_reset(DeviceState *dev)
 	memset(d->imsg, 0, sizeof(d->imsg));
 	memset(&s->mrpc, 0, sizeof(s->mrpc));
 	s->mrpc_comp_hdr = 0;
+	s->temp_measured = false;
 	memset(s->link_hdr, 0, sizeof(s->link_hdr));
 	stx_peers_changed(&s->c);
 }
@@ -909,6 +947,7 @@ static void stx_reset(DeviceState *dev)
 static Property stx_props[] = {
 	DEFINE_PROP_STRING("switch", StxNt, c.switch_path),
 	DEFINE_PROP_UINT32("port", StxNt, c.port, 0),
+	DEFINE_PROP_UINT32("die-temp", StxNt, die_temp, 4500),
 	DEFINE_PROP_LINK("memdev", StxNt, c.memdev, TYPE_MEMORY_BACKEND,
 			 HostMemoryBackend *),
 	DEFINE_PROP_END_OF_LIST(),

@@ -71,6 +71,36 @@ if [ -d "$S" ] && is "$S/partition" "$P" && is "$S/partition_count" 2; then
 else
 	fail "switchtec0: $(ls "$S" 2>&1 | tr '\n' ' ')"
 fi
+# MRPC through switchtec.ko's character device, as switchtec-user sends
+# it: a write of the command word and its input, a read of the return
+# code and the output.  mrpc OUTLEN INPUT: the answer in hex bytes.
+mrpc() {
+	exec 3<>/dev/switchtec0 || return 1
+	printf "$2" >&3
+	dd bs=$((4 + $1)) count=1 <&3 2>/dev/null | od -An -tx1 | tr -d ' \n'
+	exec 3<&-
+}
+# ECHO (65): 0x12345678 comes back inverted, the next word as it went.
+got=$(mrpc 8 '\101\000\000\000\170\126\064\022\252\125\000\377')
+if [ "$got" = 0000000087a9cbedaa5500ff ]; then
+	pass "MRPC echo through /dev/switchtec0: $got"
+else
+	fail "MRPC echo: '$got'"
+fi
+# DIETEMP (4): a measurement, then its reading (die-temp=5125).
+mrpc 0 '\004\000\000\000\001\000\000\000' >/dev/null
+got=$(mrpc 4 '\004\000\000\000\002\000\000\000')
+if [ "$got" = 0000000005140000 ]; then
+	pass "MRPC die temperature: 51.25 C ($got)"
+else
+	fail "MRPC die temperature: '$got'"
+fi
+# A command the model's firmware lacks answers an error, not silence.
+got=$(mrpc 4 '\007\000\000\000')
+case $got in
+00000000*|"") fail "MRPC PMON (7) answered '$got', not an error" ;;
+*) pass "MRPC PMON (7), not modelled, answers an error: $got" ;;
+esac
 registered() { dmesg | grep -q "NTB device registered"; }
 if waitfor 10 registered; then
 	pass "ntb_hw_switchtec: NTB device registered"
