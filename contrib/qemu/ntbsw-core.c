@@ -571,26 +571,39 @@ static uint64_t ntbsw_win1_read(void *o, hwaddr a, unsigned int sz)
 	return ntbsw_win_read(o, a, sz, 1);
 }
 
-static void ntbsw_win0_write(void *o, hwaddr a, uint64_t v, unsigned int sz)
+/* A write that names its requester crosses only if the model lets it. */
+static bool ntbsw_requester_ok(struct ntbsw_core *s, MemTxAttrs attrs)
 {
-	ntbsw_win_write(o, a, v, sz, 0);
+	return attrs.unspecified || !s->ops->requester_ok ||
+	       s->ops->requester_ok(s, attrs.requester_id);
 }
 
-static void ntbsw_win1_write(void *o, hwaddr a, uint64_t v, unsigned int sz)
+static MemTxResult ntbsw_win0_write(void *o, hwaddr a, uint64_t v,
+				    unsigned int sz, MemTxAttrs attrs)
 {
-	ntbsw_win_write(o, a, v, sz, 1);
+	if (ntbsw_requester_ok(o, attrs))
+		ntbsw_win_write(o, a, v, sz, 0);
+	return MEMTX_OK;	/* posted: a dropped write is not reported */
+}
+
+static MemTxResult ntbsw_win1_write(void *o, hwaddr a, uint64_t v,
+				    unsigned int sz, MemTxAttrs attrs)
+{
+	if (ntbsw_requester_ok(o, attrs))
+		ntbsw_win_write(o, a, v, sz, 1);
+	return MEMTX_OK;
 }
 
 static const MemoryRegionOps ntbsw_win_ops[NTBSW_NR_WIN] = {
 	{
 		.read = ntbsw_win0_read,
-		.write = ntbsw_win0_write,
+		.write_with_attrs = ntbsw_win0_write,
 		.endianness = DEVICE_LITTLE_ENDIAN,
 		.valid = { .min_access_size = 1, .max_access_size = 8 },
 		.impl = { .min_access_size = 1, .max_access_size = 8 },
 	}, {
 		.read = ntbsw_win1_read,
-		.write = ntbsw_win1_write,
+		.write_with_attrs = ntbsw_win1_write,
 		.endianness = DEVICE_LITTLE_ENDIAN,
 		.valid = { .min_access_size = 1, .max_access_size = 8 },
 		.impl = { .min_access_size = 1, .max_access_size = 8 },

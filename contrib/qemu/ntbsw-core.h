@@ -92,6 +92,13 @@ struct ntbsw_core_ops {
 	bool (*translate)(struct ntbsw_core *c, unsigned int w, hwaddr addr,
 			  unsigned int size, unsigned int *peer,
 			  uint64_t *target);
+	/*
+	 * Optional: whether a posted write into a window from requester id
+	 * rid may cross (false: dropped, the model counts it).  Asked only
+	 * for writes that carry their requester id: in QEMU 7.2 MSI writes
+	 * do, device DMA and vCPU accesses do not.
+	 */
+	bool (*requester_ok)(struct ntbsw_core *c, uint16_t rid);
 };
 
 struct ntbsw_core {

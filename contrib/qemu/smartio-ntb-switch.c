@@ -22,6 +22,7 @@
  * stopped reading: it is let go as if its QEMU had exited.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -63,6 +64,7 @@ struct pending {
 };
 
 static struct ntbsw_state *st;
+static int stx_on;	/* -x: a Switchtec fabric (struct stx_state after st) */
 static int st_fd;
 static struct port ports[NTBSW_MAX_PORTS];
 static struct pending pend[PENDING_MAX];
@@ -190,6 +192,15 @@ static void port_gone(unsigned int p)
 	ports[p].dead = 0;
 	clear_port_state(p);
 	fprintf(stderr, "smartio-ntb-switch: port %u left\n", p);
+	if (stx_on) {
+		const struct stx_part_state *ps = &((struct stx_state *)
+			((char *)st + STX_STATE_OFFSET))->part[p];
+
+		fprintf(stderr, "smartio-ntb-switch: partition %u: %" PRIu64
+			" guest errors, %" PRIu64 " accesses through no entry, %"
+			PRIu64 " writes of requesters not in its table\n", p,
+			ps->guest_errors, ps->blocked, ps->blocked_rid);
+	}
 	for (q = 0; q < nports; q++)
 		port_send(q, &m, -1);
 }
@@ -397,7 +408,7 @@ static void usage(void)
 	fprintf(stderr, "usage: smartio-ntb-switch -S SOCKET -n PORTS "
 		"[-w WINDOW_BYTES] [-W WINDOW1_BYTES]\n"
 		"       [-x switchtec-option,...]  (luts=N,rids=N,bar2=BYTES,"
-		"bar4=BYTES,device=ID)\n");
+		"bar4=BYTES,device=ID,idprot=0|1)\n");
 	exit(2);
 }
 
@@ -426,7 +437,6 @@ static struct stx_state stx_cfg = {
 	.device_id = STX_DEVICE_DEFAULT, .lut_entries = 32,
 	.rid_entries = 32, .bar_size = { 4ULL << 20, 4ULL << 20 },
 };
-static int stx_on;
 
 static int stx_option(char *opt)
 {
@@ -457,6 +467,8 @@ static int stx_option(char *opt)
 			stx_cfg.bar_size[1] = v;
 		else if (!strcmp(tok, "device") && v >= 0x8531 && v <= 0x8536)
 			stx_cfg.device_id = v;
+		else if (!strcmp(tok, "idprot") && v <= 1)
+			stx_cfg.id_protect = v;
 		else
 			return -1;
 	}

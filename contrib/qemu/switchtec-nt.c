@@ -866,12 +866,38 @@ static const MemoryRegionOps stx_gas_ops = {
 
 /* ---- realize / reset ---------------------------------------------------- */
 
+/*
+ * ID protection (-x idprot=1): a posted write leaving this partition
+ * through its NT function crosses only if its requester id has an
+ * enabled entry in this partition's requester-id table as the last CFG
+ * made it take effect; otherwise the chip drops it, counted in
+ * blocked_rid (the switch prints it when the port leaves).
+ */
+static bool stx_requester_ok(struct ntbsw_core *c, uint16_t rid)
+{
+	StxNt *s = container_of(c, StxNt, c);
+	const struct stx_ntb_ctrl_regs *a = &stx_me(s)->active;
+	unsigned int i;
+
+	if (!s->x->id_protect)
+		return true;
+	for (i = 0; i < s->x->rid_entries; i++) {
+		uint32_t e = a->req_id_table[i];
+
+		if ((e & STX_REQ_ID_EN) && e >> 16 == rid)
+			return true;
+	}
+	qatomic_inc(&stx_me(s)->blocked_rid);
+	return false;
+}
+
 static const struct ntbsw_core_ops stx_core_ops = {
 	.notify = stx_notify,
 	.peers_changed = stx_peers_changed,
 	.nr_slots = stx_nr_slots,
 	.slot = stx_slot,
 	.translate = stx_translate,
+	.requester_ok = stx_requester_ok,
 };
 
 static void stx_realize(PCIDevice *d, Error **errp)

@@ -318,6 +318,13 @@ stx_dbg() {
 		[ -e "$d$1" ] && { cat "$d$1"; return; }
 	done
 }
+stx_dbg_write() {
+	local d
+	for d in /sys/kernel/debug/smartio_ntb/*/; do
+		[ -e "$d$1" ] && { echo "$2" >"$d$1"; return; }
+	done
+	return 1
+}
 # While lent: the lender's table lists the NVMe (read by the lender from
 # its own control block, and by the borrower from host0's through its NT
 # function, what the chip holds); the 64 KiB entry's exposure is logged.
@@ -348,6 +355,18 @@ stx_lent_check() {
 			fail "after its refused borrow $second_bdf lost its driver or its reads"
 		fi
 		mark ridseen
+		# ID protection (idprot=1): out of the table, the NVMe's
+		# messages are dropped by the chip; back in, they cross again.
+		wait_for ridread $pair
+		if stx_dbg_write rid "-$rid"; then
+			pass "the lender takes $rid out of its requester-id table"
+		else
+			fail "taking $rid out of the requester-id table"
+		fi
+		mark ridgone
+		wait_for stalled $pair
+		stx_dbg_write rid "+$rid" || fail "putting $rid back"
+		mark ridback
 	else
 		rid=$(rid_of "$(cat "$dev/bdf")")
 		if stx_dbg peer_rid | grep -q "^$rid proxy"; then
@@ -356,6 +375,41 @@ stx_lent_check() {
 			fail "host$lender's requester-id table lacks $rid: $(stx_dbg peer_rid | tr '\n' ';')"
 		fi
 		wait_for ridseen $lender
+		stx_id_protection
+	fi
+}
+# The borrower's side of ID protection: a read whose completion message
+# the chip drops waits for nvme's timeout, which polls the completion.
+stx_id_protection() {
+	local b a
+	rm -f /tmp/ridio
+	dd if="/dev/$disk" of=/dev/null bs=4k count=16 iflag=direct status=none
+	mark ridread
+	wait_for ridgone $lender
+	b=$(msix)
+	(dd if="/dev/$disk" of=/dev/null bs=4k count=1 skip=99 iflag=direct \
+		status=none; echo done >/tmp/ridio) &
+	sleep 5
+	a=$(msix)
+	if [ "$a" = "$b" ] && [ ! -e /tmp/ridio ]; then
+		pass "host$lender's NVMe out of its partition's requester-id table: its MSI-X dropped by the chip, the read waits ($b interrupts before and after 5 s)"
+	else
+		fail "with the NVMe out of the table: interrupts $b -> $a, read $(cat /tmp/ridio 2>/dev/null)"
+	fi
+	mark stalled
+	wait_for ridback $lender
+	if waitfor 90 test -e /tmp/ridio; then
+		pass "the read completes (nvme's timeout found the completion)"
+	else
+		fail "the read never completed"
+	fi
+	b=$(msix)
+	dd if="/dev/$disk" of=/dev/null bs=4k count=16 iflag=direct status=none
+	a=$(msix)
+	if [ "$a" -gt "$b" ]; then
+		pass "back in the table, its MSI-X crosses again ($((a - b)) interrupts)"
+	else
+		fail "back in the table: no interrupt ($b -> $a)"
 	fi
 }
 stx_returned_check() {
