@@ -161,9 +161,19 @@ static void fill_stat(const struct sfs_obj *o, fuse_ino_t ino, struct stat *st)
 	st->st_blocks = 0;
 }
 
+/*
+ * How long the kernel may trust a name and its attributes without asking:
+ * not at all for objects that come and go with cluster state; for a
+ * watched one (a device's directory), as long as it likes, as the watcher
+ * drops the name the moment it goes and its attributes never change.
+ * `ls -lR` of dev/ revisits each device long after the listing that named
+ * it, which with one second cost a LOOKUP or a GETATTR per device.
+ */
 static double timeout_of(const struct sfs_obj *o)
 {
-	return tree_dynamic(o) ? 0.0 : SFS_TIMEOUT;
+	if (tree_dynamic(o))
+		return 0.0;
+	return tree_watched(o) ? SFS_WATCHED_TIMEOUT : SFS_TIMEOUT;
 }
 
 static void reply_entry_for(fuse_req_t req, const struct sfs_inode *parent,

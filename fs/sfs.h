@@ -39,6 +39,13 @@
 #define SFS_WRITE_MAX 4096	/* largest attribute write accepted */
 #define SFS_ATTR_SIZE 4096	/* st_size of attribute files, as in sysfs */
 #define SFS_TIMEOUT 1.0		/* entry and attr timeout of static objects */
+/*
+ * Entry and attr timeout of watched, not dynamic objects (a device's
+ * directory): the watcher drops their names the moment they go and their
+ * attributes are fixed, so the kernel may keep them as long as it likes; a
+ * day rather than forever bounds what a lost notification would cost.
+ */
+#define SFS_WATCHED_TIMEOUT 86400.0
 
 /* --- growable text buffer (sbuf.c) ------------------------------------ */
 struct sbuf {
@@ -283,7 +290,8 @@ int tree_child(const struct sfs_obj *dir, const char *name,
 int tree_valid(const struct sfs_obj *o);
 /* Objects whose existence follows cluster state are never cached. */
 int tree_dynamic(const struct sfs_obj *o);
-/* Those, and a VF's directory: the watcher invalidates them when gone. */
+/* Those, and every device's directory: the watcher invalidates them
+ * when gone. */
 int tree_watched(const struct sfs_obj *o);
 /* Type and permission bits. */
 mode_t tree_mode(const struct sfs_obj *o);

@@ -766,17 +766,14 @@ int tree_dynamic(const struct sfs_obj *o)
 
 int tree_watched(const struct sfs_obj *o)
 {
-	const struct sfs_dev *d;
-
-	if (tree_dynamic(o))
-		return 1;
 	/*
-	 * A VF's directory comes and goes with its PF's sriov_numvfs: cached
-	 * like any device's, but invalidated when it goes.  Fixed for the
-	 * slot's life (inode.c links and unlinks by it).
+	 * A device's directory goes with its slot (a VF with its PF's
+	 * sriov_numvfs, any device with its node on a real cluster): watched,
+	 * so that its name may be cached for long (ops.c) and is still
+	 * dropped the moment it goes.  Fixed for the object's life (inode.c
+	 * links and unlinks by it).
 	 */
-	d = o->kind == K_DEV ? names_devinfo(o->dev) : NULL;
-	return d && d->vf;
+	return tree_dynamic(o) || o->kind == K_DEV;
 }
 
 int tree_valid(const struct sfs_obj *o)
