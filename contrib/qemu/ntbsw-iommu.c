@@ -222,6 +222,8 @@ static bool ntbsw_vtd_walk(struct ntbsw_core *s, unsigned int p,
 
 	if (qatomic_load_acquire(&x->mode) != NTBSW_DMA_VTD || !pe->have_ram)
 		return false;
+	/* Counted for the bench: walks per I/O (IOVA_WALKS, BAR0 + 0x98). */
+	qatomic_inc(&s->iova_walks);
 	aw = x->aw_bits;
 	sid = x->sid;
 	if (aw != VTD_HOST_AW_39BIT && aw != VTD_HOST_AW_48BIT)
