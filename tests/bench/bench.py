@@ -754,7 +754,8 @@ def bench_ntb_lend():
     of the NVMe's registers during the 4 KiB runs (host0's QEMU logs each
     one), against the same count natively, and the borrower port's
     accesses by callback (every BAR access forwarded to host0)."""
-    w = "QEMU NTB lending: fio through the shadow / the NVMe natively"
+    w = ("QEMU NTB lending: fio through the shadow / the NVMe natively "
+         "in a translated domain")
     t = "QEMU NTB lending: smartio's shadow / NVMe-over-TCP, same NVMe"
     jobs = (("randread4k", "4 KiB random read IOPS"),
             ("read1m", "1 MiB read MB/s"), ("write1m", "1 MiB write MB/s"))
@@ -769,6 +770,7 @@ def bench_ntb_lend():
     lines = guest_script("ntb_lend.sh", rows)
     if lines is None:
         return {}
+    parse_lend_counts(lines)
     runs = {}       # (path, job) -> [(iops, KB/s, p50, p99)]
     acc = irqs = None
     reads = {}      # path -> (reads in its window, "register:reads ...")
@@ -891,6 +893,7 @@ def bench_ntb_lend_iommu(ident):
                          {"NTB_LEND_MODES": "strict,premap"})
     if lines is None:
         return
+    parse_lend_counts(lines)
     runs = {}
     for l in lines:
         v = l.split(None, 3)
@@ -919,6 +922,84 @@ def bench_ntb_lend_iommu(ident):
                pm[1] / k, st[1] / k, pm[2] / k,
                "%.0f vs %.0f" % (idn[1] / k, idn[2] / k) if idn[0]
                else "not measured"), goal, pm[0] >= 0.9)
+
+
+# path -> {counter: value} of the lending guests' counted runs (issue 35;
+# tests/ntb/lend-bench-init.sh's count_run): "ios" I/Os of a 4 KiB random
+# read run, and what the path cost meanwhile.
+LEND_COUNTS = {}
+
+
+def parse_lend_counts(lines):
+    for l in lines:
+        v = l.split()
+        if v[:2] != ["LENDBENCH", "count"] or len(v) % 2:
+            continue
+        try:
+            LEND_COUNTS[v[2]] = {k: int(n) for k, n in zip(v[3::2], v[4::2])}
+        except ValueError:
+            pass
+
+
+def bench_ntb_lend_identity(runs):
+    """The baseline most hosts have (issue 35): host0's NVMe natively in
+    identity mode (iommu=pt's domain, no translation), in the same turns
+    as the native runs in a translated domain and the shadow's runs
+    (identity window), medians of each."""
+    w = ("QEMU NTB lending: fio through the shadow / the NVMe natively "
+         "in identity mode")
+    jobs = (("randread4k", "4 KiB random read IOPS", 0, ">= 0.9"),
+            ("read1m", "1 MiB read MB/s", 1, "report"))
+    for job, name, i, goal in jobs:
+        what = "%s, %s" % (w, name)
+        s_, n_ = runs.get(("shadow", job)), runs.get(("nativeid", job))
+        if not s_ or not n_:
+            skipped(what, goal, "the guests printed no %s figures" % job)
+            continue
+        if any(x[3] > 1e6 for x in n_ + s_):
+            skipped(what, goal, "an I/O took over a second (stalled)")
+            continue
+        sm = statistics.median(x[i] for x in s_)
+        nm = statistics.median(x[i] for x in n_)
+        tm = statistics.median(x[i] for x in runs.get(("native", job), [(0,) * 5]))
+        k = 1 if i == 0 else 1024
+        extra = ""
+        if i == 0:
+            extra = ", p50 %.0f vs %.0f us" % (
+                statistics.median(x[2] for x in s_),
+                statistics.median(x[2] for x in n_))
+        row(what, "%.2f (%.0f vs %.0f%s, medians of %d; translated "
+            "native %.0f: identity / translated %.2f)"
+            % (sm / nm, sm / k, nm / k, extra, len(n_), tm / k,
+               nm / tm if tm else 0), goal,
+            sm / nm >= 0.9 if goal != "report" else "reported")
+
+
+def bench_ntb_lend_counts():
+    """Per 4 KiB read of each path's counted run: the lender-side and
+    borrower-side calls into the IOMMU driver (map, unmap, queued
+    invalidations), interrupts, accesses the switch port forwarded by
+    callback, and walks of a translating peer's VT-d tables."""
+    for path in ("nativeid", "native", "shadow", "native2",
+                 "shadow-strict", "shadow-premap"):
+        c = LEND_COUNTS.get(path)
+        if not c:
+            continue
+        what = "QEMU NTB lending, per 4 KiB read of a counted run: %s" % path
+        lend = LEND_COUNTS.get("lender-" + (path.split("-")[1]
+                                            if "-" in path else "identity"))
+        n = c.get("ios", 0)
+        if not n:
+            skipped(what, "report", "no I/O in the counted run")
+            continue
+
+        def per(d):
+            return " ".join("%s %.2f" % (k, d.get(k, 0) / n) for k in
+                            ("map", "unmap", "inval", "nvmeirq", "ntbmsi",
+                             "fwd", "walks"))
+        row(what, "%s%s (%d reads)" % (
+            per(c), "; lender: " + per(lend) if path.startswith("shadow")
+            and lend else "", n), "report", "reported")
 
 
 def table():
@@ -956,7 +1037,10 @@ def main():
         bench_qemu()
         bench_ntb_switch()
         bench_ntb_transport()
-        bench_ntb_lend_iommu(bench_ntb_lend())
+        ident = bench_ntb_lend()
+        bench_ntb_lend_identity(ident)
+        bench_ntb_lend_iommu(ident)
+        bench_ntb_lend_counts()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     table()
