@@ -928,12 +928,26 @@ def bench_ntb_lend_iommu(ident):
 # tests/ntb/lend-bench-init.sh's count_run): "ios" I/Os of a 4 KiB random
 # read run, and what the path cost meanwhile.
 LEND_COUNTS = {}
+# path -> (host0's QEMU, host1's QEMU) CPU seconds inside the path's timed
+# 4 KiB random read runs (tests/bench/ntb_lend.sh's "LENDBENCH cpu"), and
+# the reads of those runs.
+LEND_CPU = {}
+LEND_IOS = {}
 
 
 def parse_lend_counts(lines):
     for l in lines:
         v = l.split()
-        if v[:2] != ["LENDBENCH", "count"] or len(v) % 2:
+        w = l.split(None, 3)
+        if len(w) == 4 and w[0] == "LENDBENCH" and w[2] == "randread4k" \
+                and fio_terse(w[3]):
+            LEND_IOS[w[1]] = LEND_IOS.get(w[1], 0) + fio_terse(w[3])[4] / 4
+        if v[:2] == ["LENDBENCH", "cpu"] and len(v) == 6:
+            try:
+                LEND_CPU[v[2]] = (int(v[3]) / int(v[5]), int(v[4]) / int(v[5]))
+            except (ValueError, ZeroDivisionError):
+                pass
+        if v[:2] != ["LENDBENCH", "count"] or (len(v) - 3) % 2:
             continue
         try:
             LEND_COUNTS[v[2]] = {k: int(n) for k, n in zip(v[3::2], v[4::2])}
@@ -997,9 +1011,18 @@ def bench_ntb_lend_counts():
             return " ".join("%s %.2f" % (k, d.get(k, 0) / n) for k in
                             ("map", "unmap", "inval", "nvmeirq", "ntbmsi",
                              "fwd", "walks"))
-        row(what, "%s%s (%d reads)" % (
+        cpu = ""
+        if path in LEND_CPU and LEND_IOS.get(path):
+            # Both QEMUs' host CPU per read of the timed runs: the part
+            # of a read the emulator spends (TCG, the emulated devices
+            # and IOMMU, the switch's messages), which hardware would not.
+            c0, c1 = LEND_CPU[path]
+            k = 1e6 / LEND_IOS[path]
+            cpu = "; host CPU per read %.0f us (host0's QEMU %.0f, " \
+                "host1's %.0f)" % ((c0 + c1) * k, c0 * k, c1 * k)
+        row(what, "%s%s (%d reads)%s" % (
             per(c), "; lender: " + per(lend) if path.startswith("shadow")
-            and lend else "", n), "report", "reported")
+            and lend else "", n, cpu), "report", "reported")
 
 
 def table():

@@ -115,10 +115,13 @@ msix() { awk '/smartio-NTB-MSI/ { n += $2 } END { print n + 0 }' /proc/interrupt
 kp=/sys/kernel/debug/tracing
 kprobes="intel_iommu_map_pages intel_iommu_unmap_pages qi_submit_sync"
 counters_on() {
-	local f
+	local f a
 	echo 0 >"$kp/tracing_on"	# counted in kprobe_profile, not traced
 	for f in $kprobes; do
-		echo "p:cnt_$f $f" >>"$kp/kprobe_events" &&
+		# intel_iommu_map_pages(domain, iova, paddr, pgsize, pgcount)
+		a=
+		[ "$f" = intel_iommu_map_pages ] && a=" iova=%si size=%cx count=%r8"
+		echo "p:cnt_$f $f$a" >>"$kp/kprobe_events" &&
 			echo 1 >"$kp/events/kprobes/cnt_$f/enable" ||
 			echo "LENDBENCH count-missing $f"
 	done
@@ -187,7 +190,11 @@ if [ "$P" = 0 ]; then
 			# stall in QEMU 7.2's NVMe untranslated: see above).
 			if [ -z "$tag" ]; then
 				domain identity
-				fio_runs nativeid /dev/nvme0n1 read1m randread4k
+				fio_runs nativeid /dev/nvme0n1 read1m
+				echo "LENDBENCH window nativeid begin"
+				sleep 1
+				fio_runs nativeid /dev/nvme0n1 randread4k
+				echo "LENDBENCH window nativeid end"
 				domain DMA
 			fi
 			# The 4 KiB runs of a turn sit side by side: native
@@ -215,8 +222,17 @@ if [ "$P" = 0 ]; then
 	fi
 	count_run "native$tag" /dev/nvme0n1
 	for mode in $modes; do
+		# What the borrow maps in the NVMe's domain here, call by
+		# call (the trace of the map probe): the sizes say whether
+		# the windows get the largest pages, once per borrow.
+		echo >"$kp/trace"
+		echo 1 >"$kp/tracing_on"
 		mark "countlent$mode"
 		wait_for "cbeg$mode" 1
+		echo 0 >"$kp/tracing_on"
+		echo "LENDBENCH borrow-maps lender-$mode $(sed -n \
+			's/.*cnt_intel_iommu_map_pages: ([^)]*) //p' "$kp/trace" |
+			sort | uniq -c | awk '{ printf "%dx[%s %s %s] ", $1, $2, $3, $4 }')"
 		c0=$(counters)
 		mark "c0beg$mode"
 		wait_for "cend$mode" 1
