@@ -18,6 +18,7 @@ Exit status: 0 when every line that can be measured was, 1 on an error.
 A goal not met is reported, not an error: this is evidence, not a test.
 """
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -933,6 +934,28 @@ LEND_COUNTS = {}
 # the reads of those runs.
 LEND_CPU = {}
 LEND_IOS = {}
+# lender-<mode> -> what its borrow mapped in the NVMe's IOMMU domain.
+LEND_MAPS = {}
+
+
+def borrow_maps(words):
+    """'N calls: X MiB in P KiB pages, ...' from lend-bench-init.sh's
+    "<calls>x[iova=<hex> size=<pgsize hex> count=<pages hex>]" words."""
+    calls, by_size = 0, {}
+    for i, w in enumerate(words):
+        m = re.match(r"(\d+)x\[iova=", w)
+        if not m or i + 2 >= len(words):
+            continue
+        try:
+            size = int(words[i + 1].split("=")[1], 16)
+            count = int(words[i + 2].split("=")[1].rstrip("]"), 16)
+        except (IndexError, ValueError):
+            continue
+        calls += int(m.group(1))
+        by_size[size] = by_size.get(size, 0) + int(m.group(1)) * size * count
+    return "%d map calls: %s" % (calls, ", ".join(
+        "%g MiB in %d KiB pages" % (b / 2**20, sz // 1024)
+        for sz, b in sorted(by_size.items(), reverse=True)))
 
 
 def parse_lend_counts(lines):
@@ -942,6 +965,8 @@ def parse_lend_counts(lines):
         if len(w) == 4 and w[0] == "LENDBENCH" and w[2] == "randread4k" \
                 and fio_terse(w[3]):
             LEND_IOS[w[1]] = LEND_IOS.get(w[1], 0) + fio_terse(w[3])[4] / 4
+        if v[:2] == ["LENDBENCH", "borrow-maps"] and len(v) >= 3:
+            LEND_MAPS[v[2]] = borrow_maps(v[3:])
         if v[:2] == ["LENDBENCH", "cpu"] and len(v) == 6:
             try:
                 LEND_CPU[v[2]] = (int(v[3]) / int(v[5]), int(v[4]) / int(v[5]))
@@ -1020,9 +1045,15 @@ def bench_ntb_lend_counts():
             k = 1e6 / LEND_IOS[path]
             cpu = "; host CPU per read %.0f us (host0's QEMU %.0f, " \
                 "host1's %.0f)" % ((c0 + c1) * k, c0 * k, c1 * k)
-        row(what, "%s%s (%d reads)%s" % (
+        maps = LEND_MAPS.get("lender-" + (path.split("-")[1]
+                                          if "-" in path else "identity"))
+        if path.startswith("shadow") and maps:
+            maps = "; the borrow mapped once on the lender %s" % maps
+        else:
+            maps = ""
+        row(what, "%s%s (%d reads)%s%s" % (
             per(c), "; lender: " + per(lend) if path.startswith("shadow")
-            and lend else "", n, cpu), "report", "reported")
+            and lend else "", n, cpu, maps), "report", "reported")
 
 
 def table():

@@ -109,7 +109,9 @@ msix() { awk '/smartio-NTB-MSI/ { n += $2 } END { print n + 0 }' /proc/interrupt
 # The counters of one I/O path (issue 35), read before and after a run
 # of its own (not a timed one): calls into the IOMMU driver (map, unmap,
 # and the queued invalidations that flush the IOTLB) counted by kprobes,
-# the NVMe's and the NTB's interrupts here, this port's outbound accesses
+# the NVMe queues' interrupts here (nvmeirq; the shadow's among them,
+# whose chip is smartio-NTB-MSI: ntbmsi counts those again, so that an
+# interrupt the switch carried shows in both), this port's outbound accesses
 # by callback (SLOW_ACCESSES: forwarded doorbells and MSIs) and its walks
 # of the peer's VT-d tables (IOVA_WALKS, man smartio-ntb-port).
 kp=/sys/kernel/debug/tracing
