@@ -130,6 +130,7 @@ struct ntbsw_core {
 	uint64_t win_size[NTBSW_NR_WIN];
 	struct ntbsw_alias alias[NTBSW_MAX_SLOTS];
 	uint64_t slow;		/* outbound accesses by callback, not alias */
+	uint64_t iova_walks;	/* walks of a peer's VT-d tables (ntbsw-iommu.c) */
 
 	QemuThread rx_thread;
 	QemuMutex q_lock;

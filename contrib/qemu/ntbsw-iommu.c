@@ -222,6 +222,8 @@ static bool ntbsw_vtd_walk(struct ntbsw_core *s, unsigned int p,
 
 	if (qatomic_load_acquire(&x->mode) != NTBSW_DMA_VTD || !pe->have_ram)
 		return false;
+	/* Counted for the bench: walks per I/O (IOVA_WALKS, BAR0 + 0x98). */
+	qatomic_inc(&s->iova_walks);
 	aw = x->aw_bits;
 	sid = x->sid;
 	if (aw != VTD_HOST_AW_39BIT && aw != VTD_HOST_AW_48BIT)
@@ -301,6 +303,7 @@ static uint64_t ntbsw_iova_read(void *opaque, hwaddr iova, unsigned int size)
 	struct ntbsw_peer *pe = &c->s->peer[c->peer];
 	uint64_t gpa, v = 0;
 
+	qatomic_inc(&c->s->slow);	/* by callback, as ntbsw_win_read */
 	if (pe->have_ram && ntbsw_peer_iova(c->s, c->peer, iova, size, false,
 					    &gpa) &&
 	    gpa < pe->ram_size && pe->ram_size - gpa >= size) {
@@ -317,6 +320,7 @@ static void ntbsw_iova_write(void *opaque, hwaddr iova, uint64_t val,
 	struct ntbsw_peer *pe = &c->s->peer[c->peer];
 	uint64_t gpa;
 
+	qatomic_inc(&c->s->slow);	/* an MSI, a fault: by callback */
 	if (pe->have_ram && ntbsw_peer_iova(c->s, c->peer, iova, size, true,
 					    &gpa) &&
 	    gpa < pe->ram_size && pe->ram_size - gpa >= size) {

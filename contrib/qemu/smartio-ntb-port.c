@@ -208,6 +208,8 @@ static uint64_t ntbsw_reg64(NtbswPort *s, hwaddr a, bool *ok)
 		return qatomic_read(&me->last_blocked);
 	case NTBSW_REG_SLOW_ACCESSES:
 		return qatomic_read(&s->c.slow);
+	case NTBSW_REG_IOVA_WALKS:
+		return qatomic_read(&s->c.iova_walks);
 	}
 	*ok = false;
 	return 0;

@@ -18,6 +18,7 @@ Exit status: 0 when every line that can be measured was, 1 on an error.
 A goal not met is reported, not an error: this is evidence, not a test.
 """
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -777,7 +778,8 @@ def bench_ntb_lend():
     of the NVMe's registers during the 4 KiB runs (host0's QEMU logs each
     one), against the same count natively, and the borrower port's
     accesses by callback (every BAR access forwarded to host0)."""
-    w = "QEMU NTB lending: fio through the shadow / the NVMe natively"
+    w = ("QEMU NTB lending: fio through the shadow / the NVMe natively "
+         "in a translated domain")
     t = "QEMU NTB lending: smartio's shadow / NVMe-over-TCP, same NVMe"
     jobs = (("randread4k", "4 KiB random read IOPS"),
             ("read1m", "1 MiB read MB/s"), ("write1m", "1 MiB write MB/s"))
@@ -792,6 +794,7 @@ def bench_ntb_lend():
     lines = guest_script("ntb_lend.sh", rows)
     if lines is None:
         return {}
+    parse_lend_counts(lines)
     runs = {}       # (path, job) -> [(iops, KB/s, p50, p99)]
     acc = irqs = None
     reads = {}      # path -> (reads in its window, "register:reads ...")
@@ -914,6 +917,7 @@ def bench_ntb_lend_iommu(ident):
                          {"NTB_LEND_MODES": "strict,premap"})
     if lines is None:
         return
+    parse_lend_counts(lines)
     runs = {}
     for l in lines:
         v = l.split(None, 3)
@@ -942,6 +946,137 @@ def bench_ntb_lend_iommu(ident):
                pm[1] / k, st[1] / k, pm[2] / k,
                "%.0f vs %.0f" % (idn[1] / k, idn[2] / k) if idn[0]
                else "not measured"), goal, pm[0] >= 0.9)
+
+
+# path -> {counter: value} of the lending guests' counted runs (issue 35;
+# tests/ntb/lend-bench-init.sh's count_run): "ios" I/Os of a 4 KiB random
+# read run, and what the path cost meanwhile.
+LEND_COUNTS = {}
+# path -> (host0's QEMU, host1's QEMU) CPU seconds inside the path's timed
+# 4 KiB random read runs (tests/bench/ntb_lend.sh's "LENDBENCH cpu"), and
+# the reads of those runs.
+LEND_CPU = {}
+LEND_IOS = {}
+# lender-<mode> -> what its borrow mapped in the NVMe's IOMMU domain.
+LEND_MAPS = {}
+
+
+def borrow_maps(words):
+    """'N calls: X MiB in P KiB pages, ...' from lend-bench-init.sh's
+    "<calls>x[iova=<hex> size=<pgsize hex> count=<pages hex>]" words."""
+    calls, by_size = 0, {}
+    for i, w in enumerate(words):
+        m = re.match(r"(\d+)x\[iova=", w)
+        if not m or i + 2 >= len(words):
+            continue
+        try:
+            size = int(words[i + 1].split("=")[1], 16)
+            count = int(words[i + 2].split("=")[1].rstrip("]"), 16)
+        except (IndexError, ValueError):
+            continue
+        calls += int(m.group(1))
+        by_size[size] = by_size.get(size, 0) + int(m.group(1)) * size * count
+    return "%d map calls: %s" % (calls, ", ".join(
+        "%g MiB in %d KiB pages" % (b / 2**20, sz // 1024)
+        for sz, b in sorted(by_size.items(), reverse=True)))
+
+
+def parse_lend_counts(lines):
+    for l in lines:
+        v = l.split()
+        w = l.split(None, 3)
+        if len(w) == 4 and w[0] == "LENDBENCH" and w[2] == "randread4k" \
+                and fio_terse(w[3]):
+            LEND_IOS[w[1]] = LEND_IOS.get(w[1], 0) + fio_terse(w[3])[4] / 4
+        if v[:2] == ["LENDBENCH", "borrow-maps"] and len(v) >= 3:
+            LEND_MAPS[v[2]] = borrow_maps(v[3:])
+        if v[:2] == ["LENDBENCH", "cpu"] and len(v) == 6:
+            try:
+                LEND_CPU[v[2]] = (int(v[3]) / int(v[5]), int(v[4]) / int(v[5]))
+            except (ValueError, ZeroDivisionError):
+                pass
+        if v[:2] != ["LENDBENCH", "count"] or (len(v) - 3) % 2:
+            continue
+        try:
+            LEND_COUNTS[v[2]] = {k: int(n) for k, n in zip(v[3::2], v[4::2])}
+        except ValueError:
+            pass
+
+
+def bench_ntb_lend_identity(runs):
+    """The baseline most hosts have (issue 35): host0's NVMe natively in
+    identity mode (iommu=pt's domain, no translation), in the same turns
+    as the native runs in a translated domain and the shadow's runs
+    (identity window), medians of each."""
+    w = ("QEMU NTB lending: fio through the shadow / the NVMe natively "
+         "in identity mode")
+    jobs = (("randread4k", "4 KiB random read IOPS", 0, ">= 0.9"),
+            ("read1m", "1 MiB read MB/s", 1, "report"))
+    for job, name, i, goal in jobs:
+        what = "%s, %s" % (w, name)
+        s_, n_ = runs.get(("shadow", job)), runs.get(("nativeid", job))
+        if not s_ or not n_:
+            skipped(what, goal, "the guests printed no %s figures" % job)
+            continue
+        if any(x[3] > 1e6 for x in n_ + s_):
+            skipped(what, goal, "an I/O took over a second (stalled)")
+            continue
+        sm = statistics.median(x[i] for x in s_)
+        nm = statistics.median(x[i] for x in n_)
+        tm = statistics.median(x[i] for x in runs.get(("native", job), [(0,) * 5]))
+        k = 1 if i == 0 else 1024
+        extra = ""
+        if i == 0:
+            extra = ", p50 %.0f vs %.0f us" % (
+                statistics.median(x[2] for x in s_),
+                statistics.median(x[2] for x in n_))
+        row(what, "%.2f (%.0f vs %.0f%s, medians of %d; translated "
+            "native %.0f: identity / translated %.2f)"
+            % (sm / nm, sm / k, nm / k, extra, len(n_), tm / k,
+               nm / tm if tm else 0), goal,
+            sm / nm >= 0.9 if goal != "report" else "reported")
+
+
+def bench_ntb_lend_counts():
+    """Per 4 KiB read of each path's counted run: the lender-side and
+    borrower-side calls into the IOMMU driver (map, unmap, queued
+    invalidations), interrupts, accesses the switch port forwarded by
+    callback, and walks of a translating peer's VT-d tables."""
+    for path in ("nativeid", "native", "shadow", "native2",
+                 "shadow-strict", "shadow-premap"):
+        c = LEND_COUNTS.get(path)
+        if not c:
+            continue
+        what = "QEMU NTB lending, per 4 KiB read of a counted run: %s" % path
+        lend = LEND_COUNTS.get("lender-" + (path.split("-")[1]
+                                            if "-" in path else "identity"))
+        n = c.get("ios", 0)
+        if not n:
+            skipped(what, "report", "no I/O in the counted run")
+            continue
+
+        def per(d):
+            return " ".join("%s %.2f" % (k, d.get(k, 0) / n) for k in
+                            ("map", "unmap", "inval", "nvmeirq", "ntbmsi",
+                             "fwd", "walks"))
+        cpu = ""
+        if path in LEND_CPU and LEND_IOS.get(path):
+            # Both QEMUs' host CPU per read of the timed runs: the part
+            # of a read the emulator spends (TCG, the emulated devices
+            # and IOMMU, the switch's messages), which hardware would not.
+            c0, c1 = LEND_CPU[path]
+            k = 1e6 / LEND_IOS[path]
+            cpu = "; host CPU per read %.0f us (host0's QEMU %.0f, " \
+                "host1's %.0f)" % ((c0 + c1) * k, c0 * k, c1 * k)
+        maps = LEND_MAPS.get("lender-" + (path.split("-")[1]
+                                          if "-" in path else "identity"))
+        if path.startswith("shadow") and maps:
+            maps = "; the borrow mapped once on the lender %s" % maps
+        else:
+            maps = ""
+        row(what, "%s%s (%d reads)%s%s" % (
+            per(c), "; lender: " + per(lend) if path.startswith("shadow")
+            and lend else "", n, cpu, maps), "report", "reported")
 
 
 def table():
@@ -979,7 +1114,10 @@ def main():
         bench_qemu()
         bench_ntb_switch()
         bench_ntb_transport()
-        bench_ntb_lend_iommu(bench_ntb_lend())
+        ident = bench_ntb_lend()
+        bench_ntb_lend_identity(ident)
+        bench_ntb_lend_iommu(ident)
+        bench_ntb_lend_counts()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     table()

@@ -94,19 +94,33 @@ done
 # stamp LOG PID: each "LENDBENCH window <path> begin|end" line of the
 # serial console LOG with the host's time as it arrives (tail -F follows
 # by inotify), until PID (the guest's QEMU) ends; a guest sleeps 1 s after
-# "begin", so its runs start after the stamp.
+# "begin", so its runs start after the stamp.  Then the host CPU time
+# both QEMUs have used (qemu_cpu).
 cr=$(printf '\r')
 stamp() {
 	tail -n +1 -F --pid="$2" "$1" 2>/dev/null |
 	while read -r l; do
 		l=${l%"$cr"}
 		case $l in
-		"LENDBENCH window "*) echo "${l#LENDBENCH window } $(date +%s.%N)" ;;
+		"LENDBENCH window "*) echo "${l#LENDBENCH window } $(date +%s.%N) $(qemu_cpu)" ;;
 		esac
 	done
 }
+# qemu_cpu: the clock ticks (user + system) each guest's QEMU process has
+# used, "<host0's> <host1's>": what the emulator spends on a path, which
+# hardware would not (issue 35).
+qemu_cpu() {
+	local p q
+	for p in 0 1; do
+		q=$(cat "$tmp/p$p-1.pid" 2>/dev/null)
+		awk '{ printf "%d ", $14 + $15 }' "/proc/${q:-0}/stat" 2>/dev/null ||
+			printf '0 '
+	done
+}
 # shellcheck disable=SC2154 # pid0 and pid1 are set by the eval above
-stamp "$tmp/p0-1.log" "$pid0" >"$tmp/windows" &
+# Both append: with ">" the first would write over the second's lines.
+: >"$tmp/windows"
+stamp "$tmp/p0-1.log" "$pid0" >>"$tmp/windows" &
 s0=$!
 # shellcheck disable=SC2154
 stamp "$tmp/p1-1.log" "$pid1" >>"$tmp/windows" &
@@ -161,6 +175,17 @@ else
 	mmio_reads native
 	mmio_reads shadow
 fi
+# LENDBENCH cpu PATH <host0's ticks> <host1's ticks> <ticks/s>: what both
+# QEMUs used inside PATH's windows (its 4 KiB random read runs), summed.
+paths="nativeid native shadow"
+[ -n "$modes" ] && paths="native2 shadow-strict shadow-premap"
+for path in $paths; do
+	awk -v p="$path" -v hz="$(getconf CLK_TCK)" '
+		$1 == p && $2 == "begin" { a = $4; b = $5 }
+		$1 == p && $2 == "end" && a != "" { t0 += $4 - a; t1 += $5 - b; n++; a = "" }
+		END { if (n) print "LENDBENCH cpu " p " " t0 " " t1 " " hz }' \
+		"$tmp/windows"
+done
 grep -aq '^LENDBENCH native[0-9]* ' "$tmp/p0-1.log" &&
 	grep -aq '^LENDBENCH shadow[a-z-]* ' "$tmp/p1-1.log" ||
 	{ tail -n 30 "$tmp/p0-1.log" "$tmp/p1-1.log"; fail "no fio figures from the guests"; }
