@@ -88,16 +88,8 @@ static int state_show(struct seq_file *s, void *unused)
 	}
 	for (i = 0; i < sio_k.ndevs; i++)
 		sio_shadow_show(s, &sio_k.dev[i]);
-	for (i = 0; i < sio_k.ndevs; i++)
-		if (sio_k.ntb)
-			seq_printf(s, "msix %s written=%u refused=%u\n",
-				   sio_dev(r, sio_k.dev[i].index)->name,
-				   sio_k.dev[i].msix_written,
-				   sio_k.dev[i].msix_refused);
-	if (sio_k.ntb) {
-		sio_ntb_fab_show(s);
-		sio_ntb_lend_show(s);
-	}
+	if (sio_k.fab->show)
+		sio_k.fab->show(s);
 	seq_printf(s, "fabric generation=%llu requests=%llu\n", sio_k.notifies,
 		   (u64)atomic64_read(&sio_k.requests));
 	sio_k_unlock();
