@@ -262,6 +262,20 @@ void sio_vcfg_reset(struct sio_kdev *kd);
 /* A user command as this node: sio_core_call under the lock. */
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	       u32 cap);
+/*
+ * The same, its message built by the caller between sio_k_req_new()
+ * (NULL: no memory) and sio_k_req_send(), which runs it, frees it and
+ * returns the core's answer.
+ */
+struct sio_k_req {
+	struct sio_msg m;
+	struct sio_parsed rep;
+	u8 buf[SIO_PEER_MSG_K];
+	u8 repbuf[SIO_PEER_MSG_K];
+};
+
+struct sio_k_req *sio_k_req_new(u8 cmd);
+int sio_k_req_send(struct sio_k_req *q);
 /* The same for a command of a device (DEV) and a node (NODE). */
 int sio_k_cmd(u8 cmd, u32 dev, u32 node);
 

@@ -564,30 +564,20 @@ static u64 default_window(u32 lender)
  */
 static int borrow_cmd(u32 dev, u64 window)
 {
-	struct sio_parsed *rep;
-	struct sio_msg m;
-	u8 *buf;
-	int err = -ENOMEM;
+	struct sio_k_req *q = sio_k_req_new(SIO_CMD_BORROW);
 
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_BORROW,
-			     SIO_F_REQUEST, 0);
-		mutex_lock(&sio_k.lock);
-		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
-		if (!window)
-			window = default_window(sio_dev(sio_k.reg, dev)->node);
-		mutex_unlock(&sio_k.lock);
-		if (window == SIO_DMA_WINDOW_RAM)
-			window = sio_ntb_lend_ram_window();
-		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
-		sio_msg_put_u64(&m, SIO_A_SIZE, window);
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
-	}
-	kfree(buf);
-	kfree(rep);
-	return err;
+	if (!q)
+		return -ENOMEM;
+	mutex_lock(&sio_k.lock);
+	sio_msg_put_u32(&q->m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
+	if (!window)
+		window = default_window(sio_dev(sio_k.reg, dev)->node);
+	mutex_unlock(&sio_k.lock);
+	if (window == SIO_DMA_WINDOW_RAM)
+		window = sio_ntb_lend_ram_window();
+	sio_msg_put_u32(&q->m, SIO_A_NODE, sio_k.self);
+	sio_msg_put_u64(&q->m, SIO_A_SIZE, window);
+	return sio_k_req_send(q);
 }
 
 static void shadow_gone(struct sio_kdev *kd)

@@ -55,6 +55,24 @@ int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	return err;
 }
 
+struct sio_k_req *sio_k_req_new(u8 cmd)
+{
+	struct sio_k_req *q = kmalloc(sizeof(*q), GFP_KERNEL);
+
+	if (q)
+		sio_msg_init(&q->m, q->buf, sizeof(q->buf), cmd, SIO_F_REQUEST,
+			     0);
+	return q;
+}
+
+int sio_k_req_send(struct sio_k_req *q)
+{
+	int err = sio_k_call(&q->m, &q->rep, q->repbuf, sizeof(q->repbuf));
+
+	kfree(q);
+	return err;
+}
+
 /*
  * Config cycles of the shadow as the borrower asks them: len bytes at
  * where, through the lender, which answers a read of up to
@@ -757,23 +775,13 @@ void sio_shadow_remove(struct sio_kdev *kd)
 
 int sio_k_cmd(u8 cmd, u32 dev, u32 node)
 {
-	struct sio_parsed *rep;
-	struct sio_msg m;
-	u8 *buf;
-	int err;
+	struct sio_k_req *q = sio_k_req_new(cmd);
 
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	err = -ENOMEM;
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, cmd, SIO_F_REQUEST, 0);
-		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
-		sio_msg_put_u32(&m, SIO_A_NODE, node);
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
-	}
-	kfree(buf);
-	kfree(rep);
-	return err;
+	if (!q)
+		return -ENOMEM;
+	sio_msg_put_u32(&q->m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
+	sio_msg_put_u32(&q->m, SIO_A_NODE, node);
+	return sio_k_req_send(q);
 }
 
 int sio_loop_borrow(u32 dev, u32 node, u64 window)

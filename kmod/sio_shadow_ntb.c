@@ -228,26 +228,15 @@ static bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size,
 /* One entry to the lender: 0, or the errno of its refusal. */
 static int ntb_msix_send(struct sio_shadow *sh, u32 index, const u8 *entry)
 {
-	struct sio_parsed *rep;
-	struct sio_msg m;
-	u8 *buf;
-	int err = -ENOMEM;
+	struct sio_k_req *q = sio_k_req_new(SIO_CMD_MSIX_ENTRY);
 
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_MSIX_ENTRY,
-			     SIO_F_REQUEST, 0);
-		sio_msg_put_u32(&m, SIO_A_DEV, sh->fdid);
-		sio_msg_put_u32(&m, SIO_A_NODE, sh->borrower);
-		sio_msg_put_u32(&m, SIO_A_INDEX, index);
-		sio_msg_put_bin(&m, SIO_A_DATA, entry, PCI_MSIX_ENTRY_SIZE);
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K,
-				 SIO_PEER_MSG_K);
-	}
-	kfree(buf);
-	kfree(rep);
-	return err;
+	if (!q)
+		return -ENOMEM;
+	sio_msg_put_u32(&q->m, SIO_A_DEV, sh->fdid);
+	sio_msg_put_u32(&q->m, SIO_A_NODE, sh->borrower);
+	sio_msg_put_u32(&q->m, SIO_A_INDEX, index);
+	sio_msg_put_bin(&q->m, SIO_A_DATA, entry, PCI_MSIX_ENTRY_SIZE);
+	return sio_k_req_send(q);
 }
 
 /*
