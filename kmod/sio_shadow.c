@@ -818,23 +818,25 @@ int sio_loop_borrow(u32 dev, u32 node, u64 window)
 		sio_vcfg_reset(kd);
 	err = sio_k_cmd(SIO_CMD_BORROW, dev, node);
 	if (err)
-		goto release;
+		goto release_claim;
 	/* The borrower's class devices first: the shadow's bus hangs below. */
 	v = sio_view_add(dev, node);
 	err = PTR_ERR_OR_ZERO(v);
-	if (!err) {
-		kd->view[node] = v;
-		err = sio_shadow_create(kd, node, sio_view_device(v));
-		if (err) {
-			sio_view_remove(v);
-			kd->view[node] = NULL;
-		}
-	}
 	if (err)
-		sio_k_cmd(SIO_CMD_RETURN, dev, node);
-release:
+		goto return_borrow;
+	kd->view[node] = v;
+	err = sio_shadow_create(kd, node, sio_view_device(v));
 	if (err)
-		sio_lender_release(kd);
+		goto remove_view;
+	return 0;
+
+remove_view:
+	sio_view_remove(v);
+	kd->view[node] = NULL;
+return_borrow:
+	sio_k_cmd(SIO_CMD_RETURN, dev, node);
+release_claim:
+	sio_lender_release(kd);
 	return err;
 }
 
