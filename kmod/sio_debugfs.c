@@ -10,7 +10,6 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "sio_kmod.h"

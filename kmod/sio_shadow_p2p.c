@@ -17,7 +17,6 @@
  * without CONFIG_PCI_P2PDMA, so none exist to test with.
  */
 #include <linux/dma-map-ops.h>
-#include <linux/slab.h>
 #include <linux/wait_bit.h>
 
 #include "sio_shadow.h"
