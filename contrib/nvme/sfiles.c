@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "nvmeq.h"
-#include "read_text.h"
+#include "../../lib/read_text.h"
 
 int sf_path(const struct sfiles *sf, char *buf, size_t len,
 	    const char *fmt, ...)
