@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "read_text.h"
+#include "../read_text.h"
 
 /*
  * State of pid's main thread (field 3: 'Z' or 'X' once it has exited), 0
