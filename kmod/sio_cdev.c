@@ -527,7 +527,7 @@ static int view_fill(struct sio_view *v, u32 dev, u32 node, u64 *phys,
 			continue;
 		/* Where the borrower's window slot is reached. */
 		if (!bo->bar_local[b] ||
-		    sio_kplat_reach(node, bo->bar_local[b], size[b], &tnode,
+		    sio_k.fab->reach(node, bo->bar_local[b], size[b], &tnode,
 				    &phys[b]) || tnode != d->node)
 			size[b] = 0;
 	}

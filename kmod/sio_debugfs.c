@@ -10,7 +10,6 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "sio_kmod.h"
@@ -88,16 +87,8 @@ static int state_show(struct seq_file *s, void *unused)
 	}
 	for (i = 0; i < sio_k.ndevs; i++)
 		sio_shadow_show(s, &sio_k.dev[i]);
-	for (i = 0; i < sio_k.ndevs; i++)
-		if (sio_k.ntb)
-			seq_printf(s, "msix %s written=%u refused=%u\n",
-				   sio_dev(r, sio_k.dev[i].index)->name,
-				   sio_k.dev[i].msix_written,
-				   sio_k.dev[i].msix_refused);
-	if (sio_k.ntb) {
-		sio_ntb_fab_show(s);
-		sio_ntb_lend_show(s);
-	}
+	if (sio_k.fab->show)
+		sio_k.fab->show(s);
 	seq_printf(s, "fabric generation=%llu requests=%llu\n", sio_k.notifies,
 		   (u64)atomic64_read(&sio_k.requests));
 	sio_k_unlock();
@@ -115,11 +106,9 @@ static ssize_t msix_entry_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *pos)
 {
 	unsigned long long v[5];
-	struct sio_parsed *rep;
 	u8 e[PCI_MSIX_ENTRY_SIZE];
+	struct sio_k_req *q;
 	char text[96];
-	struct sio_msg m;
-	u8 *buf;
 	int err;
 
 	if (len >= sizeof(text))
@@ -134,21 +123,14 @@ static ssize_t msix_entry_write(struct file *file, const char __user *ubuf,
 	put_unaligned_le64(v[2], e);
 	put_unaligned_le32(v[3], e + 8);
 	put_unaligned_le32(v[4], e + 12);
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	err = -ENOMEM;
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_MSIX_ENTRY,
-			     SIO_F_REQUEST, 0);
-		sio_msg_put_u32(&m, SIO_A_DEV, v[0]);
-		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
-		sio_msg_put_u32(&m, SIO_A_INDEX, v[1]);
-		sio_msg_put_bin(&m, SIO_A_DATA, e, sizeof(e));
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K,
-				 SIO_PEER_MSG_K);
-	}
-	kfree(buf);
-	kfree(rep);
+	q = sio_k_req_new(SIO_CMD_MSIX_ENTRY);
+	if (!q)
+		return -ENOMEM;
+	sio_msg_put_u32(&q->m, SIO_A_DEV, v[0]);
+	sio_msg_put_u32(&q->m, SIO_A_NODE, sio_k.self);
+	sio_msg_put_u32(&q->m, SIO_A_INDEX, v[1]);
+	sio_msg_put_bin(&q->m, SIO_A_DATA, e, sizeof(e));
+	err = sio_k_req_send(q);
 	return err ? err : len;
 }
 

@@ -75,11 +75,11 @@ static int lending(const struct sio_parsed *p)
 	 * core checks the size.
 	 */
 	if (p->cmd == SIO_CMD_BORROW)
-		return sio_k_borrow(dev, node, p->present[SIO_A_SIZE] ?
+		return sio_k.fab->borrow(dev, node, p->present[SIO_A_SIZE] ?
 				    sio_nla_u64(&p->tb[SIO_A_SIZE]) : 0);
 	if (p->cmd == SIO_CMD_RETURN)
-		return sio_k_return(dev, node);
-	return sio_k_reclaim(dev, node);
+		return sio_k.fab->give_back(dev, node);
+	return sio_k.fab->reclaim(dev, node);
 }
 
 static int sio_genl_doit(struct sk_buff *skb, struct genl_info *info)
@@ -154,7 +154,8 @@ static int cfg_read_allowed(struct sk_buff *skb, struct genl_info *info)
 	bool admin = netlink_capable(skb, CAP_SYS_ADMIN);
 	u64 off, size;
 
-	if (!admin && sio_k.ntb && a_node && nla_get_u32(a_node) != sio_k.self)
+	if (!admin && sio_k.fab->separate && a_node &&
+	    nla_get_u32(a_node) != sio_k.self)
 		return -EPERM;
 	if (!a_off || !a_size)
 		return 0;

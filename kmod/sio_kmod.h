@@ -43,7 +43,57 @@ struct sio_k_geometry {
 	u64 window;
 	u32 luts;
 	u32 own_luts;	/* fabric=ntb: this machine's share, 0 all of them */
+	u32 share;	/* fabric=ntb: luts_per_node, 0 no limit */
 };
+
+struct seq_file;
+struct sio_shadow_mode;
+
+/*
+ * What differs between fabric=loopback (both nodes on this machine, one
+ * registry) and fabric=ntb (this machine is one node of a cluster, each
+ * with its own registry): chosen once at load (sio_main.c), so that the
+ * code that runs knows its mode from the table it was given, and an NTB's
+ * differences land in these tables (sio_kplat.c) and the functions they
+ * name.  Optional entries are NULL where the mode has nothing to do.
+ */
+struct sio_k_fabric {
+	const char *adapter;	/* the adapters' name in the registry */
+	const struct sio_platform_ops *plat;	/* the core's platform */
+	/*
+	 * Separate registries (SIO_CORE_SEPARATE): every node lays out
+	 * every node's device slots and names its devices after itself;
+	 * the other nodes are up while their machines say so.
+	 */
+	bool separate;
+	/* Before the registry is built: the adapter's geometry (optional). */
+	int (*probe)(struct sio_k_geometry *geo, u32 limit, u32 share);
+	void (*unprobe)(void);
+	/* Once everything else is up, and before it goes (optional). */
+	int (*start)(void);
+	void (*stop)(void);
+	void (*announce)(void);
+	/* The mode's lines of the debugfs state file, lock held (optional). */
+	void (*show)(struct seq_file *s);
+	/*
+	 * Where node's CPU reaches a window address: the target itself on
+	 * one machine, the outbound window's physical address over an NTB.
+	 */
+	int (*reach)(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys);
+	/*
+	 * A user's BORROW, RETURN and RECLAIM with the lending around them
+	 * (claim, shadow); they take the lock themselves.
+	 */
+	int (*borrow)(u32 dev, u32 node, u64 window);
+	int (*give_back)(u32 dev, u32 node);
+	int (*reclaim)(u32 dev, u32 asker);
+	const struct sio_shadow_mode *shadow;	/* a borrow's shadow device */
+};
+
+extern const struct sio_k_fabric sio_kfab_loopback;
+extern const struct sio_k_fabric sio_kfab_ntb;
+extern const struct sio_shadow_mode sio_shadow_loop;
+extern const struct sio_shadow_mode sio_shadow_ntb;
 
 struct sio_klut {
 	bool valid;
@@ -138,7 +188,7 @@ struct sio_kernel {
 	 */
 	u32 self;
 	u32 nnodes;		/* in the registry */
-	bool ntb;
+	const struct sio_k_fabric *fab;	/* fabric= */
 	/*
 	 * fabric=ntb over single look-up-table entries: devices are lent and
 	 * segments attached through them, one translation each.
@@ -154,7 +204,8 @@ struct sio_kernel {
 };
 
 extern struct sio_kernel sio_k;
-extern const struct sio_platform_ops sio_kplat_ops;
+extern const struct sio_platform_ops sio_kplat_loop_ops;
+extern const struct sio_platform_ops sio_kplat_ntb_ops;
 
 /* sio_k.lock for a task of this machine, once no sender is parked. */
 void sio_k_lock(void);
@@ -165,11 +216,6 @@ void sio_k_unlock(void);
  * target (node, address) for len bytes, or -EFAULT.  Caller holds the lock.
  */
 int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr);
-/*
- * Where node's CPU reaches that window address: the target itself on one
- * machine, the outbound window's physical address over an NTB.
- */
-int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys);
 /* fabric=ntb: the lent device's address of a slot of node's window. */
 u64 sio_kplat_dev_iova(u32 node, u64 addr);
 /*
@@ -193,18 +239,18 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		      struct device *parent);
 void sio_shadow_remove(struct sio_kdev *kd);
 /* The MSI message the shadow's driver gave MSI-X entry, 0 or -ENOENT. */
-struct seq_file;
 void sio_shadow_show(struct seq_file *s, struct sio_kdev *kd);
 int sio_shadow_msix_msg(struct sio_kdev *kd, u32 entry, struct msi_msg *msg);
 
 /*
  * Lending as one machine does it (sio_shadow.c): claims the device, runs
  * the core's borrow, hot-adds the shadow; and the reverse.  Take the lock
- * themselves (never call with it held).
+ * themselves (never call with it held).  sio_kfab_loopback's borrow,
+ * give_back and reclaim.
  */
-int sio_k_borrow(u32 dev, u32 node, u64 window);
-int sio_k_return(u32 dev, u32 node);
-int sio_k_reclaim(u32 dev, u32 asker);
+int sio_loop_borrow(u32 dev, u32 node, u64 window);
+int sio_loop_return(u32 dev, u32 node);
+int sio_loop_reclaim(u32 dev, u32 asker);
 struct sio_kdev *sio_kdev_of(u32 dev);
 /*
  * Config cycles to the real function (sio_vcfg.c): 1 when the aligned
@@ -216,6 +262,20 @@ void sio_vcfg_reset(struct sio_kdev *kd);
 /* A user command as this node: sio_core_call under the lock. */
 int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	       u32 cap);
+/*
+ * The same, its message built by the caller between sio_k_req_new()
+ * (NULL: no memory) and sio_k_req_send(), which runs it, frees it and
+ * returns the core's answer.
+ */
+struct sio_k_req {
+	struct sio_msg m;
+	struct sio_parsed rep;
+	u8 buf[SIO_PEER_MSG_K];
+	u8 repbuf[SIO_PEER_MSG_K];
+};
+
+struct sio_k_req *sio_k_req_new(u8 cmd);
+int sio_k_req_send(struct sio_k_req *q);
 /* The same for a command of a device (DEV) and a node (NODE). */
 int sio_k_cmd(u8 cmd, u32 dev, u32 node);
 

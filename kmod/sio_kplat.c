@@ -4,12 +4,18 @@
  *
  * Clocks are ktime; configuration space is the lender's real device
  * through pci_{read,write}_config_*; BAR memory is ioremap()ed on demand.
- * The two nodes of this machine talk through a loopback adapter: a message
- * to the other node is dispatched to its core at once (the caller holds the
- * platform lock, as in the simulator: kplat_send asserts it), and a LUT slot is a table entry that
+ * With fabric=loopback the two nodes of this machine talk through a
+ * loopback adapter: a message to the other node is dispatched to its core
+ * at once (the caller holds the platform lock, as in the simulator:
+ * loop_send asserts it), and a LUT slot is a table entry that
  * sio_kplat_resolve() follows, since no hardware sits between the nodes.
+ * With fabric=ntb the other nodes are machines behind an NTB (sio_ntb.c,
+ * sio_ntb_lend.c).  Each mode has its table of platform operations and
+ * its struct sio_k_fabric, at the end of this file: loop_* and ntb_* are
+ * one mode's, kplat_* both modes'.
  */
 #include <linux/io.h>
+#include <linux/seq_file.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
 
@@ -25,14 +31,18 @@ static u64 kplat_mono_ns(void *plat)
 	return ktime_get_ns();
 }
 
-static int kplat_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
-			 u32 target_node, u64 target_addr, u64 len,
-			 u32 src_node, u16 rid)
+/*
+ * The table entry of a slot the core programs, filled but not valid yet:
+ * NULL for a slot that is not one.
+ */
+static struct sio_klut *klut_fill(u32 node, u32 adapter, u32 slot,
+				  u32 target_node, u64 target_addr, u64 len,
+				  u32 src_node, u16 rid)
 {
 	struct sio_klut *l;
 
 	if (node >= sio_k.nnodes || adapter != 0 || slot >= SIO_K_LUTS)
-		return -EINVAL;
+		return NULL;
 	l = &sio_k.lut[node][slot];
 	memset(l, 0, sizeof(*l));
 	l->target_node = target_node;
@@ -40,27 +50,66 @@ static int kplat_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
 	l->len = len;
 	l->src_node = src_node;
 	l->rid = rid;
-	/* Over an NTB the core programs only this machine's own slots. */
-	if (sio_k.ntb) {
-		int err = node == sio_k.self ? sio_ntb_lend_lut_set(slot, l) :
-					       -EINVAL;
+	return l;
+}
 
-		if (err) {
-			memset(l, 0, sizeof(*l));
-			return err;
-		}
+static struct sio_klut *klut_of(u32 node, u32 adapter, u32 slot)
+{
+	if (node >= sio_k.nnodes || adapter != 0 || slot >= SIO_K_LUTS)
+		return NULL;
+	return &sio_k.lut[node][slot];
+}
+
+/* The loopback adapter's slots are table entries and nothing else. */
+static int loop_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
+			u32 target_node, u64 target_addr, u64 len,
+			u32 src_node, u16 rid)
+{
+	struct sio_klut *l = klut_fill(node, adapter, slot, target_node,
+				       target_addr, len, src_node, rid);
+
+	if (!l)
+		return -EINVAL;
+	l->valid = true;
+	return 0;
+}
+
+static void loop_lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
+{
+	struct sio_klut *l = klut_of(node, adapter, slot);
+
+	if (l)
+		memset(l, 0, sizeof(*l));
+}
+
+/* Over an NTB the core programs only this machine's own slots. */
+static int ntb_lut_set(void *plat, u32 node, u32 adapter, u32 slot,
+		       u32 target_node, u64 target_addr, u64 len,
+		       u32 src_node, u16 rid)
+{
+	struct sio_klut *l = klut_fill(node, adapter, slot, target_node,
+				       target_addr, len, src_node, rid);
+	int err;
+
+	if (!l)
+		return -EINVAL;
+	err = node == sio_k.self ? sio_ntb_lend_lut_set(slot, l) : -EINVAL;
+	if (err) {
+		memset(l, 0, sizeof(*l));
+		return err;
 	}
 	l->valid = true;
 	return 0;
 }
 
-static void kplat_lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
+static void ntb_lut_clear(void *plat, u32 node, u32 adapter, u32 slot)
 {
-	if (node >= sio_k.nnodes || adapter != 0 || slot >= SIO_K_LUTS)
+	struct sio_klut *l = klut_of(node, adapter, slot);
+
+	if (!l)
 		return;
-	if (sio_k.ntb)
-		sio_ntb_lend_lut_clear(&sio_k.lut[node][slot]);
-	memset(&sio_k.lut[node][slot], 0, sizeof(struct sio_klut));
+	sio_ntb_lend_lut_clear(l);
+	memset(l, 0, sizeof(*l));
 }
 
 /* One slot of node's LUT for sio_lut_walk: valid, and covering the part. */
@@ -92,16 +141,17 @@ int sio_kplat_resolve(u32 node, u64 addr, u64 len, u32 *tnode, u64 *taddr)
 /*
  * Over an NTB the slots of one mapping are consecutive hardware entries,
  * which lie back to back in the outbound window: the first one's address
- * plus the offset.
+ * plus the offset.  (On one machine the target itself is reached:
+ * sio_kplat_resolve.)
  */
-int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys)
+static int ntb_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys)
 {
 	const struct sio_adapter *ad;
 	const struct sio_klut *l;
 	u64 slot;
 	int err = sio_kplat_resolve(node, addr, len, tnode, phys);
 
-	if (err || !sio_k.ntb)
+	if (err)
 		return err;
 	ad = &sio_node(sio_k.reg, node)->adapter[0];
 	slot = (addr - ad->window_base) / ad->slot_size;
@@ -128,21 +178,33 @@ int sio_kplat_reach(u32 node, u64 addr, u64 len, u32 *tnode, u64 *phys)
  * lent here: peer-to-peer on one lender (sio_ntb_lend.c).  Segments of
  * this machine for its own devices are not offered by the kernel.
  */
-static int kplat_iommu_map(void *plat, u32 node, u32 src_node, u16 rid,
-			   u64 iova, u64 phys, u64 size)
+static int ntb_iommu_map(void *plat, u32 node, u32 src_node, u16 rid,
+			 u64 iova, u64 phys, u64 size)
 {
-	if (!sio_k.ntb || node != sio_k.self)
+	if (node != sio_k.self)
 		return -EOPNOTSUPP;
 	if (src_node != node)
 		return 0;
 	return sio_ntb_lend_peer_map(rid, iova, phys, size);
 }
 
-static void kplat_iommu_unmap(void *plat, u32 node, u32 src_node, u16 rid,
-			      u64 iova)
+static void ntb_iommu_unmap(void *plat, u32 node, u32 src_node, u16 rid,
+			    u64 iova)
 {
-	if (sio_k.ntb && node == sio_k.self && src_node == node)
+	if (node == sio_k.self && src_node == node)
 		sio_ntb_lend_peer_unmap(rid, iova);
+}
+
+/* One machine programs no IOMMU for the core (its peer maps included). */
+static int loop_iommu_map(void *plat, u32 node, u32 src_node, u16 rid,
+			  u64 iova, u64 phys, u64 size)
+{
+	return -EOPNOTSUPP;
+}
+
+static void loop_iommu_unmap(void *plat, u32 node, u32 src_node, u16 rid,
+			     u64 iova)
+{
 }
 
 /*
@@ -150,15 +212,13 @@ static void kplat_iommu_unmap(void *plat, u32 node, u32 src_node, u16 rid,
  * (sio_cdev.c) that every node of this machine maps; the core's address
  * for it (s->phys) stays an address of its own map.
  */
-static int kplat_seg_backing(void *plat, u32 seg, int create)
+static int loop_seg_backing(void *plat, u32 seg, int create)
 {
 	struct sio_segment *s = sio_seg(sio_k.reg, seg);
 	struct sio_bar_cdev *bc;
 
 	if (seg >= SIO_K_MAX_SEGS)
 		return create ? -ENOSPC : 0;
-	if (sio_k.ntb)
-		return sio_ntb_fab_seg_backing(seg, create);
 	if (!create) {
 		sio_seg_dev_remove(sio_k.seg[seg]);
 		sio_k.seg[seg] = NULL;
@@ -172,14 +232,22 @@ static int kplat_seg_backing(void *plat, u32 seg, int create)
 	return 0;
 }
 
-/*
- * Another node's segment mapped by this one: on one machine the owner's
- * character device already reaches it; over an NTB the attaching node
- * gets one through its outbound window.
- */
-static int kplat_seg_map(void *plat, u32 seg, u32 node, int map)
+/* Over an NTB a segment's memory is the NTB's heap (sio_ntb.c). */
+static int ntb_seg_backing(void *plat, u32 seg, int create)
 {
-	if (!sio_k.ntb || seg >= SIO_K_MAX_SEGS)
+	if (seg >= SIO_K_MAX_SEGS)
+		return create ? -ENOSPC : 0;
+	return sio_ntb_fab_seg_backing(seg, create);
+}
+
+/*
+ * Another node's segment mapped by this one: over an NTB the attaching
+ * node gets one through its outbound window.  (On one machine the
+ * owner's character device already reaches it: no seg_map.)
+ */
+static int ntb_seg_map(void *plat, u32 seg, u32 node, int map)
+{
+	if (seg >= SIO_K_MAX_SEGS)
 		return 0;
 	return sio_ntb_fab_seg_map(seg, node, map);
 }
@@ -332,32 +400,53 @@ static void msix_translate(struct sio_kdev *kd, u8 *e)
 	put_unaligned_le32(msg.data, e + 8);
 }
 
-static int kplat_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
-			    u32 len, int write)
+/* The lent function of dev when [off, off + len) of BAR bar is its. */
+static struct sio_kdev *bar_range(u32 dev, u32 bar, u64 off, u32 len)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	struct pci_dev *pdev = kd ? kd->pdev : NULL;
-	u8 entry[PCI_MSIX_ENTRY_SIZE];
-	u32 index;
 
 	if (!pdev || bar >= PCI_STD_NUM_BARS ||
 	    !(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
 	    off > pci_resource_len(pdev, bar) ||
 	    len > pci_resource_len(pdev, bar) - off || (off | len) & 3)
+		return NULL;
+	return kd;
+}
+
+static int loop_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
+			   u32 len, int write)
+{
+	struct sio_kdev *kd = bar_range(dev, bar, off, len);
+	u8 entry[PCI_MSIX_ENTRY_SIZE];
+	u32 index;
+
+	if (!kd)
 		return -EINVAL;
-	if (write && msix_entry(pdev, bar, off, len, &index)) {
-		/*
-		 * Over an NTB the core's vector numbers are not the
-		 * borrower's messages: the borrower's shadow sends those
-		 * (MSIX_ENTRY, kplat_msix_write), the table stays as it is.
-		 */
-		if (sio_k.ntb)
-			return 0;
+	if (write && msix_entry(kd->pdev, bar, off, len, &index)) {
 		memcpy(entry, buf, sizeof(entry));
 		msix_translate(kd, entry);
 		buf = entry;
 	}
-	return bar_io(pdev, bar, off, buf, len, write);
+	return bar_io(kd->pdev, bar, off, buf, len, write);
+}
+
+/*
+ * Over an NTB the core's vector numbers are not the borrower's messages:
+ * the borrower's shadow sends those (MSIX_ENTRY, ntb_msix_write), the
+ * table stays as it is.
+ */
+static int ntb_bar_access(void *plat, u32 dev, u32 bar, u64 off, void *buf,
+			  u32 len, int write)
+{
+	struct sio_kdev *kd = bar_range(dev, bar, off, len);
+	u32 index;
+
+	if (!kd)
+		return -EINVAL;
+	if (write && msix_entry(kd->pdev, bar, off, len, &index))
+		return 0;
+	return bar_io(kd->pdev, bar, off, buf, len, write);
 }
 
 /*
@@ -406,8 +495,8 @@ static int msi_write(struct sio_kdev *kd, const u8 *e)
  * vector shut down.  Of the vector control word only the mask bit is
  * the borrower's.
  */
-static int kplat_msix_write(void *plat, u32 dev, u32 node, u32 index,
-			    const u8 *e)
+static int ntb_msix_write(void *plat, u32 dev, u32 node, u32 index,
+			  const u8 *e)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	struct sio_device *d = sio_dev(sio_k.reg, dev);
@@ -416,8 +505,6 @@ static int kplat_msix_write(void *plat, u32 dev, u32 node, u32 index,
 	u8 entry[PCI_MSIX_ENTRY_SIZE];
 	u32 bar, ctrl = 0;
 
-	if (!sio_k.ntb)
-		return -EOPNOTSUPP;	/* one machine: the core programs it */
 	if (!pdev || (index == SIO_MSI_ENTRY ? !pdev->msi_cap :
 		      index >= msix_table(pdev, &bar, &base)))
 		return -EINVAL;
@@ -448,7 +535,7 @@ static int kplat_msix_write(void *plat, u32 dev, u32 node, u32 index,
  * How much of BAR bar of the device lent here at phys (the core's BAR
  * address) a borrower's inbound entries may translate: up to the first
  * page of its MSI-X table or pending bits, which the borrower reaches
- * only through kplat_msix_write.
+ * only through ntb_msix_write.
  */
 u64 sio_kplat_msix_limit(u64 phys, u64 size)
 {
@@ -480,14 +567,12 @@ u64 sio_kplat_msix_limit(u64 phys, u64 size)
 }
 
 /*
- * The loopback link: the other node's core answers at once.  Over an NTB
- * the other machine answers (sio_ntb.c).
+ * The loopback link: the other node's core answers at once.  (Over an
+ * NTB the other machine answers: sio_ntb_fab_send.)
  */
-static int kplat_send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
-		      void *reply, u32 cap)
+static int loop_send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
+		     void *reply, u32 cap)
 {
-	if (sio_k.ntb)
-		return sio_ntb_fab_send(dst, msg, len, reply, cap);
 	lockdep_assert_held(&sio_k.lock);
 	if (dst >= sio_k.nnodes || sio_node(sio_k.reg, dst)->state != SIO_NODE_UP)
 		return -EHOSTDOWN;
@@ -495,7 +580,13 @@ static int kplat_send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
 				      cap);
 }
 
-/* Called with separate registries only: over an NTB. */
+static int ntb_send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
+		    void *reply, u32 cap)
+{
+	return sio_ntb_fab_send(dst, msg, len, reply, cap);
+}
+
+/* The device leaves its driver for smartio's (sio_lender.c) while lent. */
 static int kplat_lend_claim(void *plat, u32 dev, u32 borrower, int claim)
 {
 	return sio_ntb_lend_claim(dev, borrower, claim);
@@ -508,15 +599,22 @@ static int kplat_lend_claim(void *plat, u32 dev, u32 borrower, int claim)
  */
 static bool inbound_entries(u32 kind)
 {
-	return sio_k.ntb && (kind != SIO_INB_SEG || sio_k.lut_entries);
+	return kind != SIO_INB_SEG || sio_k.lut_entries;
 }
 
 /*
- * Over an NTB the side a window leads to translates it (sio_ntb_lend.c);
- * the loopback adapter's slots are resolved in software, nothing to do.
+ * The loopback adapter's slots are resolved in software: nothing to
+ * translate on the side a window leads to (and no inbound_unmap).
  */
-static int kplat_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
-			     u32 dev, u64 peer_addr, u64 local_addr, u64 size)
+static int loop_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
+			    u32 dev, u64 peer_addr, u64 local_addr, u64 size)
+{
+	return 0;
+}
+
+/* Over an NTB the side a window leads to translates it (sio_ntb_lend.c). */
+static int ntb_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
+			   u32 dev, u64 peer_addr, u64 local_addr, u64 size)
 {
 	if (!inbound_entries(kind))
 		return 0;
@@ -526,26 +624,56 @@ static int kplat_inbound_map(void *plat, u32 self, u32 peer, u32 kind,
 				    true);
 }
 
-static void kplat_inbound_unmap(void *plat, u32 self, u32 peer, u32 kind,
-				u32 dev, u64 peer_addr, u64 size)
+static void ntb_inbound_unmap(void *plat, u32 self, u32 peer, u32 kind,
+			      u32 dev, u64 peer_addr, u64 size)
 {
 	if (inbound_entries(kind) && self == sio_k.self)
 		sio_ntb_lend_inbound(peer, kind, peer_addr, 0, size, false);
 }
 
-/* The lent device's IOMMU domain maps the window at sio_kplat_dev_iova(). */
-static u64 kplat_dev_addr(void *plat, u32 node, u64 addr)
+/*
+ * The device's address of a window address of node's adapter: what its
+ * IOMMU domain maps (the core's window addresses lie above what a VT-d
+ * domain of 39 address bits reaches).  0 outside the window.
+ */
+u64 sio_kplat_dev_iova(u32 node, u64 addr)
 {
-	u64 iova = sio_k.ntb ? sio_kplat_dev_iova(node, addr) : 0;
+	const struct sio_adapter *ad;
+
+	if (node >= sio_k.nnodes)
+		return 0;
+	ad = &sio_node(sio_k.reg, node)->adapter[0];
+	/* The slots, then the direct window (sio_k.direct_size) after them. */
+	if (addr < ad->window_base ||
+	    addr - ad->window_base >= ad->window_size + sio_k.direct_size)
+		return 0;
+	return SIO_K_DEV_IOVA + (addr - ad->window_base);
+}
+
+/*
+ * The lent device's IOMMU domain maps the window at sio_kplat_dev_iova().
+ * (On one machine the device uses the core's addresses: no dev_addr.)
+ */
+static u64 ntb_dev_addr(void *plat, u32 node, u64 addr)
+{
+	u64 iova = sio_kplat_dev_iova(node, addr);
 
 	return iova ? iova : addr;
 }
 
-static int kplat_window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
-				 u64 size, u64 *ioaddr)
+/*
+ * A segment's address for a borrowed device's DMA.  One machine offers
+ * none (the borrow's window is the core's IOVA range).
+ */
+static int loop_window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
+				u64 size, u64 *ioaddr)
 {
-	if (!sio_k.ntb)
-		return -EOPNOTSUPP;
+	return -EOPNOTSUPP;
+}
+
+static int ntb_window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
+			       u64 size, u64 *ioaddr)
+{
 	if (self != sio_k.self)
 		return -EINVAL;
 	return sio_ntb_lend_window_addr(dev, phys, size, ioaddr);
@@ -553,47 +681,53 @@ static int kplat_window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
 
 /*
  * Over an NTB the borrower's DMA window is a range of its NTB function's
- * IOMMU domain (sio_ntb_window.c); one machine's is the core's IOVA.
+ * IOMMU domain (sio_ntb_window.c); one machine's is the core's IOVA (no
+ * dma_window_iova).
  */
-static int kplat_dma_window_iova(void *plat, u32 self, u32 dev, u64 size,
-				 u64 *iova)
+static int ntb_dma_window_iova(void *plat, u32 self, u32 dev, u64 size,
+			       u64 *iova)
 {
-	if (!sio_k.ntb)
-		return -EOPNOTSUPP;
 	if (self != sio_k.self)
 		return -EINVAL;
 	return sio_ntb_window_open(dev, size, iova);
 }
 
-static void kplat_dma_window_free(void *plat, u32 self, u32 dev, u64 iova,
-				  u64 size)
+static void ntb_dma_window_free(void *plat, u32 self, u32 dev, u64 iova,
+				u64 size)
 {
-	if (sio_k.ntb && self == sio_k.self)
+	if (self == sio_k.self)
 		sio_ntb_window_close(dev);
 }
 
-/* Over an NTB whose entries cannot hold a DMA window (sio_ntb.c). */
-static u64 kplat_dma_direct(void *plat, u32 node)
+/*
+ * Over an NTB whose entries cannot hold a DMA window (sio_ntb.c).  One
+ * machine has no direct window.
+ */
+static u64 ntb_dma_direct(void *plat, u32 node)
 {
-	return sio_k.ntb ? sio_k.direct_size : 0;
+	return sio_k.direct_size;
 }
 
-static int kplat_dma_direct_map(void *plat, u32 self, u32 borrower, u16 rid,
-				u64 addr, u64 size, int map)
+static int ntb_dma_direct_map(void *plat, u32 self, u32 borrower, u16 rid,
+			      u64 addr, u64 size, int map)
 {
-	if (!sio_k.ntb || self != sio_k.self)
+	if (self != sio_k.self)
 		return -EINVAL;
 	return sio_ntb_lend_direct_map(borrower, rid, addr, size, map);
 }
 
-static void kplat_notify(void *plat)
+static void loop_notify(void *plat)
 {
-	if (sio_k.ntb) {
-		sio_ntb_fab_notify();
-		sio_ntb_lend_notify();
-	}
 	WRITE_ONCE(sio_k.notifies, sio_k.notifies + 1);
 	sio_fabric_notify();
+}
+
+/* Over an NTB the peers and this machine's shadows hear of it too. */
+static void ntb_notify(void *plat)
+{
+	sio_ntb_fab_notify();
+	sio_ntb_lend_notify();
+	loop_notify(plat);
 }
 
 /* REG_READ's generation: libsmartio re-reads the registry when it moved. */
@@ -607,29 +741,127 @@ static int kplat_sriov_set(void *plat, u32 pf, u16 num)
 	return sio_sriov_set(pf, num);
 }
 
-const struct sio_platform_ops sio_kplat_ops = {
+/* fabric=loopback: both nodes on this machine, one registry. */
+const struct sio_platform_ops sio_kplat_loop_ops = {
 	.now_ns = kplat_now_ns,
 	.mono_ns = kplat_mono_ns,
-	.lut_set = kplat_lut_set,
-	.lut_clear = kplat_lut_clear,
-	.iommu_map = kplat_iommu_map,
-	.iommu_unmap = kplat_iommu_unmap,
-	.seg_backing = kplat_seg_backing,
-	.seg_map = kplat_seg_map,
+	.lut_set = loop_lut_set,
+	.lut_clear = loop_lut_clear,
+	.iommu_map = loop_iommu_map,
+	.iommu_unmap = loop_iommu_unmap,
+	.seg_backing = loop_seg_backing,
 	.cfg_access = kplat_cfg_access,
-	.bar_access = kplat_bar_access,
-	.send = kplat_send,
-	.notify = kplat_notify,
+	.bar_access = loop_bar_access,
+	.send = loop_send,
+	.notify = loop_notify,
 	.generation = kplat_generation,
 	.lend_claim = kplat_lend_claim,
-	.inbound_map = kplat_inbound_map,
-	.dma_direct = kplat_dma_direct,
-	.dma_direct_map = kplat_dma_direct_map,
-	.inbound_unmap = kplat_inbound_unmap,
-	.dev_addr = kplat_dev_addr,
-	.window_dma_addr = kplat_window_dma_addr,
-	.dma_window_iova = kplat_dma_window_iova,
-	.dma_window_free = kplat_dma_window_free,
-	.msix_write = kplat_msix_write,
+	.inbound_map = loop_inbound_map,
+	.window_dma_addr = loop_window_dma_addr,
 	.sriov_set = kplat_sriov_set,
+};
+
+/* fabric=ntb: this machine's node of a cluster, a registry each. */
+const struct sio_platform_ops sio_kplat_ntb_ops = {
+	.now_ns = kplat_now_ns,
+	.mono_ns = kplat_mono_ns,
+	.lut_set = ntb_lut_set,
+	.lut_clear = ntb_lut_clear,
+	.iommu_map = ntb_iommu_map,
+	.iommu_unmap = ntb_iommu_unmap,
+	.seg_backing = ntb_seg_backing,
+	.seg_map = ntb_seg_map,
+	.cfg_access = kplat_cfg_access,
+	.bar_access = ntb_bar_access,
+	.send = ntb_send,
+	.notify = ntb_notify,
+	.generation = kplat_generation,
+	.lend_claim = kplat_lend_claim,
+	.inbound_map = ntb_inbound_map,
+	.dma_direct = ntb_dma_direct,
+	.dma_direct_map = ntb_dma_direct_map,
+	.inbound_unmap = ntb_inbound_unmap,
+	.dev_addr = ntb_dev_addr,
+	.window_dma_addr = ntb_window_dma_addr,
+	.dma_window_iova = ntb_dma_window_iova,
+	.dma_window_free = ntb_dma_window_free,
+	.msix_write = ntb_msix_write,
+	.sriov_set = kplat_sriov_set,
+};
+
+/* Over an NTB the lend side's claim and this node's shadows come first. */
+static int ntb_probe(struct sio_k_geometry *geo, u32 limit, u32 share)
+{
+	int err;
+
+	sio_ntb_lend_init();
+	err = sio_ntb_fab_probe(geo, limit);
+	geo->share = share;
+	return err;
+}
+
+static void ntb_stop(void)
+{
+	sio_ntb_lend_exit();
+	sio_ntb_fab_exit();
+}
+
+static void loop_announce(void)
+{
+	pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
+		sio_k.ndevs);
+}
+
+static void ntb_announce(void)
+{
+	pr_info("smartio: this machine is host%u of %u, the others are behind an NTB\n",
+		sio_k.self, sio_k.nnodes);
+}
+
+/* A borrower's MSI-X writes (ntb_msix_write), the transport, the lending. */
+static void ntb_show(struct seq_file *s)
+{
+	u32 i;
+
+	for (i = 0; i < sio_k.ndevs; i++)
+		seq_printf(s, "msix %s written=%u refused=%u\n",
+			   sio_dev(sio_k.reg, sio_k.dev[i].index)->name,
+			   sio_k.dev[i].msix_written,
+			   sio_k.dev[i].msix_refused);
+	sio_ntb_fab_show(s);
+	sio_ntb_lend_show(s);
+}
+
+/* Borrowers remove their shadows when the core took the device away. */
+static int ntb_reclaim(u32 dev, u32 asker)
+{
+	return sio_k_cmd(SIO_CMD_RECLAIM, dev, asker);
+}
+
+const struct sio_k_fabric sio_kfab_loopback = {
+	.adapter = "lo0",
+	.plat = &sio_kplat_loop_ops,
+	.announce = loop_announce,
+	.reach = sio_kplat_resolve,
+	.borrow = sio_loop_borrow,
+	.give_back = sio_loop_return,
+	.reclaim = sio_loop_reclaim,
+	.shadow = &sio_shadow_loop,
+};
+
+const struct sio_k_fabric sio_kfab_ntb = {
+	.adapter = "ntb0",
+	.plat = &sio_kplat_ntb_ops,
+	.separate = true,
+	.probe = ntb_probe,
+	.unprobe = sio_ntb_fab_unprobe,
+	.start = sio_ntb_fab_init,
+	.stop = ntb_stop,
+	.announce = ntb_announce,
+	.show = ntb_show,
+	.reach = ntb_reach,
+	.borrow = sio_ntb_k_borrow,
+	.give_back = sio_ntb_k_return,
+	.reclaim = ntb_reclaim,
+	.shadow = &sio_shadow_ntb,
 };

@@ -84,7 +84,7 @@ static void fill_device(struct sio_topo_device *td, struct pci_dev *pdev,
 	char prefix[12] = "";
 	int b;
 
-	if (sio_k.ntb)
+	if (sio_k.fab->separate)
 		snprintf(prefix, sizeof(prefix), "host%u-", sio_k.self);
 	if (pdev->class == PCI_CLASS_STORAGE_EXPRESS)
 		snprintf(td->name, sizeof(td->name), "%snvme%u", prefix, nvme);
@@ -122,11 +122,12 @@ u64 sio_k_bar(struct pci_dev *pdev, int b, u32 *flags)
 }
 
 /*
- * fabric=ntb: every machine lays out the same device slots, SIO_K_MAX_DEVS
- * per node in node order, so a device has one index (and fdid) in every
- * registry; the other nodes' slots wait for their device tables.
+ * Separate registries: every machine lays out the same device slots,
+ * SIO_K_MAX_DEVS per node in node order, so a device has one index (and
+ * fdid) in every registry; the other nodes' slots wait for their device
+ * tables.
  */
-static void ntb_slots(struct sio_topo_device *tdev)
+static void separate_slots(struct sio_topo_device *tdev)
 {
 	u32 n, k;
 
@@ -160,32 +161,32 @@ static int build_registry(const struct sio_k_geometry *geo)
 		snprintf(tnodes[i].name, sizeof(tnodes[i].name), "host%u", i);
 		tnodes[i].id = i;
 		tnodes[i].ram = SIO_K_SEG_RAM;
-		strscpy(adapters[i].name, sio_k.ntb ? "ntb0" : "lo0",
+		strscpy(adapters[i].name, sio_k.fab->adapter,
 			sizeof(adapters[i].name));
 		adapters[i].node = i;
 		adapters[i].peers = GENMASK_ULL(sio_k.nnodes - 1, 0) & ~BIT_ULL(i);
 		adapters[i].window = geo->window;
 		adapters[i].luts = geo->luts;
 		/* This machine's own share (luts=): the same slot size. */
-		if (sio_k.ntb && i == sio_k.self && geo->own_luts) {
+		if (i == sio_k.self && geo->own_luts) {
 			adapters[i].window = geo->window / geo->luts *
 					     geo->own_luts;
 			adapters[i].luts = geo->own_luts;
 		}
-		if (sio_k.ntb && i == sio_k.self)
-			adapters[i].share = min(luts_per_node, adapters[i].luts);
+		if (i == sio_k.self)
+			adapters[i].share = min(geo->share, adapters[i].luts);
 		adapters[i].requesters = 32;
 		adapters[i].reserved = 2;
 	}
-	if (sio_k.ntb) {
+	if (sio_k.fab->separate) {
 		slots = sio_k.nnodes * SIO_K_MAX_DEVS;
 		first = sio_k.self * SIO_K_MAX_DEVS;
 	}
 	tdev = kcalloc(slots, sizeof(*tdev), GFP_KERNEL);
 	if (!tdev)
 		return -ENOMEM;
-	if (sio_k.ntb)
-		ntb_slots(tdev);
+	if (sio_k.fab->separate)
+		separate_slots(tdev);
 	for_each_pci_dev(pdev) {
 		struct sio_kdev *kd = &sio_k.dev[sio_k.ndevs];
 
@@ -208,7 +209,7 @@ static int build_registry(const struct sio_k_geometry *geo)
 		for (i = 0; i < nvf; i++, sio_k.ndevs++)
 			sio_k.dev[sio_k.ndevs].index = first + sio_k.ndevs;
 	}
-	t.ndevices = sio_k.ntb ? slots : sio_k.ndevs;
+	t.ndevices = sio_k.fab->separate ? slots : sio_k.ndevs;
 	t.devices = tdev;
 	size = sio_registry_size(&t, &lim);
 	err = size ? 0 : -E2BIG;
@@ -284,19 +285,19 @@ static int __init sio_init(void)
 	mutex_init(&sio_k.lock);
 	init_waitqueue_head(&sio_k.park_wq);
 	sio_k.nnodes = SIO_K_NODES;
+	sio_k.fab = &sio_kfab_loopback;
 	if (!strcmp(fabric, "ntb")) {
 		if (nodes < 2 || nodes > SIO_K_NTB_NODES || node >= nodes)
 			return -EINVAL;
-		sio_k.ntb = true;
+		sio_k.fab = &sio_kfab_ntb;
 		sio_k.self = node;
 		sio_k.nnodes = nodes;
 	} else if (strcmp(fabric, "loopback")) {
 		return -EINVAL;
 	}
 	/* Over an NTB the adapter's slots are the hardware's LUT entries. */
-	if (sio_k.ntb) {
-		sio_ntb_lend_init();
-		err = sio_ntb_fab_probe(&geo, luts);
+	if (sio_k.fab->probe) {
+		err = sio_k.fab->probe(&geo, luts, luts_per_node);
 		if (err)
 			return err;
 	}
@@ -304,12 +305,13 @@ static int __init sio_init(void)
 	if (err)
 		goto fail;
 	sio_k.core.reg = sio_k.reg;
-	sio_k.core.ops = &sio_kplat_ops;
+	sio_k.core.ops = sio_k.fab->plat;
 	sio_k.core.plat = &sio_k;
-	sio_k.core.flags = sio_k.ntb ? SIO_CORE_SEPARATE : 0;
+	sio_k.core.flags = sio_k.fab->separate ? SIO_CORE_SEPARATE : 0;
 	sio_k_lock();
 	sio_core_node_up(&sio_k.core, sio_k.self);
-	if (!sio_k.ntb)
+	/* Separate registries' other nodes are up when their machines say. */
+	if (!sio_k.fab->separate)
 		sio_core_node_up(&sio_k.core, SIO_K_BORROWER);
 	sio_k_unlock();
 	err = sio_cdev_init();
@@ -327,24 +329,19 @@ static int __init sio_init(void)
 	err = sio_debugfs_init();
 	if (err)
 		goto fail_fabric;
-	if (sio_k.ntb) {
-		err = sio_ntb_fab_init();
+	if (sio_k.fab->start) {
+		err = sio_k.fab->start();
 		if (err)
 			goto fail_debugfs;
 	}
 	err = sio_genl_init();
 	if (err)
-		goto fail_ntb;
-	if (sio_k.ntb)
-		pr_info("smartio: this machine is host%u of %u, the others are behind an NTB\n",
-			sio_k.self, sio_k.nnodes);
-	else
-		pr_info("smartio: %u device(s) on host0, host1 on the loopback adapter\n",
-			sio_k.ndevs);
+		goto fail_start;
+	sio_k.fab->announce();
 	return 0;
-fail_ntb:
-	if (sio_k.ntb)
-		sio_ntb_fab_exit();
+fail_start:
+	if (sio_k.fab->stop)
+		sio_k.fab->stop();
 fail_debugfs:
 	sio_debugfs_exit();
 fail_fabric:
@@ -358,8 +355,8 @@ fail_cdev:
 fail:
 	vfree(sio_k.reg);
 	put_devices();
-	if (sio_k.ntb)
-		sio_ntb_fab_unprobe();
+	if (sio_k.fab->unprobe)
+		sio_k.fab->unprobe();
 	return err;
 }
 
@@ -369,15 +366,14 @@ static void __exit sio_exit(void)
 
 	sio_genl_exit();
 	sio_debugfs_exit();
-	if (sio_k.ntb) {
-		sio_ntb_lend_exit();
-		sio_ntb_fab_exit();
-	}
+	if (sio_k.fab->stop)
+		sio_k.fab->stop();
 	sio_fabric_exit();
 	/* Shadows go and devices return to their drivers first. */
 	for (i = 0; i < sio_k.ndevs; i++)
 		if (sio_k.dev[i].shadow)
-			sio_k_return(sio_k.dev[i].index, SIO_K_BORROWER);
+			sio_k.fab->give_back(sio_k.dev[i].index,
+					     SIO_K_BORROWER);
 	remove_views();
 	sio_lender_exit();
 	sio_k_lock();

@@ -70,25 +70,6 @@ static struct sio_kdev *own_by_rid(u16 rid)
 	return NULL;
 }
 
-/*
- * The device's address of a window address of node's adapter: what its
- * IOMMU domain maps (the core's window addresses lie above what a VT-d
- * domain of 39 address bits reaches).  0 outside the window.
- */
-u64 sio_kplat_dev_iova(u32 node, u64 addr)
-{
-	const struct sio_adapter *ad;
-
-	if (node >= sio_k.nnodes)
-		return 0;
-	ad = &sio_node(sio_k.reg, node)->adapter[0];
-	/* The slots, then the direct window (sio_k.direct_size) after them. */
-	if (addr < ad->window_base ||
-	    addr - ad->window_base >= ad->window_size + sio_k.direct_size)
-		return 0;
-	return SIO_K_DEV_IOVA + (addr - ad->window_base);
-}
-
 int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l)
 {
 	const struct sio_adapter *ad;
@@ -99,7 +80,7 @@ int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l)
 	/*
 	 * A slot the CPU uses without an entry behind it is a segment's
 	 * (reached through the heap window) or a BAR the shadow will not
-	 * reach (sio_kplat_reach fails, so does the borrow).
+	 * reach (ntb_reach fails, so does the borrow).
 	 */
 	l->hw = sio_ntb_fab_lut_peer_addr(l->target_node, slot);
 	if (l->rid == SIO_RID_CPU)
@@ -272,7 +253,7 @@ static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
  * translates, or not aligned to it (Switchtec's 64 KiB LUT entries;
  * QEMU's NVMe has a 16 KiB BAR 0).  The entry then leads to the aligned
  * block around the BAR, and the borrower finds the BAR at the same
- * offset in its window (sio_kplat_reach).  Whatever else lies in that
+ * offset in its window (ntb_reach).  Whatever else lies in that
  * block is exposed to the borrower's CPU: never another BAR, of this
  * device or another (refused, EPERM); nor, unless msix_lut is set, the
  * BAR's own MSI-X table and pending bits (refused, EPERM).  A borrower
@@ -583,30 +564,20 @@ static u64 default_window(u32 lender)
  */
 static int borrow_cmd(u32 dev, u64 window)
 {
-	struct sio_parsed *rep;
-	struct sio_msg m;
-	u8 *buf;
-	int err = -ENOMEM;
+	struct sio_k_req *q = sio_k_req_new(SIO_CMD_BORROW);
 
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_BORROW,
-			     SIO_F_REQUEST, 0);
-		mutex_lock(&sio_k.lock);
-		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
-		if (!window)
-			window = default_window(sio_dev(sio_k.reg, dev)->node);
-		mutex_unlock(&sio_k.lock);
-		if (window == SIO_DMA_WINDOW_RAM)
-			window = sio_ntb_lend_ram_window();
-		sio_msg_put_u32(&m, SIO_A_NODE, sio_k.self);
-		sio_msg_put_u64(&m, SIO_A_SIZE, window);
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
-	}
-	kfree(buf);
-	kfree(rep);
-	return err;
+	if (!q)
+		return -ENOMEM;
+	mutex_lock(&sio_k.lock);
+	sio_msg_put_u32(&q->m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
+	if (!window)
+		window = default_window(sio_dev(sio_k.reg, dev)->node);
+	mutex_unlock(&sio_k.lock);
+	if (window == SIO_DMA_WINDOW_RAM)
+		window = sio_ntb_lend_ram_window();
+	sio_msg_put_u32(&q->m, SIO_A_NODE, sio_k.self);
+	sio_msg_put_u64(&q->m, SIO_A_SIZE, window);
+	return sio_k_req_send(q);
 }
 
 static void shadow_gone(struct sio_kdev *kd)

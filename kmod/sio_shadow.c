@@ -55,6 +55,24 @@ int sio_k_call(struct sio_msg *m, struct sio_parsed *rep, void *repbuf,
 	return err;
 }
 
+struct sio_k_req *sio_k_req_new(u8 cmd)
+{
+	struct sio_k_req *q = kmalloc(sizeof(*q), GFP_KERNEL);
+
+	if (q)
+		sio_msg_init(&q->m, q->buf, sizeof(q->buf), cmd, SIO_F_REQUEST,
+			     0);
+	return q;
+}
+
+int sio_k_req_send(struct sio_k_req *q)
+{
+	int err = sio_k_call(&q->m, &q->rep, q->repbuf, sizeof(q->repbuf));
+
+	kfree(q);
+	return err;
+}
+
 /*
  * Config cycles of the shadow as the borrower asks them: len bytes at
  * where, through the lender, which answers a read of up to
@@ -168,8 +186,8 @@ static int shadow_read(struct pci_bus *bus, unsigned int devfn, int where,
 {
 	struct sio_shadow *sh = sio_bus_shadow(bus);
 
-	if (devfn == sh->devfn && sio_k.ntb &&
-	    sio_shadow_ntb_cfg(sh, where, size, val, false))
+	if (devfn == sh->devfn && sh->mode->cfg &&
+	    sh->mode->cfg(sh, where, size, val, false))
 		return PCIBIOS_SUCCESSFUL;
 	if (devfn == sh->devfn && irqs_disabled()) {
 		shadow_cfg_seen(sh, where, size, val);
@@ -185,10 +203,11 @@ static int shadow_read(struct pci_bus *bus, unsigned int devfn, int where,
 static int shadow_write(struct pci_bus *bus, unsigned int devfn, int where,
 			int size, u32 val)
 {
-	if (devfn != sio_bus_shadow(bus)->devfn)
+	struct sio_shadow *sh = sio_bus_shadow(bus);
+
+	if (devfn != sh->devfn)
 		return PCIBIOS_DEVICE_NOT_FOUND;
-	if (sio_k.ntb && sio_shadow_ntb_cfg(sio_bus_shadow(bus), where, size,
-					    &val, true))
+	if (sh->mode->cfg && sh->mode->cfg(sh, where, size, &val, true))
 		return PCIBIOS_SUCCESSFUL;
 	/* setpci through sysfs: the lender's answer cannot be waited for. */
 	if (irqs_disabled()) {
@@ -196,7 +215,7 @@ static int shadow_write(struct pci_bus *bus, unsigned int devfn, int where,
 				    where);
 		return PCIBIOS_SET_FAILED;
 	}
-	return shadow_cfg(sio_bus_shadow(bus), where, size, &val, true) ?
+	return shadow_cfg(sh, where, size, &val, true) ?
 	       PCIBIOS_SET_FAILED : PCIBIOS_SUCCESSFUL;
 }
 
@@ -465,32 +484,14 @@ void sio_shadow_show(struct seq_file *s, struct sio_kdev *kd)
 {
 	struct sio_shadow *sh = kd->shadow;
 
-	if (!sh || !sh->pdev)
-		return;
-	/*
-	 * Over an NTB: the window as the device addresses it, and where it
-	 * lies in the NTB function's domain (the pages mapped, when strict).
-	 */
-	if (sio_k.ntb) {
-		static const char *const mode[] = {
-			[SIO_WIN_IDENTITY] = "identity",
-			[SIO_WIN_STRICT] = "strict",
-			[SIO_WIN_PREMAP] = "premapped",
-		};
+	if (sh && sh->pdev)
+		sh->mode->show(s, sh);
+}
 
-		seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx msi_window=%#llx live=%d maps=%lld window=%s iova=%#llx mapped=%zu\n",
-			   pci_name(sh->pdev), sio_dev(sio_k.reg, kd->index)->bdf,
-			   sh->dma_base, sh->dma_size, sh->msi_base,
-			   atomic_read(&sh->live),
-			   (long long)atomic64_read(&sh->maps),
-			   sh->ntbw ? mode[sh->ntbw->mode] : "none",
-			   sh->ntbw ? (u64)sh->ntbw->iova : 0,
-			   sh->iova ? gen_pool_size(sh->iova) -
-			   gen_pool_avail(sh->iova) : 0);
-		return;
-	}
+static void loop_show(struct seq_file *s, struct sio_shadow *sh)
+{
 	seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx mapped=%zu maps=%lld\n",
-		   pci_name(sh->pdev), sio_dev(sio_k.reg, kd->index)->bdf,
+		   pci_name(sh->pdev), sio_dev(sio_k.reg, sh->kd->index)->bdf,
 		   sh->iova_base,
 		   sh->iova_size, gen_pool_size(sh->iova) - gen_pool_avail(sh->iova),
 		   (long long)atomic64_read(&sh->maps));
@@ -539,7 +540,7 @@ static int shadow_bar(struct sio_shadow *sh, const struct sio_device *d,
 	u64 addr;
 	int err;
 
-	err = sio_kplat_reach(sh->borrower, b->bar_local[i], d->bar[i].size,
+	err = sio_k.fab->reach(sh->borrower, b->bar_local[i], d->bar[i].size,
 			      &tnode, &addr);
 	if (err || tnode != d->node)
 		return err ? err : -EPROTO;
@@ -554,36 +555,14 @@ static int shadow_bar(struct sio_shadow *sh, const struct sio_device *d,
 }
 
 /*
- * The DMA window.  Loopback: host1's IOVA range the lender's window leads
- * to, mapped per DMA mapping in the device's IOMMU domain.  Over an NTB:
- * the device's address of the lender's window, which this machine's
- * inbound entries lead to all of its RAM (SmartIO section 8.1: a DMA
- * mapping is address arithmetic), and of the MSI window.
+ * The DMA window: host1's IOVA range the lender's window leads to, mapped
+ * per DMA mapping in the device's IOMMU domain.
  */
-static int shadow_window(struct sio_shadow *sh, const struct sio_borrow *b)
+static int loop_window(struct sio_shadow *sh, const struct sio_borrow *b)
 {
 	u32 tnode;
 	int err;
 
-	if (sio_k.ntb) {
-		sh->dma_base = sio_kplat_dev_iova(b->lender, b->dma_addr);
-		sh->dma_size = b->iova_size;
-		sh->msi_base = sio_kplat_dev_iova(b->lender, b->msi_addr);
-		if (!sh->dma_base || !sh->msi_base)
-			return -EPROTO;
-		sh->ntbw = sio_ntb_window_get(sh->kd->index);
-		if (!sh->ntbw || sh->ntbw->iova != b->iova ||
-		    sh->ntbw->size != b->iova_size)
-			return -EPROTO;
-		if (sh->ntbw->mode != SIO_WIN_STRICT)
-			return 0;
-		/* Strict: the window's pages, mapped per DMA mapping. */
-		sh->dom = sh->ntbw->domain;
-		sh->iova_base = b->iova;
-		sh->iova_size = b->iova_size;
-		sh->dev_off = sh->dma_base - b->iova;
-		return 0;
-	}
 	err = sio_kplat_resolve(b->lender, b->dma_addr, b->iova_size, &tnode,
 				&sh->iova_base);
 	if (err || tnode != sh->borrower)
@@ -609,12 +588,12 @@ static int shadow_prepare(struct sio_shadow *sh, struct list_head *res)
 	b = sio_borrow_at(r, bidx);
 	sh->fdid = d->fdid;
 	sh->cfg_size = min_t(u32, d->config_size, sizeof(sh->cfg_seen));
-	err = shadow_window(sh, b);
+	err = sh->mode->window(sh, b);
 	for (i = 0; !err && i < PCI_STD_NUM_BARS; i++)
 		if (b->bar_local[i])
 			err = shadow_bar(sh, d, b, i, res);
-	if (!err && sio_k.ntb)
-		sio_shadow_ntb_bars(sh, d);
+	if (!err && sh->mode->bars)
+		sh->mode->bars(sh, d);
 out:
 	mutex_unlock(&sio_k.lock);
 	if (err || !sh->iova_size)
@@ -658,23 +637,24 @@ static int shadow_address(struct sio_shadow *sh)
  * domain.  On one machine that is the real function's: with interrupt
  * remapping its IOMMU's, which no other device of this virtual segment
  * would get, and whose source-id check the shadow's messages pass since
- * the device sends them.  Over an NTB, a domain that aims the messages at
- * the MSI window (sio_shadow_ntb.c).
+ * the device sends them.  (Over an NTB, a domain that aims the messages
+ * at the MSI window: sio_shadow_ntb.c.)
  */
-static int shadow_dma_msi(struct sio_shadow *sh)
+static int loop_dma_msi(struct sio_shadow *sh)
 {
 	struct pci_dev *pdev = sh->pdev;
 
-	if (!sio_k.ntb) {
-		sio_dma_ops_install(&pdev->dev, &shadow_dma_ops, NULL);
-		dev_set_msi_domain(&pdev->dev,
-				   dev_get_msi_domain(&sh->kd->pdev->dev));
-		return 0;
-	}
-	sio_dma_ops_install(&pdev->dev, sh->iova ? &sio_shadow_strict_dma_ops :
-			    &sio_shadow_ntb_dma_ops, NULL);
-	return sio_shadow_ntb_msi(sh);
+	sio_dma_ops_install(&pdev->dev, &shadow_dma_ops, NULL);
+	dev_set_msi_domain(&pdev->dev, dev_get_msi_domain(&sh->kd->pdev->dev));
+	return 0;
 }
+
+/* A shadow on one machine (fabric=loopback): sio_kfab_loopback's. */
+const struct sio_shadow_mode sio_shadow_loop = {
+	.window = loop_window,
+	.dma_msi = loop_dma_msi,
+	.show = loop_show,
+};
 
 int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		      struct device *parent)
@@ -688,6 +668,7 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 	if (!sh)
 		return -ENOMEM;
 	sh->kd = kd;
+	sh->mode = sio_k.fab->shadow;
 	sh->borrower = borrower;
 	raw_spin_lock_init(&sh->cfg_lock);
 	err = shadow_address(sh);
@@ -734,7 +715,7 @@ int sio_shadow_create(struct sio_kdev *kd, u32 borrower,
 		    pci_claim_resource(pdev, i))
 			err = -EBUSY;
 	if (!err)
-		err = shadow_dma_msi(sh);
+		err = sh->mode->dma_msi(sh);
 	if (err)
 		goto put_pdev;
 	pci_bus_add_devices(sh->bus);
@@ -770,7 +751,8 @@ void sio_shadow_remove(struct sio_kdev *kd)
 	pci_lock_rescan_remove();
 	pci_dev_put(sh->pdev);
 	pci_stop_root_bus(sh->bus);
-	sio_shadow_ntb_msix_stop(sh);
+	if (sh->mode->msix_stop)
+		sh->mode->msix_stop(sh);
 	pci_remove_root_bus(sh->bus);
 	pci_unlock_rescan_remove();
 	kd->shadow = NULL;
@@ -793,34 +775,22 @@ void sio_shadow_remove(struct sio_kdev *kd)
 
 int sio_k_cmd(u8 cmd, u32 dev, u32 node)
 {
-	struct sio_parsed *rep;
-	struct sio_msg m;
-	u8 *buf;
-	int err;
+	struct sio_k_req *q = sio_k_req_new(cmd);
 
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	err = -ENOMEM;
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, cmd, SIO_F_REQUEST, 0);
-		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
-		sio_msg_put_u32(&m, SIO_A_NODE, node);
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
-	}
-	kfree(buf);
-	kfree(rep);
-	return err;
+	if (!q)
+		return -ENOMEM;
+	sio_msg_put_u32(&q->m, SIO_A_DEV, sio_dev(sio_k.reg, dev)->fdid);
+	sio_msg_put_u32(&q->m, SIO_A_NODE, node);
+	return sio_k_req_send(q);
 }
 
-int sio_k_borrow(u32 dev, u32 node, u64 window)
+int sio_loop_borrow(u32 dev, u32 node, u64 window)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	struct sio_view *v;
 	bool fresh;
 	int err;
 
-	if (sio_k.ntb)
-		return sio_ntb_k_borrow(dev, node, window);
 	/* One machine's window is the core's IOVA range, of its size. */
 	if (window)
 		return -EOPNOTSUPP;
@@ -848,23 +818,25 @@ int sio_k_borrow(u32 dev, u32 node, u64 window)
 		sio_vcfg_reset(kd);
 	err = sio_k_cmd(SIO_CMD_BORROW, dev, node);
 	if (err)
-		goto release;
+		goto release_claim;
 	/* The borrower's class devices first: the shadow's bus hangs below. */
 	v = sio_view_add(dev, node);
 	err = PTR_ERR_OR_ZERO(v);
-	if (!err) {
-		kd->view[node] = v;
-		err = sio_shadow_create(kd, node, sio_view_device(v));
-		if (err) {
-			sio_view_remove(v);
-			kd->view[node] = NULL;
-		}
-	}
 	if (err)
-		sio_k_cmd(SIO_CMD_RETURN, dev, node);
-release:
+		goto return_borrow;
+	kd->view[node] = v;
+	err = sio_shadow_create(kd, node, sio_view_device(v));
 	if (err)
-		sio_lender_release(kd);
+		goto remove_view;
+	return 0;
+
+remove_view:
+	sio_view_remove(v);
+	kd->view[node] = NULL;
+return_borrow:
+	sio_k_cmd(SIO_CMD_RETURN, dev, node);
+release_claim:
+	sio_lender_release(kd);
 	return err;
 }
 
@@ -879,13 +851,11 @@ static void shadow_unplug(struct sio_kdev *kd, u32 node)
 	kd->view[node] = NULL;
 }
 
-int sio_k_return(u32 dev, u32 node)
+int sio_loop_return(u32 dev, u32 node)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	int err;
 
-	if (sio_k.ntb)
-		return sio_ntb_k_return(dev, node);
 	if (!kd)
 		return -ENXIO;
 	shadow_unplug(kd, node);
@@ -900,14 +870,11 @@ int sio_k_return(u32 dev, u32 node)
  * (its driver stops), then the core's reclaim asks each borrower to give
  * the device back, and the device returns to its own driver.
  */
-int sio_k_reclaim(u32 dev, u32 asker)
+int sio_loop_reclaim(u32 dev, u32 asker)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	int err;
 
-	/* Borrowers remove their shadows when the core took it away. */
-	if (sio_k.ntb)
-		return sio_k_cmd(SIO_CMD_RECLAIM, dev, asker);
 	if (!kd)
 		return -ENXIO;
 	if (asker != SIO_K_LENDER)	/* the core's answer: EACCES */

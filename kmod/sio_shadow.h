@@ -18,6 +18,7 @@
 struct sio_shadow {
 	struct pci_sysdata sd;	/* first: the bus's sysdata */
 	struct sio_kdev *kd;
+	const struct sio_shadow_mode *mode;	/* sio_k.fab->shadow */
 	u32 fdid;
 	u32 borrower;
 	u8 busnr;		/* the lender's bus number and devfn */
@@ -112,14 +113,32 @@ typedef dma_addr_t (*sio_coherent_map_fn)(struct sio_shadow *sh,
 void *sio_shadow_pages(struct device *dev, size_t size, gfp_t gfp,
 		       dma_addr_t *handle, sio_coherent_map_fn map);
 
-/* sio_shadow_ntb.c; the strict window's, sio_shadow.c */
-extern const struct dma_map_ops sio_shadow_ntb_dma_ops;
+/*
+ * What a shadow does as its fabric requires (struct sio_k_fabric's
+ * shadow): sio_shadow_loop (sio_shadow.c) on one machine,
+ * sio_shadow_ntb (sio_shadow_ntb.c) over an NTB.  Optional entries are
+ * NULL where one machine has nothing to do.
+ */
+struct sio_shadow_mode {
+	/* A config access the mode answers itself: true when it did. */
+	bool (*cfg)(struct sio_shadow *sh, int where, int size, u32 *val,
+		    bool write);
+	/* The DMA window from the core's borrow record, lock held. */
+	int (*window)(struct sio_shadow *sh, const struct sio_borrow *b);
+	/* After the BARs are placed, lock held. */
+	void (*bars)(struct sio_shadow *sh, const struct sio_device *d);
+	/* The DMA API and the MSI domain, before any driver binds. */
+	int (*dma_msi)(struct sio_shadow *sh);
+	/* The shadow's driver is gone: no more MSI-X messages to send. */
+	void (*msix_stop)(struct sio_shadow *sh);
+	/* Its line of the debugfs state file. */
+	void (*show)(struct seq_file *s, struct sio_shadow *sh);
+};
+
+/* The strict window's DMA API (sio_shadow.c), over an NTB too. */
 extern const struct dma_map_ops sio_shadow_strict_dma_ops;
+/* sio_shadow_ntb.c */
 int sio_shadow_ntb_dma_supported(struct device *dev, u64 mask);
-int sio_shadow_ntb_msi(struct sio_shadow *sh);
-void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d);
-bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
-			bool write);
 void sio_shadow_ntb_msi_free(struct sio_shadow *sh);
 /* Another device's BAR mapped for the shadow's device (sio_shadow_p2p.c). */
 dma_addr_t sio_shadow_p2p_map(struct device *dev, phys_addr_t phys,
@@ -127,7 +146,5 @@ dma_addr_t sio_shadow_p2p_map(struct device *dev, phys_addr_t phys,
 			      unsigned long attrs);
 void sio_shadow_p2p_unmap(struct device *dev, dma_addr_t addr, size_t size,
 			  enum dma_data_direction dir, unsigned long attrs);
-/* The shadow's driver is gone: no more MSI-X messages to send. */
-void sio_shadow_ntb_msix_stop(struct sio_shadow *sh);
 
 #endif /* SIO_SHADOW_H */

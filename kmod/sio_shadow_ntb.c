@@ -39,6 +39,7 @@
 #include <linux/irq.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "sio_shadow.h"
@@ -140,7 +141,7 @@ int sio_shadow_ntb_dma_supported(struct device *dev, u64 mask)
 	return sh->dma_base + sh->dma_size - 1 <= mask;
 }
 
-const struct dma_map_ops sio_shadow_ntb_dma_ops = {
+static const struct dma_map_ops sio_shadow_ntb_dma_ops = {
 	.alloc = ntb_alloc,
 	.free = ntb_free,
 	.map_page = ntb_map_page,
@@ -161,7 +162,8 @@ const struct dma_map_ops sio_shadow_ntb_dma_ops = {
  * here (sizing included), from the registry's sizes and flags, and never
  * reach the lender (whose own emulation keeps the device's addresses).
  */
-void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d)
+static void sio_shadow_ntb_bars(struct sio_shadow *sh,
+				const struct sio_device *d)
 {
 	int i;
 
@@ -198,8 +200,8 @@ void sio_shadow_ntb_bars(struct sio_shadow *sh, const struct sio_device *d)
 	}
 }
 
-bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
-			bool write)
+static bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size,
+			       u32 *val, bool write)
 {
 	int reg = where & ~3, shift = (where & 3) * 8, i;
 	u32 v, mask = size == 4 ? ~0u : (1u << (size * 8)) - 1;
@@ -226,26 +228,15 @@ bool sio_shadow_ntb_cfg(struct sio_shadow *sh, int where, int size, u32 *val,
 /* One entry to the lender: 0, or the errno of its refusal. */
 static int ntb_msix_send(struct sio_shadow *sh, u32 index, const u8 *entry)
 {
-	struct sio_parsed *rep;
-	struct sio_msg m;
-	u8 *buf;
-	int err = -ENOMEM;
+	struct sio_k_req *q = sio_k_req_new(SIO_CMD_MSIX_ENTRY);
 
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_MSIX_ENTRY,
-			     SIO_F_REQUEST, 0);
-		sio_msg_put_u32(&m, SIO_A_DEV, sh->fdid);
-		sio_msg_put_u32(&m, SIO_A_NODE, sh->borrower);
-		sio_msg_put_u32(&m, SIO_A_INDEX, index);
-		sio_msg_put_bin(&m, SIO_A_DATA, entry, PCI_MSIX_ENTRY_SIZE);
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K,
-				 SIO_PEER_MSG_K);
-	}
-	kfree(buf);
-	kfree(rep);
-	return err;
+	if (!q)
+		return -ENOMEM;
+	sio_msg_put_u32(&q->m, SIO_A_DEV, sh->fdid);
+	sio_msg_put_u32(&q->m, SIO_A_NODE, sh->borrower);
+	sio_msg_put_u32(&q->m, SIO_A_INDEX, index);
+	sio_msg_put_bin(&q->m, SIO_A_DATA, entry, PCI_MSIX_ENTRY_SIZE);
+	return sio_k_req_send(q);
 }
 
 /*
@@ -298,9 +289,9 @@ static void ntb_msix_changed(struct sio_shadow *sh)
 		schedule_work(&sh->msix_work);
 }
 
-void sio_shadow_ntb_msix_stop(struct sio_shadow *sh)
+static void sio_shadow_ntb_msix_stop(struct sio_shadow *sh)
 {
-	if (!sio_k.ntb || !sh->msix_sent)
+	if (!sh->msix_sent)
 		return;
 	WRITE_ONCE(sh->msix_live, false);
 	cancel_work_sync(&sh->msix_work);
@@ -428,7 +419,7 @@ static int ntb_msi_prepare(struct irq_domain *domain, struct device *dev,
  * message write of ntb_msi_write() (x86's msi_alloc_info_t: the domain
  * is x86's, as the QEMU tests and the NTB drivers used here are).
  */
-int sio_shadow_ntb_msi(struct sio_shadow *sh)
+static int sio_shadow_ntb_msi(struct sio_shadow *sh)
 {
 	struct pci_dev *ntb = sio_ntb_fab_pci_dev();
 	struct irq_domain *def = ntb ? dev_get_msi_domain(&ntb->dev) : NULL;
@@ -497,3 +488,71 @@ void sio_shadow_ntb_msi_free(struct sio_shadow *sh)
 	sh->msi_domain = NULL;
 	sh->msi_fwnode = NULL;
 }
+
+/*
+ * The DMA window: the device's address of the lender's window, which
+ * this machine's inbound entries lead to all of its RAM (SmartIO section
+ * 8.1: a DMA mapping is address arithmetic), and of the MSI window.
+ */
+static int ntb_window(struct sio_shadow *sh, const struct sio_borrow *b)
+{
+	sh->dma_base = sio_kplat_dev_iova(b->lender, b->dma_addr);
+	sh->dma_size = b->iova_size;
+	sh->msi_base = sio_kplat_dev_iova(b->lender, b->msi_addr);
+	if (!sh->dma_base || !sh->msi_base)
+		return -EPROTO;
+	sh->ntbw = sio_ntb_window_get(sh->kd->index);
+	if (!sh->ntbw || sh->ntbw->iova != b->iova ||
+	    sh->ntbw->size != b->iova_size)
+		return -EPROTO;
+	if (sh->ntbw->mode != SIO_WIN_STRICT)
+		return 0;
+	/* Strict: the window's pages, mapped per DMA mapping. */
+	sh->dom = sh->ntbw->domain;
+	sh->iova_base = b->iova;
+	sh->iova_size = b->iova_size;
+	sh->dev_off = sh->dma_base - b->iova;
+	return 0;
+}
+
+/* Address arithmetic, or the strict window's pages; the MSI window. */
+static int ntb_dma_msi(struct sio_shadow *sh)
+{
+	sio_dma_ops_install(&sh->pdev->dev, sh->iova ?
+			    &sio_shadow_strict_dma_ops :
+			    &sio_shadow_ntb_dma_ops, NULL);
+	return sio_shadow_ntb_msi(sh);
+}
+
+/*
+ * The window as the device addresses it, and where it lies in the NTB
+ * function's domain (the pages mapped, when strict).
+ */
+static void ntb_show(struct seq_file *s, struct sio_shadow *sh)
+{
+	static const char *const mode[] = {
+		[SIO_WIN_IDENTITY] = "identity",
+		[SIO_WIN_STRICT] = "strict",
+		[SIO_WIN_PREMAP] = "premapped",
+	};
+
+	seq_printf(s, "shadow %s of %s dma_window=%#llx+%#llx msi_window=%#llx live=%d maps=%lld window=%s iova=%#llx mapped=%zu\n",
+		   pci_name(sh->pdev), sio_dev(sio_k.reg, sh->kd->index)->bdf,
+		   sh->dma_base, sh->dma_size, sh->msi_base,
+		   atomic_read(&sh->live),
+		   (long long)atomic64_read(&sh->maps),
+		   sh->ntbw ? mode[sh->ntbw->mode] : "none",
+		   sh->ntbw ? (u64)sh->ntbw->iova : 0,
+		   sh->iova ? gen_pool_size(sh->iova) -
+		   gen_pool_avail(sh->iova) : 0);
+}
+
+/* A shadow of another machine's device: sio_kfab_ntb's. */
+const struct sio_shadow_mode sio_shadow_ntb = {
+	.cfg = sio_shadow_ntb_cfg,
+	.window = ntb_window,
+	.bars = sio_shadow_ntb_bars,
+	.dma_msi = ntb_dma_msi,
+	.msix_stop = sio_shadow_ntb_msix_stop,
+	.show = ntb_show,
+};

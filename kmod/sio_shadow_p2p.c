@@ -17,7 +17,6 @@
  * without CONFIG_PCI_P2PDMA, so none exist to test with.
  */
 #include <linux/dma-map-ops.h>
-#include <linux/slab.h>
 #include <linux/wait_bit.h>
 
 #include "sio_shadow.h"
@@ -86,24 +85,15 @@ static u64 pair_addr(u32 dev, u32 peer, u32 bar)
 /* PEER_MAP for (A, peer) as this node's own request: 0 or its errno. */
 static int pair_map(struct sio_shadow *sh, u32 peer_fdid)
 {
-	struct sio_parsed *rep;
-	struct sio_msg m;
-	u8 *buf;
-	int err = -ENOMEM;
+	struct sio_k_req *q = sio_k_req_new(SIO_CMD_PEER_MAP);
+	int err;
 
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_PEER_MAP,
-			     SIO_F_REQUEST, 0);
-		sio_msg_put_u32(&m, SIO_A_DEV, sh->fdid);
-		sio_msg_put_u32(&m, SIO_A_NODE, sh->borrower);
-		sio_msg_put_u32(&m, SIO_A_INDEX, peer_fdid);
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K,
-				 SIO_PEER_MSG_K);
-	}
-	kfree(buf);
-	kfree(rep);
+	if (!q)
+		return -ENOMEM;
+	sio_msg_put_u32(&q->m, SIO_A_DEV, sh->fdid);
+	sio_msg_put_u32(&q->m, SIO_A_NODE, sh->borrower);
+	sio_msg_put_u32(&q->m, SIO_A_INDEX, peer_fdid);
+	err = sio_k_req_send(q);
 	return err == -EEXIST ? 0 : err;
 }
 

@@ -30,7 +30,6 @@
  *   echo host1 > /smartio/dev/host0-nvme0v0/lend
  *   echo 0 > /smartio/dev/host0-nvme0/sriov_numvfs   # EBUSY while lent
  */
-#include <linux/slab.h>
 
 #include "sio_kmod.h"
 
@@ -276,23 +275,14 @@ static void sync_views(bool add)
 
 int sio_k_sriov(u32 pf, u64 num)
 {
-	struct sio_parsed *rep;
-	struct sio_msg m;
-	u8 *buf;
-	int err;
+	struct sio_k_req *q = sio_k_req_new(SIO_CMD_SRIOV_SET);
+	int err = -ENOMEM;
 
-	buf = kmalloc(2 * SIO_PEER_MSG_K, GFP_KERNEL);
-	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
-	err = -ENOMEM;
-	if (buf && rep) {
-		sio_msg_init(&m, buf, SIO_PEER_MSG_K, SIO_CMD_SRIOV_SET,
-			     SIO_F_REQUEST, 0);
-		sio_msg_put_u32(&m, SIO_A_DEV, sio_dev(sio_k.reg, pf)->fdid);
-		sio_msg_put_u64(&m, SIO_A_SIZE, num);
-		err = sio_k_call(&m, rep, buf + SIO_PEER_MSG_K, SIO_PEER_MSG_K);
+	if (q) {
+		sio_msg_put_u32(&q->m, SIO_A_DEV, sio_dev(sio_k.reg, pf)->fdid);
+		sio_msg_put_u64(&q->m, SIO_A_SIZE, num);
+		err = sio_k_req_send(q);
 	}
-	kfree(buf);
-	kfree(rep);
 	sio_k_lock();
 	if (err == -EBUSY && sio_dev(sio_k.reg, pf)->node == sio_k.self)
 		say_holders(pf);

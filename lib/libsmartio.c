@@ -25,7 +25,54 @@
 #include "ktrans.h"
 #include "kudev.h"
 
+struct smartio;
+
+/*
+ * A BAR or a segment as viewer sees it: [addr, addr + size) of its
+ * address space, which the simulator follows; smartio.ko names its file
+ * by the uevent properties a, b and c instead (a node, then a device and
+ * "barN", or "seg" and a segment's name).
+ */
+struct sio_lib_mapping {
+	unsigned viewer;
+	u64 addr, size;
+	const char *a, *b, *c;
+};
+
+/*
+ * What differs between the two transports, chosen once at open:
+ * sim_transport (the embedded simulated fabric) or kernel_transport
+ * (smartio.ko over generic netlink).  The entries after event_wait are
+ * the simulator's alone (NULL over smartio.ko, whose links are cables,
+ * whose devices do their own DMA, and which logs blocked DMA instead of
+ * counting it).
+ */
+struct sio_lib_transport {
+	/* Around every read of the registry (REG). */
+	void (*lock)(struct smartio *h);
+	void (*unlock)(struct smartio *h);
+	/* One protocol message as this handle's node: the reply's length. */
+	int (*call)(struct smartio *h, const void *req, u32 len, void *rep,
+		    u32 cap);
+	void (*close)(struct smartio *h);
+	uint64_t (*change_count)(struct smartio *h);
+	int (*change_wait)(struct smartio *h, uint64_t seen, int timeout_ms);
+	int (*event_wait)(struct smartio *h, uint64_t cursor, int timeout_ms);
+	/* The file that maps a BAR or a segment (struct sio_lib_mapping). */
+	int (*map_path)(struct smartio *h, const struct sio_lib_mapping *m,
+			char *path, size_t pathlen);
+	int (*link_set)(struct smartio *h, unsigned node, unsigned adapter,
+			int up);
+	int (*dma)(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
+		   size_t len, int write);
+	uint64_t (*blocked)(struct smartio *h, unsigned node);
+};
+
+static const struct sio_lib_transport sim_transport;
+static const struct sio_lib_transport kernel_transport;
+
 struct smartio {
+	const struct sio_lib_transport *t;
 	struct sim_fabric f;	/* embedded fabric, unused with k */
 	/*
 	 * The registry queries read, valid only between sio_lib_lock() and
@@ -107,14 +154,20 @@ static void copies_free(struct smartio *h)
  */
 void sio_lib_lock(struct smartio *h)
 {
+	h->t->lock(h);
+}
+
+static void sim_transport_lock(struct smartio *h)
+{
+	sim_lock(&h->f);
+	if (h->copy)
+		copy_registry(h);
+}
+
+static void kernel_lock(struct smartio *h)
+{
 	void *reg;
 
-	if (!h->k) {
-		sim_lock(&h->f);
-		if (h->copy)
-			copy_registry(h);
-		return;
-	}
 	pthread_mutex_lock(&h->klock);
 	if (!sio_ktrans_registry(h->k, &reg))
 		h->reg = reg;
@@ -125,23 +178,30 @@ struct sio_registry *sio_lib_reg(struct smartio *h)
 	return REG(h);
 }
 
+/* Over smartio.ko every lock reads a copy already. */
 void sio_lib_copy_registry(struct smartio *h)
 {
-	if (!h->k)
-		h->copy = 1;
+	h->copy = 1;
 }
 
 void sio_lib_unlock(struct smartio *h)
 {
-	if (!h->k)
-		sim_unlock(&h->f);
-	else
-		pthread_mutex_unlock(&h->klock);
+	h->t->unlock(h);
+}
+
+static void sim_transport_unlock(struct smartio *h)
+{
+	sim_unlock(&h->f);
+}
+
+static void kernel_unlock(struct smartio *h)
+{
+	pthread_mutex_unlock(&h->klock);
 }
 
 int sio_lib_is_kernel(const struct smartio *h)
 {
-	return h->k != NULL;
+	return h->t == &kernel_transport;
 }
 
 /* The kernel's node list stands for the cluster; self is host0 or o->node. */
@@ -267,6 +327,7 @@ static int open_handle(struct smartio **hp, const struct smartio_open_opts *o)
 	    (!o->fabric && o->create != 1 && !o->topology)) {
 		rc = open_kernel(h, o);
 		if (!rc) {
+			h->t = &kernel_transport;
 			*hp = h;
 			return 0;
 		}
@@ -299,6 +360,7 @@ static int open_handle(struct smartio **hp, const struct smartio_open_opts *o)
 		free(h);
 		return rc;
 	}
+	h->t = &sim_transport;
 	h->reg = h->f.reg;
 	if (o->node) {
 		sio_lib_lock(h);
@@ -362,15 +424,21 @@ void smartio_close(struct smartio *h)
 {
 	if (!h)
 		return;
-	if (h->k) {
-		sio_kudev_close(h->u);
-		sio_ktrans_close(h->k);
-		pthread_mutex_destroy(&h->klock);
-	} else {
-		copies_free(h);
-		sim_fabric_close(&h->f);
-	}
+	h->t->close(h);
 	free(h);
+}
+
+static void sim_transport_close(struct smartio *h)
+{
+	copies_free(h);
+	sim_fabric_close(&h->f);
+}
+
+static void kernel_close(struct smartio *h)
+{
+	sio_kudev_close(h->u);
+	sio_ktrans_close(h->k);
+	pthread_mutex_destroy(&h->klock);
 }
 
 struct sim_fabric *sio_lib_fabric(struct smartio *h)
@@ -562,10 +630,16 @@ int smartio_path_speed(struct smartio *h, unsigned node, unsigned adapter,
 int smartio_link_set(struct smartio *h, unsigned node, unsigned adapter,
 		     int up)
 {
+	if (!h->t->link_set)
+		return -EOPNOTSUPP;	/* a real link is the cable's */
+	return h->t->link_set(h, node, adapter, up);
+}
+
+static int sim_transport_link_set(struct smartio *h, unsigned node,
+				  unsigned adapter, int up)
+{
 	int rc;
 
-	if (h->k)
-		return -EOPNOTSUPP;	/* a real link is the cable's */
 	if (up != 0 && up != 1)
 		return -EINVAL;
 	sim_lock(&h->f);
@@ -722,6 +796,30 @@ int smartio_segment_dma_addr(struct smartio *h, unsigned owner,
 	return seg < 0 ? seg : rc;
 }
 
+static int sim_transport_call(struct smartio *h, const void *req, u32 len,
+			      void *rep, u32 cap)
+{
+	int n;
+
+	sio_lib_lock(h);
+	n = sio_core_dispatch(&h->f.core, h->self, req, len, rep, cap);
+	sio_lib_unlock(h);
+	/* A borrow that ended is over only when its mappings are. */
+	sim_revoke_settle(&h->f);
+	return n;
+}
+
+static int kernel_call(struct smartio *h, const void *req, u32 len,
+		       void *rep, u32 cap)
+{
+	int n;
+
+	pthread_mutex_lock(&h->klock);
+	n = sio_ktrans_call(h->k, req, len, rep, cap);
+	pthread_mutex_unlock(&h->klock);
+	return n;
+}
+
 /* Runs one command as this handle's node; returns the core's errno. */
 static int command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out,
 		   void *data_out, uint32_t data_cap)
@@ -733,19 +831,7 @@ static int command(struct smartio *h, struct sio_msg *m, uint64_t *addr_out,
 	len = sio_msg_finish(m);
 	if (len < 0)
 		return len;
-	if (h->k) {
-		pthread_mutex_lock(&h->klock);
-		n = sio_ktrans_call(h->k, m->buf, (u32)len, repbuf,
-				    sizeof(repbuf));
-		pthread_mutex_unlock(&h->klock);
-	} else {
-		sio_lib_lock(h);
-		n = sio_core_dispatch(&h->f.core, h->self, m->buf, (u32)len,
-				      repbuf, sizeof(repbuf));
-		sio_lib_unlock(h);
-		/* A borrow that ended is over only when its mappings are. */
-		sim_revoke_settle(&h->f);
-	}
+	n = h->t->call(h, m->buf, (u32)len, repbuf, sizeof(repbuf));
 	if (n < 0)
 		return n;
 	err = sio_msg_parse(repbuf, (u32)n, &rep);
@@ -1043,13 +1129,16 @@ int smartio_segment_dma_unmap(struct smartio *h, unsigned owner,
  * (/dev/smartio/a/b/c) when udev made one, else the kernel's /dev/sio-a-b-c.
  * Without libudev the two names are tried in turn.
  */
-static int kernel_path(char *path, size_t pathlen, const char *a,
-		       const char *b, const char *c)
+static int kernel_path(struct smartio *h, const struct sio_lib_mapping *m,
+		       char *path, size_t pathlen)
 {
 	static const char *const dirs[] = { "/dev/smartio/", "/dev/sio-" };
 	static const char seps[] = { '/', '-' };
+	const char *a = m->a, *b = m->b, *c = m->c;
 	unsigned i;
 	int n;
+
+	(void)h;
 
 	n = strcmp(b, "seg") ?
 		sio_kudev_find(a, "SMARTIO_DEVICE", b, "SMARTIO_BAR", c + 3,
@@ -1069,15 +1158,12 @@ static int kernel_path(char *path, size_t pathlen, const char *a,
 	return -ENXIO;
 }
 
-static int resolve(struct smartio *h, unsigned viewer, u64 addr, u64 size,
+/* The simulator's file behind what viewer's address leads to. */
+static int resolve(struct smartio *h, const struct sio_lib_mapping *m,
 		   char *path, size_t pathlen)
 {
 	struct sim_loc loc;
-	int rc;
-
-	if (h->k)
-		return -EOPNOTSUPP;	/* see kernel_path() */
-	rc = sim_translate_cpu(&h->f, viewer, addr, size, &loc);
+	int rc = sim_translate_cpu(&h->f, m->viewer, m->addr, m->size, &loc);
 
 	if (rc)
 		return rc == -EFAULT ? -ENXIO : rc;
@@ -1118,14 +1204,17 @@ int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
 			rc = -EACCES;
 		}
 	}
-	if (!rc && h->k) {
+	if (!rc) {
 		char barname[16];
+		struct sio_lib_mapping m = {
+			.viewer = viewer, .addr = addr,
+			.size = d->bar[bar].size,
+			.a = sio_node(r, viewer)->name, .b = d->name,
+			.c = barname,
+		};
 
 		snprintf(barname, sizeof(barname), "bar%u", bar);
-		rc = kernel_path(path, pathlen, sio_node(r, viewer)->name,
-				 d->name, barname);
-	} else if (!rc) {
-		rc = resolve(h, viewer, addr, d->bar[bar].size, path, pathlen);
+		rc = h->t->map_path(h, &m, path, pathlen);
 	}
 	if (!rc && size)
 		*size = d->bar[bar].size;
@@ -1171,11 +1260,14 @@ int smartio_resolve_segment(struct smartio *h, unsigned viewer,
 			}
 		}
 	}
-	if (!rc && h->k)
-		rc = kernel_path(path, pathlen, sio_node(r, owner)->name,
-				 "seg", s->name);
-	else if (!rc)
-		rc = resolve(h, viewer, addr, s->size, path, pathlen);
+	if (!rc) {
+		struct sio_lib_mapping m = {
+			.viewer = viewer, .addr = addr, .size = s->size,
+			.a = sio_node(r, owner)->name, .b = "seg", .c = s->name,
+		};
+
+		rc = h->t->map_path(h, &m, path, pathlen);
+	}
 	if (!rc && size)
 		*size = s->size;
 	sio_lib_unlock(h);
@@ -1185,17 +1277,28 @@ int smartio_resolve_segment(struct smartio *h, unsigned viewer,
 int smartio_dma(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
 		size_t len, int write)
 {
-	if (h->k)
+	if (!h->t->dma)
 		return -EOPNOTSUPP;	/* a simulated device's DMA only */
+	return h->t->dma(h, dev, addr, buf, len, write);
+}
+
+static int sim_transport_dma(struct smartio *h, unsigned dev, uint64_t addr,
+			     void *buf, size_t len, int write)
+{
 	return sim_dma(&h->f, dev, addr, buf, len, write);
 }
 
 uint64_t smartio_blocked(struct smartio *h, unsigned node)
 {
+	if (!h->t->blocked)
+		return 0;	/* smartio.ko does not count them: see the kernel log */
+	return h->t->blocked(h, node);
+}
+
+static uint64_t sim_transport_blocked(struct smartio *h, unsigned node)
+{
 	uint64_t n = 0;
 
-	if (h->k)
-		return 0;	/* smartio.ko does not count them: see the kernel log */
 	sio_lib_lock(h);
 	if (node < REG(h)->nnodes)
 		n = sim_node_hw(&h->f, node)->blocked;
@@ -1317,15 +1420,22 @@ static int kernel_wait(struct smartio *h, uint64_t seen, int timeout_ms)
 
 uint64_t smartio_change_count(struct smartio *h)
 {
-	if (h->k)
-		return kernel_generation(h);
+	return h->t->change_count(h);
+}
+
+static uint64_t sim_transport_change_count(struct smartio *h)
+{
 	return __atomic_load_n(&h->f.sh->change, __ATOMIC_ACQUIRE);
 }
 
 int smartio_change_wait(struct smartio *h, uint64_t seen, int timeout_ms)
 {
-	if (h->k)
-		return kernel_wait(h, seen, timeout_ms);
+	return h->t->change_wait(h, seen, timeout_ms);
+}
+
+static int sim_transport_change_wait(struct smartio *h, uint64_t seen,
+				     int timeout_ms)
+{
 	return sim_wait_change(&h->f, (u32)seen, timeout_ms);
 }
 
@@ -1351,11 +1461,15 @@ static int kernel_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
 
 int smartio_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
 {
+	return h->t->event_wait(h, cursor, timeout_ms);
+}
+
+static int sim_transport_event_wait(struct smartio *h, uint64_t cursor,
+				    int timeout_ms)
+{
 	uint64_t start = mono_ms();
 	int waited = 0, slice;
 
-	if (h->k)
-		return kernel_event_wait(h, cursor, timeout_ms);
 	for (;;) {
 		u32 seen = (u32)smartio_change_count(h);
 
@@ -1375,3 +1489,28 @@ const char *smartio_strerror(int err)
 {
 	return strerror(err < 0 ? -err : err);
 }
+
+static const struct sio_lib_transport sim_transport = {
+	.lock = sim_transport_lock,
+	.unlock = sim_transport_unlock,
+	.call = sim_transport_call,
+	.close = sim_transport_close,
+	.change_count = sim_transport_change_count,
+	.change_wait = sim_transport_change_wait,
+	.event_wait = sim_transport_event_wait,
+	.map_path = resolve,
+	.link_set = sim_transport_link_set,
+	.dma = sim_transport_dma,
+	.blocked = sim_transport_blocked,
+};
+
+static const struct sio_lib_transport kernel_transport = {
+	.lock = kernel_lock,
+	.unlock = kernel_unlock,
+	.call = kernel_call,
+	.close = kernel_close,
+	.change_count = kernel_generation,
+	.change_wait = kernel_wait,
+	.event_wait = kernel_event_wait,
+	.map_path = kernel_path,
+};

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "nvmeq.h"
+#include "../../lib/read_text.h"
 
 int sf_path(const struct sfiles *sf, char *buf, size_t len,
 	    const char *fmt, ...)
@@ -80,17 +81,12 @@ int sf_get(const struct sfiles *sf, const char *rel, char *buf, size_t len)
 {
 	char p[512];
 	ssize_t n;
-	int fd;
 
 	if (sf_path(sf, p, sizeof(p), "%s", rel))
 		return -ENAMETOOLONG;
-	fd = open(p, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
+	n = sio_read_text(p, buf, len);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	while (n > 0 && buf[n - 1] == '\n')
 		n--;
 	buf[n] = '\0';
@@ -105,21 +101,13 @@ int sf_get(const struct sfiles *sf, const char *rel, char *buf, size_t len)
 static size_t object_size(const struct stat *st)
 {
 	char sys[128], buf[32];
-	ssize_t n;
-	int fd;
 
 	if (!S_ISCHR(st->st_mode) || st->st_size)
 		return (size_t)st->st_size;
 	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/size",
 		 major(st->st_rdev), minor(st->st_rdev));
-	fd = open(sys, O_RDONLY);
-	if (fd < 0)
+	if (sio_read_text(sys, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	return (size_t)strtoull(buf, NULL, 0);
 }
 

@@ -180,6 +180,25 @@ static bool ntbsw_port_translate(struct ntbsw_core *c, unsigned int w,
 
 /* ---- BAR0 registers ----------------------------------------------------- */
 
+/*
+ * Whether a lies in the peer scratchpad block; *spad is then port p's
+ * register i, or NULL past the scratchpads a port has or while that
+ * port's link is down (a read answers ~0, a write is dropped).
+ */
+static bool ntbsw_peer_spad(NtbswPort *s, hwaddr a, uint32_t **spad)
+{
+	unsigned int p, i;
+
+	if (a < NTBSW_REG_PEER_SPAD ||
+	    a >= NTBSW_REG_PEER_SPAD + NTBSW_PEER_SPAD_STRIDE * NTBSW_MAX_PORTS)
+		return false;
+	p = (a - NTBSW_REG_PEER_SPAD) / NTBSW_PEER_SPAD_STRIDE;
+	i = (a - NTBSW_REG_PEER_SPAD) % NTBSW_PEER_SPAD_STRIDE / 4;
+	*spad = i < NTBSW_NR_SPAD && ntbsw_link_up(s, p) ?
+		&s->c.st->port[p].spad[i] : NULL;
+	return true;
+}
+
 static uint64_t ntbsw_reg64(NtbswPort *s, hwaddr a, bool *ok)
 {
 	struct ntbsw_port_state *me = ME(s);
@@ -227,6 +246,7 @@ static void ntbsw_bad_access(NtbswPort *s, hwaddr a, const char *what)
 static uint32_t ntbsw_reg32(NtbswPort *s, hwaddr a)
 {
 	struct ntbsw_port_state *me = ME(s);
+	uint32_t *spad;
 
 	switch (a) {
 	case NTBSW_REG_ID:
@@ -264,17 +284,8 @@ static uint32_t ntbsw_reg32(NtbswPort *s, hwaddr a)
 	if (a >= NTBSW_REG_SPAD &&
 	    a < NTBSW_REG_SPAD + 4 * NTBSW_NR_SPAD)
 		return qatomic_read(&me->spad[(a - NTBSW_REG_SPAD) / 4]);
-	if (a >= NTBSW_REG_PEER_SPAD &&
-	    a < NTBSW_REG_PEER_SPAD + NTBSW_PEER_SPAD_STRIDE * NTBSW_MAX_PORTS) {
-		unsigned int p = (a - NTBSW_REG_PEER_SPAD) /
-				 NTBSW_PEER_SPAD_STRIDE;
-		unsigned int i = (a - NTBSW_REG_PEER_SPAD) %
-				 NTBSW_PEER_SPAD_STRIDE / 4;
-
-		if (i >= NTBSW_NR_SPAD || !ntbsw_link_up(s, p))
-			return ~0u;
-		return qatomic_read(&s->c.st->port[p].spad[i]);
-	}
+	if (ntbsw_peer_spad(s, a, &spad))
+		return spad ? qatomic_read(spad) : ~0u;
 	if (a >= NTBSW_REG_LUT && a < NTBSW_REG_LUT + NTBSW_LUT_BYTES) {
 		struct ntbsw_lut *l = &me->lut[0][0][0] +
 				      (a - NTBSW_REG_LUT) / NTBSW_LUT_ENTRY;
@@ -366,6 +377,7 @@ static void ntbsw_lut_write(NtbswPort *s, hwaddr a, uint32_t v)
 static void ntbsw_bar0_write32(NtbswPort *s, hwaddr a, uint32_t v)
 {
 	struct ntbsw_port_state *me = ME(s);
+	uint32_t *spad;
 
 	switch (a) {
 	case NTBSW_REG_LINK_EN:
@@ -385,15 +397,9 @@ static void ntbsw_bar0_write32(NtbswPort *s, hwaddr a, uint32_t v)
 		qatomic_set(&me->spad[(a - NTBSW_REG_SPAD) / 4], v);
 		return;
 	}
-	if (a >= NTBSW_REG_PEER_SPAD &&
-	    a < NTBSW_REG_PEER_SPAD + NTBSW_PEER_SPAD_STRIDE * NTBSW_MAX_PORTS) {
-		unsigned int p = (a - NTBSW_REG_PEER_SPAD) /
-				 NTBSW_PEER_SPAD_STRIDE;
-		unsigned int i = (a - NTBSW_REG_PEER_SPAD) %
-				 NTBSW_PEER_SPAD_STRIDE / 4;
-
-		if (i < NTBSW_NR_SPAD && ntbsw_link_up(s, p))
-			qatomic_set(&s->c.st->port[p].spad[i], v);
+	if (ntbsw_peer_spad(s, a, &spad)) {
+		if (spad)
+			qatomic_set(spad, v);
 		return;
 	}
 	if (a >= NTBSW_REG_LUT && a < NTBSW_REG_LUT + NTBSW_LUT_BYTES) {

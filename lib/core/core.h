@@ -267,6 +267,7 @@ int sio_core_borrow_check(struct sio_core *c, u32 self, u32 dev);
  * EHOSTDOWN.  Returns 0, -ENOENT / -ENODEV for a node / adapter that does
  * not exist; a link already in that state changes nothing.
  */
+/* A link goes down or up (failover.c, the simulator's; not in smartio.ko). */
 int sio_core_link_set(struct sio_core *c, u32 node, u32 adapter, int up);
 
 /* Liveness transitions, decided by the platform's failure detector. */
@@ -274,9 +275,10 @@ void sio_core_node_up(struct sio_core *c, u32 node);
 void sio_core_node_down(struct sio_core *c, u32 node);
 
 /*
- * Heartbeats (heartbeat.c): sends one from self to dst; declares down every
- * node self has heard from before but not within timeout_ns, returning
- * how many.  Nodes never heard from are left to the platform.
+ * Heartbeats (heartbeat_send.c, the simulator's; not in smartio.ko):
+ * sends one from self to dst; declares down every node self has heard
+ * from before but not within timeout_ns, returning how many.  Nodes never
+ * heard from are left to the platform.
  */
 int sio_core_heartbeat(struct sio_core *c, u32 self, u32 dst, u64 seq);
 u32 sio_core_check_heartbeats(struct sio_core *c, u32 self, u64 timeout_ns);

@@ -150,6 +150,12 @@ int sio_h_seg_window(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		     struct sio_msg *rep);
 int sio_h_heartbeat(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		    struct sio_msg *rep);
+/* The platform's monotonic clock, its wall clock where it has none. */
+static inline u64 sio_core_mono_ns(struct sio_core *c)
+{
+	return c->ops->mono_ns ? c->ops->mono_ns(c->plat) :
+				 c->ops->now_ns(c->plat);
+}
 int sio_h_event(struct sio_core *c, u32 self, const struct sio_parsed *p,
 		struct sio_msg *rep);
 

@@ -9,11 +9,11 @@
 #ifndef SIO_PROCSTAT_H
 #define SIO_PROCSTAT_H
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
-#include <unistd.h>
+
+#include "../read_text.h"
 
 /*
  * State of pid's main thread (field 3: 'Z' or 'X' once it has exited), 0
@@ -25,18 +25,10 @@ static inline char sio_proc_stat(pid_t pid, unsigned long long *start)
 {
 	char path[64], buf[1024], *p, state;
 	unsigned int i;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sio_read_text(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');	/* the command name may hold anything */
 	if (!p || p[1] != ' ')
 		return 0;
