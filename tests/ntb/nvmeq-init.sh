@@ -45,7 +45,7 @@ for d in /sys/bus/pci/devices/*; do
 done
 # The NBD mount's link: host1 and host2, each with a virtio-net card.
 nbd=
-if [ -x /bin/nbdkit ] && [ "$P" = 1 -o "$P" = 2 ]; then
+if [ -x /bin/nbdkit ] && { [ "$P" = 1 ] || [ "$P" = 2 ]; }; then
 	nbd=1
 	ip link set eth0 up && ip addr add "10.9.1.$P/24" dev eth0 ||
 		fail "eth0 as 10.9.1.$P: $(ip link 2>&1 | tr '\n' ' ')"
@@ -91,8 +91,11 @@ nbd_serve() {
 	if waitfor 120 [ -s /tmp/nbdkit.pid ]; then
 		mark nbdkit
 		wait_for nbd 1
-		kill -0 "$kit" 2>/dev/null &&
-			pass "nbdkit exported $D to host1: $(tr '\n' ' ' </tmp/nbdkit.log)"
+		if kill -0 "$kit" 2>/dev/null; then
+			pass "nbdkit on 10.9.1.2:10809 served $D until host1's NBD mount was done"
+		else
+			fail "nbdkit stopped: $(cat /tmp/nbdkit.log)"
+		fi
 	else
 		fail "nbdkit did not start: $(cat /tmp/nbdkit.log)"
 		mark nbdkit
