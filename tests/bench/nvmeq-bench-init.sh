@@ -82,7 +82,11 @@ if [ "$P" = 0 ]; then
 	echo all >/smartio/dev/$D/lend || fail "lend all"
 	echo shared >/smartio/dev/$D/mode || fail "mode shared"
 	mark lent
-	wait_for over 1 2 3
+	# A node's steps vanish with it: wait for the nodes to go.
+	gone() { ! is "/smartio/nodes/host$1/state" up; }
+	for c in 1 2 3; do
+		waitfor 3600 gone $c || fail "host$c still up"
+	done
 	finish
 fi
 
@@ -129,7 +133,6 @@ while [ $r -le "$rounds" ]; do
 	fi
 	r=$((r + 1))
 done
-mark over
-# host1 keeps the manager until the others are done.
-[ "$P" = 1 ] && wait_for over 2 3
+# Every client's last run is over (the last round's steps): the manager
+# on host1 may go too.
 finish

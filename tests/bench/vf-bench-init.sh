@@ -103,7 +103,9 @@ if [ "$P" = 0 ]; then
 		wait_for vf$r 2
 		r=$((r + 1))
 	done
-	wait_for over 1 2
+	# A borrower's steps vanish with it: wait for the nodes to go.
+	gone() { ! is "/smartio/nodes/host$1/state" up; }
+	waitfor 300 gone 1 && waitfor 300 gone 2 || fail "host1 or host2 still up"
 	finish
 fi
 
@@ -141,5 +143,4 @@ while [ $r -le "$rounds" ]; do
 	r=$((r + 1))
 done
 echo "host$P" >"$mine/return" || fail "return ${mine##*/}"
-mark over
 finish
