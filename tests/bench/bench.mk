@@ -37,3 +37,12 @@ bench: fs/smartiofs tests/bench/memcpy_ratio tests/bench/dma_hops \
 	BUILDDIR='$(abs_top_builddir)' $(PYTHON3) $(srcdir)/tests/bench/bench.py
 
 .PHONY: bench
+
+# The lines of issue 30 (bench_ntb_nvmeq, bench_ntb_vf in bench.py): the
+# NVMe shared by smartio-nvmeq over smartio.ko, four guests
+# (tests/bench/ntb_nvmeq.sh, about ten minutes), and SR-IOV VFs lent over
+# smartio.ko, three guests (tests/bench/ntb_vf.sh, about five minutes);
+# their guests read with tests/bench/blk_randread.c, built static there.
+EXTRA_DIST += tests/bench/ntb_nvmeq.sh tests/bench/nvmeq-bench-init.sh \
+	tests/bench/ntb_vf.sh tests/bench/vf-bench-init.sh \
+	tests/bench/blk_randread.c

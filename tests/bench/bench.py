@@ -1095,6 +1095,92 @@ def table():
         print("%-*s  %-*s  %-*s  %s" % (w, what, v, value, g, goal, met))
 
 
+def bench_ntb_nvmeq():
+    """smartio-nvmeq over smartio.ko (issue 30): four TCG guests on a
+    4-port smartio-ntb-switch (tests/bench/ntb_nvmeq.sh); host0's NVMe
+    read natively by host0's own driver, then lent in shared mode, the
+    manager on host1; rounds of one client alone (host1) and of three
+    clients at once (host1, host2, host3, one each), 4 KiB random reads at
+    depth 1.  The three clients' aggregate IOPS (the sum of each one's
+    rate over its own run) against one client's, per client (goal >= 0.9:
+    each keeps nine tenths of a lone client's rate), and against native;
+    medians of the rounds."""
+    w = "QEMU NTB shared NVMe (smartio-nvmeq over smartio.ko), 4 KiB reads"
+    rows = [("%s, 3 clients on 3 guests / 3 x 1 client: aggregate IOPS" % w,
+             ">= 0.9"),
+            ("%s, 1 client / native on the lender: IOPS" % w, "report"),
+            ("%s, 3 clients / native on the lender: aggregate IOPS" % w,
+             "report")]
+    lines = guest_script("ntb_nvmeq.sh", rows)
+    if lines is None:
+        return
+    runs = {}       # (kind, round) -> [(reads, s, IOPS, p50, p99)]
+    for l in lines:
+        v = l.split(None, 4)
+        if len(v) == 5 and v[0] == "NVMEQBENCH" and nvmeq_bench_line(v[4]):
+            runs.setdefault((v[1], v[2]), []).append(nvmeq_bench_line(v[4]))
+
+    def per_round(kind, want):
+        return [sum(x[2] for x in r) for (k, _), r in sorted(runs.items())
+                if k == kind and len(r) == want]
+    native, one, three = (per_round("native", 1), per_round("one", 1),
+                          per_round("three", 3))
+    if not (native and one and three):
+        for what, goal in rows:
+            skipped(what, goal, "the guests printed no figures")
+        ERRORS.append("no shared-NVMe figures from the guests")
+        return
+    n, o, t = (statistics.median(native), statistics.median(one),
+               statistics.median(three))
+    p50 = lambda kind: statistics.median(
+        x[3] for (k, _), r in runs.items() if k == kind for x in r)
+    what, goal = rows[0]
+    row(what, "%.2f (%.0f vs 3 x %.0f IOPS, p50 %.0f vs %.0f us; "
+        "medians of %d rounds)" % (t / (3 * o), t, o, p50("three"),
+                                   p50("one"), min(len(one), len(three))),
+        goal, t / (3 * o) >= 0.9)
+    what, goal = rows[1]
+    row(what, "%.2f (%.0f vs %.0f IOPS, p50 %.0f vs %.0f us)"
+        % (o / n, o, n, p50("one"), p50("native")), goal, "reported")
+    what, goal = rows[2]
+    row(what, "%.2f (%.0f vs %.0f IOPS)" % (t / n, t, n), goal, "reported")
+
+
+def bench_ntb_vf():
+    """SR-IOV over smartio.ko (issue 30): three TCG guests on a 3-port
+    smartio-ntb-switch (tests/bench/ntb_vf.sh); host0's NVMe with two VFs,
+    VF 0 lent to host1 and VF 1 to host2, each bound by its borrower's
+    nvme driver; rounds of 4 KiB random reads at depth 1 on the PF by
+    host0's own driver, then on each VF through its borrower, one after
+    the other.  Each VF's IOPS against the PF's natively; medians of the
+    rounds."""
+    w = "QEMU NTB SR-IOV: 4 KiB random reads, VF %d through host%d / the PF natively: IOPS"
+    rows = [(w % (k, k + 1), ">= 0.9") for k in (0, 1)]
+    lines = guest_script("ntb_vf.sh", rows)
+    if lines is None:
+        return
+    runs = {}       # pf|vf0|vf1 -> [(reads, s, IOPS, p50, p99)]
+    for l in lines:
+        v = l.split(None, 4)
+        if len(v) == 5 and v[0] == "VFBENCH" and nvmeq_bench_line(v[4]):
+            runs.setdefault(v[1], []).append(nvmeq_bench_line(v[4]))
+
+    def med(who, i):
+        r = runs.get(who)
+        return statistics.median(x[i] for x in r) if r else None
+    pf = med("pf", 2)
+    for k, (what, goal) in enumerate(rows):
+        vf = med("vf%d" % k, 2)
+        if not pf or not vf:
+            skipped(what, goal, "the guests printed no figures")
+            ERRORS.append("no SR-IOV figures from the guests")
+            continue
+        row(what, "%.2f (%.0f vs %.0f IOPS, p50 %.0f vs %.0f us; medians "
+            "of %d rounds)" % (vf / pf, vf, pf, med("vf%d" % k, 3),
+                               med("pf", 3), len(runs["vf%d" % k])),
+            goal, vf / pf >= 0.9)
+
+
 def main():
     # Our own mount namespace: the tmpfs copy and the FUSE mounts vanish
     # with the benchmark, whatever happens to it.
@@ -1118,6 +1204,8 @@ def main():
         bench_ntb_lend_identity(ident)
         bench_ntb_lend_iommu(ident)
         bench_ntb_lend_counts()
+        bench_ntb_nvmeq()
+        bench_ntb_vf()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     table()

@@ -8,7 +8,13 @@
 # range, verified; host2 reads back host3's ranges; host3 powers off
 # mid-I/O and host2's clients go on; host1, the manager's node, powers
 # off and host2's next client is told no manager serves the drive
-# (tests/ntb/nvmeq-init.sh).
+# (tests/ntb/nvmeq-init.sh).  The NBD mount: nbdkit with
+# nbdkit-smartio-plugin on host2 exports the shared drive over a network
+# between host1 and host2 (a datagram link of their two QEMUs), and host1's
+# unmodified NBD client (the kernel's nbd and Debian's nbd-client) makes
+# an ext2 filesystem on it, mounts it, writes files, and reads them back
+# after a remount over a new connection.  The NBD part is skipped, with a
+# SKIP line, when nbdkit, nbd-client or the plugin is missing.
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 1800), NTB_KEEP=1
@@ -33,8 +39,29 @@ ${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror -I"$src/lib/core" \
 	"$src/contrib/nvme/sfiles.c" "$src/contrib/nvme/nvmeq_queue.c" \
 	"$src/contrib/nvme/nvmeq_client.c" "$src/contrib/nvme/nvmeq_manager.c" \
 	>"$tmp/cc-nvmeq.log" 2>&1 || { cat "$tmp/cc-nvmeq.log"; exit 1; }
+# The NBD mount's programs: nbdkit and its plugin as built, nbd-client,
+# with their libraries; the kernel's nbd, ext4 (which mounts ext2) and the
+# network card's driver.
+plugin=$build/contrib/nvme/.libs/nbdkit-smartio-plugin.so
+nbd_mods=
+if [ ! -f "$plugin" ]; then
+	echo "SKIP: check-ntb (nvmeq): the NBD mount: no nbdkit-smartio-plugin (nbdkit-plugin-dev)"
+elif ! nbdkit=$(command -v nbdkit); then
+	echo "SKIP: check-ntb (nvmeq): the NBD mount: no nbdkit (apt-get install nbdkit)"
+elif ! nbdc=$(PATH=$PATH:/usr/sbin:/sbin command -v nbd-client); then
+	echo "SKIP: check-ntb (nvmeq): the NBD mount: no nbd-client (apt-get install nbd-client)"
+else
+	nbd_mods="nbd ext4 virtio_pci virtio_net"
+	for f in "$nbdkit" "$nbdc" "$plugin"; do
+		guest_libs "$tmp/root" "$f"
+	done
+	cp -L "$nbdkit" "$nbdc" "$tmp/root/bin/"
+	mkdir -p "$tmp/root/lib"
+	cp -L "$plugin" "$tmp/root/lib/nbdkit-smartio-plugin.so"
+fi
 guest_root "$tmp/root" "$src/tests/ntb/nvmeq-init.sh" "$out/smartio/smartio.ko" \
-	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
+	"$sfs" "$KVER" "$nbd_mods" ||
+	skip "modprobe cannot resolve nvme${nbd_mods:+, $nbd_mods} for $KVER"
 cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
 cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
@@ -51,7 +78,13 @@ sw_guest 0 1 256 -device intel-iommu,intremap=on \
 	-device nvme,serial=sio0,drive=nv
 pid0=$guest_pid
 for p in 1 2 3; do
-	sw_guest $p 1 128 -device intel-iommu,intremap=on
+	# host1 and host2 joined by a datagram link of their QEMUs (unix
+	# sockets in $tmp: no port to share with other tests on this machine).
+	net=
+	[ -n "$nbd_mods" ] && [ $p != 3 ] &&
+		net="dgram,id=n,local.type=unix,local.path=$tmp/net$p,remote.type=unix,remote.path=$tmp/net$((3 - p))"
+	sw_guest $p 1 128 -device intel-iommu,intremap=on \
+		${net:+-netdev "$net" -device virtio-net-pci,netdev=n}
 	eval "pid$p=\$guest_pid"
 done
 # shellcheck disable=SC2154
@@ -59,8 +92,11 @@ wait "$pid0" "$pid1" "$pid2" "$pid3"
 echo "all guests done after $(($(date +%s) - t0)) s"
 
 sw_check p0-1 4
-sw_check p1-1 7
-sw_check p2-1 9
+# The NBD mount adds three passes on host1 and one on host2.
+nbd=0
+[ -n "$nbd_mods" ] && nbd=1
+sw_check p1-1 $((7 + 3 * nbd))
+sw_check p2-1 $((9 + nbd))
 sw_check p3-1 5
 echo "--- switch"
 cat "$tmp/switch.log"

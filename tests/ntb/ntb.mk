@@ -76,10 +76,12 @@ EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 #             plain MSI, and its driver's dma_map_resource of three BARs
 #             (check_msi.sh);
 #  nvmeq      four guests sharing one NVMe through smartio-nvmeq, a
-#             client's node powered off mid-I/O (check_nvmeq.sh);
+#             client's node powered off mid-I/O, an unmodified NBD
+#             client mounting ext2 from nbdkit's export of it
+#             (check_nvmeq.sh);
 #  sriov      three guests: two SR-IOV VFs of one NVMe lent to two
-#             borrowers whose nvme drivers use them while the lender uses
-#             the PF (check_sriov.sh);
+#             borrowers whose nvme drivers use them (fio --verify on
+#             each) while the lender uses the PF (check_sriov.sh);
 #  iommu      two guests whose borrower's NTB function is in a translated
 #             IOMMU domain, the DMA windows in it (check_iommu.sh);
 #  transport  the mainline ntb_transport and ntb_netdev, 64 MiB over TCP

@@ -11,6 +11,12 @@
 # I/O and host2's clients go on; host1 powers off and host2's next client
 # is told no manager serves the drive.  No nvme driver is loaded on the
 # borrowers: the shadows stay unbound, for the userspace queues.
+# The NBD mount, when the root has /bin/nbdkit: after host2's clients are
+# done, host2 exports the drive with nbdkit-smartio-plugin (a client of
+# the manager, its queue pair in a segment of host2) on 10.9.1.2; host1's
+# kernel NBD client, set up by nbd-client, makes an ext2 filesystem on it,
+# mounts it, writes files, unmounts, and reads them back after mounting
+# it again over a new connection (a new queue pair, no page cache left).
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -37,6 +43,13 @@ nvme_bdf=
 for d in /sys/bus/pci/devices/*; do
 	[ "$(cat "$d/class")" = 0x010802 ] && nvme_bdf=$(basename "$d")
 done
+# The NBD mount's link: host1 and host2, each with a virtio-net card.
+nbd=
+if [ -x /bin/nbdkit ] && { [ "$P" = 1 ] || [ "$P" = 2 ]; }; then
+	nbd=1
+	ip link set eth0 up && ip addr add "10.9.1.$P/24" dev eth0 ||
+		fail "eth0 as 10.9.1.$P: $(ip link 2>&1 | tr '\n' ' ')"
+fi
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
 # A segment heap of 4 MiB: the manager's queues and each client's queue
@@ -62,6 +75,80 @@ step_debug() {
 D=host0-nvme0
 q() { smartio-nvmeq -d $D "$@"; }
 host1_gone() { ! is /smartio/nodes/host1/state up; }
+
+# nbd_serve (host2): nbdkit exports $D until host1 is done with the NBD
+# mount; nbdkit writes its pid file once it listens.
+nbd_serve() {
+	rm -f /tmp/nbdkit.pid
+	# Debian's nbdkit 1.32 has 192 MiB of zeroed static data (its ELF's
+	# bss), never touched in full: the kernel's heuristic overcommit
+	# refuses to exec it in a 128 MiB guest (__vm_enough_memory, and a
+	# segfault), so this guest overcommits.
+	echo 1 >/proc/sys/vm/overcommit_memory
+	nbdkit -f -i 10.9.1.2 -p 10809 -P /tmp/nbdkit.pid \
+		/lib/nbdkit-smartio-plugin.so dev=$D >/tmp/nbdkit.log 2>&1 &
+	local kit=$!
+	if waitfor 120 [ -s /tmp/nbdkit.pid ]; then
+		mark nbdkit
+		wait_for nbd 1
+		if kill -0 "$kit" 2>/dev/null; then
+			pass "nbdkit on 10.9.1.2:10809 served $D until host1's NBD mount was done"
+		else
+			fail "nbdkit stopped: $(cat /tmp/nbdkit.log)"
+		fi
+	else
+		fail "nbdkit did not start: $(cat /tmp/nbdkit.log)"
+		mark nbdkit
+	fi
+	kill "$kit" 2>/dev/null
+	wait "$kit" 2>/dev/null
+}
+# nbd_attach: /dev/nbd0 is host2's export (nbd-client, as any Linux user
+# would run it; nbd-client 3.24 speaks the newstyle protocol only with an
+# export name, and the plugin serves any name).
+nbd_attach() {
+	nbd-client -N smartio 10.9.1.2 10809 /dev/nbd0 >/tmp/nbd-client.log 2>&1 &&
+		waitfor 30 [ "$(cat /sys/block/nbd0/size 2>/dev/null)" -gt 0 ]
+}
+nbd_detach() {
+	umount /mnt
+	nbd-client -d /dev/nbd0 >>/tmp/nbd-client.log 2>&1
+}
+# nbd_mount (host1): an ext2 filesystem on the export, files written,
+# unmounted, then mounted again over a new connection and read back.
+nbd_mount() {
+	wait_for nbdkit 2
+	mkdir -p /mnt
+	if nbd_attach; then
+		pass "nbd-client: /dev/nbd0 of $(cat /sys/block/nbd0/size) sectors from nbdkit on host2"
+	else
+		fail "nbd-client 10.9.1.2: $(cat /tmp/nbd-client.log)"
+		mark nbd
+		return
+	fi
+	local i
+	if mke2fs -q /dev/nbd0 >/tmp/mkfs.log 2>&1 && mount -t ext2 /dev/nbd0 /mnt; then
+		for i in 1 2 3 4 5 6 7 8; do
+			dd if=/dev/urandom of=/mnt/f$i bs=64k count=$i 2>/dev/null
+		done
+		(cd /mnt && md5sum f*) >/tmp/sums
+		pass "mke2fs, mount, 8 files written: $(du -s /mnt | cut -f1) KiB"
+		nbd_detach
+	else
+		fail "mke2fs or mount of /dev/nbd0: $(cat /tmp/mkfs.log)"
+		mark nbd
+		return
+	fi
+	if nbd_attach && mount -t ext2 /dev/nbd0 /mnt &&
+		(cd /mnt && md5sum -c /tmp/sums) >/tmp/check 2>&1 &&
+		[ "$(grep -c ': OK$' /tmp/check)" = 8 ]; then
+		pass "remounted over a new connection: 8 files read back intact"
+	else
+		fail "remount and read back: $(cat /tmp/check /tmp/nbd-client.log 2>/dev/null | tr '\n' ' ')"
+	fi
+	nbd_detach
+	mark nbd
+}
 
 if [ "$P" = 0 ]; then
 	echo all >/smartio/dev/$D/lend || fail "lend all"
@@ -142,6 +229,7 @@ if [ "$P" = 2 ]; then
 	else
 		fail "after host3's loss: $(cat /tmp/after)"
 	fi
+	[ -n "$nbd" ] && nbd_serve
 	mark after
 	# The manager's node lost: a client is told, as in the simulator.
 	waitfor 900 host1_gone || fail "host1 still up"
@@ -155,6 +243,7 @@ if [ "$P" = 2 ]; then
 	finish
 fi
 # host1: the manager serves until host2 is done, then says what it saw.
+[ -n "$nbd" ] && nbd_mount
 wait_for after 2
 pass "manager still serving: $(q status 2>&1 | tr '\n' ' ' | cut -c1-200)"
 kill "$mgr" 2>/dev/null

@@ -1,0 +1,138 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# /init of make bench's shared-NVMe guests (tests/bench/ntb_nvmeq.sh): port
+# swport= of a 4-port smartio-ntb-switch is smartio node host<port> of four,
+# as in tests/ntb/nvmeq-init.sh.  host0 first reads its NVMe natively (its
+# own nvme driver, tests/bench/blk_randread), then lends it in shared mode;
+# host1 runs smartio-nvmeq's manager.  Then, round after round, one client
+# on host1 alone, and one client on each of host1, host2 and host3 at once,
+# each with its own queue pair; all 4 KiB random reads at depth 1 over the
+# whole drive.  Each run prints
+#   NVMEQBENCH <native|one|three> <round> host<P> <bench line>
+# and the host collects them.  The runs last about $secs s each (the
+# kernel command line's nvmeqsecs=), the count of reads calibrated by a
+# first run: the clients of a round start within the 0.2 s a node polls
+# for another's step, a small part of their run.  "NTB-END" ends.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
+phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+secs=$(sed -n 's/.*nvmeqsecs=\([0-9]*\).*/\1/p' /proc/cmdline)
+rounds=$(sed -n 's/.*nvmeqrounds=\([0-9]*\).*/\1/p' /proc/cmdline)
+N=4
+BLOCKS=131072	# the 64 MiB drive, in 512-byte blocks
+echo "NTB-START port=$P phase=$phase"
+. /guest-common.sh
+STEP_WAIT=900
+. /cluster-steps.sh
+
+for m in $(cat /modules/order); do
+	case $m in
+	*/nvme.ko) [ "$P" = 0 ] && insmod "$m" 2>/dev/null ;;
+	*) insmod "$m" 2>/dev/null ;;
+	esac
+done
+nvme_bdf=
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/class")" = 0x010802 ] && nvme_bdf=$(basename "$d")
+done
+
+# reads_for LINE: how many reads of LINE's rate last $secs s.
+reads_for() {
+	echo "$1" | awk -v s="$secs" '{
+		for (i = 1; i < NF; i++) if ($(i + 1) == "IOPS,") r = $i
+		n = int(r * s); print n < 2000 ? 2000 : n }'
+}
+
+# host0's native runs, before smartio.ko takes the NVMe from its driver.
+if [ "$P" = 0 ]; then
+	live() { test -b /dev/nvme0n1; }
+	waitfor 60 live || fail "no /dev/nvme0n1"
+	line=$(blk_randread /dev/nvme0n1 2000 $BLOCKS)
+	n=$(reads_for "$line")
+	r=1
+	while [ $r -le "$rounds" ]; do
+		echo "NVMEQBENCH native $r host0 $(blk_randread /dev/nvme0n1 "$n" $BLOCKS 2>&1)"
+		r=$((r + 1))
+	done
+fi
+
+insmod /ntb.ko || fail "insmod ntb.ko"
+insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
+insmod /smartio_ntb.ko node="$P" window_kb=4096 || fail "insmod smartio_ntb.ko"
+if [ "$P" = 0 ]; then
+	smartio_up devices="$nvme_bdf"
+else
+	smartio_up
+fi
+smartiofs_up
+for q in $others; do
+	waitfor 900 is "/smartio/nodes/host$q/state" up ||
+		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
+done
+D=host0-nvme0
+q() { smartio-nvmeq -d $D "$@"; }
+
+if [ "$P" = 0 ]; then
+	echo all >/smartio/dev/$D/lend || fail "lend all"
+	echo shared >/smartio/dev/$D/mode || fail "mode shared"
+	mark lent
+	# A node's steps vanish with it: wait for the nodes to go.
+	gone() { ! is "/smartio/nodes/host$1/state" up; }
+	for c in 1 2 3; do
+		waitfor 3600 gone $c || fail "host$c still up"
+	done
+	finish
+fi
+
+wait_for lent 0
+seen() { [ -e "/smartio/dev/$D/node" ]; }
+waitfor 60 seen || fail "$D not in /smartio/dev"
+if [ "$P" = 1 ]; then
+	q manage >/tmp/mgr.log 2>&1 &
+	serving() { grep -q serving /tmp/mgr.log; }
+	waitfor 120 serving || { fail "manager: $(cat /tmp/mgr.log)"; finish; }
+	# The count of reads: a first run of one client alone.
+	line=$(q bench -q 1 -r 2000 -n $BLOCKS 2>&1)
+	n=$(reads_for "$line")
+	mkdir "/smartio/self/segments/reads${n}_1" &&
+		echo 4k >"/smartio/self/segments/reads${n}_1/size" &&
+		echo 1 >"/smartio/self/segments/reads${n}_1/available" ||
+		fail "the reads' segment"
+else
+	count() { ls /smartio/nodes/host1/segments | sed -n 's/^reads\([0-9]*\)_1$/\1/p'; }
+	counted() { [ -n "$(count)" ]; }
+	waitfor 900 counted || { fail "no count of reads from host1"; finish; }
+	n=$(count)
+fi
+
+peers=$(for c in 1 2 3; do [ $c = "$P" ] || echo $c; done)
+r=1
+while [ $r -le "$rounds" ]; do
+	if [ "$P" = 1 ]; then
+		echo "NVMEQBENCH one $r host1 $(q bench -q 1 -r "$n" -n $BLOCKS 2>&1)"
+		mark solo$r
+	else
+		wait_for solo$r 1
+	fi
+	echo "NVMEQBENCH three $r host$P $(q bench -q 1 -r "$n" -n $BLOCKS 2>&1)"
+	mark trio$r
+	# shellcheck disable=SC2086 # a list of nodes
+	wait_for trio$r $peers
+	# Every peer is past the last round's steps: they go, so that few
+	# segments are listed (a run with all nine kept stopped, every node
+	# waiting for a peer's third-round step it never saw).
+	if [ $r -gt 1 ]; then
+		rmdir "/smartio/self/segments/trio$((r - 1))$P"
+		[ "$P" = 1 ] && rmdir "/smartio/self/segments/solo$((r - 1))1"
+	fi
+	r=$((r + 1))
+done
+# Every client's last run is over (the last round's steps): the manager
+# on host1 may go too.
+finish
