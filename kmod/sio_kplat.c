@@ -586,6 +586,14 @@ static int kplat_dma_direct_map(void *plat, u32 self, u32 borrower, u16 rid,
 	return sio_ntb_lend_direct_map(borrower, rid, addr, size, map);
 }
 
+static void kplat_refused(void *plat, u32 dev, u32 node, const char *why)
+{
+	const struct sio_device *d = sio_dev(sio_k.reg, dev);
+
+	pr_warn_ratelimited("smartio: borrow of %s by host%u refused (EBUSY): %s\n",
+			    d->name, node, why);
+}
+
 static void kplat_notify(void *plat)
 {
 	if (sio_k.ntb) {
@@ -625,6 +633,7 @@ const struct sio_platform_ops sio_kplat_ops = {
 	.inbound_map = kplat_inbound_map,
 	.dma_direct = kplat_dma_direct,
 	.dma_direct_map = kplat_dma_direct_map,
+	.refused = kplat_refused,
 	.inbound_unmap = kplat_inbound_unmap,
 	.dev_addr = kplat_dev_addr,
 	.window_dma_addr = kplat_window_dma_addr,
