@@ -30,6 +30,7 @@ cp "$busybox" "$tmp/root/bin/busybox"
 cp "$src/tests/ntb/switchtec-init.sh" "$tmp/root/init"
 chmod 755 "$tmp/root/init"
 cp "$src/tests/kmod/guest-common.sh" "$tmp/root/guest-common.sh"
+cp "$src/tests/ntb/switchtec-perf.sh" "$tmp/root/"
 for m in ntb switchtec ntb_hw_switchtec ntb_tool ntb_pingpong ntb_perf \
 	 smartio_ntb; do
 	cp "$out/$m.ko" "$tmp/root/"

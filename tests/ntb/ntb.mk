@@ -63,6 +63,8 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	tests/ntb/check_sriov.sh tests/ntb/sriov-init.sh tests/ntb/nvme_vf.c \
 	tests/ntb/check_iommu.sh tests/ntb/iommu-init.sh tests/ntb/sio_dmaspread.c
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
+# The Switchtec guests' ntb_perf start (check_switchtec.sh, make bench).
+EXTRA_DIST += tests/ntb/switchtec-perf.sh tests/ntb/switchtec-bench-init.sh
 
 # make check-ntb runs eleven parts, one after the other, each booting its
 # own guests:

@@ -190,75 +190,17 @@ sleep 5		# the partner gets its pongs too
 rmmod ntb_pingpong || fail "rmmod ntb_pingpong"
 sleep 5
 
-# --- ntb_perf (swperf=N, default 1 round): port 0 measures; port 1
-# stays until port 0's perf leaves.  The two drivers race at start: the
-# side that enables the link second sees it at once and sends its first
-# command; the other learns of the link from a message in a work item
-# (ntb_hw_switchtec's check_link_status_work), and a command doorbell
-# handled before that work ran is skipped for good (ntb_perf's receiver
-# ignores a peer whose link is not up, and clears the doorbell; the
-# command stays in its scratchpad slot, so the sender's next command
-# waits for that slot, retrying once a second for half an hour).  Both
-# drivers are unmodified and the model delivers the message before the
-# doorbell, as the chip does; TCG only widens the window (a guest whose
-# vCPU was not scheduled takes both interrupts back to back).  So the
-# test does what an operator has to: it waits until both sides report
-# their buffers set up (Out buffer xlat known, In buffer allocated)
-# before it writes `run`, and a side whose In buffer stays unallocated
-# with the link up for 30 s (the peer's size command was dropped here)
-# reloads ntb_perf, which clears its scratchpads and brings the link
-# down and up again; the number of such reloads is printed.
-perf_state() {
-	local info
-	info=$(cat "$F/info" 2>/dev/null)
-	case $info in
-	*"Link status: up"*) ;;
-	*) echo down; return ;;
-	esac
-	case $info in
-	*"In buffer addr: unallocated"*) echo noinbuf ;;
-	*"Out buffer xlat 0x0000000000000000"*) echo pending ;;
-	*) echo ready ;;
-	esac
-}
-# perf_settle ROUND [left]: polls once a second until both sides are set
-# up (or, with "left", until the peer was set up and then left: its link
-# down for 20 s); reloads ntb_perf here after 30 s without an In buffer.
-perf_settle() {
-	local n=0 noin=0 down=0 seen=0 st
-	while [ "$n" -lt 900 ]; do
-		st=$(perf_state)
-		case $st in
-		noinbuf) noin=$((noin + 1)) down=0 ;;
-		down) down=$((down + 1)) noin=0 ;;
-		ready) seen=1 noin=0 down=0 ;;
-		*) noin=0 down=0 ;;
-		esac
-		if [ -z "${2:-}" ] && [ "$st" = ready ]; then
-			return 0
-		fi
-		if [ -n "${2:-}" ] && [ "$seen" = 1 ] && [ "$down" -ge 20 ]; then
-			return 0
-		fi
-		if [ "$noin" -ge 30 ]; then
-			echo "NTB-PERF-RELOAD port $P round $1: the peer's size command was dropped here"
-			rmmod ntb_perf || { fail "rmmod ntb_perf (reload)"; return 1; }
-			sleep 5		# the peer sees the link fall
-			insmod /ntb_perf.ko total_order=24 ||
-				{ fail "insmod ntb_perf (reload)"; return 1; }
-			noin=0 seen=0
-		fi
-		n=$((n + 1))
-		sleep 1
-	done
-	return 1
-}
+# --- ntb_perf (swperf=N rounds, 0: none): port 0 measures; port 1 stays
+# until port 0's perf leaves.  Started as switchtec-perf.sh says, which
+# works around the drivers' race at start.
+. /switchtec-perf.sh
+PERF_ARGS=total_order=24
 rounds=$(arg swperf)
 F=/sys/kernel/debug/ntb_perf/$pci
 r=1
 while [ "${rounds:-0}" -ge "$r" ]; do
 	[ "$P" = 1 ] && [ "$r" = 1 ] && sleep 15
-	insmod /ntb_perf.ko total_order=24 || fail "insmod ntb_perf"
+	insmod /ntb_perf.ko $PERF_ARGS || fail "insmod ntb_perf"
 	if [ "$P" = 0 ]; then
 		if ! perf_settle "$r"; then
 			fail "ntb_perf round $r: not set up: $(cat "$F/info")"
