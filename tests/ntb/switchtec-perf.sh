@@ -36,32 +36,41 @@ perf_state() {
 	esac
 }
 # perf_settle ROUND [left]: polls once a second until both sides are set
-# up (or, with "left", until the peer was set up and then left: its link
-# down for 20 s); reloads ntb_perf here after 30 s without an In buffer.
+# up (or, with "left", until the peer has been up and then left: its link
+# down for 20 s, longer than a reload takes).  Reloads ntb_perf here
+# after 30 s with the link up and no In buffer (the peer's size command
+# dropped here), or 60 s with the link up and the peer's translation
+# still unknown (its translation command dropped here: seen once in 20
+# rounds, after a "Recv invalid command"); the longer wait leaves the
+# first case to the peer, whose reload brings the link down here too.
 perf_settle() {
-	local n=0 noin=0 down=0 seen=0 st
+	local n=0 noin=0 pend=0 down=0 up=0 st
 	while [ "$n" -lt 900 ]; do
 		st=$(perf_state)
 		case $st in
-		noinbuf) noin=$((noin + 1)) down=0 ;;
-		down) down=$((down + 1)) noin=0 ;;
-		ready) seen=1 noin=0 down=0 ;;
-		*) noin=0 down=0 ;;
+		noinbuf) noin=$((noin + 1)) pend=0 down=0 up=1 ;;
+		pending) pend=$((pend + 1)) noin=0 down=0 up=1 ;;
+		down) down=$((down + 1)) noin=0 pend=0 ;;
+		ready) noin=0 pend=0 down=0 up=1 ;;
 		esac
 		if [ -z "${2:-}" ] && [ "$st" = ready ]; then
 			return 0
 		fi
-		if [ -n "${2:-}" ] && [ "$seen" = 1 ] && [ "$down" -ge 20 ]; then
+		if [ -n "${2:-}" ] && [ "$up" = 1 ] && [ "$down" -ge 20 ]; then
 			return 0
 		fi
-		if [ "$noin" -ge 30 ]; then
-			echo "NTB-PERF-RELOAD port $P round $1: the peer's size command was dropped here"
+		if [ "$noin" -ge 30 ] || [ "$pend" -ge 60 ]; then
+			if [ "$noin" -ge 30 ]; then
+				echo "NTB-PERF-RELOAD port $P round $1: the peer's size command was dropped here"
+			else
+				echo "NTB-PERF-RELOAD port $P round $1: the peer's translation command was dropped here"
+			fi
 			rmmod ntb_perf || { fail "rmmod ntb_perf (reload)"; return 1; }
 			sleep 5		# the peer sees the link fall
 			# shellcheck disable=SC2086 # parameters, split
 			insmod /ntb_perf.ko $PERF_ARGS ||
 				{ fail "insmod ntb_perf (reload)"; return 1; }
-			noin=0 seen=0
+			noin=0 pend=0 up=0
 		fi
 		n=$((n + 1))
 		sleep 1
