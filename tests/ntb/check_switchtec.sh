@@ -49,7 +49,7 @@ for lut in 0 1; do
 	rm -f "$tmp/sw.sock"
 	sw_start 2
 	swpid=${pids##* }
-	SW_APPEND="swlut=$lut swperf=$perf swmsi=$((1 - lut))"
+	SW_APPEND="swlut=$lut swperf=$perf swmsi=$lut"
 	sw_guest 0 "$((lut + 1))" 256 -d guest_errors
 	pid0=$guest_pid
 	sw_guest 1 "$((lut + 1))" 256 -d guest_errors
@@ -57,9 +57,9 @@ for lut in 0 1; do
 	echo "use_lut_mws=$lut: both guests done after $(($(date +%s) - t0)) s"
 	# use_lut_mws=1 adds the LUT window and has one segment check
 	# instead of two; each side passes each ntb_perf round once.
-	# use_lut_mws=0 adds ntb_msi_test (2 checks).
-	sw_check "p0-$((lut + 1))" $((19 + perf + 2 * (1 - lut)))
-	sw_check "p1-$((lut + 1))" $((19 + perf + 2 * (1 - lut)))
+	# use_lut_mws=1 adds ntb_msi_test (2 checks).
+	sw_check "p0-$((lut + 1))" $((19 + perf + 2 * lut))
+	sw_check "p1-$((lut + 1))" $((19 + perf + 2 * lut))
 	grep -h '^NTB-PERF' "$tmp/p0-$((lut + 1)).log" "$tmp/p1-$((lut + 1)).log" |
 		tr -d '\r'
 	# Guest errors the model logged: exactly the two each guest made on
