@@ -57,10 +57,11 @@ hw=${NTB_HW:-sioswitch}
 stx=
 if [ "$hw" = switchtec ]; then
 	# BAR 4, the direct window, covers the borrower's 512 MiB of RAM;
-	# the NVMe's BAR 0 fills its 64 KiB LUT entry (check_lend.sh).
+	# the NVMe's BAR 0 of doorbells fills its 64 KiB LUT entry and its
+	# MSI-X table has a BAR of its own, as in check_lend.sh.
 	SW_DEVICE=switchtec-nt
 	SW_SWITCH_ARGS="-x switchtec,luts=32,rids=32,bar2=4M,bar4=512M"
-	stx=",msix_qsize=2048"
+	stx=",msix-exclusive-bar=on,max_ioqpairs=7679"
 	sw_start 2
 else
 	sw_start 2 1G
