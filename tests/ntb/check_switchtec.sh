@@ -6,14 +6,14 @@
 # ntb_hw_switchtec.ko built from linux-source (tests/ntb/build.sh); each
 # runs tests/ntb/switchtec-init.sh: the drivers bind, ntb_tool's link,
 # scratchpads, doorbells and windows, ntb_pingpong, smartio_ntb's
-# discovery, calls and segments; ntb_perf, whose start over
-# ntb_hw_switchtec needs the care switchtec-init.sh describes.  Two rounds:
+# discovery, calls and segments; ntb_msi_test; ntb_perf with NTB_PERF=N
+# (its start over ntb_hw_switchtec needs the care switchtec-perf.sh
+# describes, and can still hang: not in make check).  Two rounds:
 # use_lut_mws=0, then use_lut_mws=1 (a LUT window besides the direct ones).
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 900), NTB_KEEP=1
-# keeps the work directory, NTB_PERF (ntb_perf runs per boot, default 1;
-# 0: none), NTB_STX (the
+# keeps the work directory, NTB_PERF (ntb_perf runs per boot, default 0), NTB_STX (the
 # switch's -x option, default switchtec,luts=32,rids=32,bar2=4M,bar4=4M).  Exit 77 when qemu,
 # busybox-static, cpio, the kernel image, headers or source are missing.
 set -u
@@ -43,7 +43,7 @@ guest_initrd "$tmp/root" "$tmp/initrd.gz"
 # The die sensor reads 51.25 degrees C (MRPC DIETEMP in the guest).
 SW_DEVICE=switchtec-nt,die-temp=5125
 SW_SWITCH_ARGS="-x ${NTB_STX:-switchtec,luts=32,rids=32,bar2=4M,bar4=4M}"
-perf=${NTB_PERF:-1}
+perf=${NTB_PERF:-0}
 t0=$(date +%s)
 for lut in 0 1; do
 	rm -f "$tmp/sw.sock"
