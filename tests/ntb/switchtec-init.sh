@@ -317,14 +317,15 @@ else
 	finish
 fi
 sleep 10	# the peer has ours too
+# Nothing but the peer's trigger raises our vector 0 (counted from 0 at
+# load); the peer may trigger before we do.
 occ() { cat "$M/irq0_occurrences" 2>/dev/null || echo -1; }
-before=$(occ)
 echo 0 >"$M/peer0/trigger" || fail "ntb_msi_test: trigger on port $q"
-arrived() { [ "$(occ)" -gt "$before" ]; }
+arrived() { [ "$(occ)" -ge 1 ]; }
 if waitfor 60 arrived; then
 	pass "ntb_msi_test: interrupt 0 from port $q arrived ($(occ) times)"
 else
-	fail "ntb_msi_test: interrupt 0 from port $q: $(occ) times, $before before"
+	fail "ntb_msi_test: interrupt 0 from port $q: $(occ) times"
 	grep ntb_msi_test /proc/interrupts
 fi
 sleep 10	# the peer's interrupt arrives before the link falls
