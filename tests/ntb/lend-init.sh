@@ -861,14 +861,6 @@ if [ "$P" != "$lender" ]; then
 	*) fail "shadow state '$state'" ;;
 	esac
 	if [ "$ntbhw" = switchtec ]; then
-		wait_for directtried $pair
-		why="borrow of host0-nvme1 by host$pair refused (EBUSY): the direct window"
-		if dmesg | grep -q "$why" &&
-		   [ -e "/sys/bus/pci/drivers/nvme/$second_bdf" ]; then
-			pass "host$pair's second borrow refused and logged, nvme keeps $second_bdf: $(dmesg | grep -o "smartio: $why.*" | tail -n 1)"
-		else
-			fail "host$pair's second borrow: no log line or $second_bdf lost its driver ($(dmesg | grep smartio: | tail -n 3))"
-		fi
 		stx_lent_check
 	else
 		msix_hostile
@@ -939,6 +931,14 @@ else
 		mark shared
 	fi
 	if [ "$ntbhw" = switchtec ]; then
+		wait_for directtried $pair
+		why="borrow of host0-nvme1 by host$pair refused (EBUSY): the direct window"
+		if dmesg | grep -q "$why" &&
+		   [ -e "/sys/bus/pci/drivers/nvme/$second_bdf" ]; then
+			pass "host$pair's second borrow refused and logged, nvme keeps $second_bdf: $(dmesg | grep -o "smartio: $why.*" | tail -n 1)"
+		else
+			fail "host$pair's second borrow: no log line or $second_bdf lost its driver ($(dmesg | grep smartio: | tail -n 3))"
+		fi
 		stx_lent_check
 	else
 		msix_lender_check
