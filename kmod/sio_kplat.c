@@ -716,6 +716,14 @@ static int ntb_dma_direct_map(void *plat, u32 self, u32 borrower, u16 rid,
 	return sio_ntb_lend_direct_map(borrower, rid, addr, size, map);
 }
 
+static void kplat_refused(void *plat, u32 dev, u32 node, const char *why)
+{
+	const struct sio_device *d = sio_dev(sio_k.reg, dev);
+
+	pr_warn_ratelimited("smartio: borrow of %s by host%u refused (EBUSY): %s\n",
+			    d->name, node, why);
+}
+
 static void loop_notify(void *plat)
 {
 	WRITE_ONCE(sio_k.notifies, sio_k.notifies + 1);
@@ -757,6 +765,7 @@ const struct sio_platform_ops sio_kplat_loop_ops = {
 	.generation = kplat_generation,
 	.lend_claim = kplat_lend_claim,
 	.inbound_map = loop_inbound_map,
+	.refused = kplat_refused,
 	.window_dma_addr = loop_window_dma_addr,
 	.sriov_set = kplat_sriov_set,
 };
@@ -780,6 +789,7 @@ const struct sio_platform_ops sio_kplat_ntb_ops = {
 	.inbound_map = ntb_inbound_map,
 	.dma_direct = ntb_dma_direct,
 	.dma_direct_map = ntb_dma_direct_map,
+	.refused = kplat_refused,
 	.inbound_unmap = ntb_inbound_unmap,
 	.dev_addr = ntb_dev_addr,
 	.window_dma_addr = ntb_window_dma_addr,

@@ -136,6 +136,12 @@ struct sio_platform_ops {
 	int (*dma_direct_map)(void *plat, u32 self, u32 borrower, u16 rid,
 			      u64 addr, u64 size, int map);
 	/*
+	 * Optional: the lender refused node's borrow of dev for a reason
+	 * its errno alone does not tell an operator (EBUSY: the direct
+	 * window toward node is taken); the platform logs why.
+	 */
+	void (*refused)(void *plat, u32 dev, u32 node, const char *why);
+	/*
 	 * Optional: the lender's own PCI core enables the first num VFs of
 	 * its PF pf (num > 0, none enabled before) or disables them all
 	 * (0), as Linux's sriov_numvfs does, and fills in the VFs' records

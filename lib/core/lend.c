@@ -403,6 +403,33 @@ static u32 msi_slots(const struct sio_adapter *ad)
 	return (u32)SIO_DIV_ROUND_UP(SIO_MSI_SIZE, ad->slot_size);
 }
 
+/*
+ * The direct window toward node (core.h, dma_direct) carries one DMA
+ * window: whether a borrow other than b of a device of self holds it.
+ */
+static int direct_holder(struct sio_registry *r, u32 self, u32 node,
+			 const struct sio_borrow *b)
+{
+	u32 i;
+
+	for (i = 0; i < r->max_borrows; i++) {
+		const struct sio_borrow *o = sio_borrow_at(r, i);
+
+		if (o != b && o->used && o->dma_direct && o->lender == self &&
+		    o->borrower == node)
+			return 1;
+	}
+	return 0;
+}
+
+/* EBUSY alone reads as "borrowed already": the lender says why. */
+static void direct_refused(struct sio_core *c, u32 dev, u32 node)
+{
+	if (c->ops->refused)
+		c->ops->refused(c->plat, dev, node,
+				"the direct window toward it carries the DMA window of its borrow of another device here (one per pair of machines on this NTB); return that one first");
+}
+
 /* dma: the DMA window, which may be the lender's direct window. */
 static int lender_addr_ok(struct sio_core *c, const struct sio_borrow *b,
 			  u64 addr, u64 size, int dma)
@@ -694,10 +721,16 @@ static int lender_record(struct sio_core *c, u32 dev, u32 node, u32 ad,
 	slot = SIO_FREE_ENTRY(r, sio_borrow_at, max_borrows);
 	if (slot < 0)
 		return slot;
+	direct = direct_window(c, sio_dev(r, dev)->node, ad, window) != 0;
+	/* Refused before anything is taken (map_direct checks again). */
+	if (direct && direct_holder(r, sio_dev(r, dev)->node, node, NULL)) {
+		direct_refused(c, dev, node);
+		sio_dev(r, dev)->stats.denied++;
+		return -EBUSY;
+	}
 	t.count = 0;
 	err = dry_take(&t, &sio_node(r, sio_dev(r, dev)->node)->adapter[ad].reqs_out,
 		       1);
-	direct = direct_window(c, sio_dev(r, dev)->node, ad, window) != 0;
 	if (!err && !direct)
 		err = dry_luts(&t, la, window);
 	if (!err)
@@ -927,15 +960,11 @@ static int map_direct(struct sio_core *c, u32 self, struct sio_borrow *b,
 {
 	struct sio_registry *r = c->reg;
 	u64 addr = direct_window(c, self, b->l_adapter, size);
-	u32 i;
 	int err;
 
-	for (i = 0; i < r->max_borrows; i++) {
-		const struct sio_borrow *o = sio_borrow_at(r, i);
-
-		if (o != b && o->used && o->dma_direct && o->lender == self &&
-		    o->borrower == node)
-			return -EBUSY;
+	if (direct_holder(r, self, node, b)) {
+		direct_refused(c, b->dev, node);
+		return -EBUSY;
 	}
 	err = c->ops->dma_direct_map(c->plat, self, node,
 				     sio_dev(r, b->dev)->rid, addr, size, 1);

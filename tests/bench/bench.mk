@@ -19,6 +19,7 @@ tests_bench_mcast_write_SOURCES = tests/bench/mcast_write.c tests/bench/bench_ut
 tests_bench_mcast_write_LDADD = lib/libsmartio.la
 CLEANFILES += tests/bench/memcpy_ratio tests/bench/dma_hops \
 	tests/bench/mcast_write
+EXTRA_DIST += tests/bench/ntb_switchtec.sh
 EXTRA_DIST += tests/bench/bench.py tests/bench/gentopo.py tests/bench/replica.py \
 	tests/bench/kmod_dd.sh tests/bench/guest-dd.sh tests/bench/ntb_switch.sh \
 	tests/bench/ntb_lend.sh tests/bench/ntb_transport.sh tests/bench/hops.conf

@@ -712,6 +712,101 @@ def bench_ntb_switch():
         ERRORS.append("no read8 figures from the switch guests")
 
 
+def bench_ntb_switchtec():
+    """Two TCG guests, partitions of the Switchtec model under the
+    unmodified switchtec.ko and ntb_hw_switchtec.ko
+    (tests/bench/ntb_switchtec.sh): ntb_perf's throughput to the peer
+    (its direct window, a RAM alias of the peer's RAM) against memcpy of
+    the same bytes in the same chunks inside the guest, three of each
+    taking turns once TCG's TLB has grown; the median of the three
+    ratios."""
+    what = "QEMU Switchtec model: ntb_perf throughput / memcpy in one guest"
+    lines = guest_script("ntb_switchtec.sh", [(what, ">= 0.8")])
+    if lines is None:
+        return
+    perf, mem, cold, reloads = [], [], None, 0
+    for l in lines:
+        w = l.split()
+        try:
+            if w[:2] == ["SWBENCH", "perf"] and len(w) == 3:
+                perf.append(float(w[2]))
+            elif w[:2] == ["SWBENCH", "memcpy"] and len(w) >= 3:
+                mem.append(float(w[2]))
+            elif w[:2] == ["SWBENCH", "perf-cold"] and len(w) == 3:
+                cold = float(w[2])
+        except ValueError:
+            pass
+        if w[:1] == ["NTB-PERF-RELOAD"]:
+            reloads += 1
+    n = min(len(perf), len(mem))
+    if not n:
+        skipped(what, ">= 0.8", "the guests printed no figures")
+        ERRORS.append("no ntb_perf/memcpy figures from the Switchtec guests")
+        return
+    r = statistics.median(p_ / m for p_, m in zip(perf, mem))
+    row(what, "%.2f (%.0f vs %.0f MB/s, medians of %d; %s MB/s with the "
+        "TLB of an idle guest; %d ntb_perf reloads at start)"
+        % (r, statistics.median(perf[:n]), statistics.median(mem[:n]), n,
+           "%.0f" % cold if cold is not None else "no figure", reloads),
+        ">= 0.8", r >= 0.8)
+
+
+def bench_ntb_lend_switchtec(ident):
+    """The lending line over the Switchtec model: tests/bench/ntb_lend.sh
+    with NTB_HW=switchtec (two partitions under switchtec.ko and
+    ntb_hw_switchtec.ko, the DMA window on the direct window), fio's 4 KiB
+    random and 1 MiB sequential reads through the shadow against native
+    on the lender, taking turns as over smartio-ntb-port; beside the same
+    ratios of bench_ntb_lend's runs (ident) over smartio-ntb-port."""
+    w = "QEMU NTB lending over the Switchtec model: fio through the shadow / the NVMe natively"
+    jobs = (("randread4k", "4 KiB random read IOPS", 0),
+            ("read1m", "1 MiB read MB/s", 1))
+    rows = [("%s, %s" % (w, n), ">= 0.9") for _, n, _ in jobs]
+    lines = guest_script("ntb_lend.sh", rows, env={"NTB_HW": "switchtec"})
+    if lines is None:
+        return
+    runs = {}
+    for l in lines:
+        v = l.split(None, 3)
+        if len(v) == 4 and v[0] == "LENDBENCH" and fio_terse(v[3]):
+            runs.setdefault((v[1], v[2]), []).append(fio_terse(v[3]))
+
+    # The switchtec runs' native path is native3 (ntb_lend.sh).
+    def ratio(r, job, i, native="native"):
+        n, sh = r.get((native, job)), r.get(("shadow", job))
+        if not n or not sh:
+            return None
+        return (statistics.median(x[i] for x in sh) /
+                statistics.median(x[i] for x in n),
+                statistics.median(x[i] for x in sh),
+                statistics.median(x[i] for x in n), len(sh))
+
+    for (job, name, i), (what, goal) in zip(jobs, rows):
+        st = ratio(runs, job, i, "native3")
+        if not st:
+            skipped(what, goal, "the guests printed no %s figures" % job)
+            ERRORS.append("no %s figures from the Switchtec lending guests"
+                          % job)
+            continue
+        # As in bench_ntb_lend: a run in which an I/O took over a second
+        # stalled, and its figure says nothing about the path.
+        slow = ["%s %s: an I/O took %.1f s" % (path, job, x[3] / 1e6)
+                for path in ("native3", "shadow")
+                for x in runs.get((path, job), []) if x[3] > 1e6]
+        if slow:
+            skipped(what, goal, "; ".join(slow))
+            ERRORS.append("stalled %s runs in the Switchtec lending guests"
+                          % job)
+            continue
+        k = 1 if i == 0 else 1024
+        unit = "IOPS" if i == 0 else "MB/s"
+        port = ratio(ident or {}, job, i)
+        row(what, "%.2f (%.0f vs %.0f %s, medians of %d; smartio-ntb-port: "
+            "%s)" % (st[0], st[1] / k, st[2] / k, unit, st[3],
+                     "%.2f" % port[0] if port else "not measured"),
+            goal, st[0] >= 0.9)
+
+
 def bench_ntb_transport():
     """Two TCG guests on a 2-port smartio-ntb-switch
     (tests/bench/ntb_transport.sh): TCP through the mainline ntb_netdev on
@@ -1199,11 +1294,13 @@ def main():
             bench_scale(tmp, nodes, per)
         bench_qemu()
         bench_ntb_switch()
+        bench_ntb_switchtec()
         bench_ntb_transport()
         ident = bench_ntb_lend()
         bench_ntb_lend_identity(ident)
         bench_ntb_lend_iommu(ident)
         bench_ntb_lend_counts()
+        bench_ntb_lend_switchtec(ident)
         bench_ntb_nvmeq()
         bench_ntb_vf()
     finally:

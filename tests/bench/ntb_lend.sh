@@ -16,7 +16,10 @@
 # native runs named native2, no NVMe-over-TCP and no register counts.
 #
 # Environment: SRCDIR, BUILDDIR, KVER, NTBSW_OUT (see check_switch.sh),
-# NTB_LEND_BENCH_TIMEOUT (seconds per guest, default 1200), NTB_KEEP=1.
+# NTB_LEND_BENCH_TIMEOUT (seconds per guest, default 1200), NTB_KEEP=1,
+# NTB_HW=switchtec: two partitions of the Switchtec model under
+# switchtec.ko and ntb_hw_switchtec.ko instead, host0's native runs named
+# native3, no NVMe-over-TCP.
 # Exit 77 with "SKIP: <why>" when qemu, busybox-static, cpio, fio, the
 # kernel image, its modules, headers or source are missing; 1 with
 # "FAIL: <why>" when the guests could not measure.
@@ -40,7 +43,8 @@ guest_root "$tmp/root" "$src/tests/ntb/lend-bench-init.sh" \
 	"$out/smartio/smartio.ko" "$sfs" "$KVER" \
 	"virtio_pci virtio_net nvmet nvmet_tcp nvme_tcp" ||
 	skip "modprobe cannot resolve nvme, virtio_net or nvmet for $KVER"
-cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
+cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$out/switchtec.ko" \
+	"$out/ntb_hw_switchtec.ko" "$tmp/root/"
 cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
 cp -L "$fio" "$tmp/root/bin/fio"
@@ -49,9 +53,22 @@ guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
 # 512 MiB guests: the DMA window is all of the borrower's RAM, 4 entries
 # of 128 MiB of a 1 GiB window; the initramfs carries fio's libraries.
-sw_start 2 1G
+hw=${NTB_HW:-sioswitch}
+stx=
+if [ "$hw" = switchtec ]; then
+	# BAR 4, the direct window, covers the borrower's 512 MiB of RAM;
+	# the NVMe's BAR 0 of doorbells fills its 64 KiB LUT entry and its
+	# MSI-X table has a BAR of its own, as in check_lend.sh.
+	SW_DEVICE=switchtec-nt
+	SW_SWITCH_ARGS="-x switchtec,luts=32,rids=32,bar2=4M,bar4=512M"
+	stx=",msix-exclusive-bar=on,max_ioqpairs=7679"
+	sw_start 2
+else
+	sw_start 2 1G
+fi
 modes=${NTB_LEND_MODES:-}
 SW_APPEND="intel_iommu=on iommu=pt${modes:+ swmodes=$modes swtag=2}"
+[ "$hw" = switchtec ] && SW_APPEND="$SW_APPEND no_timer_check swhw=switchtec swtag=3"
 # The network: UDP between the two QEMUs (a TCP socket netdev would add
 # Nagle's delays to every NVMe-over-TCP exchange).
 port=$((20000 + $$ % 20000))
@@ -85,7 +102,7 @@ for p in 0 1; do
 	# shellcheck disable=SC2086 # $iommu is two words or none
 	sw_guest $p 1 512 $iommu \
 		-drive "file=$img/nvme$p.img,if=none,id=nv,format=raw" \
-		-device "nvme,serial=sio$p,drive=nv" \
+		-device "nvme,serial=sio$p,drive=nv$stx" \
 		-netdev "$net" -device virtio-net-pci,netdev=n \
 		${trace:+-trace pci_nvme_mmio_read -D "$tmp/p$p.trace" -msg timestamp=on}
 	eval "pid$p=\$guest_pid"

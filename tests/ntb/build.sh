@@ -9,7 +9,8 @@
 # OUTDIR gets ntb.ko ntb_tool.ko ntb_pingpong.ko ntb_perf.ko
 # ntb_transport.ko ntb_netdev.ko, the Switchtec drivers switchtec.ko
 # (drivers/pci/switch) and ntb_hw_switchtec.ko (drivers/ntb/hw/mscc),
-# and ntb_ivshmem.ko ntb_sioswitch.ko smartio_ntb.ko.
+# and ntb_ivshmem.ko ntb_sioswitch.ko smartio_ntb.ko; OUTDIR/msi gets
+# ntb.ko, ntb_hw_switchtec.ko and ntb_msi_test.ko built with CONFIG_NTB_MSI.
 # Environment: KVER (default: the newest /usr/src/linux-headers-*-amd64;
 # Debian 13's is built in the root of contrib/kernels/debian13.sh),
 # LINUX_SOURCE (default: the kernel's series' linux-source tarball, e.g.
@@ -68,6 +69,40 @@ kernel_run "$out" -- make -s -C "$kdir" M="$ntb" -j"$jobs" CONFIG_NTB=m \
 	CONFIG_NTB_TOOL=m CONFIG_NTB_PINGPONG=m CONFIG_NTB_PERF=m \
 	CONFIG_NTB_TRANSPORT=m CONFIG_NTB_NETDEV=m CONFIG_PCI_SW_SWITCHTEC=m \
 	CONFIG_NTB_SWITCHTEC=m modules
+
+# ntb_msi_test and the core's MSI part (drivers/ntb/msi.c), with the
+# Switchtec driver they run on.  CONFIG_NTB_MSI adds a member to struct
+# ntb_dev (include/linux/ntb.h), so the hardware driver that embeds one
+# is built with it too, apart: these three load together, instead of
+# ntb.ko and ntb_hw_switchtec.ko above, never beside them.
+msi=$out/ntb-msi-src
+mfiles="core.c msi.c ntb_msi_test.c ntb_hw_switchtec.c"
+if [ "$(cat "$msi/.extracted" 2>/dev/null)" != "$tarball: $mfiles" ] ||
+   [ "$tarball" -nt "$msi/.extracted" ]; then
+	rm -rf "$msi"
+	mkdir -p "$msi"
+	top=$(tar -tJf "$tarball" | head -n 1 | cut -d/ -f1)
+	tar -xJf "$tarball" -C "$msi" --strip-components=3 \
+		"$top/drivers/ntb/core.c" "$top/drivers/ntb/msi.c" \
+		"$top/drivers/ntb/test/ntb_msi_test.c"
+	tar -xJf "$tarball" -C "$msi" --strip-components=5 \
+		"$top/drivers/ntb/hw/mscc/ntb_hw_switchtec.c"
+	mv "$msi"/test/*.c "$msi"/
+	rmdir "$msi/test"
+	cat >"$msi/Kbuild" <<'EOF2'
+obj-m += ntb.o ntb_msi_test.o ntb_hw_switchtec.o
+ntb-y := core.o msi.o
+ccflags-y += -DCONFIG_NTB_MSI
+EOF2
+	echo "$tarball: $mfiles" >"$msi/.extracted"
+fi
+kernel_run "$out" -- make -s -C "$kdir" M="$msi" -j"$jobs" CONFIG_NTB=m \
+	CONFIG_NTB_MSI=y CONFIG_NTB_MSI_TEST=m CONFIG_NTB_SWITCHTEC=m \
+	KBUILD_EXTRA_SYMBOLS="$ntb/Module.symvers" modules
+mkdir -p "$out/msi"
+for m in ntb ntb_hw_switchtec ntb_msi_test; do
+	cp "$msi/$m.ko" "$out/msi/"
+done
 
 mkdir -p "$ivs"
 for f in ntb/ntb_ivshmem.c ntb/ntb_sioswitch.c ntb/ntb_sioswitch_regs.h \

@@ -64,9 +64,19 @@ done
 waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1"
 mount -t configfs configfs /sys/kernel/config	# nvmet's, once loaded
 own_bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
-insmod /ntb.ko && insmod /ntb_sioswitch.ko lut_mws=1 &&
-	insmod /smartio_ntb.ko node="$P" ||
-	{ fail "loading the NTB modules"; finish; }
+# swhw=switchtec (ntb_lend.sh NTB_HW=switchtec): LUT windows, direct
+# windows as large as BAR 4 (512 MiB: the DMA window over this RAM).
+if [ "$(sed -n 's/.*swhw=\([a-z]*\).*/\1/p' /proc/cmdline)" = switchtec ]; then
+	registered() { dmesg | grep -q "NTB device registered"; }
+	insmod /ntb.ko && insmod /switchtec.ko &&
+		insmod /ntb_hw_switchtec.ko use_lut_mws=1 max_mw_size=0x20000000 &&
+		waitfor 30 registered && insmod /smartio_ntb.ko node="$P" ||
+		{ fail "loading the NTB modules"; finish; }
+else
+	insmod /ntb.ko && insmod /ntb_sioswitch.ko lut_mws=1 &&
+		insmod /smartio_ntb.ko node="$P" ||
+		{ fail "loading the NTB modules"; finish; }
+fi
 smartio_up devices="$own_bdf"
 smartiofs_up
 waitfor 600 is "/smartio/nodes/host$((1 - P))/state" up ||
@@ -101,6 +111,7 @@ for d in /sys/bus/pci/devices/*; do
 	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] && ntb_bdf=$(basename "$d")
 done
 slow_accesses() {
+	[ -n "$ntb_bdf" ] || { echo 0; return; }	# no such counter on Switchtec
 	printf '%d' "$(devmem $(($(head -n 1 "/sys/bus/pci/devices/$ntb_bdf/resource" |
 		cut -d' ' -f1) + 0x80)) 64)"
 }

@@ -115,11 +115,20 @@ if [ "$P" = 3 ]; then
 	second_bdf=$(bdf_of_serial sio3b)
 fi
 # Over Switchtec host0's second NVMe has its MSI-X table in BAR 0's
-# 64 KiB entry: lent, but no borrow of it may expose the table.
+# 64 KiB entry: lent, but no borrow of it may expose the table; and
+# while host1 borrows the first, host1's borrow of it is refused for the
+# direct window (one per pair of machines).
 if [ "$ntbhw" = switchtec ] && [ "$P" = 0 ]; then
 	waitfor 60 test -b /dev/nvme1n1 || fail "no second NVMe on host0"
 	second_bdf=$(bdf_of_serial sio0t)
 fi
+# The disk of this node's NVMe (sio$P; with two, probed in either order).
+own_disk() {
+	local b
+	for b in /sys/bus/pci/devices/"$own_bdf"/nvme/nvme*/nvme*n1; do
+		[ -e "$b" ] && basename "$b"
+	done
+}
 insmod /ntb.ko || fail "insmod ntb.ko"
 if [ "$ntbhw" = switchtec ]; then
 	# LUT windows (64 KiB each), and the direct windows as large as the
@@ -227,7 +236,7 @@ if [ "$P" = "$lender" ]; then
 	*) fail "refusals counted against host$pair (its user's reads were forwarded): $st" ;;
 	esac
 	if [ -e "/sys/bus/pci/drivers/nvme/$own_bdf" ] &&
-	   dd if=/dev/nvme0n1 of=/dev/null bs=4k count=16 iflag=direct status=none; then
+	   dd if="/dev/$(own_disk)" of=/dev/null bs=4k count=16 iflag=direct status=none; then
 		pass "after the refused borrow nvme still drives $own_bdf and reads"
 	else
 		fail "after the refused borrow $own_bdf lost its driver or its reads"
@@ -786,6 +795,20 @@ if [ "$P" != "$lender" ]; then
 	# An exclusive borrow taken is refused to the other borrower (host3
 	# tries host0's NVMe while host1 has it), and host1's I/O goes on.
 	mark borrowed
+	# Over Switchtec the DMA window takes the lender's direct window
+	# toward us, which has one translation: a second device of host0
+	# is refused while we hold the first, with nothing taken.
+	if [ "$ntbhw" = switchtec ]; then
+		d2=/smartio/dev/host0-nvme1
+		if echo "host$P" >"$d2/borrow" 2>/tmp/err; then
+			fail "borrowed host0-nvme1 beside host0-nvme0 over one direct window"
+		elif grep -q "resource busy" /tmp/err && [ -z "$(cat "$d2/borrow")" ]; then
+			pass "a second device of host0 (nvme1) refused while host0-nvme0 holds the direct window: $(cat /tmp/err)"
+		else
+			fail "second borrow from host0: '$(cat /tmp/err)', borrowers '$(cat "$d2/borrow")'"
+		fi
+		mark directtried
+	fi
 	if [ "$P" = 3 ]; then
 		wait_for borrowed 1
 		if echo "host$P" >/smartio/dev/host0-nvme0/borrow 2>/tmp/err; then
@@ -908,6 +931,14 @@ else
 		mark shared
 	fi
 	if [ "$ntbhw" = switchtec ]; then
+		wait_for directtried $pair
+		why="borrow of host0-nvme1 by host$pair refused (EBUSY): the direct window"
+		if dmesg | grep -q "$why" &&
+		   [ -e "/sys/bus/pci/drivers/nvme/$second_bdf" ]; then
+			pass "host$pair's second borrow refused and logged, nvme keeps $second_bdf: $(dmesg | grep -o "smartio: $why.*" | tail -n 1)"
+		else
+			fail "host$pair's second borrow: no log line or $second_bdf lost its driver ($(dmesg | grep smartio: | tail -n 3))"
+		fi
 		stx_lent_check
 	else
 		msix_lender_check
@@ -940,12 +971,12 @@ else
 	[ "$P" = 0 ] && [ $N = 4 ] &&
 		{ echo exclusive >"$dev/mode" || fail "exclusive again"; }
 	if waitfor 30 test -e "/sys/bus/pci/drivers/nvme/$own_bdf" &&
-	   waitfor 30 test -b /dev/nvme0n1; then
+	   waitfor 30 own_disk; then
 		pass "the return gave $own_bdf back to the nvme driver"
 	else
 		fail "$own_bdf has no driver after the return"
 	fi
-	got_md5=$(dd if=/dev/nvme0n1 bs=1M count=$MIB iflag=direct status=none | md5sum | cut -d' ' -f1)
+	got_md5=$(dd if="/dev/$(own_disk)" bs=1M count=$MIB iflag=direct status=none | md5sum | cut -d' ' -f1)
 	if [ "$got_md5" = "$want_md5" ]; then
 		pass "the lender reads the $MIB MiB host$pair wrote ($got_md5)"
 	else

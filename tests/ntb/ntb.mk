@@ -63,6 +63,8 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	tests/ntb/check_sriov.sh tests/ntb/sriov-init.sh tests/ntb/nvme_vf.c \
 	tests/ntb/check_iommu.sh tests/ntb/iommu-init.sh tests/ntb/sio_dmaspread.c
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
+# The Switchtec guests' ntb_perf start (check_switchtec.sh, make bench).
+EXTRA_DIST += tests/ntb/switchtec-perf.sh tests/ntb/switchtec-bench-init.sh
 
 # make check-ntb runs eleven parts, one after the other, each booting its
 # own guests:
@@ -162,8 +164,9 @@ check-ntb-switch2: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 
 # Two partitions of the Switchtec model (contrib/qemu/switchtec-nt.c) under
 # the unmodified switchtec.ko and ntb_hw_switchtec.ko: ntb_tool,
-# ntb_pingpong and smartio_ntb with use_lut_mws=0 and 1 (check_switchtec.sh;
-# NTB_PERF=1 adds ntb_perf, which can hang at start there),
+# ntb_pingpong and smartio_ntb with use_lut_mws=0 and 1, and
+# ntb_msi_test (check_switchtec.sh; NTB_PERF=N adds N ntb_perf runs per
+# boot, whose start can still hang there),
 # then ntb_transport and ntb_netdev, 64 MiB each way over TCP
 # (check_transport.sh with NTB_HW=switchtec), then smartio.ko lending an
 # NVMe between the two partitions (check_lend.sh with NTB_HW=switchtec).
