@@ -60,6 +60,20 @@ if [ "$P" = 0 ]; then
 		echo "NVMEQBENCH native $r host0 $(blk_randread /dev/nvme0n1 "$n" $BLOCKS 2>&1)"
 		r=$((r + 1))
 	done
+	# Three native readers at once: what the device (QEMU's NVMe model
+	# in host0's QEMU) serves at depth 3, the limit the three clients
+	# share.
+	r=1
+	while [ $r -le "$rounds" ]; do
+		pids=
+		for k in 1 2 3; do
+			echo "NVMEQBENCH native3 $r host0 $(blk_randread /dev/nvme0n1 "$n" $BLOCKS 2>&1)" &
+			pids="$pids $!"
+		done
+		# shellcheck disable=SC2086 # the three readers' pids
+		wait $pids
+		r=$((r + 1))
+	done
 fi
 
 insmod /ntb.ko || fail "insmod ntb.ko"
@@ -133,6 +147,17 @@ while [ $r -le "$rounds" ]; do
 	fi
 	r=$((r + 1))
 done
-# Every client's last run is over (the last round's steps): the manager
-# on host1 may go too.
+# Every client's last run is over.  A node's steps vanish with it, so
+# host2 and host3 stay until host1 has seen their last step (its "done"),
+# and host1, the manager, goes once they have gone: a client that left
+# at once could take its last step with it before host1 saw it.
+if [ "$P" = 1 ]; then
+	mark done
+	gone() { ! is "/smartio/nodes/host$1/state" up; }
+	for c in 2 3; do
+		waitfor 600 gone $c || fail "host$c still up"
+	done
+else
+	wait_for done 1
+fi
 finish
