@@ -67,9 +67,10 @@ cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
-# Look-up-table entries of 128 MiB: each borrower of 128 MiB takes one
-# for the DMA window and one for the MSI window of host0's seven.
-sw_start $N 1G
+# Look-up-table entries of 256 MiB: each client's node (128 or 256 MiB
+# of RAM) takes one for the DMA window and one for the MSI window of
+# host0's seven.
+sw_start $N 2G
 SW_APPEND="intel_iommu=on iommu=pt no_timer_check"
 t0=$(date +%s)
 dd if=/dev/zero of="$tmp/nvme0.img" bs=1M count=0 seek=64 status=none
@@ -80,10 +81,14 @@ pid0=$guest_pid
 for p in 1 2 3; do
 	# host1 and host2 joined by a datagram link of their QEMUs (unix
 	# sockets in $tmp: no port to share with other tests on this machine).
-	net=
-	[ -n "$nbd_mods" ] && [ $p != 3 ] &&
+	# Their initramfs carries nbdkit, nbd-client and their libraries:
+	# in 128 MiB what is left was too fragmented for smartio_ntb's 4 MiB
+	# segment heap (an order-10 allocation failed, seen in CI), so they
+	# get 256 MiB.
+	net= mem=128
+	[ -n "$nbd_mods" ] && [ $p != 3 ] && mem=256 &&
 		net="dgram,id=n,local.type=unix,local.path=$tmp/net$p,remote.type=unix,remote.path=$tmp/net$((3 - p))"
-	sw_guest $p 1 128 -device intel-iommu,intremap=on \
+	sw_guest $p 1 $mem -device intel-iommu,intremap=on \
 		${net:+-netdev "$net" -device virtio-net-pci,netdev=n}
 	eval "pid$p=\$guest_pid"
 done
