@@ -103,7 +103,9 @@ if [ "$P" = 0 ]; then
 		wait_for vf$r 2
 		r=$((r + 1))
 	done
-	# A borrower's steps vanish with it: wait for the nodes to go.
+	# A node's steps vanish with it: the borrowers stay until host0 has
+	# seen the last one (its "done"), and host0 waits for them to go.
+	mark done
 	gone() { ! is "/smartio/nodes/host$1/state" up; }
 	waitfor 300 gone 1 && waitfor 300 gone 2 || fail "host1 or host2 still up"
 	finish
@@ -142,5 +144,6 @@ while [ $r -le "$rounds" ]; do
 	mark vf$r
 	r=$((r + 1))
 done
+wait_for done 0
 echo "host$P" >"$mine/return" || fail "return ${mine##*/}"
 finish
