@@ -402,6 +402,14 @@ size_t inode_collect_dynamic(struct sfs_dynent **out)
 	pthread_mutex_lock(&it.lock);
 	for (i = 0; i < it.ndyn; i++) {
 		e = it.dyn[i];
+		/*
+		 * Removed through this mount (rmdir): the kernel dropped its
+		 * name then, and the name may already be a new object's, which
+		 * an invalidation would make the kernel forget and look up
+		 * again under another number while it is in use.
+		 */
+		if (e->retired)
+			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			nv = realloc(v, cap * sizeof(*v));

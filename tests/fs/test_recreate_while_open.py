@@ -43,8 +43,10 @@ def recreate(d, held, check):
     one; close the held file; rmdir the new one.  What the new one gets
     wrong is noted in broken, and the next kind is tried all the same."""
     os.mkdir(d)
-    ino = os.stat(d).st_ino
     fd = os.open(os.path.join(d, held), os.O_RDONLY)
+    # Taken once the file is open: from then on the kernel holds the
+    # directory, and no other object may be answered with its number.
+    ino = os.stat(d).st_ino
     os.rmdir(d)
     if os.path.exists(d):
         fail("%s still there after rmdir" % d)
