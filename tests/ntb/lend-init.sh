@@ -321,18 +321,21 @@ rid_of() {
 	local b=${1#*:}
 	printf '%04x' $(((0x${b%%:*} << 8) | (0x$(echo "$b" | cut -d: -f2 | cut -d. -f1) << 3) | ${b##*.}))
 }
-stx_dbg() {
+# stx_dbg_file NAME: smartio_ntb's debugfs file NAME (one NTB device).
+stx_dbg_file() {
 	local d
 	for d in /sys/kernel/debug/smartio_ntb/*/; do
-		[ -e "$d$1" ] && { cat "$d$1"; return; }
-	done
-}
-stx_dbg_write() {
-	local d
-	for d in /sys/kernel/debug/smartio_ntb/*/; do
-		[ -e "$d$1" ] && { echo "$2" >"$d$1"; return; }
+		[ -e "$d$1" ] && { echo "$d$1"; return; }
 	done
 	return 1
+}
+stx_dbg() {
+	local f
+	f=$(stx_dbg_file "$1") && cat "$f"
+}
+stx_dbg_write() {
+	local f
+	f=$(stx_dbg_file "$1") && echo "$2" >"$f"
 }
 # While lent: the lender's table lists the NVMe (read by the lender from
 # its own control block, and by the borrower from host0's through its NT
