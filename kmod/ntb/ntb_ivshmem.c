@@ -743,30 +743,26 @@ static void ivntb_free_irqs(struct ivntb *iv)
 	pci_free_irq_vectors(iv->pdev);
 }
 
-static int ivntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+static struct ivntb *ivntb_alloc(struct pci_dev *pdev)
 {
-	resource_size_t pool_off;
-	struct ivntb *iv;
-	u32 pos;
-	int rc;
+	struct ivntb *iv = devm_kzalloc(&pdev->dev, sizeof(*iv), GFP_KERNEL);
 
-	if (mw_count < 1 || mw_count > IVNTB_MAX_MWS)
-		return -EINVAL;
-	iv = devm_kzalloc(&pdev->dev, sizeof(*iv), GFP_KERNEL);
 	if (!iv)
-		return -ENOMEM;
+		return NULL;
 	iv->pdev = pdev;
 	iv->alloc_hint = -1;
 	spin_lock_init(&iv->db_lock);
 	spin_lock_init(&iv->pool_lock);
 	INIT_WORK(&iv->db_work, ivntb_db_work);
 	INIT_DELAYED_WORK(&iv->link_work, ivntb_link_work);
+	return iv;
+}
 
-	rc = pcim_enable_device(pdev);
-	if (rc)
-		return rc;
-	/* MSI-X messages are the device's memory writes: bus mastering on. */
-	pci_set_master(pdev);
+/* Doorbells: one per MSI-X vector but vector 0, which is the link's. */
+static int ivntb_count_doorbells(struct ivntb *iv)
+{
+	struct pci_dev *pdev = iv->pdev;
+
 	iv->nvec = pci_msix_vec_count(pdev);
 	if (iv->nvec < 2) {
 		dev_info(&pdev->dev, "no MSI-X vectors: not an ivshmem-doorbell device with vectors >= 2\n");
@@ -774,6 +770,15 @@ static int ivntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 	iv->db_count = min(iv->nvec - 1, IVNTB_MAX_DB);
 	iv->db_valid = GENMASK_ULL(iv->db_count - 1, 0);
+	return 0;
+}
+
+/* BAR0's registers, and from the ivshmem id which side is ours. */
+static int ivntb_find_side(struct ivntb *iv)
+{
+	struct pci_dev *pdev = iv->pdev;
+	u32 pos;
+	int rc;
 
 	rc = pcim_iomap_regions(pdev, BIT(IVSHMEM_BAR_REGS), IVNTB_NAME);
 	if (rc)
@@ -792,6 +797,15 @@ static int ivntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	iv->ivposition = pos;
 	iv->side = pos % IVNTB_SIDES;
 	iv->peer_side = !iv->side;
+	return 0;
+}
+
+/* BAR2: the window size, both control pages and our inbound slots. */
+static int ivntb_map_shm(struct ivntb *iv)
+{
+	struct pci_dev *pdev = iv->pdev;
+	resource_size_t pool_off;
+	int rc;
 
 	iv->shm_phys = pci_resource_start(pdev, IVSHMEM_BAR_SHM);
 	iv->shm_size = pci_resource_len(pdev, IVSHMEM_BAR_SHM);
@@ -817,9 +831,37 @@ static int ivntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pool_off = ivntb_slot_off(iv, iv->side, 0);
 	iv->pool = devm_memremap(&pdev->dev, iv->shm_phys + pool_off,
 				 mw_count * iv->wsize, MEMREMAP_WB);
-	if (IS_ERR(iv->pool))
-		return PTR_ERR(iv->pool);
+	return PTR_ERR_OR_ZERO(iv->pool);
+}
 
+/*
+ * Managed (pcim_, devm_) resources go with the device on failure; the
+ * ladder undoes the rest, what the peer and the NTB core can see.
+ */
+static int ivntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct ivntb *iv;
+	int rc;
+
+	if (mw_count < 1 || mw_count > IVNTB_MAX_MWS)
+		return -EINVAL;
+	iv = ivntb_alloc(pdev);
+	if (!iv)
+		return -ENOMEM;
+	rc = pcim_enable_device(pdev);
+	if (rc)
+		return rc;
+	/* MSI-X messages are the device's memory writes: bus mastering on. */
+	pci_set_master(pdev);
+	rc = ivntb_count_doorbells(iv);
+	if (rc)
+		return rc;
+	rc = ivntb_find_side(iv);
+	if (rc)
+		return rc;
+	rc = ivntb_map_shm(iv);
+	if (rc)
+		return rc;
 	rc = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (rc)
 		return rc;
@@ -841,8 +883,8 @@ static int ivntb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	queue_delayed_work(system_wq, &iv->link_work, 0);
 	dev_info(&pdev->dev, "software NTB port %d (ivshmem id %u, peer port %d): %d doorbells, %d scratchpads, %u windows of %pa bytes\n",
-		 iv->side, pos, iv->peer_side, iv->db_count, IVNTB_SPADS, mw_count,
-		 &iv->wsize);
+		 iv->side, iv->ivposition, iv->peer_side, iv->db_count,
+		 IVNTB_SPADS, mw_count, &iv->wsize);
 	return 0;
 
 err_unregister:
