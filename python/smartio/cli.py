@@ -787,6 +787,17 @@ def _at_least_zero(kind, unit, most=None):
     return parse
 
 
+def _add_map_actions(actions, what):
+    """map and unmap, alike for a segment and a multicast group: what
+    names the argument (a.segment, a.group) and the help's noun."""
+    q = actions.add_parser("map", help="map the %s for a device (prints its address)" % what)
+    q.add_argument(what)
+    q.add_argument("dev")
+    q = actions.add_parser("unmap")
+    q.add_argument(what)
+    q.add_argument("dev")
+
+
 def parser():
     ap = argparse.ArgumentParser(
         prog=PROG, description="Show and control a smartio cluster through "
@@ -891,12 +902,7 @@ def parser():
     q = ss.add_parser("detach")
     q.add_argument("segment")
     q.add_argument("node", nargs="?")
-    q = ss.add_parser("map", help="map the segment for a device (prints its address)")
-    q.add_argument("segment")
-    q.add_argument("dev")
-    q = ss.add_parser("unmap")
-    q.add_argument("segment")
-    q.add_argument("dev")
+    _add_map_actions(ss, "segment")
     q = ss.add_parser("export")
     q.add_argument("segment")
     q.add_argument("state", nargs="?", choices=("on", "off"), default="on")
@@ -924,12 +930,7 @@ def parser():
     q = ms.add_parser("leave")
     q.add_argument("group")
     q.add_argument("node")
-    q = ms.add_parser("map", help="map the group for a device (prints its address)")
-    q.add_argument("group")
-    q.add_argument("dev")
-    q = ms.add_parser("unmap")
-    q.add_argument("group")
-    q.add_argument("dev")
+    _add_map_actions(ms, "group")
     p.set_defaults(fn=cmd_multicast)
 
     p = sub.add_parser("watch", help="the event stream as readable lines")
