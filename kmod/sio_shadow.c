@@ -439,26 +439,26 @@ static int shadow_map_sg(struct device *dev, struct scatterlist *sgl,
 	return count;
 }
 
+/* The maps every shadow offers, in both tables below. */
+#define SHADOW_DMA_MAP_OPS			\
+	.alloc = shadow_alloc,			\
+	.free = shadow_free,			\
+	.map_page = shadow_map_page,		\
+	.unmap_page = shadow_unmap_page,	\
+	.map_sg = shadow_map_sg,		\
+	.unmap_sg = shadow_unmap_sg
+
 static const struct dma_map_ops shadow_dma_ops = {
-	.alloc = shadow_alloc,
-	.free = shadow_free,
-	.map_page = shadow_map_page,
-	.unmap_page = shadow_unmap_page,
-	.map_sg = shadow_map_sg,
-	.unmap_sg = shadow_unmap_sg,
+	SHADOW_DMA_MAP_OPS,
 };
 
 /*
  * Over an NTB with a strict window (sio_ntb_window.c): the same, in the
- * NTB function's domain, at the device's addresses of the window.
+ * NTB function's domain, at the device's addresses of the window, and
+ * another device's BAR mapped for DMA (sio_shadow_p2p.c).
  */
 const struct dma_map_ops sio_shadow_strict_dma_ops = {
-	.alloc = shadow_alloc,
-	.free = shadow_free,
-	.map_page = shadow_map_page,
-	.unmap_page = shadow_unmap_page,
-	.map_sg = shadow_map_sg,
-	.unmap_sg = shadow_unmap_sg,
+	SHADOW_DMA_MAP_OPS,
 	.map_resource = sio_shadow_p2p_map,
 	.unmap_resource = sio_shadow_p2p_unmap,
 	.dma_supported = sio_shadow_ntb_dma_supported,
