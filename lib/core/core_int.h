@@ -44,6 +44,27 @@ static inline int sio_free_entry(const u8 *used0, u32 stride, u32 count)
 #define SIO_FREE_ENTRY(r, at, max) \
 	sio_free_entry(&at((r), 0)->used, sizeof(*at((r), 0)), (r)->max)
 
+/*
+ * A new record: the first unused entry of a registry table, zeroed and
+ * marked used; its index, or -ENOSPC.  Whoever fails to fill it clears
+ * its used byte again.
+ */
+static inline int sio_claim_entry(u8 *first, u32 stride, u32 used_off,
+				  u32 count)
+{
+	int i = sio_free_entry(first + used_off, stride, count);
+
+	if (i >= 0) {
+		sio_memset(first + (u64)i * stride, 0, stride);
+		first[(u64)i * stride + used_off] = 1;
+	}
+	return i;
+}
+#define SIO_CLAIM_ENTRY(r, at, max)					\
+	sio_claim_entry((u8 *)at((r), 0), sizeof(*at((r), 0)),		\
+			(u32)(&at((r), 0)->used - (u8 *)at((r), 0)),	\
+			(r)->max)
+
 /* Allocates count LUT slots on (node, adapter) and points them at target. */
 int sio_lut_map(struct sio_core *c, u32 node, u32 adapter, u64 len,
 		u32 target_node, u64 target_addr, u32 src_node, u16 rid,

@@ -655,16 +655,16 @@ int sio_h_borrow(struct sio_core *c, u32 self, const struct sio_parsed *p,
 	slot = sio_share_room(c, SIO_SHARE_BORROWS, self);
 	if (slot < 0)
 		return slot;
-	slot = SIO_FREE_ENTRY(r, sio_borrow_at, max_borrows);
+	slot = SIO_CLAIM_ENTRY(r, sio_borrow_at, max_borrows);
 	if (slot < 0)
 		return slot;
+	b = sio_borrow_at(r, (u32)slot);
 	/* The device's requests will arrive through our adapter. */
 	req = sio_bitmap_alloc(&n->adapter[ad].reqs_in, 1);
-	if (req < 0)
+	if (req < 0) {
+		b->used = 0;
 		return req;
-	b = sio_borrow_at(r, (u32)slot);
-	sio_memset(b, 0, sizeof(*b));
-	b->used = 1;
+	}
 	b->dev = (u32)dev;
 	b->borrower = (u16)self;
 	b->lender = d->node;

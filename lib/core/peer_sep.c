@@ -33,14 +33,12 @@ static int may_use(struct sio_registry *r, u32 dev, u32 node)
 static struct sio_peermap *new_record(struct sio_registry *r, u8 kind,
 				      u32 dev, u32 peer, u32 bar, u32 asker)
 {
-	int slot = SIO_FREE_ENTRY(r, sio_peermap_at, max_peermap);
+	int slot = SIO_CLAIM_ENTRY(r, sio_peermap_at, max_peermap);
 	struct sio_peermap *m;
 
 	if (slot < 0)
 		return NULL;
 	m = sio_peermap_at(r, (u32)slot);
-	sio_memset(m, 0, sizeof(*m));
-	m->used = 1;
 	m->kind = kind;
 	m->dev = dev;
 	m->peer = peer;

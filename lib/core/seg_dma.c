@@ -322,12 +322,10 @@ static struct sio_segdma *lender_half(struct sio_core *c, u32 dev, u32 owner,
 	}
 	if (!create || kind != SIO_SEGDMA_LENDER)
 		return NULL;
-	idx = SIO_FREE_ENTRY(r, sio_segdma_at, max_segdma);
+	idx = SIO_CLAIM_ENTRY(r, sio_segdma_at, max_segdma);
 	if (idx < 0)
 		return NULL;
 	m = sio_segdma_at(r, (u32)idx);
-	sio_memset(m, 0, sizeof(*m));
-	m->used = 1;
 	m->kind = SIO_SEGDMA_LENDER;
 	m->dev = dev;
 	m->owner = owner;

@@ -64,13 +64,11 @@ static int seg_new(struct sio_core *c, u32 owner, u32 creator,
 {
 	struct sio_registry *r = c->reg;
 	struct sio_segment *s;
-	int i = SIO_FREE_ENTRY(r, sio_seg, max_segments);
+	int i = SIO_CLAIM_ENTRY(r, sio_seg, max_segments);
 
 	if (i < 0)
 		return i;
 	s = sio_seg(r, (u32)i);
-	sio_memset(s, 0, sizeof(*s));
-	s->used = 1;
 	s->owner = (u16)owner;
 	s->creator = (u16)creator;
 	s->gen = gen;
