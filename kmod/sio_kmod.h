@@ -54,7 +54,7 @@ struct sio_shadow_mode;
  * registry) and fabric=ntb (this machine is one node of a cluster, each
  * with its own registry): chosen once at load (sio_main.c), so that the
  * code that runs knows its mode from the table it was given, and an NTB's
- * differences land in these tables (sio_kplat.c) and the functions they
+ * differences land in these tables (sio_plat.c) and the functions they
  * name.  Optional entries are NULL where the mode has nothing to do.
  */
 struct sio_k_fabric {
@@ -148,7 +148,7 @@ struct sio_kdev {
 	} vcap[SIO_VCFG_CAPS];
 	u8 ncaps;
 	u8 vpower;		/* PCI_PM_CTRL_STATE_MASK bits as written */
-	/* A borrower's MSI-X messages written, and refused (sio_kplat.c). */
+	/* A borrower's MSI-X messages written, and refused (sio_plat.c). */
 	u32 msix_written;
 	u32 msix_refused;
 	/*

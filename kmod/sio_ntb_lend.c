@@ -13,7 +13,7 @@
  *  - the lender translates the borrower's BAR slots onto the device's BARs,
  *    up to the device's MSI-X table: the borrower's shadow sends its
  *    messages (MSIX_ENTRY), which the lender writes once it has checked
- *    that they land in that borrower's MSI window (sio_kplat.c);
+ *    that they land in that borrower's MSI window (sio_plat.c);
  *  - the borrower translates the lender's DMA window onto the borrow's
  *    window in its NTB function's IOMMU domain (sio_ntb_window.c: the
  *    IOVA range the core's borrow record holds; RAM from address 0 where

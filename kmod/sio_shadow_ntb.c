@@ -28,7 +28,7 @@
  * the window goes nowhere; a work item sends the lender each entry as
  * the descriptors hold it (MSIX_ENTRY) after every message write, mask
  * and unmask, and the lender writes it once it has checked the address
- * (sio_kplat.c).  Until then the entry stays masked and the device keeps
+ * (sio_plat.c).  Until then the entry stays masked and the device keeps
  * the interrupt pending.  The message arrives as a write of
  * this machine's NTB function: without interrupt remapping (compatibility
  * format messages) it is delivered as is; with remapping the IRTE's

@@ -15,7 +15,12 @@
 #include "registry.h"
 #include "proto.h"
 
-/* What the core needs from its platform (simulator or kernel). */
+/*
+ * What the core needs from its platform, one file of the same name in each
+ * tree: lib/sim/sio_plat.c (sim_ops, the simulated fabric) and
+ * kmod/sio_plat.c (smartio.ko: sio_kplat_loop_ops and sio_kplat_ntb_ops,
+ * one per fabric mode).
+ */
 struct sio_platform_ops {
 	u64 (*now_ns)(void *plat);	/* wall clock, for event times */
 	/* Monotonic clock for timeouts; optional (now_ns is used if NULL). */

@@ -20,7 +20,7 @@
  *
  * Members and writers must be cabled to the group's switch or to one
  * cascaded with it, which replicates the write in turn (EXDEV).  The
- * platform replicates the writes (the simulator: lib/sim/hw.c); over
+ * platform replicates the writes (the simulator: lib/sim/sio_plat.c); over
  * smartio.ko, whose NTBs have no multicast, every command is EOPNOTSUPP.
  */
 #include "core_int.h"

@@ -207,7 +207,7 @@ int sim_wait_change(struct sim_fabric *f, u32 seen, int timeout_ms);
 int sim_state_attach(int fd);
 int sim_state_users(int dirfd, int any_version);
 
-/* Hardware model (hw.c). */
+/* Hardware model (sio_plat.c). */
 extern const struct sio_platform_ops sim_ops;
 struct sim_lut *sim_lut_at(struct sim_fabric *f, u32 node, u32 adapter,
 			   u32 slot);
@@ -242,7 +242,7 @@ int sim_dmakey_of(struct sim_fabric *f, const struct sim_loc *loc,
 		  struct sim_dmakey *key);
 /* sim_dmamap_copy of len bytes at loc, whose key is key, without
  * sim_lock held: it takes the lock to find the path only when the object
- * is not mapped yet (hw.c). */
+ * is not mapped yet (sio_plat.c). */
 int sim_loc_copy(struct sim_fabric *f, const struct sim_loc *loc,
 		 const struct sim_dmakey *key, void *buf, size_t len,
 		 int write);

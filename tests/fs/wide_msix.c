@@ -6,7 +6,7 @@
  * vectors, yet /smartio must name vectors up to 2047 (PCIe's MSI-X
  * maximum); this writes what msi.c would record for such a function
  * (mode, count, node, base) under the fabric lock, and counts a message
- * where the simulated interrupt controller counts one (hw.c).
+ * where the simulated interrupt controller counts one (lib/sim/sio_plat.c).
  *
  *   wide_msix FABRIC JOIN-AS route DEV NODE COUNT
  *   wide_msix FABRIC JOIN-AS fire DEV VEC

@@ -13,7 +13,7 @@
 # it skips (77 -> SKIPPED) without qemu, busybox-static, udev, the kernel
 # image or headers.
 KMOD_FILES = kmod/Kbuild kmod/Makefile kmod/sio_kmod.h kmod/sio_main.c \
-	kmod/sio_kplat.c kmod/sio_debugfs.c kmod/sio_fabric.c kmod/sio_lender.c kmod/sio_shadow.c \
+	kmod/sio_plat.c kmod/sio_debugfs.c kmod/sio_fabric.c kmod/sio_lender.c kmod/sio_shadow.c \
 	kmod/sio_genl.c kmod/sio_vcfg.c kmod/sio_cdev.c kmod/sio_ntb.c kmod/dkms.conf kmod/README \
 	kmod/sio_ntb_lend.c kmod/sio_shadow.h kmod/sio_shadow_ntb.c \
 	kmod/sio_shadow_p2p.c kmod/sio_sriov.c kmod/sio_ntb_window.c \

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The core's platform operations on Linux (lib/sim/hw.c is the simulator's).
+ * The core's platform operations on Linux: struct sio_platform_ops
+ * (lib/core/core.h) for smartio.ko.  lib/sim/sio_plat.c, of the same name,
+ * is the simulator's.
  *
  * Clocks are ktime; configuration space is the lender's real device
  * through pci_{read,write}_config_*; BAR memory is ioremap()ed on demand.

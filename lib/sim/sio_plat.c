@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The hardware model of the simulated fabric: NTB look-up tables with
- * MPIOV-style requester and range checks, per-node IOMMUs, configuration
- * spaces, and the translation chain of SmartIO section 4:
+ * The core's platform operations in the simulator (sim_ops, the struct
+ * sio_platform_ops of lib/core/core.h; kmod/sio_plat.c, of the same name,
+ * is smartio.ko's) and the hardware model they drive: NTB look-up tables
+ * with MPIOV-style requester and range checks, per-node IOMMUs,
+ * configuration spaces, and the translation chain of SmartIO section 4:
  *   CPU -> NTB window -> LUT -> remote physical address
  *   device DMA -> (NTB window -> LUT ->) target IOVA -> IOMMU -> RAM/BAR
  *   MSI write -> (window -> LUT ->) interrupt range -> vector counter
