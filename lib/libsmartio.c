@@ -1,151 +1,23 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libsmartio over the embedded transport: commands are encoded as protocol
- * messages and handed to the core of the simulated fabric, exactly as the
- * kernel transport will hand them to smartio.ko over generic netlink.
- * Queries read the shared registry under the fabric lock, and only under it:
- * over the kernel transport the registry is a copy that the next lock may
- * replace and free, and smartiofs calls in from many threads at once.
+ * libsmartio: the library's calls, written once for both transports.
+ * Commands are encoded as protocol messages and handed to the handle's
+ * transport (transport.h): the embedded simulated fabric's core
+ * (transport_sim.c) or smartio.ko over generic netlink
+ * (transport_kernel.c).  Queries read the registry under the transport's
+ * lock, and only under it: over smartio.ko the registry is a copy that the
+ * next lock may replace and free, and smartiofs calls in from many
+ * threads at once.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "smartio.h"
-#include "core.h"
-#include "sim/fabric.h"
-#include "sim/topology_parse.h"
 #include "smartio_internal.h"
-#include "ktrans.h"
-#include "kudev.h"
-
-struct smartio;
-
-/*
- * A BAR or a segment as viewer sees it: [addr, addr + size) of its
- * address space, which the simulator follows; smartio.ko names its file
- * by the uevent properties a, b and c instead (a node, then a device and
- * "barN", or "seg" and a segment's name).
- */
-struct sio_lib_mapping {
-	unsigned viewer;
-	u64 addr, size;
-	const char *a, *b, *c;
-};
-
-/*
- * What differs between the two transports, chosen once at open:
- * sim_transport (the embedded simulated fabric) or kernel_transport
- * (smartio.ko over generic netlink).  The entries after event_wait are
- * the simulator's alone (NULL over smartio.ko, whose links are cables,
- * whose devices do their own DMA, and which logs blocked DMA instead of
- * counting it).
- */
-struct sio_lib_transport {
-	/* Around every read of the registry (REG). */
-	void (*lock)(struct smartio *h);
-	void (*unlock)(struct smartio *h);
-	/* One protocol message as this handle's node: the reply's length. */
-	int (*call)(struct smartio *h, const void *req, u32 len, void *rep,
-		    u32 cap);
-	void (*close)(struct smartio *h);
-	uint64_t (*change_count)(struct smartio *h);
-	int (*change_wait)(struct smartio *h, uint64_t seen, int timeout_ms);
-	int (*event_wait)(struct smartio *h, uint64_t cursor, int timeout_ms);
-	/* The file that maps a BAR or a segment (struct sio_lib_mapping). */
-	int (*map_path)(struct smartio *h, const struct sio_lib_mapping *m,
-			char *path, size_t pathlen);
-	int (*link_set)(struct smartio *h, unsigned node, unsigned adapter,
-			int up);
-	int (*dma)(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
-		   size_t len, int write);
-	uint64_t (*blocked)(struct smartio *h, unsigned node);
-};
-
-static const struct sio_lib_transport sim_transport;
-static const struct sio_lib_transport kernel_transport;
-
-struct smartio {
-	const struct sio_lib_transport *t;
-	struct sim_fabric f;	/* embedded fabric, unused with k */
-	/*
-	 * The registry queries read, valid only between sio_lib_lock() and
-	 * sio_lib_unlock(): the fabric's shared one, or with k (and with the
-	 * test hook sio_lib_copy_registry()) a copy that the next lock of any
-	 * thread may free.
-	 */
-	struct sio_registry *reg;
-	/* The test hook: two copies, the one not current kept unreadable. */
-	int copy;
-	u32 copy_change;	/* the fabric's change count it was taken at */
-	unsigned copy_cur;
-	void *copies[2];
-	unsigned self;
-	struct sio_ktrans *k;	/* kernel transport: smartio.ko */
-	/* With k: one user of the socket and of the registry copy at a time. */
-	pthread_mutex_t klock;
-	/*
-	 * With k: the monitor of smartio.ko's uevents (NULL without libudev
-	 * or when none can be made: then the generation is polled), the
-	 * kernel's generation as last learnt (atomic), and when it was last
-	 * asked for (klock).
-	 */
-	struct sio_kudev *u;
-	uint64_t kgen;
-	uint64_t kgen_asked_ms;
-};
-
-#define REG(h) ((h)->reg)
-
-/*
- * The kernel transport's way with its copy, over the simulated fabric: a
- * lock that finds the registry changed since the last copy copies it into
- * the other of two buffers and makes that one current (the kernel
- * transport swaps its two buffers likewise, and reallocates one when the
- * size changes).  The buffer no longer current is PROT_NONE until it is
- * used again, so that a read of the registry outside the lock faults at
- * once (tests/test_registry_race.c), with or without AddressSanitizer.
- */
-static void copy_registry(struct smartio *h)
-{
-	size_t size = h->f.sh->reg_size;
-	u32 change = __atomic_load_n(&h->f.sh->change, __ATOMIC_ACQUIRE);
-	unsigned next = h->copy_cur ^ 1;
-
-	if (h->reg != h->f.reg && change == h->copy_change)
-		return;
-	if (!h->copies[next]) {
-		void *c = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (c == MAP_FAILED)
-			return;	/* the last copy stays */
-		h->copies[next] = c;
-	} else if (mprotect(h->copies[next], size, PROT_READ | PROT_WRITE)) {
-		return;
-	}
-	memcpy(h->copies[next], h->f.reg, size);
-	if (h->reg == h->copies[h->copy_cur])
-		mprotect(h->reg, size, PROT_NONE);
-	h->copy_cur = next;
-	h->copy_change = change;
-	h->reg = h->copies[next];
-}
-
-static void copies_free(struct smartio *h)
-{
-	unsigned i;
-
-	for (i = 0; i < 2; i++)
-		if (h->copies[i])
-			munmap(h->copies[i], h->f.sh->reg_size);
-}
+#include "sim/topology_parse.h"
+#include "transport.h"
 
 /*
  * Queries read the registry under the fabric lock; over the kernel
@@ -155,22 +27,6 @@ static void copies_free(struct smartio *h)
 void sio_lib_lock(struct smartio *h)
 {
 	h->t->lock(h);
-}
-
-static void sim_transport_lock(struct smartio *h)
-{
-	sim_lock(&h->f);
-	if (h->copy)
-		copy_registry(h);
-}
-
-static void kernel_lock(struct smartio *h)
-{
-	void *reg;
-
-	pthread_mutex_lock(&h->klock);
-	if (!sio_ktrans_registry(h->k, &reg))
-		h->reg = reg;
 }
 
 struct sio_registry *sio_lib_reg(struct smartio *h)
@@ -189,75 +45,9 @@ void sio_lib_unlock(struct smartio *h)
 	h->t->unlock(h);
 }
 
-static void sim_transport_unlock(struct smartio *h)
-{
-	sim_unlock(&h->f);
-}
-
-static void kernel_unlock(struct smartio *h)
-{
-	pthread_mutex_unlock(&h->klock);
-}
-
 int sio_lib_is_kernel(const struct smartio *h)
 {
-	return h->t == &kernel_transport;
-}
-
-/* The kernel's node list stands for the cluster; self is host0 or o->node. */
-static int open_kernel(struct smartio *h, const struct smartio_open_opts *o)
-{
-	void *reg;
-	int rc = sio_ktrans_open(&h->k), node;
-
-	if (rc)
-		return rc;
-	pthread_mutex_init(&h->klock, NULL);
-	if (sio_kudev_open(&h->u))
-		h->u = NULL;	/* no libudev or no monitor: poll */
-	rc = sio_ktrans_registry(h->k, &reg);
-	if (!rc) {
-		h->reg = reg;
-		node = o->node ? sio_node_lookup(REG(h), o->node) : 0;
-		rc = node < 0 ? -ENOENT : 0;
-		h->self = node < 0 ? 0 : (unsigned)node;
-	}
-	if (rc) {
-		sio_kudev_close(h->u);
-		h->u = NULL;
-		sio_ktrans_close(h->k);
-		pthread_mutex_destroy(&h->klock);
-		h->k = NULL;
-	}
-	return rc;
-}
-
-
-/*
- * errbuf's reason for a node of mask that another live process serves
- * (sim_fabric_serve's -EBUSY): which node, and which process holds it.
- */
-static void busy_reason(struct smartio *h, u64 mask,
-			const struct smartio_open_opts *o)
-{
-	const char *fabric = o->fabric ? o->fabric : "default";
-	u32 i;
-
-	if (!o->errbuf || !o->errlen)
-		return;
-	sio_lib_lock(h);
-	for (i = 0; i < REG(h)->nnodes; i++) {
-		s32 pid = sim_node_hw(&h->f, i)->owner_pid;
-
-		if (!(mask >> i & 1) || pid == getpid() ||
-		    sio_node(REG(h), i)->state != SIO_NODE_UP)
-			continue;
-		snprintf(o->errbuf, o->errlen,
-			 "node %s of fabric '%s' is already served by process %d",
-			 sio_node(REG(h), i)->name, fabric, (int)pid);
-		break;
-	}
-	sio_lib_unlock(h);
+	return h->t == &sio_lib_kernel_transport;
 }
 
 /*
@@ -290,7 +80,31 @@ static void open_reason(const struct smartio_open_opts *o, int rc)
 			 fabric, strerror(-rc));
 }
 
-static int open_handle(struct smartio **hp, const struct smartio_open_opts *o);
+static int open_handle(struct smartio **hp, const struct smartio_open_opts *o)
+{
+	struct smartio *h = calloc(1, sizeof(*h));
+	int rc;
+
+	if (!h)
+		return -ENOMEM;
+	/*
+	 * fabric "kernel" is smartio.ko, which must be loaded; with no fabric
+	 * named and nothing to create, smartio.ko is used when it is loaded.
+	 */
+	if ((o->fabric && !strcmp(o->fabric, "kernel")) ||
+	    (!o->fabric && o->create != 1 && !o->topology)) {
+		rc = sio_lib_open_kernel(h, o);
+		if (!rc || o->fabric || (rc != -ENOENT && rc != -EOPNOTSUPP))
+			goto out;
+	}
+	rc = sio_lib_open_sim(h, o);
+out:
+	if (rc)
+		free(h);
+	else
+		*hp = h;
+	return rc;
+}
 
 int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 {
@@ -305,93 +119,6 @@ int smartio_open(struct smartio **hp, const struct smartio_open_opts *o)
 	if (rc)
 		open_reason(o, rc);
 	return rc;
-}
-
-static int open_handle(struct smartio **hp, const struct smartio_open_opts *o)
-{
-	struct sio_topology topo = { 0 };
-	struct sim_open so = { 0 };
-	struct smartio *h;
-	char err[256] = "";
-	u64 mask;
-	int rc, node = -1;
-
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	/*
-	 * fabric "kernel" is smartio.ko, which must be loaded; with no fabric
-	 * named and nothing to create, smartio.ko is used when it is loaded.
-	 */
-	if ((o->fabric && !strcmp(o->fabric, "kernel")) ||
-	    (!o->fabric && o->create != 1 && !o->topology)) {
-		rc = open_kernel(h, o);
-		if (!rc) {
-			h->t = &kernel_transport;
-			*hp = h;
-			return 0;
-		}
-		if (o->fabric || (rc != -ENOENT && rc != -EOPNOTSUPP)) {
-			free(h);
-			return rc;
-		}
-	}
-	if (o->create != 0) {
-		rc = o->topology ? sio_topo_load(o->topology, &topo, err, sizeof(err))
-				 : sio_topo_default(&topo);
-		if (rc) {
-			if (o->topology && o->errbuf && o->errlen)
-				snprintf(o->errbuf, o->errlen, "%s: %s",
-					 o->topology, err);
-			free(h);
-			return rc;
-		}
-	}
-	so.name = o->fabric ? o->fabric : "default";
-	so.shm_dir = o->shm_dir;
-	so.group = o->group;
-	so.err = o->errbuf;
-	so.errlen = o->errlen;
-	so.topo = o->create != 0 ? &topo : NULL;
-	so.create = o->node ? (o->create == 1 ? 1 : o->create) : o->create;
-	rc = sim_fabric_open(&h->f, &so);
-	sio_topo_free(&topo);
-	if (rc) {
-		free(h);
-		return rc;
-	}
-	h->t = &sim_transport;
-	h->reg = h->f.reg;
-	if (o->node) {
-		sio_lib_lock(h);
-		node = sio_node_lookup(REG(h), o->node);
-		sio_lib_unlock(h);
-		if (node < 0) {
-			/* A note of a rebuilt fabric is no reason. */
-			if (o->errbuf && o->errlen)
-				o->errbuf[0] = '\0';
-			sim_fabric_close(&h->f);
-			free(h);
-			return -ENOENT;
-		}
-		mask = 1ull << node;
-		h->self = (unsigned)node;
-	} else {
-		mask = sio_all_nodes((u32)smartio_node_count(h));
-		h->self = 0;
-	}
-	rc = sim_fabric_serve(&h->f, mask);
-	if (rc) {
-		if (o->errbuf && o->errlen)
-			o->errbuf[0] = '\0';	/* as above */
-		if (rc == -EBUSY)
-			busy_reason(h, mask, o);
-		sim_fabric_close(&h->f);
-		free(h);
-		return rc;
-	}
-	*hp = h;
-	return 0;
 }
 
 int smartio_topology_check(const char *path, unsigned *nodes,
@@ -426,19 +153,6 @@ void smartio_close(struct smartio *h)
 		return;
 	h->t->close(h);
 	free(h);
-}
-
-static void sim_transport_close(struct smartio *h)
-{
-	copies_free(h);
-	sim_fabric_close(&h->f);
-}
-
-static void kernel_close(struct smartio *h)
-{
-	sio_kudev_close(h->u);
-	sio_ktrans_close(h->k);
-	pthread_mutex_destroy(&h->klock);
 }
 
 struct sim_fabric *sio_lib_fabric(struct smartio *h)
@@ -635,21 +349,6 @@ int smartio_link_set(struct smartio *h, unsigned node, unsigned adapter,
 	return h->t->link_set(h, node, adapter, up);
 }
 
-static int sim_transport_link_set(struct smartio *h, unsigned node,
-				  unsigned adapter, int up)
-{
-	int rc;
-
-	if (up != 0 && up != 1)
-		return -EINVAL;
-	sim_lock(&h->f);
-	rc = sio_core_link_set(&h->f.core, node, adapter, up);
-	sim_unlock(&h->f);
-	/* A borrow that ended is over only when its mappings are. */
-	sim_revoke_settle(&h->f);
-	return rc;
-}
-
 int smartio_device_info(struct smartio *h, unsigned dev,
 			struct smartio_device_info *out)
 {
@@ -794,30 +493,6 @@ int smartio_segment_dma_addr(struct smartio *h, unsigned owner,
 	}
 	sio_lib_unlock(h);
 	return seg < 0 ? seg : rc;
-}
-
-static int sim_transport_call(struct smartio *h, const void *req, u32 len,
-			      void *rep, u32 cap)
-{
-	int n;
-
-	sio_lib_lock(h);
-	n = sio_core_dispatch(&h->f.core, h->self, req, len, rep, cap);
-	sio_lib_unlock(h);
-	/* A borrow that ended is over only when its mappings are. */
-	sim_revoke_settle(&h->f);
-	return n;
-}
-
-static int kernel_call(struct smartio *h, const void *req, u32 len,
-		       void *rep, u32 cap)
-{
-	int n;
-
-	pthread_mutex_lock(&h->klock);
-	n = sio_ktrans_call(h->k, req, len, rep, cap);
-	pthread_mutex_unlock(&h->klock);
-	return n;
 }
 
 /* Runs one command as this handle's node; returns the core's errno. */
@@ -1122,54 +797,6 @@ int smartio_segment_dma_unmap(struct smartio *h, unsigned owner,
 		       NULL);
 }
 
-/*
- * smartio.ko's character device for a BAR or a segment, found with libudev
- * by its uevent properties (a node, SMARTIO_DEVICE and SMARTIO_BAR, or an
- * owner and SMARTIO_SEGMENT): the name udev/60-smartio.rules gives it
- * (/dev/smartio/a/b/c) when udev made one, else the kernel's /dev/sio-a-b-c.
- * Without libudev the two names are tried in turn.
- */
-static int kernel_path(struct smartio *h, const struct sio_lib_mapping *m,
-		       char *path, size_t pathlen)
-{
-	static const char *const dirs[] = { "/dev/smartio/", "/dev/sio-" };
-	static const char seps[] = { '/', '-' };
-	const char *a = m->a, *b = m->b, *c = m->c;
-	unsigned i;
-	int n;
-
-	(void)h;
-
-	n = strcmp(b, "seg") ?
-		sio_kudev_find(a, "SMARTIO_DEVICE", b, "SMARTIO_BAR", c + 3,
-			       path, pathlen) :
-		sio_kudev_find(a, "SMARTIO_SEGMENT", c, NULL, NULL, path,
-			       pathlen);
-	if (n != -EOPNOTSUPP)
-		return n;
-	for (i = 0; i < 2; i++) {
-		n = snprintf(path, pathlen, "%s%s%c%s%c%s", dirs[i], a,
-			     seps[i], b, seps[i], c);
-		if (n < 0 || (size_t)n >= pathlen)
-			return -ENAMETOOLONG;
-		if (!access(path, F_OK))
-			return 0;
-	}
-	return -ENXIO;
-}
-
-/* The simulator's file behind what viewer's address leads to. */
-static int resolve(struct smartio *h, const struct sio_lib_mapping *m,
-		   char *path, size_t pathlen)
-{
-	struct sim_loc loc;
-	int rc = sim_translate_cpu(&h->f, m->viewer, m->addr, m->size, &loc);
-
-	if (rc)
-		return rc == -EFAULT ? -ENXIO : rc;
-	return sim_backing_path(&h->f, &loc, path, pathlen);
-}
-
 int smartio_resolve_bar(struct smartio *h, unsigned viewer, unsigned dev,
 			unsigned bar, char *path, size_t pathlen,
 			uint64_t *size)
@@ -1282,28 +909,11 @@ int smartio_dma(struct smartio *h, unsigned dev, uint64_t addr, void *buf,
 	return h->t->dma(h, dev, addr, buf, len, write);
 }
 
-static int sim_transport_dma(struct smartio *h, unsigned dev, uint64_t addr,
-			     void *buf, size_t len, int write)
-{
-	return sim_dma(&h->f, dev, addr, buf, len, write);
-}
-
 uint64_t smartio_blocked(struct smartio *h, unsigned node)
 {
 	if (!h->t->blocked)
 		return 0;	/* smartio.ko does not count them: see the kernel log */
 	return h->t->blocked(h, node);
-}
-
-static uint64_t sim_transport_blocked(struct smartio *h, unsigned node)
-{
-	uint64_t n = 0;
-
-	sio_lib_lock(h);
-	if (node < REG(h)->nnodes)
-		n = sim_node_hw(&h->f, node)->blocked;
-	sio_lib_unlock(h);
-	return n;
 }
 
 uint64_t smartio_event_cursor(struct smartio *h)
@@ -1349,83 +959,9 @@ int smartio_event_read(struct smartio *h, uint64_t *cursor, char *buf,
 	return n < 0 ? -EIO : (int)((size_t)n < len ? (size_t)n : len - 1);
 }
 
-/*
- * smartio.ko: its generation moves with every change of its registry or
- * events.  With a udev monitor, the fabric device's change uevents carry
- * it, so following the kernel costs no request; the kernel is still asked
- * every KERNEL_RESYNC_MS (and after uevents were lost), so that a monitor
- * that went quiet (udevd stopped) delays a change, never hides it.
- * Without a monitor, the kernel is asked every KERNEL_POLL_MS.
- */
-#define KERNEL_RESYNC_MS 5000
-#define KERNEL_POLL_MS 50
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static uint64_t kernel_generation(struct smartio *h)
-{
-	uint64_t now = mono_ms(), gen;
-
-	pthread_mutex_lock(&h->klock);
-	if (!h->u || now - h->kgen_asked_ms >= KERNEL_RESYNC_MS) {
-		if (!sio_ktrans_generation(h->k, &gen))
-			__atomic_store_n(&h->kgen, gen, __ATOMIC_RELEASE);
-		h->kgen_asked_ms = now;
-	}
-	pthread_mutex_unlock(&h->klock);
-	return __atomic_load_n(&h->kgen, __ATOMIC_ACQUIRE);
-}
-
-static int kernel_wait(struct smartio *h, uint64_t seen, int timeout_ms)
-{
-	uint64_t start = mono_ms(), gen, cur;
-	int left, slice, rc;
-
-	for (;;) {
-		if (kernel_generation(h) != seen)
-			return 1;
-		left = timeout_ms < 0 ? KERNEL_RESYNC_MS :
-			timeout_ms - (int)(mono_ms() - start);
-		if (left <= 0)
-			return 0;
-		if (!h->u) {
-			slice = left < KERNEL_POLL_MS ? left : KERNEL_POLL_MS;
-			usleep((useconds_t)slice * 1000u);
-			continue;
-		}
-		gen = __atomic_load_n(&h->kgen, __ATOMIC_ACQUIRE);
-		rc = sio_kudev_wait(h->u, left < KERNEL_RESYNC_MS ? left :
-				    KERNEL_RESYNC_MS, &gen);
-		if (rc < 0) {
-			/* uevents lost: ask the kernel at the next check */
-			pthread_mutex_lock(&h->klock);
-			h->kgen_asked_ms = 0;
-			pthread_mutex_unlock(&h->klock);
-			continue;
-		}
-		cur = __atomic_load_n(&h->kgen, __ATOMIC_ACQUIRE);
-		while (gen > cur &&
-		       !__atomic_compare_exchange_n(&h->kgen, &cur, gen, 0,
-						    __ATOMIC_ACQ_REL,
-						    __ATOMIC_ACQUIRE))
-			;
-	}
-}
-
 uint64_t smartio_change_count(struct smartio *h)
 {
 	return h->t->change_count(h);
-}
-
-static uint64_t sim_transport_change_count(struct smartio *h)
-{
-	return __atomic_load_n(&h->f.sh->change, __ATOMIC_ACQUIRE);
 }
 
 int smartio_change_wait(struct smartio *h, uint64_t seen, int timeout_ms)
@@ -1433,84 +969,12 @@ int smartio_change_wait(struct smartio *h, uint64_t seen, int timeout_ms)
 	return h->t->change_wait(h, seen, timeout_ms);
 }
 
-static int sim_transport_change_wait(struct smartio *h, uint64_t seen,
-				     int timeout_ms)
-{
-	return sim_wait_change(&h->f, (u32)seen, timeout_ms);
-}
-
-/* smartio.ko: the events are looked at only when the generation moved. */
-static int kernel_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
-{
-	uint64_t start = mono_ms(), seen;
-	int left = timeout_ms;
-
-	for (;;) {
-		seen = kernel_generation(h);
-		if (smartio_event_cursor(h) > cursor)
-			return 1;
-		if (timeout_ms >= 0) {
-			left = timeout_ms - (int)(mono_ms() - start);
-			if (left <= 0)
-				return 0;
-		}
-		if (!kernel_wait(h, seen, left))
-			return 0;
-	}
-}
-
 int smartio_event_wait(struct smartio *h, uint64_t cursor, int timeout_ms)
 {
 	return h->t->event_wait(h, cursor, timeout_ms);
-}
-
-static int sim_transport_event_wait(struct smartio *h, uint64_t cursor,
-				    int timeout_ms)
-{
-	uint64_t start = mono_ms();
-	int waited = 0, slice;
-
-	for (;;) {
-		u32 seen = (u32)smartio_change_count(h);
-
-		if (smartio_event_cursor(h) > cursor)
-			return 1;
-		if (timeout_ms >= 0 && waited >= timeout_ms)
-			return 0;
-		/* Short slices keep the timeout honest across spurious wakes. */
-		slice = timeout_ms < 0 ? 100 :
-			(timeout_ms - waited < 100 ? timeout_ms - waited : 100);
-		sim_wait_change(&h->f, seen, slice);
-		waited = (int)(mono_ms() - start);
-	}
 }
 
 const char *smartio_strerror(int err)
 {
 	return strerror(err < 0 ? -err : err);
 }
-
-static const struct sio_lib_transport sim_transport = {
-	.lock = sim_transport_lock,
-	.unlock = sim_transport_unlock,
-	.call = sim_transport_call,
-	.close = sim_transport_close,
-	.change_count = sim_transport_change_count,
-	.change_wait = sim_transport_change_wait,
-	.event_wait = sim_transport_event_wait,
-	.map_path = resolve,
-	.link_set = sim_transport_link_set,
-	.dma = sim_transport_dma,
-	.blocked = sim_transport_blocked,
-};
-
-static const struct sio_lib_transport kernel_transport = {
-	.lock = kernel_lock,
-	.unlock = kernel_unlock,
-	.call = kernel_call,
-	.close = kernel_close,
-	.change_count = kernel_generation,
-	.change_wait = kernel_wait,
-	.event_wait = kernel_event_wait,
-	.map_path = kernel_path,
-};
