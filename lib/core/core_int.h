@@ -65,6 +65,19 @@ static inline int sio_claim_entry(u8 *first, u32 stride, u32 used_off,
 			(u32)(&at((r), 0)->used - (u8 *)at((r), 0)),	\
 			(r)->max)
 
+/* The same for callers that keep the record, not its index: NULL if full. */
+static inline void *sio_claim_record(u8 *first, u32 stride, u32 used_off,
+				     u32 count)
+{
+	int i = sio_claim_entry(first, stride, used_off, count);
+
+	return i < 0 ? NULL : first + (u64)i * stride;
+}
+#define SIO_CLAIM_RECORD(r, at, max)					\
+	sio_claim_record((u8 *)at((r), 0), sizeof(*at((r), 0)),		\
+			 (u32)(&at((r), 0)->used - (u8 *)at((r), 0)),	\
+			 (r)->max)
+
 /* Allocates count LUT slots on (node, adapter) and points them at target. */
 int sio_lut_map(struct sio_core *c, u32 node, u32 adapter, u64 len,
 		u32 target_node, u64 target_addr, u32 src_node, u16 rid,

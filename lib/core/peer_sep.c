@@ -33,12 +33,11 @@ static int may_use(struct sio_registry *r, u32 dev, u32 node)
 static struct sio_peermap *new_record(struct sio_registry *r, u8 kind,
 				      u32 dev, u32 peer, u32 bar, u32 asker)
 {
-	int slot = SIO_CLAIM_ENTRY(r, sio_peermap_at, max_peermap);
-	struct sio_peermap *m;
+	struct sio_peermap *m =
+		SIO_CLAIM_RECORD(r, sio_peermap_at, max_peermap);
 
-	if (slot < 0)
+	if (!m)
 		return NULL;
-	m = sio_peermap_at(r, (u32)slot);
 	m->kind = kind;
 	m->dev = dev;
 	m->peer = peer;

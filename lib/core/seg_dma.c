@@ -311,7 +311,6 @@ static struct sio_segdma *lender_half(struct sio_core *c, u32 dev, u32 owner,
 	struct sio_registry *r = c->reg;
 	u8 kind = separate(c) ? SIO_SEGDMA_LENDER : SIO_SEGDMA_WINDOW;
 	struct sio_segdma *m;
-	int idx;
 	u32 i;
 
 	for (i = 0; i < r->max_segdma; i++) {
@@ -322,10 +321,9 @@ static struct sio_segdma *lender_half(struct sio_core *c, u32 dev, u32 owner,
 	}
 	if (!create || kind != SIO_SEGDMA_LENDER)
 		return NULL;
-	idx = SIO_CLAIM_ENTRY(r, sio_segdma_at, max_segdma);
-	if (idx < 0)
+	m = SIO_CLAIM_RECORD(r, sio_segdma_at, max_segdma);
+	if (!m)
 		return NULL;
-	m = sio_segdma_at(r, (u32)idx);
 	m->kind = SIO_SEGDMA_LENDER;
 	m->dev = dev;
 	m->owner = owner;
