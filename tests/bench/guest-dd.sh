@@ -7,17 +7,11 @@
 # any drift of the host's load on both sides alike.
 # Prints "DD <native|shadow> <read|write> <bs> <bytes> <ns>" per transfer,
 # "DD-SKIP <why>" when the guest cannot measure, and "DD-END" last.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp /etc /run /smartio
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
+. /guest-common.sh
+mkdir -p /etc /run /smartio
 mount -t tmpfs run /run
 ln -sf /proc/mounts /etc/mtab
 echo "DD-START"
-. /guest-common.sh
 
 rounds=5
 # bs:bytes pairs; 4 KiB requests move less so that the run stays short.
@@ -61,9 +55,7 @@ pass() {
 }
 
 [ -r /proc/timer_list ] || skip "no /proc/timer_list in the guest kernel"
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 bdf=
 for d in /sys/bus/pci/devices/*; do
 	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1b36:0x0010 ] &&

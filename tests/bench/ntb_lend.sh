@@ -45,7 +45,6 @@ guest_root "$tmp/root" "$src/tests/ntb/lend-bench-init.sh" \
 	skip "modprobe cannot resolve nvme, virtio_net or nvmet for $KVER"
 cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$out/switchtec.ko" \
 	"$out/ntb_hw_switchtec.ko" "$tmp/root/"
-cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
 cp -L "$fio" "$tmp/root/bin/fio"
 guest_libs "$tmp/root" "$fio"

@@ -28,12 +28,8 @@ sw_prepare >&2
 sw_smartio_build
 
 mkdir -p "$tmp/root/bin"
-# smartio-nvmeq and the native reader, static (no C library in the guests).
-${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror -I"$src/lib/core" \
-	-o "$tmp/root/bin/smartio-nvmeq" "$src/contrib/nvme/smartio-nvmeq.c" \
-	"$src/contrib/nvme/sfiles.c" "$src/contrib/nvme/nvmeq_queue.c" \
-	"$src/contrib/nvme/nvmeq_client.c" "$src/contrib/nvme/nvmeq_manager.c" \
-	>"$tmp/cc.log" 2>&1 || { cat "$tmp/cc.log"; fail "building smartio-nvmeq"; }
+sw_nvmeq_build "$tmp/root"
+# The native reader, static too.
 ${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
 	-o "$tmp/root/bin/blk_randread" "$src/tests/bench/blk_randread.c" \
 	>"$tmp/cc.log" 2>&1 || { cat "$tmp/cc.log"; fail "building blk_randread"; }
@@ -41,7 +37,6 @@ guest_root "$tmp/root" "$src/tests/bench/nvmeq-bench-init.sh" \
 	"$out/smartio/smartio.ko" "$sfs" "$KVER" ||
 	skip "modprobe cannot resolve nvme for $KVER"
 cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
-cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
@@ -66,13 +61,4 @@ done
 wait "$pid0" "$pid1" "$pid2" "$pid3"
 echo "all guests done after $(($(date +%s) - t0)) s" >&2
 
-bad=0
-for p in 0 1 2 3; do
-	tr -d '\r' <"$tmp/p$p-1.log" | grep '^NVMEQBENCH '
-	if ! grep -q "^NTB-END .*fails=0" "$tmp/p$p-1.log"; then
-		tr -d '\r' <"$tmp/p$p-1.log" | grep '^FAIL: ' >&2
-		tail -n 30 "$tmp/p$p-1.log" >&2
-		bad=1
-	fi
-done
-[ $bad = 0 ] || fail "a shared-NVMe bench guest did not finish cleanly"
+sw_bench_lines NVMEQBENCH 4 "a shared-NVMe bench guest"

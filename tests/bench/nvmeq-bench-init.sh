@@ -13,21 +13,14 @@
 # kernel command line's nvmeqsecs=), the count of reads calibrated by a
 # first run: the clients of a round start within the 0.2 s a node polls
 # for another's step, a small part of their run.  "NTB-END" ends.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
-secs=$(sed -n 's/.*nvmeqsecs=\([0-9]*\).*/\1/p' /proc/cmdline)
-rounds=$(sed -n 's/.*nvmeqrounds=\([0-9]*\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
+secs=$(karg nvmeqsecs)
+rounds=$(karg nvmeqrounds)
 N=4
 BLOCKS=131072	# the 64 MiB drive, in 512-byte blocks
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 STEP_WAIT=900
 . /cluster-steps.sh
 
@@ -76,19 +69,14 @@ if [ "$P" = 0 ]; then
 	done
 fi
 
-insmod /ntb.ko || fail "insmod ntb.ko"
-insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
-insmod /smartio_ntb.ko node="$P" window_kb=4096 || fail "insmod smartio_ntb.ko"
+sioswitch_up window_kb=4096
 if [ "$P" = 0 ]; then
 	smartio_up devices="$nvme_bdf"
 else
 	smartio_up
 fi
 smartiofs_up
-for q in $others; do
-	waitfor 900 is "/smartio/nodes/host$q/state" up ||
-		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
-done
+others_up 900
 D=host0-nvme0
 q() { smartio-nvmeq -d $D "$@"; }
 

@@ -13,27 +13,18 @@
 #   VFBENCH <pf|vf0|vf1> <round> host<P> <blk_randread line>
 # and the host collects them.  The runs last about vfsecs= s (the count
 # of reads calibrated by a first run on the PF).  "NTB-END" ends.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
-secs=$(sed -n 's/.*vfsecs=\([0-9]*\).*/\1/p' /proc/cmdline)
-rounds=$(sed -n 's/.*vfrounds=\([0-9]*\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
+secs=$(karg vfsecs)
+rounds=$(karg vfrounds)
 N=3
 BLOCKS=32768	# a 16 MiB namespace, in 512-byte blocks
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 STEP_WAIT=900
 . /cluster-steps.sh
 
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 PF=/smartio/dev/host0-nvme0
 VF0=/smartio/dev/host0-nvme0v0
 VF1=/smartio/dev/host0-nvme0v1
@@ -54,19 +45,14 @@ if [ "$P" = 0 ]; then
 	echo 0 >"/sys/bus/pci/devices/$pf/sriov_drivers_autoprobe"
 fi
 
-insmod /ntb.ko || fail "insmod ntb.ko"
-insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
-insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+sioswitch_up
 if [ "$P" = 0 ]; then
 	smartio_up devices="$pf"
 else
 	smartio_up devices=none
 fi
 smartiofs_up
-for q in $others; do
-	waitfor 900 is "/smartio/nodes/host$q/state" up ||
-		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
-done
+others_up 900
 waitfor 120 test -d $PF || { fail "no $PF: $(ls /smartio/dev)"; finish; }
 
 # reads_for LINE: how many reads of LINE's rate last $secs s.

@@ -12,15 +12,8 @@
 # answer 0 and leave the real register, read through the lender's sysfs,
 # as it was.
 # Every check prints "PASS: ..." or "FAIL: ..."; "CAPS-END" ends the run.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-echo "CAPS-START"
 . /guest-common.sh
+echo "CAPS-START"
 
 fails=0
 pass() { echo "PASS: $*"; }
@@ -33,9 +26,7 @@ check() { # check WHAT COMMAND...
 finish() { power_off "CAPS-END fails=$fails"; }
 state=/sys/kernel/debug/smartio/state
 
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 # bdf_of VENDOR:DEVICE: the first function with those ids.
 bdf_of() {
 	for d in /sys/bus/pci/devices/*; do

@@ -1,7 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the /init of every QEMU guest test (check-kmod, check-ntb and
-# the bench's dd guest) as /guest-common.sh: what they all need.
+# the bench's dd guest) as /guest-common.sh, first thing: what they all
+# need, starting with busybox's commands and the pseudo-filesystems.
 # shellcheck shell=sh
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+
+# karg NAME: the value of NAME= on the kernel command line (empty if none).
+karg() {
+	echo " $(cat /proc/cmdline)" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"
+}
+
+# modules_load: the modules of /modules/order (the host's guest_root), in
+# that order; one that fails to load is left out (its test says so).
+modules_load() {
+	local m
+	for m in $(cat /modules/order); do
+		insmod "$m" 2>/dev/null
+	done
+}
 
 # The kernel the guest runs, for the host's PASS lines (guest_tagged).
 echo "GUEST-KERNEL $(uname -r)"

@@ -9,14 +9,8 @@
 # generation, the real BARs stay as the kernel assigned them, the lender
 # still reads its drive, and smartio.ko unloads.  The host checks the log
 # for oopses and warnings.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-echo "FUZZ-START"
 . /guest-common.sh
+echo "FUZZ-START"
 fails=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -26,9 +20,7 @@ check() {
 	if "$@"; then pass "$what"; else fail "$what"; fi
 }
 secs=$(cat /fuzz-seconds)
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 waitfor 30 test -b /dev/nvme0n1
 bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
 check "nvme0n1 on $bdf" test -b /dev/nvme0n1 -a -n "$bdf"

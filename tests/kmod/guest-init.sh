@@ -5,17 +5,11 @@
 # the unmodified nvme driver binds to host1's shadow device, 32 MiB go
 # through it and back, and the return gives the device back to nvme.
 # Every check prints "PASS: ..." or "FAIL: ..."; "KMOD-END" ends the run.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp /etc
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
+. /guest-common.sh
+mkdir -p /etc
 mkdir -p /run
 mount -t tmpfs run /run
 echo "KMOD-START"
-. /guest-common.sh
 
 fails=0
 pass() { echo "PASS: $*"; }
@@ -42,9 +36,7 @@ cfg() {
 		od -An -tx1 | tr -d ' \n'
 }
 
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 bdf=
 for d in /sys/bus/pci/devices/*; do
 	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1b36:0x0010 ] &&

@@ -45,7 +45,6 @@ ${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
 guest_root "$tmp/root" "$src/tests/ntb/iommu-init.sh" "$out/smartio/smartio.ko" \
 	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
 cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$out/edu/sio_edu_msi.ko" "$tmp/root/"
-cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 

@@ -59,7 +59,6 @@ if [ "$hw" = switchtec ]; then
 else
 	cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
 fi
-cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
 # systemd-udevd (udevadm under another name) and the project's rules, for
 # the borrowers: the hot-added disk gets its /dev/smartio name.

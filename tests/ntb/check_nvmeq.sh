@@ -33,12 +33,7 @@ sw_prepare
 sw_smartio_build
 
 mkdir -p "$tmp/root/bin"
-# smartio-nvmeq, static (no C library in the guests).
-${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror -I"$src/lib/core" \
-	-o "$tmp/root/bin/smartio-nvmeq" "$src/contrib/nvme/smartio-nvmeq.c" \
-	"$src/contrib/nvme/sfiles.c" "$src/contrib/nvme/nvmeq_queue.c" \
-	"$src/contrib/nvme/nvmeq_client.c" "$src/contrib/nvme/nvmeq_manager.c" \
-	>"$tmp/cc-nvmeq.log" 2>&1 || { cat "$tmp/cc-nvmeq.log"; exit 1; }
+sw_nvmeq_build "$tmp/root"
 # The NBD mount's programs: nbdkit and its plugin as built, nbd-client,
 # with their libraries; the kernel's nbd, ext4 (which mounts ext2) and the
 # network card's driver.
@@ -63,7 +58,6 @@ guest_root "$tmp/root" "$src/tests/ntb/nvmeq-init.sh" "$out/smartio/smartio.ko" 
 	"$sfs" "$KVER" "$nbd_mods" ||
 	skip "modprobe cannot resolve nvme${nbd_mods:+, $nbd_mods} for $KVER"
 cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
-cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 

@@ -50,7 +50,6 @@ guest_root "$tmp/root" "$src/tests/ntb/sriov-init.sh" "$out/smartio/smartio.ko" 
 	"$sfs" "$KVER" "ext4 virtio_pci virtio_blk" ||
 	skip "modprobe cannot resolve nvme, ext4 or virtio_blk for $KVER"
 cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$tmp/root/"
-cp "$src/tests/ntb/cluster-steps.sh" "$tmp/root/cluster-steps.sh"
 sw_smartio_root "$tmp/root"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 

@@ -24,19 +24,12 @@
 # A node that powers off waits until the others marked that they saw its
 # last step (bye, fin) first: its segments go with it.
 # Every check prints "PASS: ..." or "FAIL: ..."; "NTB-END" ends the run.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
 N=3
 OFF=2	# the node that powers off in phase 1
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 
 . /cluster-steps.sh
 
@@ -47,9 +40,7 @@ seg_of() { echo "/smartio/nodes/host$1/segments/seg$1"; }
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /ntb_sioswitch.ko || fail "insmod ntb_sioswitch.ko"
 insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 # Without lut_mws the switch offers no single entries: every peer
 # reaches the whole segment heap (kmod/README), accepted here.
 # host0 is told the cabling (port_nodes, smartio(4)); first with ports 1

@@ -22,6 +22,25 @@ while [ $q -lt "$N" ]; do
 	q=$((q + 1))
 done
 
+# sioswitch_up [PARAM...]: ntb.ko, ntb_sioswitch.ko with a memory window
+# per look-up-table entry, and smartio_ntb.ko as node P with PARAMs.
+sioswitch_up() {
+	insmod /ntb.ko || fail "insmod ntb.ko"
+	insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
+	insmod /smartio_ntb.ko node="$P" "$@" || fail "insmod smartio_ntb.ko $*"
+}
+
+# others_up SECONDS: every other node is up in /smartio within SECONDS;
+# the run ends if one is not.
+others_up() {
+	local q
+	for q in $others; do
+		waitfor "$1" is "/smartio/nodes/host$q/state" up ||
+			{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
+	done
+	pass "/smartio: the other nodes up"
+}
+
 # smartio_up [PARAM...]: smartio.ko as node P of N over smartio_ntb (loaded
 # before), with PARAMs; the run ends if it does not load.
 smartio_up() {

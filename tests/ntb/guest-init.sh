@@ -20,17 +20,10 @@
 # and the mapping revoked.  b2 loads smartio.ko again: host1 is up again
 # and each maps the other's segment once more.
 # Every check prints "PASS: ..." or "FAIL: ..."; "NTB-END" ends the run.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-role=$(sed -n 's/.*ntbrole=\([ab]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*ntbphase=\([12]\).*/\1/p' /proc/cmdline)
-echo "NTB-START role=$role phase=$phase"
 . /guest-common.sh
+role=$(karg ntbrole)
+phase=$(karg ntbphase)
+echo "NTB-START role=$role phase=$phase"
 
 fails=0
 pass() { echo "PASS: $role: $*"; }
@@ -42,9 +35,7 @@ is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 # smartio_load [PARAM...]: FUSE, smartio.ko fabric=ntb as host$me with
 # PARAMs, smartiofs on /smartio.
 smartio_load() {
-	for m in $(cat /modules/order); do
-		insmod "$m" 2>/dev/null
-	done
+	modules_load
 	if insmod /smartio.ko fabric=ntb node=$me "$@"; then
 		pass "insmod smartio.ko fabric=ntb node=$me $*"
 	else
@@ -120,7 +111,7 @@ segment_written() {
 
 # ntbdrv=ntb_sioswitch: the two NTBs are ports of two 2-port
 # smartio-ntb-switches (NTB_FABRIC=switch) instead of ivshmem devices.
-drv=$(sed -n 's/.*ntbdrv=\([a-z_]*\).*/\1/p' /proc/cmdline)
+drv=$(karg ntbdrv)
 drv=${drv:-ntb_ivshmem}
 insmod /ntb.ko || fail "insmod ntb.ko"
 insmod /$drv.ko || fail "insmod $drv.ko"

@@ -18,24 +18,15 @@
 #  - host0 reads what host1 wrote once the NVMe is back with its driver;
 #  - with premap=1 the NVMe again, all of RAM mapped in advance.
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
 N=2
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 STEP_WAIT=600
 . /cluster-steps.sh
 
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 nvme_bdf=
 edu_bdf=
 for d in /sys/bus/pci/devices/*; do
@@ -44,9 +35,7 @@ for d in /sys/bus/pci/devices/*; do
 	*:*:0x010802) nvme_bdf=$(basename "$d") ;;
 	esac
 done
-insmod /ntb.ko || fail "insmod ntb.ko"
-insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
-insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+sioswitch_up
 ntb_bdf=$(basename "$(readlink -f /sys/bus/pci/drivers/ntb_sioswitch/0000:*)")
 if [ "$P" = 0 ]; then
 	smartio_up devices="$nvme_bdf,$edu_bdf"

@@ -22,24 +22,17 @@
 # (forwarded to host0: its BAR accesses) per 4 KiB read, and the interrupts.
 # "LENDBENCH window <path> begin|end" bracket the 4 KiB runs of both
 # paths: the host counts the NVMe's register reads in between.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
 N=2
 TURNS=7
 RUNTIME=4
-modes=$(sed -n 's/.*swmodes=\([a-z,]*\).*/\1/p' /proc/cmdline)
-tag=$(sed -n 's/.*swtag=\([0-9]*\).*/\1/p' /proc/cmdline)
+modes=$(karg swmodes)
+tag=$(karg swtag)
 [ -n "$modes" ] && TURNS=5
 modes=$(echo "${modes:-identity}" | tr , ' ')
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 STEP_WAIT=600
 . /cluster-steps.sh
 dev=/smartio/dev/host0-nvme0
@@ -58,15 +51,13 @@ for d in /sys/bus/pci/devices/*; do
 	echo DMA >"$d/iommu_group/type" ||
 		fail "$(basename "$d"): cannot give it a DMA domain"
 done
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 waitfor 60 test -b /dev/nvme0n1 || fail "no /dev/nvme0n1"
 mount -t configfs configfs /sys/kernel/config	# nvmet's, once loaded
 own_bdf=$(basename "$(readlink /sys/block/nvme0n1/device/device)")
 # swhw=switchtec (ntb_lend.sh NTB_HW=switchtec): LUT windows, direct
 # windows as large as BAR 4 (512 MiB: the DMA window over this RAM).
-if [ "$(sed -n 's/.*swhw=\([a-z]*\).*/\1/p' /proc/cmdline)" = switchtec ]; then
+if [ "$(karg swhw)" = switchtec ]; then
 	registered() { dmesg | grep -q "NTB device registered"; }
 	insmod /ntb.ko && insmod /switchtec.ko &&
 		insmod /ntb_hw_switchtec.ko use_lut_mws=1 max_mw_size=0x20000000 &&

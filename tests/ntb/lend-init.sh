@@ -52,21 +52,14 @@
 # Left out there: what needs four nodes (third-party requests, exclusive
 # and no-room refusals, the three address domains, the failures) and
 # smartio-ntb-port's counter of accesses by callback.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
-ntbhw=$(sed -n 's/.*swhw=\([a-z]*\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
+ntbhw=$(karg swhw)
 N=4
 [ "$ntbhw" = switchtec ] && N=2
 MIB=64
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 
 STEP_WAIT=300
 . /cluster-steps.sh
@@ -155,10 +148,7 @@ luts=
 # shellcheck disable=SC2086 # no luts= but on host0 and host2
 smartio_up devices="$own_bdf${second_bdf:+,$second_bdf}" $luts
 smartiofs_up
-for q in $others; do
-	waitfor 600 is "/smartio/nodes/host$q/state" up ||
-		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
-done
+others_up 600
 pass "/smartio: the three other nodes up"
 
 # What this node's kernel and tree say when a step's wait runs out.

@@ -16,24 +16,15 @@
 # lenders their devices back.  The nodes wait for each other through
 # /smartio (cluster-steps.sh).
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
 N=3
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 STEP_WAIT=300
 . /cluster-steps.sh
 
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 # host0's edu device (1234:11e8); each node's ivshmem-plain (1af4:1110).
 edu_bdf=
 ivs_bdf=
@@ -45,20 +36,14 @@ for d in /sys/bus/pci/devices/*; do
 done
 [ "$P" != 0 ] || [ -n "$edu_bdf" ] || fail "host0 has no edu device"
 [ -n "$ivs_bdf" ] || fail "no ivshmem-plain device"
-insmod /ntb.ko || fail "insmod ntb.ko"
-insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
-insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+sioswitch_up
 if [ "$P" = 0 ]; then
 	smartio_up devices="$edu_bdf,$ivs_bdf"
 else
 	smartio_up devices="$ivs_bdf"
 fi
 smartiofs_up
-for q in $others; do
-	waitfor 600 is "/smartio/nodes/host$q/state" up ||
-		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
-done
-pass "/smartio: the other nodes up"
+others_up 600
 # host1 ends the run: the others wait until it is gone.
 host1_gone() { ! is /smartio/nodes/host1/state up; }
 step_debug() {

@@ -18,18 +18,11 @@
 # mounts it, writes files, unmounts, and reads them back after mounting
 # it again over a new connection (a new queue pair, no page cache left).
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
 N=4
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 STEP_WAIT=300
 . /cluster-steps.sh
 
@@ -50,23 +43,17 @@ if [ -x /bin/nbdkit ] && { [ "$P" = 1 ] || [ "$P" = 2 ]; }; then
 	ip link set eth0 up && ip addr add "10.9.1.$P/24" dev eth0 ||
 		fail "eth0 as 10.9.1.$P: $(ip link 2>&1 | tr '\n' ' ')"
 fi
-insmod /ntb.ko || fail "insmod ntb.ko"
-insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
 # A segment heap of 4 MiB: the manager's queues and each client's queue
 # pair and buffers are segments of their node (the default 512 KiB holds
 # the manager's and one client's).
-insmod /smartio_ntb.ko node="$P" window_kb=4096 || fail "insmod smartio_ntb.ko"
+sioswitch_up window_kb=4096
 if [ "$P" = 0 ]; then
 	smartio_up devices="$nvme_bdf"
 else
 	smartio_up
 fi
 smartiofs_up
-for q in $others; do
-	waitfor 600 is "/smartio/nodes/host$q/state" up ||
-		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
-done
-pass "/smartio: the other nodes up"
+others_up 600
 step_debug() {
 	ls /smartio/nodes/*/segments
 	cat /sys/kernel/debug/smartio/state

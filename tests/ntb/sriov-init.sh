@@ -16,25 +16,16 @@
 # PF itself is lent to host1 (EBUSY).  The nodes wait for each other
 # through /smartio (cluster-steps.sh).  The host checks each namespace's
 # image afterwards.  "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
 N=3
 MIB=8
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 STEP_WAIT=600
 . /cluster-steps.sh
 
-for m in $(cat /modules/order); do
-	insmod "$m" 2>/dev/null
-done
+modules_load
 PF=/smartio/dev/host0-nvme0
 VF0=/smartio/dev/host0-nvme0v0
 VF1=/smartio/dev/host0-nvme0v1
@@ -87,20 +78,14 @@ if [ "$P" = 0 ]; then
 	echo 0 >"/sys/bus/pci/devices/$pf/sriov_drivers_autoprobe"
 fi
 
-insmod /ntb.ko || fail "insmod ntb.ko"
-insmod /ntb_sioswitch.ko lut_mws=1 || fail "insmod ntb_sioswitch.ko lut_mws=1"
-insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+sioswitch_up
 if [ "$P" = 0 ]; then
 	smartio_up devices="$pf"
 else
 	smartio_up devices=none
 fi
 smartiofs_up
-for q in $others; do
-	waitfor 600 is "/smartio/nodes/host$q/state" up ||
-		{ fail "host$q is '$(cat "/smartio/nodes/host$q/state")'"; finish; }
-done
-pass "/smartio: the other nodes up"
+others_up 600
 waitfor 120 test -d $PF || { fail "no $PF: $(ls /smartio/dev)"; finish; }
 host1_gone() { ! is /smartio/nodes/host1/state up; }
 host2_gone() { ! is /smartio/nodes/host2/state up; }

@@ -9,15 +9,8 @@
 # 1's edu register through a window and of this guest's own edu register.
 # Port 1 points an inbound entry at its edu and waits.  Lines:
 # "SWBENCH ...".
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
 . /guest-common.sh
+P=$(karg swport)
 dev_of() {
 	for d in /sys/bus/pci/devices/*; do
 		[ "$(cat "$d/vendor"):$(cat "$d/device")" = "$1" ] &&

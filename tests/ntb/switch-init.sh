@@ -23,18 +23,11 @@
 #    down within 3 s and all-ones from its window.
 # Phase 2 (port 3 booted again): every port sees the link to 3 back and
 # exchanges scratchpads with it.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
-phase=$(sed -n 's/.*swphase=\([0-9]\).*/\1/p' /proc/cmdline)
+. /guest-common.sh
+P=$(karg swport)
+phase=$(karg swphase)
 N=4
 echo "NTB-START port=$P phase=$phase"
-. /guest-common.sh
 
 fails=0
 pass() { echo "PASS: port $P: $*"; }

@@ -207,14 +207,46 @@ sw_smartio_build() {
 
 # sw_smartio_root ROOT: smartio.ko, smartio_ntb.ko, sio_segrw, FUSE (its
 # modules in load order in ROOT/modules/order), smartiofs and its
-# libraries into the guest's root ROOT.
+# libraries, and the cluster's step helpers (cluster-steps.sh) into the
+# guest's root ROOT.
 sw_smartio_root() {
 	cp "$out/smartio_ntb.ko" "$out/smartio/smartio.ko" "$1/"
+	cp "$src/tests/ntb/cluster-steps.sh" "$1/cluster-steps.sh"
 	mkdir -p "$1/bin" "$1/modules" "$1/lib/smartio"
 	cp "$out/sio_segrw" "$1/bin/"
 	kernel_modules_copy "$1" fuse || true
 	cp "$sfs" "$1/bin/smartiofs"
 	guest_libs "$1" "$sfs"
+}
+
+# sw_nvmeq_build ROOT: smartio-nvmeq, static (no C library in the
+# guests), into ROOT/bin.
+sw_nvmeq_build() {
+	mkdir -p "$1/bin"
+	${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror -I"$src/lib/core" \
+		-o "$1/bin/smartio-nvmeq" "$src/contrib/nvme/smartio-nvmeq.c" \
+		"$src/contrib/nvme/sfiles.c" "$src/contrib/nvme/nvmeq_queue.c" \
+		"$src/contrib/nvme/nvmeq_client.c" \
+		"$src/contrib/nvme/nvmeq_manager.c" >"$out/cc-nvmeq.log" 2>&1 ||
+		{ cat "$out/cc-nvmeq.log"; echo "FAIL: building smartio-nvmeq"; exit 1; }
+}
+
+# sw_bench_lines TAG N WHAT: the "TAG ..." lines of guests 0..N-1 on
+# stdout, once all have ended; fails, naming WHAT, when one did not end
+# with fails=0 (its FAIL lines and the end of its console on stderr).
+sw_bench_lines() {
+	_bad=0
+	_p=0
+	while [ $_p -lt "$2" ]; do
+		tr -d '\r' <"$tmp/p$_p-1.log" | grep "^$1 "
+		if ! grep -q "^NTB-END .*fails=0" "$tmp/p$_p-1.log"; then
+			tr -d '\r' <"$tmp/p$_p-1.log" | grep '^FAIL: ' >&2
+			tail -n 30 "$tmp/p$_p-1.log" >&2
+			_bad=1
+		fi
+		_p=$((_p + 1))
+	done
+	[ $_bad = 0 ] || { echo "FAIL: $3 did not finish cleanly"; exit 1; }
 }
 
 # sw_edu_build: tests/ntb/edu's sio_edu_msi.ko for $KVER into $out/edu

@@ -10,15 +10,8 @@
 # ntb_perf until port 0's leaves.  ntb_perf is started as
 # tests/ntb/switchtec-perf.sh says.  Lines: "SWBENCH ...",
 # "NTB-PERF-RELOAD ...".
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-P=$(sed -n 's/.*swport=\([0-9]\).*/\1/p' /proc/cmdline)
 . /guest-common.sh
+P=$(karg swport)
 fail() { echo "FAIL: port $P: $*"; }
 pci=
 for d in /sys/bus/pci/devices/*; do

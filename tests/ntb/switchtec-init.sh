@@ -15,19 +15,11 @@
 #    side read and written by the other through its window;
 #  - with swmsi=1 ntb_msi_test: an MSI-X vector triggered across.
 # Lines: "PASS: ...", "FAIL: ...", "NTB-PERF ..."; "NTB-END" ends the run.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-arg() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" /proc/cmdline; }
-P=$(arg swport)
-L=$(arg swlut)
+. /guest-common.sh
+P=$(karg swport)
+L=$(karg swlut)
 q=$((1 - P))
 echo "NTB-START port=$P lut=$L"
-. /guest-common.sh
 
 fails=0
 pass() { echo "PASS: port $P: $*"; }
@@ -195,7 +187,7 @@ sleep 5
 # works around the drivers' race at start.
 . /switchtec-perf.sh
 PERF_ARGS=total_order=24
-rounds=$(arg swperf)
+rounds=$(karg swperf)
 F=/sys/kernel/debug/ntb_perf/$pci
 r=1
 while [ "${rounds:-0}" -ge "$r" ]; do
@@ -285,7 +277,7 @@ else
 	fi
 	sleep 5		# the peer reads its segment before the link falls
 fi
-[ "$(arg swmsi)" = 1 ] || finish
+[ "$(karg swmsi)" = 1 ] || finish
 
 # --- ntb_msi_test (swmsi=1): the NTB core's MSI part (drivers/ntb/msi.c)
 # and its test client, built with CONFIG_NTB_MSI (tests/ntb/build.sh: a

@@ -21,19 +21,11 @@
 # port 0 sends the file over TCP on its own loopback last.
 # Lines: "PASS: ...", "FAIL: ...", "NTB-SUM ...", "NTB-TCP ...",
 # "NTB-PERF ..."; "NTB-END" ends the run.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-arg() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" /proc/cmdline; }
-P=$(arg swport)
-MIB=$(arg swmib)
-MW=$(arg "swmw$P")
-echo "NTB-START port=$P"
 . /guest-common.sh
+P=$(karg swport)
+MIB=$(karg swmib)
+MW=$(karg "swmw$P")
+echo "NTB-START port=$P"
 
 fails=0
 pass() { echo "PASS: port $P: $*"; }
@@ -73,7 +65,7 @@ insmod /ntb.ko || fail "insmod ntb.ko"
 # swhw=1: a Switchtec partition (switchtec-nt) under the mainline drivers
 # (not with swbench=1, whose ntb_perf handshake reads ntb_sioswitch's
 # registers).
-if [ "$(arg swhw)" = 1 ]; then
+if [ "$(karg swhw)" = 1 ]; then
 	insmod /switchtec.ko || fail "insmod switchtec.ko"
 	insmod /ntb_hw_switchtec.ko || fail "insmod ntb_hw_switchtec.ko"
 else
@@ -90,7 +82,7 @@ dd if=/dev/urandom of=/tmp/tx bs=1M count="$MIB" 2>/dev/null
 # leaves it in order, as in tests/ntb/switch-init.sh: port 0 writes 0xa1
 # into port 1's scratchpad 6, port 1 answers 0xb1 and unloads once port
 # 0's leave takes the link.
-if [ "$(arg swbench)" = 1 ]; then
+if [ "$(karg swbench)" = 1 ]; then
 	for d in /sys/bus/pci/devices/*; do
 		[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x5a10 ] &&
 			pci=$(basename "$d")
@@ -267,7 +259,7 @@ dmar_fault() { dmesg | grep -q "DMA Write.*fault addr $FAULT_IOVA"; }
 # 1, entry 0: 4 MiB mapped for port 1's function), with sw_bench on
 # /dev/mem (tests/ntb/sw_bench.c): 32 MiB of memcpy, then 8-byte loads;
 # port 1 waits until it is done.
-if [ "$(arg swdd)" = 1 ]; then
+if [ "$(karg swdd)" = 1 ]; then
 	if [ "$P" = 0 ]; then
 		R=$(ntb_bar 0)
 		W=$(ntb_bar 4)
@@ -279,7 +271,7 @@ if [ "$(arg swdd)" = 1 ]; then
 		listen 5006 >/dev/null
 	fi
 fi
-if [ "$(arg swfault)" = 1 ]; then
+if [ "$(karg swfault)" = 1 ]; then
 	R=$(ntb_bar 0)
 	if [ "$P" = 1 ]; then
 		# edu's DMA into this port's window 1 onto port 0 (BAR4's
@@ -332,7 +324,7 @@ if [ "$(arg swfault)" = 1 ]; then
 	fi
 fi
 # make bench: the same file over TCP on the loopback inside port 0.
-if [ "$(arg swbench)" = 1 ] && [ "$P" = 0 ]; then
+if [ "$(karg swbench)" = 1 ] && [ "$P" = 0 ]; then
 	listen 6000 >/tmp/rx &
 	waitfor 10 listening 6000 || fail "nc does not listen on port 6000"
 	t0=$(now)
