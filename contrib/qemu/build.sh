@@ -4,6 +4,8 @@
 #   OUT/smartio-ntb.so      the smartio-ntb-port device, loaded into the
 #                           stock qemu-system-x86_64 with LD_PRELOAD
 #   OUT/smartio-ntb-switch  the switch process that joins the ports
+#   OUT/insn-count.so       a TCG plugin counting the guest's kernel and
+#                           user instructions (make bench, insn-count.c)
 #
 #   contrib/qemu/build.sh [OUT]        (make -C contrib/qemu does this)
 #
@@ -141,6 +143,10 @@ mv "$out/smartio-ntb.so.tmp" "$out/smartio-ntb.so"
 gcc -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I"$here" \
 	-I"$here/../../kmod/ntb" -o "$out/smartio-ntb-switch" \
 	"$here/smartio-ntb-switch.c"
+# shellcheck disable=SC2046 # pkg-config's flags are words
+gcc -std=gnu11 -O2 -g -fPIC -shared -Wall -Wextra -Wno-unused-parameter \
+	-Werror $(pkg-config --cflags glib-2.0) -I"$src/include/qemu" \
+	-o "$out/insn-count.so" "$here/insn-count.c" $(pkg-config --libs glib-2.0)
 # The user's command: checks the binary before preloading (a different
 # binary may lack a symbol, and the loader would fail before the object's
 # own check could say why).
@@ -158,5 +164,5 @@ WRAP
 chmod +x "$out/smartio-ntb-qemu"
 t3=$(date +%s)
 echo "built for $qemu $binver (source $srcver, build-id $buildid):"
-echo "  $out/smartio-ntb-qemu $out/smartio-ntb.so $out/smartio-ntb-switch"
+echo "  $out/smartio-ntb-qemu $out/smartio-ntb.so $out/smartio-ntb-switch $out/insn-count.so"
 echo "  seconds: source $((t1 - t0)), configure+headers $((t2 - t1)), compile $((t3 - t2))"

@@ -1054,6 +1054,12 @@ LEND_CPU = {}
 LEND_IOS = {}
 # lender-<mode> -> what its borrow mapped in the NVMe's IOMMU domain.
 LEND_MAPS = {}
+# path -> [(host0's kernel, host0's user, host1's kernel, host1's user)]
+# guest instructions inside each of the path's timed 4 KiB read runs, in
+# run order (tests/bench/ntb_lend.sh's "LENDBENCH insns",
+# contrib/qemu/insn-count.c); path -> [reads of each such run].
+LEND_INSNS = {}
+LEND_RUN_READS = {}
 
 
 def borrow_maps(words):
@@ -1090,6 +1096,15 @@ def parse_lend_counts(lines):
                 LEND_CPU[v[2]] = (int(v[3]) / int(v[5]), int(v[4]) / int(v[5]))
             except (ValueError, ZeroDivisionError):
                 pass
+        if v[:2] == ["LENDBENCH", "insns"] and len(v) == 8:
+            try:
+                LEND_INSNS.setdefault(v[2], []).append(
+                    tuple(int(x) for x in v[4:]))
+            except ValueError:
+                pass
+        if len(w) == 4 and w[0] == "LENDBENCH" and w[2] == "randread4k" \
+                and fio_terse(w[3]):
+            LEND_RUN_READS.setdefault(w[1], []).append(fio_terse(w[3])[4] / 4)
         if v[:2] != ["LENDBENCH", "count"] or (len(v) - 3) % 2:
             continue
         try:
@@ -1172,6 +1187,51 @@ def bench_ntb_lend_counts():
         row(what, "%s%s (%d reads)%s%s" % (
             per(c), "; lender: " + per(lend) if path.startswith("shadow")
             and lend else "", n, cpu, maps), "report", "reported")
+
+
+def per_read_slope(reads, counts):
+    """Instructions per read and per run from a least-squares line through
+    (reads of a run, instructions in its window): the slope is what each
+    read costs, the intercept what a run costs whatever its reads (fio's
+    start, the window's idle second), which a plain quotient would spread
+    over the reads of slower runs."""
+    n = min(len(reads), len(counts))
+    if n < 3:
+        return None, None
+    r, c = reads[:n], counts[:n]
+    mr, mc = statistics.mean(r), statistics.mean(c)
+    var = sum((x - mr) ** 2 for x in r)
+    if not var:
+        return None, None
+    slope = sum((x - mr) * (y - mc) for x, y in zip(r, c)) / var
+    return slope, mc - slope * mr
+
+
+def bench_ntb_lend_insns():
+    """The guest instructions a 4 KiB read costs through the shadow (the
+    borrower's guest) and natively in identity mode (the lender's), counted
+    by contrib/qemu's TCG plugin in each timed run's window: what the
+    guests' own code does per read, which hardware would run too, apart
+    from the host CPU the emulator spends (bench_ntb_lend_counts)."""
+    what = ("QEMU NTB lending: guest instructions per 4 KiB read, shadow "
+            "(borrower's guest) / native in identity mode (lender's)")
+    s_, n_ = LEND_INSNS.get("shadow"), LEND_INSNS.get("nativeid")
+    rs, rn = LEND_RUN_READS.get("shadow"), LEND_RUN_READS.get("nativeid")
+    if not s_ or not n_ or not rs or not rn:
+        skipped(what, "report", "no instruction counts (contrib/qemu's "
+                "insn-count.so not built, or no runs)")
+        return
+    sk, _ = per_read_slope(rs, [x[2] for x in s_])
+    su, _ = per_read_slope(rs, [x[3] for x in s_])
+    nk, _ = per_read_slope(rn, [x[0] for x in n_])
+    nu, _ = per_read_slope(rn, [x[1] for x in n_])
+    if not sk or not nk or not su or not nu:
+        skipped(what, "report", "too few runs to separate a read's cost")
+        return
+    row(what, "kernel %.2f (%.0f vs %.0f), user %.2f (%.0f vs %.0f); "
+        "slopes over %d and %d runs" % (sk / nk, sk, nk, su / nu, su, nu,
+                                        len(s_), len(n_)),
+        "report", "reported")
 
 
 def table():
@@ -1310,6 +1370,7 @@ def main():
         bench_ntb_lend_identity(ident)
         bench_ntb_lend_iommu(ident)
         bench_ntb_lend_counts()
+        bench_ntb_lend_insns()
         bench_ntb_lend_switchtec(ident)
         bench_ntb_nvmeq()
         bench_ntb_vf()

@@ -79,6 +79,16 @@ trace=
 [ -z "$modes" ] &&
 	qemu-system-x86_64 -trace help 2>/dev/null | grep -qx pci_nvme_mmio_read &&
 	trace=1
+# The guest instructions each path costs (issue 35): contrib/qemu's TCG
+# plugin counts each QEMU's guest kernel and user instructions, and
+# writes the counts so far whenever a name arrives on its FIFO (stamp).
+insn=
+if [ -f "$sw/insn-count.so" ]; then
+	for p in 0 1; do
+		mkfifo "$tmp/p$p.ctl" || fail "mkfifo in $tmp"
+	done
+	insn=1
+fi
 # The drives live in memory, written through once: a sparse image on
 # /tmp made the native pass, the first to write, pay for the host
 # allocating its blocks (1 MiB writes at 20 MB/s, then a p50 of 17 s),
@@ -103,7 +113,8 @@ for p in 0 1; do
 		-drive "file=$img/nvme$p.img,if=none,id=nv,format=raw" \
 		-device "nvme,serial=sio$p,drive=nv$stx" \
 		-netdev "$net" -device virtio-net-pci,netdev=n \
-		${trace:+-trace pci_nvme_mmio_read -D "$tmp/p$p.trace" -msg timestamp=on}
+		${trace:+-trace pci_nvme_mmio_read -D "$tmp/p$p.trace" -msg timestamp=on} \
+		${insn:+-plugin "$sw/insn-count.so,ctl=$tmp/p$p.ctl,out=$tmp/p$p.insns"}
 	eval "pid$p=\$guest_pid"
 done
 
@@ -118,8 +129,20 @@ stamp() {
 	while read -r l; do
 		l=${l%"$cr"}
 		case $l in
-		"LENDBENCH window "*) echo "${l#LENDBENCH window } $(date +%s.%N) $(qemu_cpu)" ;;
+		"LENDBENCH window "*)
+			echo "${l#LENDBENCH window } $(date +%s.%N) $(qemu_cpu)"
+			[ -n "$insn" ] && insn_snap "${l#LENDBENCH window }" ;;
 		esac
+	done
+}
+# insn_snap "PATH begin|end": both plugins write their counts so far
+# under the name PATH-begin or PATH-end (a QEMU gone answers nothing:
+# its FIFO has no reader, and the write gives up).
+insn_snap() {
+	local p
+	for p in 0 1; do
+		timeout 5 sh -c 'echo "$1" >"$2"' sh "$(echo "$1" | tr ' ' -)" \
+			"$tmp/p$p.ctl" 2>/dev/null
 	done
 }
 # qemu_cpu: the clock ticks (user + system) each guest's QEMU process has
@@ -202,6 +225,22 @@ for path in $paths; do
 		END { if (n) print "LENDBENCH cpu " p " " t0 " " t1 " " hz }' \
 		"$tmp/windows"
 done
+# LENDBENCH insns PATH <turn> <host0's kernel> <host0's user> <host1's
+# kernel> <host1's user>: the guest instructions each QEMU ran inside
+# PATH's window of each turn, in the order of the runs.
+if [ -n "$insn" ]; then
+	for path in $paths; do
+		for p in 0 1; do
+			awk -v p="$path" '
+				$1 == p "-begin" { k = $2; u = $3 }
+				$1 == p "-end" && k != "" {
+					printf "%.0f %.0f\n", $2 - k, $3 - u; k = ""
+				}' "$tmp/p$p.insns" 2>/dev/null >"$tmp/insns.$p"
+		done
+		paste -d ' ' "$tmp/insns.0" "$tmp/insns.1" |
+			awk -v p="$path" 'NF == 4 { print "LENDBENCH insns " p " " NR " " $0 }'
+	done
+fi
 grep -aq '^LENDBENCH native[0-9]* ' "$tmp/p0-1.log" &&
 	grep -aq '^LENDBENCH shadow[a-z-]* ' "$tmp/p1-1.log" ||
 	{ tail -n 30 "$tmp/p0-1.log" "$tmp/p1-1.log"; fail "no fio figures from the guests"; }

@@ -47,7 +47,7 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	kmod/ntb/ntb_sioswitch.c kmod/ntb/ntb_sioswitch_regs.h \
 	contrib/qemu/Makefile contrib/qemu/build.sh contrib/qemu/ntbsw-proto.h \
 	contrib/qemu/smartio-ntb-port.c contrib/qemu/smartio-ntb-switch.c \
-	contrib/qemu/e1000e-acs.c \
+	contrib/qemu/e1000e-acs.c contrib/qemu/insn-count.c \
 	contrib/qemu/ntbsw-core.c contrib/qemu/ntbsw-core.h contrib/qemu/ntbsw-iommu.c \
 	contrib/qemu/switchtec-nt.c contrib/qemu/switchtec-gas.h \
 	tests/ntb/check_switch.sh tests/ntb/switch-init.sh \
