@@ -472,6 +472,7 @@ static void unmount_and_free(struct fuse_cmdline_opts *copts,
 	fuse_session_destroy(sfs.se);
 	sfs_files_release_all();
 	holds_free();
+	listings_free();
 	smartio_close(sfs.h);
 	inode_fini();
 	names_free();

@@ -48,6 +48,7 @@ static void *watcher(void *arg)
 		smartio_change_wait(sfs.h, seen, WATCH_SLICE_MS);
 		if (__atomic_load_n(&nt.stop, __ATOMIC_ACQUIRE))
 			break;
+		listings_sync();	/* before the names: see listings.c */
 		now = smartio_change_count(sfs.h);
 		if (now != seen) {
 			seen = now;

@@ -41,19 +41,28 @@ struct dir_ent {
 	struct sfs_obj obj;	/* for readdirplus */
 };
 
+/*
+ * A directory's listing as it was at offset 0, which the READDIRPLUS
+ * requests that continue it read from: no OPENDIR carries a handle
+ * (listings.c), so listings are kept by directory, a few at a time.
+ */
 struct dir_file {
-	struct sfs_file file;	/* first: tracked like any open file */
 	pthread_mutex_t lock;
 	struct dir_ent *ents;
 	size_t n, cap;
-	const struct sfs_inode *inode;
+	const struct sfs_inode *inode;	/* the request's, set by each */
+	fuse_ino_t ino;
+	unsigned refs;		/* requests using it, and its slot's */
 	int oom;
 };
 
-static struct dir_file *dir_file_of(const struct fuse_file_info *fi)
-{
-	return SFS_FILE_AS(fi, struct dir_file, file);
-}
+/* Directories being listed, most recent first; ls -lR reads one at a time,
+ * concurrent readers a few more. */
+#define DIR_SLOTS 8
+static struct {
+	pthread_mutex_t lock;
+	struct dir_file *slot[DIR_SLOTS];
+} dirs = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The request's credentials, for authz() (authz.c decides, not this). */
 static void caller_of(fuse_req_t req, struct sfs_caller *who)
@@ -202,6 +211,7 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	sfs.no_opendir = !!(conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT);
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -340,6 +350,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, -rc);
 		return;
 	}
+	listings_sync();
 	reply_entry_for(req, pi, name, &o);
 }
 
@@ -360,6 +371,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	 * mkdir racing in after must not be answered with that inode. */
 	if (!rc)
 		inode_retire(pi, name);
+	listings_sync();
 	fuse_reply_err(req, rc ? -rc : 0);
 }
 
@@ -625,6 +637,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		rc = -EROFS;
 	if (!rc)
 		rc = sfs_file_of(fi)->ops->write(&e->obj, buf, size, off, &who);
+	/* What the write changed is listed so at once (listings.c). */
+	listings_sync();
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else
@@ -651,7 +665,8 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
 	(void)ino;
-	sfs_file_release(fi);
+	sfs_file_release(fi);	/* may detach a segment (holds.c) */
+	listings_sync();
 	fuse_reply_err(req, 0);
 }
 
@@ -718,28 +733,114 @@ static int dir_snapshot(struct dir_file *df)
 	return rc ? rc : df->oom ? -ENOMEM : 0;
 }
 
-static void dir_release(struct fuse_file_info *fi)
+static void dir_unref(struct dir_file *df)
 {
-	struct dir_file *df = dir_file_of(fi);
+	unsigned left;
 
+	pthread_mutex_lock(&dirs.lock);
+	left = --df->refs;
+	pthread_mutex_unlock(&dirs.lock);
+	if (left)
+		return;
 	dir_free(df);
 	pthread_mutex_destroy(&df->lock);
 	free(df);
 }
 
-/* Only released through this table; reads go to do_readdir. */
-static const struct sfs_fops dir_fops = {
-	.release = dir_release,
-};
+/* Takes slot i's listing out of the slots (dirs.lock held): the caller
+ * drops the slot's reference. */
+static struct dir_file *dir_unslot(unsigned i)
+{
+	struct dir_file *df = dirs.slot[i];
 
+	memmove(&dirs.slot[i], &dirs.slot[i + 1],
+		(DIR_SLOTS - 1 - i) * sizeof(dirs.slot[0]));
+	dirs.slot[DIR_SLOTS - 1] = NULL;
+	return df;
+}
+
+static void dir_retire(struct dir_file *df)
+{
+	if (!df)
+		return;
+	listings_done(df->ino);
+	dir_unref(df);
+}
+
+/*
+ * The listing of directory e that a READDIR(PLUS) at off continues, with a
+ * reference: a fresh one at offset 0 (opendir or rewinddir) or when none is
+ * kept, in slot 0 either way; NULL when out of memory.
+ */
+static struct dir_file *dir_get(const struct sfs_inode *e, off_t off)
+{
+	struct dir_file *df = NULL, *old = NULL;
+	unsigned i;
+
+	pthread_mutex_lock(&dirs.lock);
+	for (i = 0; i < DIR_SLOTS && dirs.slot[i]; i++)
+		if (dirs.slot[i]->ino == e->ino)
+			break;
+	if (i < DIR_SLOTS && dirs.slot[i] && off) {
+		df = dir_unslot(i);
+	} else {
+		if (i < DIR_SLOTS && dirs.slot[i])
+			old = dir_unslot(i);
+		else if (dirs.slot[DIR_SLOTS - 1])
+			old = dir_unslot(DIR_SLOTS - 1);
+		df = calloc(1, sizeof(*df));
+		if (!df || listings_start(e->ino)) {
+			free(df);
+			pthread_mutex_unlock(&dirs.lock);
+			dir_retire(old);
+			return NULL;
+		}
+		pthread_mutex_init(&df->lock, NULL);
+		df->ino = e->ino;
+		df->refs = 1;	/* the slot's */
+	}
+	memmove(&dirs.slot[1], &dirs.slot[0],
+		(DIR_SLOTS - 1) * sizeof(dirs.slot[0]));
+	dirs.slot[0] = df;
+	df->refs++;
+	pthread_mutex_unlock(&dirs.lock);
+	dir_retire(old);
+	return df;
+}
+
+/* A reply with no entries ends the listing: its slot is let go. */
+static void dir_put(struct dir_file *df, int ended)
+{
+	struct dir_file *gone = NULL;
+	unsigned i;
+
+	if (ended) {
+		pthread_mutex_lock(&dirs.lock);
+		for (i = 0; i < DIR_SLOTS && dirs.slot[i]; i++)
+			if (dirs.slot[i] == df) {
+				gone = dir_unslot(i);
+				break;
+			}
+		pthread_mutex_unlock(&dirs.lock);
+		dir_retire(gone);
+	}
+	dir_unref(df);
+}
+
+/* Listings are read without a handle: the kernel then sends no OPENDIR
+ * and no RELEASEDIR and keeps what it read (listings.c).  A kernel that
+ * cannot do without opens directories with no handle and keeps nothing. */
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
 	struct sfs_inode file;	/* an attribute file's (inode_get) */
-	struct dir_file *df;
 	struct sfs_inode *e;
 
 	SFS_COUNT(readdir);
+	if (sfs.no_opendir) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	e = live_or_reply(req, ino, &file);
 	if (!e)
 		return;
@@ -747,15 +848,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOTDIR);
 		return;
 	}
-	df = calloc(1, sizeof(*df));
-	if (!df) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	df->file.ops = &dir_fops;
-	pthread_mutex_init(&df->lock, NULL);
-	df->inode = e;
-	sfs_reply_open(req, fi, &df->file);
+	fi->fh = 0;
+	fuse_reply_open(req, fi);
 }
 
 /*
@@ -804,26 +898,41 @@ static size_t plus_room(fuse_req_t req, size_t size, size_t left)
 	return room < left ? room : left;
 }
 
-static void do_readdir(fuse_req_t req, size_t size, off_t off,
-		       struct fuse_file_info *fi, int plus)
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       int plus)
 {
-	struct dir_file *df = (struct dir_file *)(uintptr_t)fi->fh;
+	struct sfs_inode file;	/* an attribute file's (inode_get) */
+	struct dir_file *df;
+	struct sfs_inode *e;
 	fuse_ino_t *refs = NULL;
 	size_t pos = 0, i, nrefs = 0, room = 0;
 	char *buf;
-	int rc;
+	int rc, ended;
 
 	SFS_COUNT(readdir);
 	if (off < 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
+	e = live_or_reply(req, ino, &file);
+	if (!e)
+		return;
+	if (!tree_is_dir(&e->obj)) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	df = dir_get(e, off);
+	if (!df) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
 	pthread_mutex_lock(&df->lock);
-	/* Offset 0 is a fresh listing (opendir or rewinddir). */
-	if (off == 0 || !df->ents) {
+	df->inode = e;
+	if (!df->ents) {
 		rc = dir_snapshot(df);
 		if (rc) {
 			pthread_mutex_unlock(&df->lock);
+			dir_put(df, 1);
 			fuse_reply_err(req, -rc);
 			return;
 		}
@@ -835,6 +944,7 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 	}
 	if (!buf || (plus && off < (off_t)df->n && !refs)) {
 		pthread_mutex_unlock(&df->lock);
+		dir_put(df, 0);
 		free(buf);
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -865,7 +975,9 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 			refs[nrefs++] = ref;
 		pos += len;
 	}
+	ended = (size_t)off >= df->n;
 	pthread_mutex_unlock(&df->lock);
+	dir_put(df, ended);
 	if (fuse_reply_buf(req, buf, pos) != 0)
 		while (nrefs)
 			inode_forget(refs[--nrefs], 1);
@@ -876,22 +988,23 @@ static void do_readdir(fuse_req_t req, size_t size, off_t off,
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
-	(void)ino;
-	do_readdir(req, size, off, fi, 0);
+	(void)fi;
+	do_readdir(req, ino, size, off, 0);
 }
 
 static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 			   off_t off, struct fuse_file_info *fi)
 {
-	(void)ino;
-	do_readdir(req, size, off, fi, 1);
+	(void)fi;
+	do_readdir(req, ino, size, off, 1);
 }
 
+/* Only where op_opendir opened (no handle to let go). */
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
 			  struct fuse_file_info *fi)
 {
 	(void)ino;
-	sfs_file_release(fi);
+	(void)fi;
 	fuse_reply_err(req, 0);
 }
 

@@ -17,6 +17,7 @@
  *   authz.c   who may do what, for which node: every permission decision
  *   ops.c     the FUSE low-level operations gluing the parts together
  *   files.c   the open files, so that those never released are freed at exit
+ *   listings.c the directory listings the kernel keeps, dropped on changes
  *   sbuf.c    a small growable text buffer
  */
 #ifndef SMARTIOFS_SFS_H
@@ -107,6 +108,7 @@ struct sfs {
 	int xattr_stats;	/* --stats: answer the user.smartiofs.stats xattr */
 	int manage;		/* serves every node (no --node): acts for all */
 	int has_operator_group;	/* operator_group= given */
+	int no_opendir;		/* the kernel lists without OPENDIR (ops.c) */
 	gid_t operator_gid;
 };
 
@@ -552,6 +554,16 @@ void holds_reap(void);
 void holds_free(void);
 /* Wakes the watcher early (after a local state change). */
 void notify_poke(void);
+
+/* --- listings the kernel keeps (listings.c) ---------------------------- */
+/* Directory ino is read from its start: 0, or -ENOMEM. */
+int listings_start(fuse_ino_t ino);
+/* ... and to its end (or its listing is no longer kept). */
+void listings_done(fuse_ino_t ino);
+/* Drops the kernel's listings read before the state last changed, if it
+ * changed: in the watcher, and before replying to a local change. */
+void listings_sync(void);
+void listings_free(void);
 
 /* --- operations (ops.c) ------------------------------------------------- */
 extern const struct fuse_lowlevel_ops sfs_ops;
