@@ -442,6 +442,8 @@ static int serve(const struct fuse_cmdline_opts *copts)
 
 	if (copts->singlethread)
 		return fuse_session_loop(sfs.se);
+	if (!copts->clone_fd)
+		return loop_serve(sfs.se);
 	lc.clone_fd = copts->clone_fd;
 	lc.max_idle_threads = copts->max_idle_threads;
 	return fuse_session_loop_mt(sfs.se, &lc);

@@ -209,6 +209,8 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	(void)userdata;
 	conn->want &= ~(unsigned)FUSE_CAP_CACHE_SYMLINKS;
 	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	/* Requests in memory, which loop.c copies to its workers. */
+	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ;
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	sfs.no_opendir = !!(conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT);

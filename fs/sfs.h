@@ -18,6 +18,7 @@
  *   ops.c     the FUSE low-level operations gluing the parts together
  *   files.c   the open files, so that those never released are freed at exit
  *   listings.c the directory listings the kernel keeps, dropped on changes
+ *   loop.c    the session loop: namespace reads inline, the rest in workers
  *   sbuf.c    a small growable text buffer
  */
 #ifndef SMARTIOFS_SFS_H
@@ -564,6 +565,10 @@ void listings_done(fuse_ino_t ino);
  * changed: in the watcher, and before replying to a local change. */
 void listings_sync(void);
 void listings_free(void);
+
+/* loop.c: serves se until it ends (namespace reads in this thread, the
+ * rest in workers); 0 or libfuse's -errno. */
+int loop_serve(struct fuse_session *se);
 
 /* --- operations (ops.c) ------------------------------------------------- */
 extern const struct fuse_lowlevel_ops sfs_ops;

@@ -17,7 +17,7 @@ import time
 from sfshelp import Cluster, fail, passed
 
 EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-HELPERS = ("sim-beat", "sim-models", "sfs-watch")
+HELPERS = ("sim-beat", "sim-models", "sfs-watch", "sfs-work")
 
 
 def blocked(pid, tid):
