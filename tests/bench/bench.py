@@ -559,6 +559,10 @@ def bench_scale(tmp, nodes, per_node):
             cpu0 = children_cpu_s()
             t = run_ls(os.path.join(copy, "dev"), tmpfs_ls)
             tmpfs.append((t, children_cpu_s() - cpu0))
+            print("  .. %s pair %d: smartiofs %.1f s (CPU %.1f), tmpfs %.1f s "
+                  "(CPU %.1f)" % (what, r + 1, fuse[-1][0], fuse[-1][1],
+                                 tmpfs[-1][0], tmpfs[-1][1]),
+                  file=sys.stderr, flush=True)
             if shape(fuse_ls, m.path("dev")) != \
                     shape(tmpfs_ls, os.path.join(copy, "dev")):
                 die("the tmpfs copy does not list as /smartio/dev does")
