@@ -475,6 +475,7 @@ static void unmount_and_free(struct fuse_cmdline_opts *copts,
 	sfs_files_release_all();
 	holds_free();
 	listings_free();
+	ops_free();
 	smartio_close(sfs.h);
 	inode_fini();
 	names_free();

@@ -810,6 +810,22 @@ static struct dir_file *dir_get(const struct sfs_inode *e, off_t off)
 	return df;
 }
 
+void ops_free(void)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&dirs.lock);
+	for (i = 0; i < DIR_SLOTS; i++) {
+		if (dirs.slot[i] && !--dirs.slot[i]->refs) {
+			dir_free(dirs.slot[i]);
+			pthread_mutex_destroy(&dirs.slot[i]->lock);
+			free(dirs.slot[i]);
+		}
+		dirs.slot[i] = NULL;
+	}
+	pthread_mutex_unlock(&dirs.lock);
+}
+
 /* A reply with no entries ends the listing: its slot is let go. */
 static void dir_put(struct dir_file *df, int ended)
 {

@@ -572,6 +572,8 @@ int loop_serve(struct fuse_session *se);
 
 /* --- operations (ops.c) ------------------------------------------------- */
 extern const struct fuse_lowlevel_ops sfs_ops;
+/* Frees the listings kept for READDIRPLUS requests (at exit). */
+void ops_free(void);
 
 /* sd_notify.c: READY=1 to $NOTIFY_SOCKET when set; 0 or -errno. */
 int sfs_sd_ready(void);
