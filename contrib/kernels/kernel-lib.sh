@@ -2,16 +2,20 @@
 # Sourced by the kernel builds and QEMU tests (tests/kmod/guest-lib.sh,
 # tests/ntb/build.sh, make kmod): where the files of kernel $KVER are and
 # how to run its compiler.  A kernel is this machine's (Debian 12's 6.1:
-# /usr/src/linux-headers-$KVER, /boot, /lib/modules) or the Debian 13
-# root's of contrib/kernels/debian13.sh ($DEBIAN13_DIR, default
-# $build/kernels/debian13), whose gcc-14 alone can build for it.
+# /usr/src/linux-headers-$KVER, /boot, /lib/modules) or a kernel root's:
+# the Debian 13 root of contrib/kernels/debian13.sh ($DEBIAN13_DIR, default
+# $build/kernels/debian13), whose gcc-14 alone can build for it, or the
+# lockdep build of contrib/kernels/lockdep.sh ($LOCKDEP_DIR, default
+# $build/kernels/lockdep), which this machine's gcc built.
 # shellcheck shell=sh
 
 # kernel_find: KVER (default: the newest /usr/src/linux-headers-*-amd64)
-# resolved; sets kroot ("" or the Debian 13 root), kdir (the headers as
-# kernel_run sees them), kernel (the image), kmodules (its modules'
-# directory), kernel_source (the linux-source tarball, LINUX_SOURCE if
-# set) and kernel_tag (what a PASS line names: "Linux $KVER").
+# resolved; sets kroot ("" or the kernel root holding it), kin (the root
+# builds run inside: kroot when it is a system with its own make, else
+# ""), kdir (the headers as kernel_run sees them), kernel (the image),
+# kmodules (its modules' directory), kernel_source (the linux-source
+# tarball, LINUX_SOURCE if set) and kernel_tag (what a PASS line names:
+# "Linux $KVER").
 # Returns 1 when no headers of $KVER are found.
 kernel_find() {
 	if [ -z "${KVER:-}" ]; then
@@ -20,12 +24,19 @@ kernel_find() {
 	fi
 	[ -n "$KVER" ] || return 1
 	kroot=
+	kin=
 	if [ ! -d "/usr/src/linux-headers-$KVER" ]; then
-		kroot=${DEBIAN13_DIR:-${build:-.}/kernels/debian13}/root
-		[ -d "$kroot/usr/src/linux-headers-$KVER" ] || return 1
+		for kroot in \
+			"${DEBIAN13_DIR:-${build:-.}/kernels/debian13}/root" \
+			"${LOCKDEP_DIR:-${build:-.}/kernels/lockdep}/root" ""; do
+			[ -d "$kroot/usr/src/linux-headers-$KVER" ] && break
+		done
+		[ -n "$kroot" ] || return 1
 		kroot=$(cd "$kroot" && pwd)
+		[ -x "$kroot/usr/bin/make" ] && kin=$kroot
 	fi
-	kdir=/usr/src/linux-headers-$KVER
+	kdir=$kroot/usr/src/linux-headers-$KVER
+	[ -z "$kin" ] || kdir=/usr/src/linux-headers-$KVER	# as kin sees it
 	kernel=$kroot/boot/vmlinuz-$KVER
 	kmodules=$kroot/lib/modules/$KVER
 	kernel_source=${LINUX_SOURCE:-$kroot/usr/src/linux-source-$(echo "$KVER" | cut -d. -f1-2).tar.xz}
@@ -36,8 +47,8 @@ kernel_find() {
 # kernel's compiler: here, or inside its root with each DIR (absolute)
 # bind-mounted at its own path.
 kernel_run() {
-	if [ -n "$kroot" ]; then
-		sh "${src:-.}/contrib/kernels/in-root.sh" "$kroot" "$@"
+	if [ -n "$kin" ]; then
+		sh "${src:-.}/contrib/kernels/in-root.sh" "$kin" "$@"
 		return
 	fi
 	while [ "$1" != -- ]; do

@@ -27,6 +27,7 @@ KMOD_TESTS = tests/kmod/check_kmod.sh tests/kmod/guest-init.sh tests/kmod/guest-
 EXTRA_DIST += $(KMOD_FILES) $(KMOD_TESTS) tests/kmod/kmod.mk \
 	contrib/kernels/debian13.sh contrib/kernels/in-root.sh \
 	contrib/kernels/kernel-lib.sh
+EXTRA_DIST += contrib/kernels/lockdep.sh
 dist_man_MANS += man/smartio.4
 
 # udev rules for smartio.ko's devices (/dev/smartio names, shadow tags);
@@ -40,6 +41,19 @@ export DEBIAN13_DIR
 
 debian13-root:
 	$(SHELL) $(srcdir)/contrib/kernels/debian13.sh '$(DEBIAN13_DIR)'
+
+# make lockdep-kernel: Debian's Linux 6.1 built with lockdep and the lock
+# and sleep-in-atomic checks beside it (contrib/kernels/lockdep.sh), into
+# LOCKDEP_DIR, which kernel_find searches; not in .ci/run (its build is
+# long).  Then, with KVER=$$(cat kernels/lockdep/kver): make check-kmod
+# KVER=..., make check-ntb KVER=...; a lock report fails the guest.
+LOCKDEP_DIR = $(abs_top_builddir)/kernels/lockdep
+export LOCKDEP_DIR
+
+lockdep-kernel:
+	$(SHELL) $(srcdir)/contrib/kernels/lockdep.sh '$(LOCKDEP_DIR)'
+
+.PHONY: lockdep-kernel
 
 kmod:
 	@if [ -n '$(KVER)' ]; then \
