@@ -64,6 +64,7 @@ if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic|DMAR: 
 	echo "FAIL: kernel warning, bug, oops or IOMMU fault in the guest (above)"
 	bad=$((bad + 1))
 fi
+guest_lock_report "$log" fuzz || bad=$((bad + 1))
 if [ "$bad" -ne 0 ]; then
 	tail -n 60 "$log"
 	echo "FAIL: fuzz-genl ($bad problems)"

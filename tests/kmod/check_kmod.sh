@@ -214,6 +214,7 @@ if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic|DMAR: 
 	echo "FAIL: kernel warning, bug, oops or IOMMU fault in the guest (above)"
 	bad=$((bad + 1))
 fi
+guest_lock_report "$log" first || bad=$((bad + 1))
 
 # The second guest: SR-IOV, AER and ACS writes kept from the lender's real
 # function (tests/kmod/guest-caps.sh), on devices the first guest lacks.
@@ -259,6 +260,7 @@ if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|Kernel panic|DMAR:.
 	echo "FAIL: kernel warning, bug, oops or IOMMU fault in the second guest (above)"
 	bad=$((bad + 1))
 fi
+guest_lock_report "$capslog" second || bad=$((bad + 1))
 passes=$((passes + caps_passes))
 if [ "$bad" -ne 0 ]; then
 	tail -n 60 "$log"

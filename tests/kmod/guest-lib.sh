@@ -20,7 +20,7 @@ GUEST_SMP=1,maxcpus=2
 # guest_needs: what a guest test needs on this machine, or skip (the
 # caller's) with what to install.  Sets KVER (default: the newest
 # /usr/src/linux-headers-*-amd64) and what kernel_find sets for it (kdir,
-# kernel, kroot: this machine's kernel or Debian 13's in its root), and
+# kernel, kroot: this machine's kernel or a kernel root's), and
 # sfs (smartiofs as built: libtool keeps the real one in .libs).
 guest_needs() {
 	command -v qemu-system-x86_64 >/dev/null ||
@@ -136,6 +136,39 @@ guest_wait() {
 		sleep 1
 	done
 	wait "$1"
+}
+
+# guest_lock_report LOG NAME: when LOG (a guest's console) holds a report of
+# the kernel's lock checkers -- lockdep (PROVE_LOCKING), PROVE_RCU,
+# DEBUG_ATOMIC_SLEEP, DEBUG_MUTEXES/SPINLOCK (DEBUG_LOCKS_WARN_ON) -- or
+# says they turned themselves off (after a first report, a capacity limit
+# or a taint: the rest of the run went unchecked), the report from its
+# banner on and a FAIL line naming NAME; returns 1 then.  Any kernel: a
+# debug kernel prints these, Debian's prints none.  When the kernel
+# checked locks (lockdep's boot banner), says so, as evidence the absence
+# of a report means something.
+guest_lock_report() {
+	_lr='possible circular locking dependency|possible recursive locking'
+	_lr="$_lr|inconsistent lock state|lock inversion dependency"
+	_lr="$_lr|-unsafe lock order detected|bad unlock balance|held lock freed"
+	_lr="$_lr|lock held when returning to user space|non-static key"
+	_lr="$_lr|BUG: sleeping function called from invalid context"
+	_lr="$_lr|BUG: scheduling while atomic|BUG: spinlock |BUG: MAX_"
+	_lr="$_lr|BUG: Invalid wait context|suspicious RCU usage"
+	_lr="$_lr|DEBUG_LOCKS_WARN_ON|INFO: lockdep is turned off"
+	_lr="$_lr|turning off the locking correctness validator"
+	_lr="$_lr|Disabling lock debugging due to kernel taint"
+	_ln=$(tr -d '\r' <"$1" | grep -n -m 1 -E "$_lr" | cut -d: -f1)
+	if [ -z "$_ln" ]; then
+		grep -q 'Lock dependency validator' "$1" &&
+			echo "lockdep: guest $2 ran with lockdep, no lock report"
+		return 0
+	fi
+	# From the ===== banner above the headline, to the report's end
+	# (lockdep's run to ~60 lines: the chain, the held locks, the stack).
+	tr -d '\r' <"$1" | sed -n "$((_ln > 3 ? _ln - 3 : 1)),$((_ln + 80))p"
+	echo "FAIL: guest $2: the kernel's lock checker reported (above)"
+	return 1
 }
 
 # guest_tagged LOG: LOG's PASS/FAIL/SKIP/TIMING lines, each naming the

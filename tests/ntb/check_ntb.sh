@@ -174,6 +174,7 @@ check() {
 		echo "FAIL: guest $1: kernel warning, bug or oops (above)"
 		bad=$((bad + 1))
 	fi
+	guest_lock_report "$log" "$1" || bad=$((bad + 1))
 	[ "$bad" -eq 0 ] || { fails=$((fails + bad)); tail -n 40 "$log"; }
 }
 check a1 50

@@ -174,6 +174,7 @@ sw_check() {
 		echo "FAIL: guest $1: kernel warning, bug or oops (above)"
 		bad=$((bad + 1))
 	fi
+	guest_lock_report "$log" "$1" || bad=$((bad + 1))
 	[ "$bad" -eq 0 ] && return
 	fails=$((fails + bad))
 	# A frozen guest's threads come first: CI shows the FAIL lines only.
