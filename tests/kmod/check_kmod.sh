@@ -130,7 +130,12 @@ if { [ -n "$kroot" ] && [ -x "$kroot/usr/sbin/dkms" ] ||
 		exit 1
 	fi
 	inst=$dk/inst/$KVER/updates/dkms/smartio.ko
-	if kernel_run "$out" -- dkms install "smartio/$ver" -k "$KVER" \
+	# A kernel built here (contrib/kernels/lockdep.sh) is not in this
+	# machine's /lib/modules, where dkms's depmod looks; the guest
+	# loads the module by its path.
+	nodepmod=
+	[ -n "$kroot" ] && [ -z "$kin" ] && nodepmod=--no-depmod
+	if kernel_run "$out" -- dkms install "smartio/$ver" -k "$KVER" $nodepmod \
 		--sourcetree "$dk/root/usr/src" --dkmstree "$dk/tree" \
 		--installtree "$dk/inst" --kernelsourcedir "$kdir" \
 		>>"$out/dkms.log" 2>&1 && [ -f "$inst" ] &&
