@@ -180,7 +180,14 @@ static char *dev;
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "Bind only this NTB device (its name, e.g. 0000:00:04.0)");
 
-static DEFINE_MUTEX(sio_lock);		/* sio_devs */
+/*
+ * sio_devs changes under both sio_lock and the write side of
+ * sio_user_sem, and is read under either: the queries smartio.ko makes
+ * with its own lock held take sio_lock, which is never held across a
+ * call to the user; attach walks it under the read side to call the
+ * user's peer_up (which takes smartio.ko's lock).
+ */
+static DEFINE_MUTEX(sio_lock);
 /*
  * The user (ops, ctx, self): callbacks run under the read side, so that
  * a request() may call sio_ntb_call() to another peer whose handler calls
@@ -839,14 +846,12 @@ int sio_ntb_attach(u32 self_node, const struct sio_ntb_ops *ops, void *ctx)
 	sio_ctx = ctx;
 	sio_self = self_node;
 	downgrade_write(&sio_user_sem);
-	mutex_lock(&sio_lock);
 	list_for_each_entry(d, &sio_devs, node) {
 		for (p = d->peer; p < d->peer + d->pcnt; p++)
 			if (READ_ONCE(p->up) && ops->peer_up)
 				ops->peer_up(ctx, p, p->peer_node,
 					     p->peer_gen);
 	}
-	mutex_unlock(&sio_lock);
 	up_read(&sio_user_sem);
 	sio_republish();
 	return 0;
@@ -1275,9 +1280,11 @@ static int sio_probe(struct ntb_client *client, struct ntb_dev *ntb)
 	ntb_db_clear(ntb, d->db_in);
 	ntb_db_clear_mask(ntb, d->db_in);
 
+	down_write(&sio_user_sem);
 	mutex_lock(&sio_lock);
 	list_add_tail(&d->node, &sio_devs);
 	mutex_unlock(&sio_lock);
+	up_write(&sio_user_sem);
 
 	if (sio_dbgfs)
 		d->dbgfs = debugfs_create_dir(dev_name(&ntb->dev), sio_dbgfs);
@@ -1303,9 +1310,11 @@ static void sio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 		cancel_work_sync(&p->req_work);
 		sio_peer_down(p);
 	}
+	down_write(&sio_user_sem);
 	mutex_lock(&sio_lock);
 	list_del(&d->node);
 	mutex_unlock(&sio_lock);
+	up_write(&sio_user_sem);
 	for (p = d->peer; p < d->peer + d->pcnt; p++) {
 		if (p->dbg_seg)
 			sio_ntb_seg_free(p, p->dbg_seg, p->dbg_seg_size);
