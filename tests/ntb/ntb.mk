@@ -164,9 +164,9 @@ check-ntb-switch2: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 
 # Two partitions of the Switchtec model (contrib/qemu/switchtec-nt.c) under
 # the unmodified switchtec.ko and ntb_hw_switchtec.ko: ntb_tool,
-# ntb_pingpong and smartio_ntb with use_lut_mws=0 and 1, and
-# ntb_msi_test (check_switchtec.sh; NTB_PERF=N adds N ntb_perf runs per
-# boot, whose start can still hang there),
+# ntb_pingpong, ntb_perf (10 runs in a row, NTB_PERF=N to change) and
+# smartio_ntb with use_lut_mws=0 and 1, and ntb_msi_test
+# (check_switchtec.sh),
 # then ntb_transport and ntb_netdev, 64 MiB each way over TCP
 # (check_transport.sh with NTB_HW=switchtec), then smartio.ko lending an
 # NVMe between the two partitions (check_lend.sh with NTB_HW=switchtec).

@@ -27,10 +27,10 @@ PERF_ARGS=total_order=26
 # shellcheck disable=SC2086 # parameters, split
 insmod /ntb_perf.ko $PERF_ARGS || fail "insmod ntb_perf"
 if [ "$P" = 1 ]; then
-	perf_settle 1 left || fail "ntb_perf: $(cat "$F/info")"
+	perf_stay || fail "ntb_perf: $(cat "$F/info")"
 	power_off "SWBENCH-END"
 fi
-perf_settle 1 || { fail "ntb_perf not set up: $(cat "$F/info")"; power_off "SWBENCH-END"; }
+perf_setup || { fail "ntb_perf not set up: $(cat "$F/info")"; power_off "SWBENCH-END"; }
 perf_mbs() {
 	timeout 300 sh -c "echo 0 >'$F/run'" 2>/dev/null || return
 	grep -m1 MBytes/s "$F/run" | sed -n 's/.* \([0-9]*\) MBytes\/s.*/\1/p'

@@ -4,13 +4,15 @@
 # one partition of the switchtec-nt model (contrib/qemu/switchtec-nt.c),
 # driven by the unmodified mainline switchtec.ko and ntb_hw_switchtec.ko.
 # Kernel command line: swport=0|1, swlut=0|1 (ntb_hw_switchtec's
-# use_lut_mws), swperf=N (N rounds of ntb_perf; 0: none).
+# use_lut_mws), swperf=N (ntb_perf runs in a row after each start; 0:
+# none), swstarts=K (ntb_perf starts, default 1).
 #  - both drivers bind; the management device's sysfs reads what the
 #    chip's GAS holds (partition, count, device version);
 #  - ntb_tool: link up, scratchpads and a doorbell each way, the two
 #    direct windows (and with swlut=1 the first LUT window) written by
 #    one side and read by the other;
-#  - ntb_pingpong counts pongs; ntb_perf, port 0 to port 1, swperf times;
+#  - ntb_pingpong counts pongs; ntb_perf, port 0 to port 1, swperf runs
+#    after each of swstarts starts, and no command it did not know;
 #  - smartio_ntb: the peer node up, a call answered, a segment of each
 #    side read and written by the other through its window;
 #  - with swmsi=1 ntb_msi_test: an MSI-X vector triggered across.
@@ -182,46 +184,66 @@ sleep 5		# the partner gets its pongs too
 rmmod ntb_pingpong || fail "rmmod ntb_pingpong"
 sleep 5
 
-# --- ntb_perf (swperf=N rounds, 0: none): port 0 measures; port 1 stays
-# until port 0's perf leaves.  Started as switchtec-perf.sh says, which
-# works around the drivers' race at start.
+# --- ntb_perf (swperf=N runs in a row, 0: none; swstarts=K starts, each
+# followed by the N runs, default 1): port 0 measures; port 1 stays until
+# port 0's ntb_perf leaves.  Started and stopped as switchtec-perf.sh
+# says, which works around the drivers' race at start.
 . /switchtec-perf.sh
 PERF_ARGS=total_order=24
-rounds=$(karg swperf)
+runs=$(karg swperf)
+starts=$(karg swstarts)
 F=/sys/kernel/debug/ntb_perf/$pci
-r=1
-while [ "${rounds:-0}" -ge "$r" ]; do
-	[ "$P" = 1 ] && [ "$r" = 1 ] && sleep 15
+s=1
+while [ "${runs:-0}" -gt 0 ] && [ "${starts:-1}" -ge "$s" ]; do
+	# Port 0's ntb_pingpong is gone (later starts: perf_gone's barrier).
+	[ "$P" = 1 ] && [ "$s" = 1 ] && sleep 15
+	t=$(date +%s)
+	perf_reloads=0
 	insmod /ntb_perf.ko $PERF_ARGS || fail "insmod ntb_perf"
 	if [ "$P" = 0 ]; then
-		if ! perf_settle "$r"; then
-			fail "ntb_perf round $r: not set up: $(cat "$F/info")"
+		if ! perf_setup; then
+			fail "ntb_perf start $s: not set up: $(cat "$F/info")"
 			finish		# its rmmod would wait forever
 		fi
-		# A run waits (interruptibly) until the exchange is done.
-		if timeout 300 sh -c "echo 0 >'$F/run'" 2>/dev/null &&
-		   waitfor 300 grep -q MBytes/s "$F/run"; then
-			res=$(grep -m1 MBytes/s "$F/run" | tr -s ' \t' ' ')
-			pass "ntb_perf round $r to port 1:$res"
-			echo "NTB-PERF port 0 to port 1 round $r:$res"
+		echo "NTB-PERF start $s: set up after $(($(date +%s) - t)) s, $perf_reloads reloads here"
+		ok=0 r=1
+		while [ "$r" -le "$runs" ]; do
+			# A run waits (interruptibly) until the exchange is done.
+			if timeout 300 sh -c "echo 0 >'$F/run'" 2>/dev/null &&
+			   res=$(grep -m1 MBytes/s "$F/run") &&
+			   ! grep -q "error status" "$F/run"; then
+				ok=$((ok + 1))
+				echo "NTB-PERF port 0 to port 1 start $s run $r:$(echo "$res" | tr -s ' \t' ' ')"
+			else
+				echo "NTB-PERF start $s run $r failed: $(cat "$F/run" "$F/info")"
+			fi
+			r=$((r + 1))
+		done
+		if [ "$ok" = "$runs" ]; then
+			pass "ntb_perf start $s: $runs runs in a row to port 1"
 		else
-			fail "ntb_perf round $r: $(cat "$F/info")"
-			finish
+			fail "ntb_perf start $s: $ok of $runs runs"
 		fi
 		rmmod ntb_perf || fail "rmmod ntb_perf"
-		# Port 1 sees the link down for 20 s before it goes on.
-		sleep 30
 	else
-		if perf_settle "$r" left; then
-			pass "ntb_perf round $r: set up, port 0 measured and left"
+		if perf_stay; then
+			pass "ntb_perf start $s: set up ($perf_reloads reloads here), port 0 measured and left"
 		else
-			fail "ntb_perf round $r: $(cat "$F/info")"
+			fail "ntb_perf start $s: $(cat "$F/info")"
 			finish
 		fi
 		rmmod ntb_perf || fail "rmmod ntb_perf"
 	fi
-	r=$((r + 1))
+	perf_gone $((0x5e70 + s)) || finish
+	s=$((s + 1))
 done
+if [ "${runs:-0}" -gt 0 ]; then
+	if perf_clean; then
+		pass "ntb_perf: no invalid command received"
+	else
+		fail "ntb_perf: $(dmesg | grep -m3 'ntb_perf.*invalid command')"
+	fi
+fi
 
 # --- smartio_ntb: discovery, a call, segments --------------------------------
 # Node 100 + port.  Each creates an 8 KiB segment first in its empty heap:
