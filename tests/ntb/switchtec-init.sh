@@ -224,6 +224,7 @@ while [ "${runs:-0}" -gt 0 ] && [ "${starts:-1}" -ge "$s" ]; do
 		else
 			fail "ntb_perf start $s: $ok of $runs runs"
 		fi
+		sleep 3		# port 1 sees itself set up before the link falls
 		rmmod ntb_perf || fail "rmmod ntb_perf"
 	else
 		if perf_stay; then

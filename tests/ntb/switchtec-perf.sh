@@ -32,9 +32,9 @@
 #    one command, the size, went into a free slot), so its rmmod is quick;
 #    the peer, whose translation command is the one retrying, would wait
 #    in perf_remove's flush_work for as long as the link stays up.
-#  - stop: the measuring side (port 0) removes ntb_perf once done; the
-#    other (perf_stay) removes its own once it has been set up and then
-#    seen the link down for 5 s.  Then a barrier (perf_gone): no side
+#  - stop: the measuring side (port 0) removes ntb_perf once done, 3 s
+#    after its last run; the other (perf_stay) removes its own once the
+#    link has been down for 3 s after it was set up, or for 20 s.  Then a barrier (perf_gone): no side
 #    loads the next client before the peer's ntb_perf is gone, or the
 #    leftover ntb_perf would see the link come back and read that
 #    client's scratchpad writes as commands ("Recv invalid command", seen
@@ -104,18 +104,22 @@ perf_setup() {
 }
 
 # perf_stay: the side that does not measure: set up, then stays until
-# the link has been down for 5 s (the peer removed its ntb_perf).
+# the peer removed its ntb_perf: the link down for 3 s after this side
+# was seen set up, or for 20 s after it was up at all (the peer may set
+# up, run and leave between two polls here; a reload takes the link
+# down for about 6 s, and only before this side is set up).
 perf_stay() {
-	local n=0 st seen=0 down=0
+	local n=0 st seen=0 up=0 down=0
 	noin=0
 	while [ "$n" -lt 1800 ]; do
 		st=$(perf_state)
 		case $st in
-		ready) seen=1 down=0 ;;
+		ready) seen=1 up=1 down=0 ;;
 		down) down=$((down + 1)) ;;
-		*) down=0 ;;
+		*) up=1 down=0 ;;
 		esac
-		[ "$seen" = 1 ] && [ "$down" -ge 5 ] && return 0
+		[ "$seen" = 1 ] && [ "$down" -ge 3 ] && return 0
+		[ "$up" = 1 ] && [ "$down" -ge 20 ] && return 0
 		[ "$seen" = 1 ] || perf_step "$st" || return 1
 		n=$((n + 1))
 		sleep 1
