@@ -37,8 +37,8 @@
 #    link has been down for 3 s after it was set up, or for 20 s.  Then a barrier (perf_gone): no side
 #    loads the next client before the peer's ntb_perf is gone, or the
 #    leftover ntb_perf would see the link come back and read that
-#    client's scratchpad writes as commands ("Recv invalid command", seen
-#    twice when the stop relied on sleeps alone; smartio_ntb came next).
+#    client's scratchpad writes as commands (the likely cause of the two
+#    "Recv invalid command" seen when the stop relied on sleeps alone).
 #    Both load
 #    ntb_tool without enabling the link: port 0 reads the peer's slot 0
 #    until it holds 0, which perf_remove writes last, then writes a token
