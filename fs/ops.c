@@ -122,6 +122,19 @@ static struct sfs_inode *live_or_reply(fuse_req_t req, fuse_ino_t ino,
 	return e;
 }
 
+/* live_or_reply() for a request that only a directory answers. */
+static struct sfs_inode *live_dir_or_reply(fuse_req_t req, fuse_ino_t ino,
+					   struct sfs_inode *file)
+{
+	struct sfs_inode *e = live_or_reply(req, ino, file);
+
+	if (e && !tree_is_dir(&e->obj)) {
+		fuse_reply_err(req, ENOTDIR);
+		return NULL;
+	}
+	return e;
+}
+
 /*
  * live_or_reply(), and authz's verdict on the caller (*who) doing act
  * on it in *rc: the start of every request that changes something.
@@ -859,13 +872,9 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOSYS);
 		return;
 	}
-	e = live_or_reply(req, ino, &file);
+	e = live_dir_or_reply(req, ino, &file);
 	if (!e)
 		return;
-	if (!tree_is_dir(&e->obj)) {
-		fuse_reply_err(req, ENOTDIR);
-		return;
-	}
 	fi->fh = 0;
 	fuse_reply_open(req, fi);
 }
@@ -932,13 +941,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	e = live_or_reply(req, ino, &file);
+	e = live_dir_or_reply(req, ino, &file);
 	if (!e)
 		return;
-	if (!tree_is_dir(&e->obj)) {
-		fuse_reply_err(req, ENOTDIR);
-		return;
-	}
 	df = dir_get(e, off);
 	if (!df) {
 		fuse_reply_err(req, ENOMEM);
