@@ -117,13 +117,18 @@ class Controller:
             else:
                 time.sleep(0.0001)
         at = (IOCQ if q else ACQ) + 16 * self.head[q]
-        dw0, _, _, dw3 = struct.unpack_from("<IIII", self.mem, at)
+        dw0, _, dw2, dw3 = struct.unpack_from("<IIII", self.mem, at)
         self.head[q] += 1
         if self.head[q] == QD:
             self.head[q], self.phase[q] = 0, self.phase[q] ^ 1
         self.w32(0x1000 + (2 * q + 1) * self.db_stride, self.head[q])
         if dw3 & 0xffff != self.cid:
-            raise SystemExit("completion for command %d, want %d" % (dw3 & 0xffff, self.cid))
+            # What the device said with it: the queue and its head as the
+            # device saw them, and the entry's status and phase.
+            raise SystemExit("completion for command %d, want %d (queue %d, "
+                             "slot %d: sq id %d, sq head %d, status %#x)"
+                             % (dw3 & 0xffff, self.cid, q, (self.head[q] - 1) % QD,
+                                dw2 >> 16, dw2 & 0xffff, dw3 >> 16))
         return (dw3 >> 17) & 0x7ff, dw0
 
     @staticmethod
