@@ -748,6 +748,14 @@ static int dir_snapshot(struct dir_file *df)
 	return rc ? rc : df->oom ? -ENOMEM : 0;
 }
 
+/* A kept listing whose last reference went. */
+static void dir_destroy(struct dir_file *df)
+{
+	dir_free(df);
+	pthread_mutex_destroy(&df->lock);
+	free(df);
+}
+
 static void dir_unref(struct dir_file *df)
 {
 	unsigned left;
@@ -755,11 +763,8 @@ static void dir_unref(struct dir_file *df)
 	pthread_mutex_lock(&dirs.lock);
 	left = --df->refs;
 	pthread_mutex_unlock(&dirs.lock);
-	if (left)
-		return;
-	dir_free(df);
-	pthread_mutex_destroy(&df->lock);
-	free(df);
+	if (!left)
+		dir_destroy(df);
 }
 
 /* Takes slot i's listing out of the slots (dirs.lock held): the caller
@@ -829,11 +834,8 @@ void ops_free(void)
 
 	pthread_mutex_lock(&dirs.lock);
 	for (i = 0; i < DIR_SLOTS; i++) {
-		if (dirs.slot[i] && !--dirs.slot[i]->refs) {
-			dir_free(dirs.slot[i]);
-			pthread_mutex_destroy(&dirs.slot[i]->lock);
-			free(dirs.slot[i]);
-		}
+		if (dirs.slot[i] && !--dirs.slot[i]->refs)
+			dir_destroy(dirs.slot[i]);
 		dirs.slot[i] = NULL;
 	}
 	pthread_mutex_unlock(&dirs.lock);
