@@ -129,6 +129,13 @@ def write(path, data, offset=None):
         os.close(fd)
 
 
+def stats(mount):
+    """The daemon's request and inode counters (smartiofs --stats: the
+    user.smartiofs.stats xattr of the mount's root), by name."""
+    raw = os.getxattr(mount, "user.smartiofs.stats").decode()
+    return {k: int(v) for k, v in (l.split() for l in raw.splitlines())}
+
+
 def snapshot(root, skip=()):
     """Contents of every readable file and the target of every symbolic
     link under root.  The events file and `mem` links are left alone: a

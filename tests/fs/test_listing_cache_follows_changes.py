@@ -12,7 +12,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sfshelp import Cluster, fail, passed, write  # noqa: E402
+from sfshelp import Cluster, fail, passed, stats, write  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 conf = os.path.join(HERE, "listing.conf")
@@ -20,11 +20,6 @@ c = Cluster()
 A = c.mount("m0", "--topology", conf, "--node", "host0")
 B = c.mount("m1", "--topology", conf, "--node", "host1", "--stats")
 ROUNDS = 20
-
-
-def readdirs():
-    raw = os.getxattr(B, "user.smartiofs.stats").decode()
-    return dict(l.split() for l in raw.splitlines())["readdir"]
 
 
 def listed_within(mnt, rel, want, seconds):
@@ -42,9 +37,9 @@ def listed_within(mnt, rel, want, seconds):
 
 # Kept: a listing read twice is asked for once.
 os.listdir(os.path.join(B, "dev"))
-r0 = readdirs()
+r0 = stats(B)["readdir"]
 os.listdir(os.path.join(B, "dev"))
-if readdirs() != r0:
+if stats(B)["readdir"] != r0:
     fail("dev/ listed again asked the daemon: the kernel keeps no listing, "
          "so this test proves nothing")
 

@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sfshelp import Cluster, fail, passed, write  # noqa: E402
+from sfshelp import Cluster, fail, passed, stats, write  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 conf = os.path.join(HERE, "listing.conf")
@@ -21,11 +21,6 @@ c = Cluster()
 A = c.mount("m0", "--topology", conf, "--node", "host0")
 B = c.mount("m1", "--topology", conf, "--node", "host1", "--stats")
 VFS = 200
-
-
-def stats():
-    raw = os.getxattr(B, "user.smartiofs.stats").decode()
-    return {k: int(v) for k, v in (l.split() for l in raw.splitlines())}
 
 
 def asked(before, after):
@@ -58,10 +53,10 @@ if rc:
     fail("enabling %d VFs: %s" % (VFS, errno.errorcode.get(rc, rc)))
 devs = ["nic0", "nic1"] + ["nic0v%d" % i for i in range(VFS)]
 
-s0 = stats()
+s0 = stats(B)
 out = subprocess.run(["ls", "-l", os.path.join(B, "dev")], capture_output=True,
                      text=True, check=True).stdout
-s1 = stats()
+s1 = stats(B)
 listed = sum(1 for l in out.splitlines() if l.startswith("d"))
 if listed != len(devs):
     fail("ls -l dev lists %d devices, want %d" % (listed, len(devs)))
@@ -72,10 +67,10 @@ if asked(s0, s1) > 4:
 # A walk comes back to each device after its one-second timeouts.
 time.sleep(1.5)
 os.stat(os.path.join(B, "dev"))    # dev/ itself is asked again: fine
-s1 = stats()
+s1 = stats(B)
 for d in devs:
     os.stat(os.path.join(B, "dev", d))
-s2 = stats()
+s2 = stats(B)
 if asked(s1, s2):
     fail("stat of %d listed devices 1.5 s later asked %d LOOKUP/GETATTR"
          % (len(devs), asked(s1, s2)))

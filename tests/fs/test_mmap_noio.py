@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sfshelp import Cluster, fail, passed, write  # noqa: E402
+from sfshelp import Cluster, fail, passed, stats, write  # noqa: E402
 
 c = Cluster()
 M = c.mount("m0", "--stats")   # the embedded cluster: self is host0
@@ -21,11 +21,6 @@ def must(path, value):
     rc = write(path, value)
     if rc:
         fail("%r > %s: %s" % (value, path, errno.errorcode.get(rc, rc)))
-
-
-def stats():
-    raw = os.getxattr(M, "user.smartiofs.stats").decode()
-    return dict((k, int(v)) for k, v in (l.split() for l in raw.splitlines()))
 
 
 # A borrowed BAR of a device with no model behind it: an NVMe controller
@@ -48,7 +43,7 @@ for rel, size in targets:
     maps.append((rel, mmap.mmap(fd, size)))
     os.close(fd)
 
-before = stats()
+before = stats(M)
 total = 0
 block = os.urandom(4096)
 for rnd in range(64):
@@ -60,7 +55,7 @@ for rnd in range(64):
                 fail("%s: read back differs at %d" % (rel, off))
             total += 8192
         m.flush()
-after = stats()
+after = stats(M)
 for k in ("read", "write", "open"):
     if after[k] != before[k]:
         fail("%s ops went from %d to %d during %d MiB of mmap traffic" %

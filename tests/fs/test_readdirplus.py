@@ -9,15 +9,10 @@ import os
 import subprocess
 import time
 
-from sfshelp import Cluster, fail, passed
+from sfshelp import Cluster, fail, passed, stats
 
 c = Cluster()
 M = c.mount("m0", "--stats")
-
-
-def stats():
-    raw = os.getxattr(M, "user.smartiofs.stats").decode()
-    return {k: int(v) for k, v in (l.split() for l in raw.splitlines())}
 
 
 def drop_caches():
@@ -30,10 +25,10 @@ def drop_caches():
 
 
 drop_caches()
-before = stats()
+before = stats(M)
 out = subprocess.run(["ls", "-lR", os.path.join(M, "dev")], capture_output=True,
                      text=True, check=True).stdout
-after = stats()
+after = stats(M)
 entries = sum(1 for l in out.splitlines()
               if l and not l.startswith(("total", "/")) and not l.endswith(":"))
 lookups = after["lookup"] - before["lookup"]
@@ -66,10 +61,10 @@ for d in ("dev/acc0", "dev/acc0/irq", "nodes/host0"):
 if drop_caches():
     # The kernel sends its FORGETs in batches, after the drop returns.
     deadline = time.time() + 5
-    while stats()["inodes"] > 16 and time.time() < deadline:
+    while stats(M)["inodes"] > 16 and time.time() < deadline:
         time.sleep(0.05)
         drop_caches()
-    left = stats()["inodes"]
+    left = stats(M)["inodes"]
     if left > 16:
         fail("%d inodes left after the kernel dropped its caches (of %d): "
              "references leaked" % (left, after["inodes"]))
