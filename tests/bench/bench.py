@@ -1078,18 +1078,18 @@ def bench_ntb_lend_iommu(ident):
 # read run, and what the path cost meanwhile.
 LEND_COUNTS = {}
 # path -> (host0's QEMU, host1's QEMU) CPU seconds inside the path's timed
-# 4 KiB random read runs (tests/bench/ntb_lend.sh's "LENDBENCH cpu"), and
-# the reads of those runs.
+# 4 KiB random read runs (tests/bench/ntb_lend.sh's "LENDBENCH cpu").
 LEND_CPU = {}
-LEND_IOS = {}
+# path -> [reads of each of the path's timed 4 KiB random read runs], in
+# run order.
+LEND_RUN_READS = {}
 # lender-<mode> -> what its borrow mapped in the NVMe's IOMMU domain.
 LEND_MAPS = {}
 # path -> [(host0's kernel, host0's user, host1's kernel, host1's user)]
 # guest instructions inside each of the path's timed 4 KiB read runs, in
 # run order (tests/bench/ntb_lend.sh's "LENDBENCH insns",
-# contrib/qemu/insn-count.c); path -> [reads of each such run].
+# contrib/qemu/insn-count.c).
 LEND_INSNS = {}
-LEND_RUN_READS = {}
 
 
 def borrow_maps(words):
@@ -1118,7 +1118,7 @@ def parse_lend_counts(lines):
         w = l.split(None, 3)
         if len(w) == 4 and w[0] == "LENDBENCH" and w[2] == "randread4k" \
                 and fio_terse(w[3]):
-            LEND_IOS[w[1]] = LEND_IOS.get(w[1], 0) + fio_terse(w[3])[4] / 4
+            LEND_RUN_READS.setdefault(w[1], []).append(fio_terse(w[3])[4] / 4)
         if v[:2] == ["LENDBENCH", "borrow-maps"] and len(v) >= 3:
             LEND_MAPS[v[2]] = borrow_maps(v[3:])
         if v[:2] == ["LENDBENCH", "cpu"] and len(v) == 6:
@@ -1132,9 +1132,6 @@ def parse_lend_counts(lines):
                     tuple(int(x) for x in v[4:]))
             except ValueError:
                 pass
-        if len(w) == 4 and w[0] == "LENDBENCH" and w[2] == "randread4k" \
-                and fio_terse(w[3]):
-            LEND_RUN_READS.setdefault(w[1], []).append(fio_terse(w[3])[4] / 4)
         if v[:2] != ["LENDBENCH", "count"] or (len(v) - 3) % 2:
             continue
         try:
@@ -1200,12 +1197,13 @@ def bench_ntb_lend_counts():
                             ("map", "unmap", "inval", "nvmeirq", "ntbmsi",
                              "fwd", "walks"))
         cpu = ""
-        if path in LEND_CPU and LEND_IOS.get(path):
+        reads = sum(LEND_RUN_READS.get(path, ()))
+        if path in LEND_CPU and reads:
             # Both QEMUs' host CPU per read of the timed runs: the part
             # of a read the emulator spends (TCG, the emulated devices
             # and IOMMU, the switch's messages), which hardware would not.
             c0, c1 = LEND_CPU[path]
-            k = 1e6 / LEND_IOS[path]
+            k = 1e6 / reads
             cpu = "; host CPU per read %.0f us (host0's QEMU %.0f, " \
                 "host1's %.0f)" % ((c0 + c1) * k, c0 * k, c1 * k)
         maps = LEND_MAPS.get("lender-" + (path.split("-")[1]
