@@ -215,8 +215,11 @@ static int shadow_write(struct pci_bus *bus, unsigned int devfn, int where,
 				    where);
 		return PCIBIOS_SET_FAILED;
 	}
-	return shadow_cfg(sh, where, size, &val, true) ?
-	       PCIBIOS_SET_FAILED : PCIBIOS_SUCCESSFUL;
+	if (shadow_cfg(sh, where, size, &val, true))
+		return PCIBIOS_SET_FAILED;
+	if (sh->mode->cfg_written)
+		sh->mode->cfg_written(sh, where, size, val);
+	return PCIBIOS_SUCCESSFUL;
 }
 
 static struct pci_ops shadow_ops = {

@@ -75,19 +75,27 @@ struct sio_shadow {
 	 */
 	struct msi_desc ntb_desc;
 	/*
-	 * Over an NTB the lender writes the device's MSI-X table: the
-	 * chip's mask and unmask it wraps, and a work item that sends the
-	 * lender every entry changed since (what it sent last, per entry).
+	 * Over an NTB the lender writes the device's MSI-X table and MSI
+	 * message: the chip's mask and unmask it wraps, and a work item
+	 * that sends the lender every entry changed.  Each MSI-X entry, and
+	 * MSI's message after them (slot msi_slots - 1), as the chip last
+	 * set it (msi_want, msi_dirty: under msi_lock, the chip runs
+	 * atomic) and as the lender last took it (msi_sent, msi_sent_ok:
+	 * under msi_send_lock, which orders the sends).  The work and the
+	 * write that enables MSI send from these copies, never from the PCI
+	 * core's descriptors, which go with the driver.
 	 */
 	void (*chip_mask)(struct irq_data *data);
 	void (*chip_unmask)(struct irq_data *data);
 	struct work_struct msix_work;
 	bool msix_live;		/* the work may run (the shadow is there) */
-	u8 (*msix_sent)[PCI_MSIX_ENTRY_SIZE];
-	u32 msix_nsent;
-	u8 msi_sent[PCI_MSIX_ENTRY_SIZE];	/* MSI's message, sent last */
-	bool msi_sent_ok;
-	bool msi_masked;	/* MSI's mask bit as the PCI core set it */
+	raw_spinlock_t msi_lock;
+	struct mutex msi_send_lock;	/* msi_sent, msi_sent_ok */
+	u32 msi_slots;
+	u8 (*msi_want)[PCI_MSIX_ENTRY_SIZE];
+	u8 (*msi_sent)[PCI_MSIX_ENTRY_SIZE];
+	unsigned long *msi_dirty;
+	unsigned long *msi_sent_ok;
 	atomic64_t maps;	/* DMA API mappings made, ever */
 	atomic_t live;		/* DMA API mappings not unmapped yet */
 };
@@ -127,6 +135,9 @@ struct sio_shadow_mode {
 	int (*window)(struct sio_shadow *sh, const struct sio_borrow *b);
 	/* After the BARs are placed, lock held. */
 	void (*bars)(struct sio_shadow *sh, const struct sio_device *d);
+	/* After a config write the device took (optional). */
+	void (*cfg_written)(struct sio_shadow *sh, int where, int size,
+			    u32 val);
 	/* The DMA API and the MSI domain, before any driver binds. */
 	int (*dma_msi)(struct sio_shadow *sh);
 	/* The shadow's driver is gone: no more MSI-X messages to send. */

@@ -44,12 +44,6 @@
 
 #include "sio_shadow.h"
 
-/*
- * MSI-X entries whose last message sent is remembered (the rest are sent
- * at every change): the vectors a driver of a borrowed device uses.
- */
-#define SIO_SHADOW_MSIX_SENT 64
-
 static dma_addr_t ntb_dma_addr(struct sio_shadow *sh, phys_addr_t phys,
 			       size_t size)
 {
@@ -239,59 +233,89 @@ static int ntb_msix_send(struct sio_shadow *sh, u32 index, const u8 *entry)
 	return sio_k_req_send(q);
 }
 
-/*
- * Every MSI-X entry whose descriptor changed since it was sent last, as
- * the device must hold it.  Process context, with the descriptors locked
- * (their messages and vector control words as the PCI core last wrote
- * them).
- */
-static void ntb_msix_forward(struct work_struct *work)
+/* The slot of an MSI-X entry or of MSI's message, or -1 (virtual). */
+static int ntb_msi_slot(struct sio_shadow *sh, struct msi_desc *desc)
 {
-	struct sio_shadow *sh = container_of(work, struct sio_shadow,
-					     msix_work);
-	struct device *dev = &sh->pdev->dev;
-	struct msi_desc *desc;
-	u8 e[PCI_MSIX_ENTRY_SIZE];
-	int err;
-
-	msi_lock_descs(dev);
-	msi_for_each_desc(desc, dev, MSI_DESC_ALL) {
-		bool msix = desc->pci.msi_attrib.is_msix;
-		u32 i = msix ? desc->msi_index : SIO_MSI_ENTRY;
-		u8 *sent = msix ? (i < sh->msix_nsent ? sh->msix_sent[i] : NULL) :
-			   sh->msi_sent;
-
-		put_unaligned_le32(desc->msg.address_lo, e);
-		put_unaligned_le32(desc->msg.address_hi, e + 4);
-		put_unaligned_le32(desc->msg.data, e + 8);
-		put_unaligned_le32(msix ? desc->pci.msix_ctrl :
-				   READ_ONCE(sh->msi_masked), e + 12);
-		if (sent && (msix || sh->msi_sent_ok) &&
-		    !memcmp(sent, e, sizeof(e)))
-			continue;
-		err = ntb_msix_send(sh, i, e);
-		/* ENOENT: the driver let go of its vectors, nothing routed. */
-		if (err && err != -ENOENT)
-			dev_warn_ratelimited(&sh->pdev->dev, "smartio: MSI%s entry %d not written by the lender: %d\n",
-					     msix ? "-X" : "", (int)i, err);
-		if (!err && sent)
-			memcpy(sent, e, sizeof(e));
-		if (!msix)
-			sh->msi_sent_ok = !err;
-	}
-	msi_unlock_descs(dev);
+	if (!desc->pci.msi_attrib.is_msix)
+		return sh->msi_slots - 1;
+	return desc->msi_index < sh->msi_slots - 1 ? desc->msi_index : -1;
 }
 
-/* Called from the MSI chip (atomic context): the work sends the change. */
-static void ntb_msix_changed(struct sio_shadow *sh)
+/*
+ * Part of a slot as the chip set it, for the work to send (atomic
+ * context): len bytes at off of the entry.
+ */
+static void ntb_msi_want(struct sio_shadow *sh, int slot, u32 off,
+			 const void *val, u32 len)
 {
+	unsigned long flags;
+
+	if (slot < 0)
+		return;
+	raw_spin_lock_irqsave(&sh->msi_lock, flags);
+	memcpy(sh->msi_want[slot] + off, val, len);
+	__set_bit(slot, sh->msi_dirty);
+	raw_spin_unlock_irqrestore(&sh->msi_lock, flags);
 	if (READ_ONCE(sh->msix_live))
 		schedule_work(&sh->msix_work);
 }
 
+/*
+ * A slot as the chip last set it, sent unless the lender holds it
+ * already.  The copy is taken with the send lock held, so that sends
+ * of one slot never overtake each other with older contents.
+ */
+static void ntb_msi_send(struct sio_shadow *sh, u32 slot)
+{
+	u32 index = slot == sh->msi_slots - 1 ? SIO_MSI_ENTRY : slot;
+	u8 e[PCI_MSIX_ENTRY_SIZE];
+	unsigned long flags;
+	int err;
+
+	mutex_lock(&sh->msi_send_lock);
+	raw_spin_lock_irqsave(&sh->msi_lock, flags);
+	memcpy(e, sh->msi_want[slot], sizeof(e));
+	__clear_bit(slot, sh->msi_dirty);
+	raw_spin_unlock_irqrestore(&sh->msi_lock, flags);
+	if (!test_bit(slot, sh->msi_sent_ok) ||
+	    memcmp(sh->msi_sent[slot], e, sizeof(e))) {
+		err = ntb_msix_send(sh, index, e);
+		/* ENOENT: the driver let go of its vectors, nothing routed. */
+		if (err && err != -ENOENT)
+			dev_warn_ratelimited(&sh->pdev->dev, "smartio: MSI%s entry %d not written by the lender: %d\n",
+					     index == SIO_MSI_ENTRY ? "" : "-X",
+					     (int)index, err);
+		if (err) {
+			clear_bit(slot, sh->msi_sent_ok);
+		} else {
+			memcpy(sh->msi_sent[slot], e, sizeof(e));
+			set_bit(slot, sh->msi_sent_ok);
+		}
+	}
+	mutex_unlock(&sh->msi_send_lock);
+}
+
+/* Every slot the chip changed since it was sent, as the device must hold it. */
+static void ntb_msix_forward(struct work_struct *work)
+{
+	struct sio_shadow *sh = container_of(work, struct sio_shadow,
+					     msix_work);
+	unsigned long flags;
+	u32 slot;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&sh->msi_lock, flags);
+		slot = find_first_bit(sh->msi_dirty, sh->msi_slots);
+		raw_spin_unlock_irqrestore(&sh->msi_lock, flags);
+		if (slot >= sh->msi_slots)
+			return;
+		ntb_msi_send(sh, slot);
+	}
+}
+
 static void sio_shadow_ntb_msix_stop(struct sio_shadow *sh)
 {
-	if (!sh->msix_sent)
+	if (!sh->msi_want)
 		return;
 	WRITE_ONCE(sh->msix_live, false);
 	cancel_work_sync(&sh->msix_work);
@@ -304,6 +328,7 @@ static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
 	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
 	u64 addr = (u64)msg->address_hi << 32 | msg->address_lo;
 	struct msi_msg m = *msg;
+	u8 e[12];
 
 	/* Address 0 is a vector shut down: written as it is. */
 	if (addr >= SIO_MSI_BASE && addr < SIO_MSI_BASE + SIO_MSI_SIZE) {
@@ -327,7 +352,31 @@ static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
 		pci_write_msi_msg(data->irq, &m);
 	else
 		desc->msg = m;
-	ntb_msix_changed(sh);
+	put_unaligned_le32(m.address_lo, e);
+	put_unaligned_le32(m.address_hi, e + 4);
+	put_unaligned_le32(m.data, e + 8);
+	ntb_msi_want(sh, ntb_msi_slot(sh, desc), 0, e, 12);
+}
+
+/*
+ * The write that enables MSI: the lender gets the message before the
+ * driver can make the device send it.  The work would send it only once
+ * the enabling task lets go of the descriptors' lock, and a device
+ * without MSI mask bits that raises before the lender wrote the message
+ * sends it to the old address: that interrupt is lost (with mask bits,
+ * or with MSI-X, it waits, masked, until the message comes with the
+ * unmask).
+ */
+static void ntb_cfg_written(struct sio_shadow *sh, int where, int size,
+			    u32 val)
+{
+	int ctl = sh->pdev ? sh->pdev->msi_cap + PCI_MSI_FLAGS : 0;
+
+	if (!ctl || where > ctl || where + size <= ctl)
+		return;
+	if ((val >> (8 * (ctl - where))) & PCI_MSI_FLAGS_ENABLE &&
+	    READ_ONCE(sh->msix_live))
+		ntb_msi_send(sh, sh->msi_slots - 1);
 }
 
 /* MSI's mask bit, as ntb_msi_write's message: the lender writes it. */
@@ -336,11 +385,15 @@ static void ntb_msi_mask(struct irq_data *data)
 	struct msi_desc *desc = irq_data_get_msi_desc(data);
 	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
 
-	if (desc->pci.msi_attrib.is_msix)
+	__le32 ctrl;
+
+	if (desc->pci.msi_attrib.is_msix) {
 		sh->chip_mask(data);
-	else
-		WRITE_ONCE(sh->msi_masked, desc->pci.msi_attrib.can_mask);
-	ntb_msix_changed(sh);
+		ctrl = cpu_to_le32(desc->pci.msix_ctrl);
+	} else {
+		ctrl = cpu_to_le32(desc->pci.msi_attrib.can_mask);
+	}
+	ntb_msi_want(sh, ntb_msi_slot(sh, desc), 12, &ctrl, 4);
 }
 
 static void ntb_msi_unmask(struct irq_data *data)
@@ -348,11 +401,13 @@ static void ntb_msi_unmask(struct irq_data *data)
 	struct msi_desc *desc = irq_data_get_msi_desc(data);
 	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
 
-	if (desc->pci.msi_attrib.is_msix)
+	__le32 ctrl = 0;
+
+	if (desc->pci.msi_attrib.is_msix) {
 		sh->chip_unmask(data);
-	else
-		WRITE_ONCE(sh->msi_masked, false);
-	ntb_msix_changed(sh);
+		ctrl = cpu_to_le32(desc->pci.msix_ctrl);
+	}
+	ntb_msi_want(sh, ntb_msi_slot(sh, desc), 12, &ctrl, 4);
 }
 
 /*
@@ -407,6 +462,28 @@ static int ntb_msi_prepare(struct irq_domain *domain, struct device *dev,
 	return 0;
 }
 
+/* A slot per MSI-X table entry the function has, and one for MSI. */
+static int ntb_msi_slots(struct sio_shadow *sh)
+{
+	int n = pci_msix_vec_count(sh->pdev);
+
+	sh->msi_slots = (n > 0 ? n : 0) + 1;
+	sh->msi_want = kvcalloc(sh->msi_slots, sizeof(*sh->msi_want),
+				GFP_KERNEL);
+	sh->msi_sent = kvcalloc(sh->msi_slots, sizeof(*sh->msi_sent),
+				GFP_KERNEL);
+	sh->msi_dirty = bitmap_zalloc(sh->msi_slots, GFP_KERNEL);
+	sh->msi_sent_ok = bitmap_zalloc(sh->msi_slots, GFP_KERNEL);
+	if (!sh->msi_want || !sh->msi_sent || !sh->msi_dirty ||
+	    !sh->msi_sent_ok)
+		return -ENOMEM;	/* sio_shadow_ntb_msi_free frees them */
+	INIT_WORK(&sh->msix_work, ntb_msix_forward);
+	raw_spin_lock_init(&sh->msi_lock);
+	mutex_init(&sh->msi_send_lock);
+	WRITE_ONCE(sh->msix_live, true);
+	return 0;
+}
+
 /*
  * A PCI/MSI domain of the shadow's own, the child of the domain that
  * delivers this machine's NTB function's messages: the interrupt
@@ -425,6 +502,7 @@ static int sio_shadow_ntb_msi(struct sio_shadow *sh)
 	struct irq_domain *def = ntb ? dev_get_msi_domain(&ntb->dev) : NULL;
 	struct irq_domain *parent = def && irq_domain_is_msi(def) ?
 				    def->parent : def;
+	int err;
 
 	if (!parent) {
 		pci_err(sh->pdev, "smartio: the NTB function has no MSI domain\n");
@@ -443,13 +521,9 @@ static int sio_shadow_ntb_msi(struct sio_shadow *sh)
 	};
 	sh->chip_mask = pci_msi_mask_irq;
 	sh->chip_unmask = pci_msi_unmask_irq;
-	sh->msix_nsent = SIO_SHADOW_MSIX_SENT;
-	sh->msix_sent = kcalloc(sh->msix_nsent, sizeof(*sh->msix_sent),
-				GFP_KERNEL);
-	if (!sh->msix_sent)
-		return -ENOMEM;
-	INIT_WORK(&sh->msix_work, ntb_msix_forward);
-	WRITE_ONCE(sh->msix_live, true);
+	err = ntb_msi_slots(sh);
+	if (err)
+		return err;
 	sh->msi_ops = (struct msi_domain_ops){
 		.msi_prepare = ntb_msi_prepare,
 		.set_desc = ntb_msi_set_desc,
@@ -479,8 +553,14 @@ static int sio_shadow_ntb_msi(struct sio_shadow *sh)
 
 void sio_shadow_ntb_msi_free(struct sio_shadow *sh)
 {
-	kfree(sh->msix_sent);
-	sh->msix_sent = NULL;
+	kvfree(sh->msi_want);
+	kvfree(sh->msi_sent);
+	bitmap_free(sh->msi_dirty);
+	bitmap_free(sh->msi_sent_ok);
+	sh->msi_want = NULL;
+	sh->msi_sent = NULL;
+	sh->msi_dirty = NULL;
+	sh->msi_sent_ok = NULL;
 	if (sh->msi_domain)
 		irq_domain_remove(sh->msi_domain);
 	if (sh->msi_fwnode)
@@ -550,6 +630,7 @@ static void ntb_show(struct seq_file *s, struct sio_shadow *sh)
 /* A shadow of another machine's device: sio_kfab_ntb's. */
 const struct sio_shadow_mode sio_shadow_ntb = {
 	.cfg = sio_shadow_ntb_cfg,
+	.cfg_written = ntb_cfg_written,
 	.window = ntb_window,
 	.bars = sio_shadow_ntb_bars,
 	.dma_msi = ntb_dma_msi,

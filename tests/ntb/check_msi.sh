@@ -67,7 +67,7 @@ wait "$pid0" "$pid1" "$pid2"
 echo "all guests done after $(($(date +%s) - t0)) s"
 
 sw_check p0-1 8
-sw_check p1-1 13
+sw_check p1-1 14
 sw_check p2-1 4
 echo "--- switch"
 cat "$tmp/switch.log"

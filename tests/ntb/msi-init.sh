@@ -199,7 +199,25 @@ echo host1 >"$ivs/return" 2>/tmp/err || fail "return ${ivs##*/}: $(cat /tmp/err)
 insmod /sio_edu_msi.ko raises=16 p2p_bar=2 p2p="$(shadow_of "$ivs2")" ||
 	fail "insmod sio_edu_msi.ko again"
 p2p_check "$(shadow_of "$ivs2")"
+received_all() {
+	local got
+	got=$(cat /sys/module/sio_edu_msi/parameters/received)
+	[ "$got" = "$1" ] || fail "$2: $got of $1 MSI interrupts ($(dmesg | grep 'sio_edu_msi.*MSI' | tail -n 1))"
+	[ "$got" = "$1" ]
+}
+received_all 16 "the second bind"
 rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+# The first interrupt after MSI is enabled: edu has no MSI mask bit, so
+# one raised before the lender holds the borrower's message is lost.
+# The driver raises at once in its probe; eight binds, one raise each.
+rebound=0
+for i in 1 2 3 4 5 6 7 8; do
+	insmod /sio_edu_msi.ko raises=1 || fail "insmod sio_edu_msi.ko ($i)"
+	received_all 1 "bind $i" && rebound=$((rebound + 1))
+	rmmod sio_edu_msi || fail "rmmod sio_edu_msi ($i)"
+done
+[ "$rebound" = 8 ] &&
+	pass "the first MSI after each of 8 binds arrives on host1"
 if echo host1 >"$dev/return" 2>/tmp/err && echo host1 >"$ivs2/return" 2>>/tmp/err; then
 	pass "host1 returns ${dev##*/}, ${ivs##*/} and ${ivs2##*/}"
 else
