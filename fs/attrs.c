@@ -694,13 +694,20 @@ ATTR_GROUP(mcastdma_attr_group, mcastdma);
 const struct sfs_attr_group peer_bar_group = { peer_bar_load, &peer_bar_attr,
 					       1 };
 
+unsigned irq_vectors(unsigned dev, struct smartio_msi_vector v[SFS_IRQ_MAX])
+{
+	int n = smartio_msi_vectors(sfs.h, dev, v, SFS_IRQ_MAX);
+
+	if (n <= 0)
+		return 0;
+	return n < SFS_IRQ_MAX ? (unsigned)n : SFS_IRQ_MAX;
+}
+
 int irq_routed_here(unsigned dev, unsigned vec)
 {
 	struct smartio_msi_vector v[SFS_IRQ_MAX];
-	int n = smartio_msi_vectors(sfs.h, dev, v, SFS_IRQ_MAX);
 
-	return n > 0 && vec < (unsigned)n && vec < SFS_IRQ_MAX &&
-	       v[vec].node == sfs.self;
+	return vec < irq_vectors(dev, v) && v[vec].node == sfs.self;
 }
 
 int attr_render(const struct sfs_obj *o, struct sbuf *sb)

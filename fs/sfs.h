@@ -533,6 +533,9 @@ extern struct waitq events_q, irq_q;
 _Static_assert(SFS_IRQ_MAX - 1 <= UINT16_MAX,
 	       "struct sfs_obj's vec holds every vector number");
 /* Whether device vector vec is routed to this node. */
+/* Fills v with dev's routed vectors (under one take of the fabric lock):
+ * how many, at most SFS_IRQ_MAX; 0 on error. */
+unsigned irq_vectors(unsigned dev, struct smartio_msi_vector v[SFS_IRQ_MAX]);
 int irq_routed_here(unsigned dev, unsigned vec);
 
 /* --- watcher thread (notify.c) ------------------------------------------ */

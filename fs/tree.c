@@ -462,16 +462,22 @@ static int vecs_lookup(const struct sfs_obj *dir, unsigned kind,
 	return 0;
 }
 
+/*
+ * The vectors routed here, read once: asking irq_routed_here for each of
+ * the SFS_IRQ_MAX possible ones took the fabric lock 2048 times a listing,
+ * half the daemon's CPU in `ls -lR` of dev/.
+ */
 static int vecs_list(const struct sfs_obj *dir, unsigned kind,
 		     tree_fill_fn fill, void *ctx)
 {
+	struct smartio_msi_vector v[SFS_IRQ_MAX];
+	unsigned i, n = irq_vectors(dir->dev, v);
 	struct sfs_obj o;
 	char name[8];
-	unsigned i;
 	int rc;
 
-	for (i = 0; i < SFS_IRQ_MAX; i++) {
-		if (!irq_routed_here(dir->dev, i))
+	for (i = 0; i < n; i++) {
+		if (v[i].node != sfs.self)
 			continue;
 		init_child(dir, &o, kind);
 		o.vec = (uint16_t)i;
