@@ -15,6 +15,13 @@
  * old entries after their pages were dropped; such a directory stays noted
  * and is dropped again on the watcher's next tick after it was read to its
  * end (listings_done), so it is stale for at most one tick.
+ *
+ * An empty listing has no pages to drop (listings name no "." and "..":
+ * ops.c): the kernel keeps it until the directory's mtime or i_version
+ * moves.  So every directory's mtime is the time of the last drop, and
+ * the drop also invalidates the attributes: the next listing from the
+ * start asks for them (FUSE_CAP_AUTO_INVAL_DATA), sees a new mtime and
+ * asks the daemon for the listing again.
  */
 #include <stdlib.h>
 
@@ -31,6 +38,7 @@ static struct {
 	struct inos reading;	/* listings being read (not yet to their end) */
 	uint64_t seen;		/* change count of the last drop */
 	int again;		/* a listing was being read at the last drop */
+	uint64_t dropped_ns;	/* CLOCK_REALTIME of the last drop, or 0 */
 } ls = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int cmp_ino(const void *a, const void *b)
@@ -100,6 +108,31 @@ void listings_done(fuse_ino_t ino)
 	pthread_mutex_unlock(&ls.lock);
 }
 
+/* Moves the directories' mtime forward, before the drop (ls.lock held). */
+static void stamp_drop(void)
+{
+	struct timespec now;
+	uint64_t t, old = __atomic_load_n(&ls.dropped_ns, __ATOMIC_RELAXED);
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	t = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	if (t <= old)	/* the clock stepped back: still a new mtime */
+		t = old + 1;
+	__atomic_store_n(&ls.dropped_ns, t, __ATOMIC_RELEASE);
+}
+
+void listings_mtime(struct timespec *ts)
+{
+	uint64_t t = __atomic_load_n(&ls.dropped_ns, __ATOMIC_ACQUIRE);
+
+	if (!t) {
+		*ts = sfs.start;
+		return;
+	}
+	ts->tv_sec = (time_t)(t / 1000000000u);
+	ts->tv_nsec = (long)(t % 1000000000u);
+}
+
 void listings_sync(void)
 {
 	uint64_t now = smartio_change_count(sfs.h);
@@ -112,6 +145,7 @@ void listings_sync(void)
 		return;
 	}
 	ls.seen = now;
+	stamp_drop();
 	drop = ls.listed;
 	memset(&ls.listed, 0, sizeof(ls.listed));
 	/* Those being read are dropped again once read (see above). */

@@ -567,6 +567,9 @@ void listings_done(fuse_ino_t ino);
 /* Drops the kernel's listings read before the state last changed, if it
  * changed: in the watcher, and before replying to a local change. */
 void listings_sync(void);
+/* The modification time of every directory: when listings were last
+ * dropped (the mount's start before that). */
+void listings_mtime(struct timespec *ts);
 void listings_free(void);
 
 /* loop.c: serves se until it ends (namespace reads in this thread, the
