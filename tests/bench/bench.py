@@ -538,6 +538,7 @@ def bench_scale(tmp, nodes, per_node):
     fuse, tmpfs = [], []    # (wall s, CPU s) per round
     try:
         for r in range(rounds):
+            SCALE_LOADS.append(os.getloadavg())
             m, ndev = scale_mount(tmp, r, topo, nodes, per_node)
             try:
                 fuse_ls = os.path.join(tmp, "ls-fuse.txt")
@@ -566,6 +567,7 @@ def bench_scale(tmp, nodes, per_node):
             if shape(fuse_ls, m.path("dev")) != \
                     shape(tmpfs_ls, os.path.join(copy, "dev")):
                 die("the tmpfs copy does not list as /smartio/dev does")
+        SCALE_LOADS.append(os.getloadavg())
         t_bindfs = bindfs_ls(tmp, os.path.join(copy, "dev"))
     finally:
         subprocess.call(["umount", copy], stderr=subprocess.DEVNULL)
@@ -594,10 +596,26 @@ def bench_scale(tmp, nodes, per_node):
         row(w, "%.2f (%.0f vs %.0f s; the last pair's smartiofs walk)"
             % (fuse[-1][0] / t_bindfs, fuse[-1][0], t_bindfs),
             "<= 1", fuse[-1][0] / t_bindfs <= 1)
+    scale_load_row(what)
     per = rss * 1024 / ndev
     row("smartiofs RSS per device after that walk (%s; the fabric's shared "
         "state besides: %.0f B a device)" % (what, fabric_bytes / ndev),
         "%.0f B (%.0f MiB in all)" % (per, rss / 1024), "<= 4096 B", per <= 4096)
+
+
+# The load averages (1, 5, 15 min) as each scale pair began, and after the
+# last: on this shared 2-CPU machine the scale ratios move with the load
+# (an idle CPU woken for each ls<->daemon hand-off costs more than a busy
+# one), so the table says under which load they were measured.
+SCALE_LOADS = []
+
+
+def scale_load_row(what):
+    row("load average (1 min) as each %s pair began, and after the last "
+        "(5 and 15 min after it)" % what,
+        "%s (%.1f, %.1f)" % (", ".join("%.1f" % l[0] for l in SCALE_LOADS),
+                             SCALE_LOADS[-1][1], SCALE_LOADS[-1][2]),
+        "report", "reported")
 
 
 def bindfs_ls(tmp, tree):
