@@ -230,6 +230,11 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ;
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* A kept empty listing goes when its directory's mtime moves, which
+	 * the kernel checks at each listing only with this (listings.c);
+	 * libfuse's default, asked for all the same. */
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
 	sfs.no_opendir = !!(conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT);
 }
 
