@@ -532,10 +532,10 @@ extern struct waitq events_q, irq_q;
 #define SFS_IRQ_MAX 2048	/* vectors per device (MSI-X allows 2048) */
 _Static_assert(SFS_IRQ_MAX - 1 <= UINT16_MAX,
 	       "struct sfs_obj's vec holds every vector number");
-/* Whether device vector vec is routed to this node. */
 /* Fills v with dev's routed vectors (under one take of the fabric lock):
  * how many, at most SFS_IRQ_MAX; 0 on error. */
 unsigned irq_vectors(unsigned dev, struct smartio_msi_vector v[SFS_IRQ_MAX]);
+/* Whether device vector vec is routed to this node. */
 int irq_routed_here(unsigned dev, unsigned vec);
 
 /* --- watcher thread (notify.c) ------------------------------------------ */
