@@ -38,6 +38,9 @@
 
 #include "ntbsw-core.h"
 
+/* Messages one read of a data pipe takes (16 of 40 bytes). */
+#define NTBSW_READ_BATCH 16
+
 struct rx_item {
 	struct ntbsw_msg m;
 	int fd;
@@ -183,14 +186,23 @@ static int ntbsw_send_on(struct ntbsw_core *s, struct ntbsw_msg *m, int fd,
 
 	m->src = s->port;
 	for (;;) {
+		struct ntbsw_peer *pe = NULL;
+
 		qemu_mutex_lock(&s->send_lock);
 		sock = fd >= 0 ? s->sock : ntbsw_sock_for(s, m, via_switch,
 							    irq_ok);
+		if (sock != s->sock)
+			pe = &s->peer[m->dst];
+		m->flags &= ~NTBSW_F_DATA_FIRST;
+		if (pe && sock == pe->irq_fd && pe->data_since_irq)
+			m->flags |= NTBSW_F_DATA_FIRST;
 		if (sock == s->sock)
 			rc = ntbsw_send_msg_flags(sock, m, fd, MSG_DONTWAIT);
 		else
 			rc = ntbsw_pipe_write(sock, m);
 		err = errno;
+		if (!rc && pe)
+			pe->data_since_irq = sock == pe->tx_fd;
 		if (rc && (err == EAGAIN || err == EWOULDBLOCK) &&
 		    fd < 0 && m->dst < s->nports &&
 		    sock == s->peer[m->dst].irq_fd) {
@@ -778,26 +790,40 @@ static void ntbsw_rx_one(struct ntbsw_core *s, struct ntbsw_msg *m, int fd)
 static bool ntbsw_read_link(struct ntbsw_core *s, unsigned int p, int fd,
 			    bool handle)
 {
-	struct ntbsw_msg m;
-	unsigned int i;
+	struct ntbsw_msg m[NTBSW_READ_BATCH];
+	unsigned int round, i;
+	int n = 0;
 
-	for (i = 0; i < 64; i++) {
-		if (ntbsw_pipe_read(fd, &m) < 0)
+	for (round = 0; round < 4; round++) {
+		n = ntbsw_pipe_read_many(fd, m, NTBSW_READ_BATCH);
+		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK;
-		m.src = p;
-		if (m.type == NTBSW_FWD_RESP) {
-			ntbsw_answer(s, &m);
-		} else if (m.type == NTBSW_FWD_WRITE ||
-			   m.type == NTBSW_FWD_READ ||
-			   m.type == NTBSW_NOTIFY) {
-			if (handle && !ntbsw_queued(s)) {
-				struct rx_item it = { .m = m, .fd = -1 };
+		/*
+		 * A lone message may be handled here; of several, a handler
+		 * that waits for room reads this pipe again (ntbsw_wait_room)
+		 * and queues what came after them, so they queue too, in
+		 * order, for the main loop's next turn.
+		 */
+		for (i = 0; i < (unsigned int)n; i++) {
+			m[i].src = p;
+			if (m[i].type == NTBSW_FWD_RESP) {
+				ntbsw_answer(s, &m[i]);
+			} else if (m[i].type == NTBSW_FWD_WRITE ||
+				   m[i].type == NTBSW_FWD_READ ||
+				   m[i].type == NTBSW_NOTIFY) {
+				if (handle && n == 1 && !ntbsw_queued(s)) {
+					struct rx_item it = { .m = m[i],
+							      .fd = -1 };
 
-				ntbsw_handle(s, &it);
-			} else {
-				ntbsw_enqueue(s, &m, -1);
+					ntbsw_handle(s, &it);
+				} else {
+					ntbsw_enqueue(s, &m[i], -1);
+				}
 			}
 		}
+		/* Fewer than asked for: the pipe was empty after them. */
+		if (n < NTBSW_READ_BATCH)
+			break;
 	}
 	return true;
 }
@@ -867,7 +893,7 @@ static void ntbsw_raise_now(struct ntbsw_core *s, struct ntbsw_msg *m)
 
 	qemu_mutex_lock_iothread();
 	fd = s->peer[m->src].rx_fd;
-	if (fd >= 0)
+	if (fd >= 0 && (m->flags & NTBSW_F_DATA_FIRST))
 		ntbsw_read_link(s, m->src, fd, true);
 	if (ntbsw_queued(s))
 		ntbsw_enqueue(s, m, -1);
@@ -915,6 +941,7 @@ static void ntbsw_peer_link(struct ntbsw_core *s, struct ntbsw_msg *m, int fd)
 		qemu_mutex_lock(&s->send_lock);
 		ntbsw_close_tx(tx);
 		*tx = fd;
+		pe->data_since_irq = true;	/* a new pair: read first */
 		qemu_mutex_unlock(&s->send_lock);
 		break;
 	case NTBSW_LINK_DATA_RX:

@@ -53,6 +53,8 @@ struct ntbsw_peer {
 	int tx_fd;	/* data pipe to the peer (send_lock), -1: none */
 	int irq_fd;	/* interrupt pipe to the peer (send_lock) */
 	int rx_fd;	/* data pipe from the peer (big lock) */
+	/* Sent on tx_fd since the last MSI on irq_fd (send_lock). */
+	bool data_since_irq;
 };
 
 /*

@@ -125,6 +125,14 @@ enum ntbsw_msg_type {
  * read only under that lock.
  */
 #define NTBSW_F_ANSWER_VIA_SWITCH 0x1u
+/*
+ * On an MSI write on the interrupt pipe: the sender wrote on its data pipe
+ * to us since its last MSI, so the receiver reads that pipe first (a
+ * device's writes land before its interrupt).  Without it the receiver
+ * raises the interrupt at once: at depth 1 a lent NVMe's data and
+ * completions go through RAM aliases and nothing else comes first.
+ */
+#define NTBSW_F_DATA_FIRST 0x2u
 
 struct ntbsw_msg {
 	uint8_t type;
@@ -231,6 +239,28 @@ static inline int ntbsw_pipe_write(int fd, const struct ntbsw_msg *m)
 		n = write(fd, m, sizeof(*m));
 	} while (n < 0 && errno == EINTR);
 	return n == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+/*
+ * Reads up to max whole messages from a pipe in one read: their count,
+ * or -1 as ntbsw_pipe_read.  Each message was one write below PIPE_BUF,
+ * so the pipe holds whole messages only and a read returns a multiple of
+ * their size; fewer than max means the pipe was empty after them, which
+ * spares the reader the read that would answer EAGAIN.
+ */
+static inline int ntbsw_pipe_read_many(int fd, struct ntbsw_msg *m,
+				       unsigned int max)
+{
+	ssize_t n;
+
+	do {
+		n = read(fd, m, max * sizeof(*m));
+	} while (n < 0 && errno == EINTR);
+	if (n == 0)
+		errno = ECONNRESET;
+	else if (n > 0 && n % sizeof(*m))
+		errno = EPROTO;
+	return n > 0 && !(n % sizeof(*m)) ? (int)(n / sizeof(*m)) : -1;
 }
 
 /*
