@@ -226,6 +226,50 @@ stalled:
 	unlink(sock_path);
 }
 
+/*
+ * A receiver reads its data pipe in batches (ntbsw_pipe_read_many): whole
+ * messages in the order written, a short count when the pipe ran dry (no
+ * read for EAGAIN after it), and a torn message or the writer's end
+ * reported as such.
+ */
+static void pipe_reads_whole_messages_in_batches(void)
+{
+	struct ntbsw_msg in[16], out;
+	int p[2], n, k;
+
+	if (pipe(p) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+		CHECK(0, "a pipe for the batch reads");
+		return;
+	}
+	for (k = 0; k < 3; k++) {
+		out = (struct ntbsw_msg){ .type = NTBSW_FWD_WRITE,
+					  .arg0 = 0x1000 + k, .arg1 = 4 };
+		ntbsw_pipe_write(p[1], &out);
+	}
+	n = ntbsw_pipe_read_many(p[0], in, 16);
+	CHECK(n == 3 && in[0].arg0 == 0x1000 && in[2].arg0 == 0x1002,
+	      "one read takes the 3 messages written, in order (got %d)", n);
+	errno = 0;
+	n = ntbsw_pipe_read_many(p[0], in, 16);
+	CHECK(n == -1 && errno == EAGAIN, "an empty pipe answers EAGAIN");
+	for (k = 0; k < 20; k++)
+		ntbsw_pipe_write(p[1], &out);
+	n = ntbsw_pipe_read_many(p[0], in, 16);
+	CHECK(n == 16, "a read takes at most the 16 asked for (got %d)", n);
+	n = ntbsw_pipe_read_many(p[0], in, 16);
+	CHECK(n == 4, "and the next the 4 left (got %d)", n);
+	CHECK(write(p[1], &out, 20) == 20, "a torn message written");
+	errno = 0;
+	n = ntbsw_pipe_read_many(p[0], in, 16);
+	CHECK(n == -1 && errno == EPROTO, "a torn message is EPROTO");
+	close(p[1]);
+	errno = 0;
+	n = ntbsw_pipe_read_many(p[0], in, 16);
+	CHECK(n == -1 && errno == ECONNRESET,
+	      "the writer's end gone is ECONNRESET");
+	close(p[0]);
+}
+
 int main(int argc, char **argv)
 {
 	struct ntbsw_state *st = NULL;
@@ -246,6 +290,7 @@ int main(int argc, char **argv)
 			 b ? b : ".");
 	}
 	signal(SIGPIPE, SIG_IGN);
+	pipe_reads_whole_messages_in_batches();
 	snprintf(sock_path, sizeof(sock_path), "/tmp/test-ntbsw.%d",
 		 (int)getpid());
 	sw = start_switch(bin, "3");
