@@ -38,7 +38,7 @@
 
 #include "ntbsw-core.h"
 
-/* Messages one read of a data pipe takes (16 of 40 bytes). */
+/* Messages one read of a data pipe takes at most (32 bytes each). */
 #define NTBSW_READ_BATCH 16
 
 struct rx_item {
