@@ -124,8 +124,9 @@ struct sio_kdev {
 	 * reaches through the (identity) DMA window.
 	 */
 	struct iommu_domain *domain;
-	/* fabric=ntb: the borrower its requester ids may send to (claimed). */
+	/* fabric=ntb: the borrower its requester ids may send to (lent). */
 	u32 rid_peer;
+	bool lent;		/* fabric=ntb: rid_peer's NTB table has them */
 	struct sio_shadow *shadow;	/* host1's view while borrowed */
 	/* Class devices of each node's access to it (sio_cdev.c). */
 	struct sio_view *view[SIO_K_NODES];
@@ -364,6 +365,11 @@ struct sio_shadow *sio_ntb_lend_shadow(u32 dev);
 int sio_ntb_lend_lut_set(u32 slot, struct sio_klut *l);
 void sio_ntb_lend_lut_clear(struct sio_klut *l);
 int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim);
+struct sio_kdev *sio_ntb_lend_wanted(void);
+void sio_ntb_lend_claim_begin(struct sio_kdev *kd);
+void sio_ntb_lend_claim_end(void);
+void sio_ntb_lend_settle(void);
+bool sio_ntb_fab_serving(void);
 int sio_ntb_lend_window_addr(u32 dev, u64 phys, u64 size, u64 *ioaddr);
 int sio_ntb_lend_peer_map(u16 rid, u64 iova, u64 phys, u64 size);
 void sio_ntb_lend_peer_unmap(u16 rid, u64 iova);

@@ -386,6 +386,13 @@ static void __exit sio_exit(void)
 		sio_k.seg[i] = NULL;
 	}
 	sio_k_unlock();
+	/*
+	 * Devices still lent return to their drivers now, without the lock
+	 * (fabric=ntb's lend_claim leaves that to sio_ntb_lend_settle).
+	 */
+	for (i = 0; i < sio_k.ndevs; i++)
+		if (sio_k.dev[i].claimed)
+			sio_lender_release(&sio_k.dev[i]);
 	/* No borrow is left: the VFs smartio enabled go. */
 	sio_sriov_exit();
 	vfree(sio_k.reg);

@@ -34,7 +34,9 @@
  * requests run while an operation of ours is half done, as they would
  * on the peer's side of it.  A request never sends itself (-ELOOP): the
  * core answers a peer's request from this node's own records.  The core
- * checks again what it looked at before a send (seg_attach.c).
+ * checks again what it looked at before a send (seg_attach.c).  Nor is
+ * a device taken from its driver, or given back, under the lock
+ * (sio_ntb_lend.c): the borrow that needs it is served again after.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/debugfs.h>
@@ -333,9 +335,25 @@ static void fab_asked(int from, const void *msg, u32 len)
 	sio_ntb_fab_notify();
 }
 
+/* Whether this task serves a peer's request now (under sio_k.lock). */
+bool sio_ntb_fab_serving(void)
+{
+	lockdep_assert_held(&sio_k.lock);
+	return fab.serving == current;
+}
+
+/*
+ * A borrow whose device is still with its driver is served twice: the
+ * core's checks ask for the device (sio_ntb_lend_claim), which leaves its
+ * driver without sio_k.lock, and the request is served anew, every check
+ * made again, the peer's too.  Devices a request left claimed for no
+ * borrow (a return, a refusal after the claim) go back to their drivers
+ * before the answer, as they did under the lock.
+ */
 static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 		       u32 len, void *reply, u32 cap)
 {
+	struct sio_kdev *claim;
 	int n, from;
 
 	/* Not sio_k_lock(): a parked sender may wait for this very answer. */
@@ -345,8 +363,16 @@ static int fab_request(void *ctx, struct sio_ntb_peer *p, const void *msg,
 	/* Only a peer that came up speaks for a node. */
 	from = node_of(p);
 	n = from < 0 ? -EPERM : serve(from, msg, len, reply, cap);
+	claim = sio_ntb_lend_wanted();
 	mutex_unlock(&sio_k.lock);
+	if (claim) {
+		sio_ntb_lend_claim_begin(claim);
+		from = node_of(p);
+		n = from < 0 ? -EPERM : serve(from, msg, len, reply, cap);
+		sio_ntb_lend_claim_end();
+	}
 	fab_asked(from, msg, len);
+	sio_ntb_lend_settle();
 	return n;
 }
 

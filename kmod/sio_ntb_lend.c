@@ -46,11 +46,31 @@ struct sio_kpeer {
 	u64 iova, size;
 };
 
+/*
+ * Taking a device from its driver, and giving it back, runs without
+ * sio_k.lock: unbinding waits for the driver's work (nvme_remove flushes
+ * reset_work), and a borrowed NVMe's reset_work takes that lock for its
+ * shadow's config cycles (sio_shadow.c), a circular dependency lockdep
+ * reports.  Under the lock the core's lend_claim only asks: the device
+ * is wanted (-EINPROGRESS); the peer's request is served again once it is
+ * claimed (fab_request, sio_ntb_lend_claim_begin), and the core checks
+ * everything again.  lend_claim(0) takes the requester ids off the NTB
+ * and leaves the device to sio_ntb_lend_settle, which gives every device
+ * no borrow holds back to its driver.  claim_lock orders claims and
+ * releases, and is never taken under sio_k.lock.
+ */
 static struct {
 	struct sio_kdev rdev[SIO_K_NTB_NODES * SIO_K_MAX_DEVS];
 	struct mutex lock;	/* shadows' hot-add and removal */
 	struct work_struct sync;
 	struct sio_kpeer peer[SIO_K_PEER_MAPS];
+	struct mutex claim_lock;	/* claims and releases, before sio_k.lock */
+	/* Under sio_k.lock: the device a request waits for, and its claim. */
+	struct sio_kdev *want, *tried;
+	int tried_err;
+	bool unsettled;		/* a device may be claimed for no borrow */
+	bool closing;		/* unloading: no more settle work */
+	struct work_struct settle;
 } lend;
 
 static bool msix_lut;
@@ -160,37 +180,135 @@ static int rid_hook(struct pci_dev *pdev, u32 borrower, bool allow)
 	return err;
 }
 
+/* Under sio_k.lock: a device may have to go back to its driver. */
+static void unsettled(void)
+{
+	lend.unsettled = true;
+	if (!lend.closing)
+		schedule_work(&lend.settle);
+}
+
+/*
+ * The core's claim, under sio_k.lock.  A device still with its driver is
+ * asked for (above); one claimed gets its requester ids on the NTB toward
+ * the borrower (once: a shared device's later borrowers find them there).
+ */
 int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim)
 {
 	struct sio_kdev *kd = sio_kdev_of(dev);
 	int err;
 
+	lockdep_assert_held(&sio_k.lock);
 	if (!kd)
 		return -ENXIO;
-	if (claim && kd->claimed)
-		return 0;
-	if (claim) {
-		err = sio_lender_claim(kd);
-		if (err)
-			return err;
-		err = rid_hook(kd->pdev, borrower, true);
-		if (err) {
-			sio_lender_release(kd);
-			return err;
-		}
-		kd->rid_peer = borrower;
-		/*
-		 * Borrows start from the lender's registers (sio_vcfg_reset's
-		 * work: the lock is held here).
-		 */
-		kd->vcfg_ready = false;
+	if (!claim) {
+		if (kd->lent)
+			rid_hook(kd->pdev, kd->rid_peer, false);
+		kd->lent = false;
+		if (kd->claimed)
+			unsettled();
 		return 0;
 	}
-	if (kd->claimed) {
-		sio_lender_release(kd);
-		rid_hook(kd->pdev, kd->rid_peer, false);
+	if (kd->lent)
+		return 0;
+	if (!kd->claimed) {
+		if (lend.tried == kd)
+			return lend.tried_err ? lend.tried_err : -EAGAIN;
+		/* Only a peer's request is served again (fab_request). */
+		if (!sio_ntb_fab_serving())
+			return -EHOSTDOWN;
+		lend.want = kd;
+		return -EINPROGRESS;
 	}
+	err = rid_hook(kd->pdev, borrower, true);
+	if (err) {
+		unsettled();
+		return err;
+	}
+	kd->rid_peer = borrower;
+	kd->lent = true;
+	/*
+	 * Borrows start from the lender's registers (sio_vcfg_reset's work:
+	 * the lock is held here).
+	 */
+	kd->vcfg_ready = false;
 	return 0;
+}
+
+/* Under sio_k.lock, after a peer's request: the device it waits for. */
+struct sio_kdev *sio_ntb_lend_wanted(void)
+{
+	struct sio_kdev *kd = lend.want;
+
+	lockdep_assert_held(&sio_k.lock);
+	lend.want = NULL;
+	return kd;
+}
+
+/*
+ * Takes kd from its driver without sio_k.lock, then takes the lock for
+ * the request to be served again, which finds the claim (or its refusal)
+ * in lend.tried.  No release comes between (claim_lock).
+ */
+void sio_ntb_lend_claim_begin(struct sio_kdev *kd)
+{
+	int err;
+
+	mutex_lock(&lend.claim_lock);
+	err = sio_lender_claim(kd);
+	mutex_lock(&sio_k.lock);
+	lend.tried = kd;
+	lend.tried_err = err;
+	if (!err)
+		unsettled();	/* until a borrow holds it */
+}
+
+void sio_ntb_lend_claim_end(void)
+{
+	lend.tried = NULL;
+	mutex_unlock(&sio_k.lock);
+	mutex_unlock(&lend.claim_lock);
+}
+
+/*
+ * Devices of this machine claimed for no borrow go back to their drivers
+ * (the last borrow ended, or the borrow failed after the claim), without
+ * sio_k.lock.  Such a device is marked unclaimed under the lock first, so
+ * that a borrow meanwhile asks for it again (and waits for claim_lock).
+ */
+void sio_ntb_lend_settle(void)
+{
+	struct sio_kdev *kd;
+	bool idle;
+	u32 i;
+
+	if (!READ_ONCE(lend.unsettled))
+		return;
+	mutex_lock(&lend.claim_lock);
+	mutex_lock(&sio_k.lock);
+	lend.unsettled = false;
+	mutex_unlock(&sio_k.lock);
+	for (i = 0; i < sio_k.ndevs; i++) {
+		kd = &sio_k.dev[i];
+		mutex_lock(&sio_k.lock);
+		idle = kd->pdev && kd->claimed &&
+		       !sio_dev(sio_k.reg, kd->index)->borrowers;
+		if (idle && kd->lent)
+			rid_hook(kd->pdev, kd->rid_peer, false);
+		if (idle) {
+			kd->lent = false;
+			kd->claimed = false;
+		}
+		mutex_unlock(&sio_k.lock);
+		if (idle)
+			sio_lender_release(kd);
+	}
+	mutex_unlock(&lend.claim_lock);
+}
+
+static void settle_work(struct work_struct *work)
+{
+	sio_ntb_lend_settle();
 }
 
 /*
@@ -671,6 +789,8 @@ void sio_ntb_lend_init(void)
 {
 	mutex_init(&lend.lock);
 	INIT_WORK(&lend.sync, sync_shadows);
+	mutex_init(&lend.claim_lock);
+	INIT_WORK(&lend.settle, settle_work);
 }
 
 /* Unloading: every shadow goes and its borrow is returned. */
@@ -683,6 +803,11 @@ void sio_ntb_lend_exit(void)
 		if (lend.rdev[i].shadow)
 			sio_ntb_k_return(i, sio_k.self);
 	cancel_work_sync(&lend.sync);
+	/* What is still claimed, sio_exit gives back after the last borrow. */
+	mutex_lock(&sio_k.lock);
+	lend.closing = true;
+	mutex_unlock(&sio_k.lock);
+	cancel_work_sync(&lend.settle);
 }
 
 void sio_ntb_lend_show(struct seq_file *s)

@@ -765,7 +765,6 @@ const struct sio_platform_ops sio_kplat_loop_ops = {
 	.send = loop_send,
 	.notify = loop_notify,
 	.generation = kplat_generation,
-	.lend_claim = kplat_lend_claim,
 	.inbound_map = loop_inbound_map,
 	.refused = kplat_refused,
 	.window_dma_addr = loop_window_dma_addr,
@@ -847,7 +846,11 @@ static void ntb_show(struct seq_file *s)
 /* Borrowers remove their shadows when the core took the device away. */
 static int ntb_reclaim(u32 dev, u32 asker)
 {
-	return sio_k_cmd(SIO_CMD_RECLAIM, dev, asker);
+	int err = sio_k_cmd(SIO_CMD_RECLAIM, dev, asker);
+
+	/* The device is back with its driver when the reclaim answers. */
+	sio_ntb_lend_settle();
+	return err;
 }
 
 const struct sio_k_fabric sio_kfab_loopback = {

@@ -80,7 +80,12 @@ struct sio_platform_ops {
 	 * lender takes device dev from its driver for borrower (claim 1),
 	 * after every check of BORROW_REQ passed and before anything is
 	 * mapped (an error refuses the borrow), or gives it back (claim 0)
-	 * when the last borrower's lender half is released.
+	 * when the last borrower's lender half is released.  A platform that
+	 * takes the device from its driver only without the core's lock
+	 * (unbinding waits for the driver's work, which may need that lock)
+	 * answers -EINPROGRESS: the request is refused, not counted as a
+	 * denial, and the platform serves it again once the device is
+	 * claimed, when every check runs anew.
 	 */
 	int (*lend_claim)(void *plat, u32 dev, u32 borrower, int claim);
 	/*

@@ -747,7 +747,9 @@ static int lender_record(struct sio_core *c, u32 dev, u32 node, u32 ad,
 	if (!err && c->ops->lend_claim)
 		err = c->ops->lend_claim(c->plat, dev, node, 1);
 	if (err) {
-		sio_dev(r, dev)->stats.denied++;
+		/* -EINPROGRESS: asked again once claimed (core.h). */
+		if (err != -EINPROGRESS)
+			sio_dev(r, dev)->stats.denied++;
 		return err;
 	}
 	b = sio_borrow_at(r, (u32)slot);
