@@ -157,6 +157,8 @@ struct sio_kdev {
 	 * a VF just disabled keeps its reference here until its view goes.
 	 */
 	struct pci_dev *vf_put;
+	/* A PF whose VFs change (sio_k_sriov, outside the lock): not lent. */
+	bool sriov_busy;
 };
 
 struct sio_kernel {
@@ -286,8 +288,10 @@ u64 sio_k_bar(struct pci_dev *pdev, int b, u32 *flags);
 /*
  * SR-IOV on the lender (sio_sriov.c).  slots: a PF's VF slots after
  * pf_index in tdev, at most room; how many.  set: the platform's
- * sriov_set, under sio_k.lock.  sio_k_sriov: SRIOV_SET as this node's
- * user, with the VFs' views added or removed (never with the lock held).
+ * sriov_set, under sio_k.lock, which asks for the PF driver's change
+ * (-EINPROGRESS) and then records the VFs.  sio_k_sriov: SRIOV_SET as
+ * this node's user, the PF's driver called between the two (never with
+ * the lock held), the VFs' views added or removed.
  * exit: VFs smartio enabled are disabled at unload.
  */
 u32 sio_sriov_slots(struct sio_topo_device *tdev, struct pci_dev *pf,

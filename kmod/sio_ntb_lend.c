@@ -212,6 +212,8 @@ int sio_ntb_lend_claim(u32 dev, u32 borrower, int claim)
 	if (kd->lent)
 		return 0;
 	if (!kd->claimed) {
+		if (kd->sriov_busy)
+			return -EBUSY;	/* its VFs change (sio_sriov.c) */
 		if (lend.tried == kd)
 			return lend.tried_err ? lend.tried_err : -EAGAIN;
 		/* Only a peer's request is served again (fab_request). */

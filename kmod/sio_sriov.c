@@ -9,12 +9,17 @@
  * when the registry is built a PF with an SR-IOV capability gets the
  * next min(TotalVFs, slots left) slots, named <pf>v<k> and absent.
  * Writing sriov_numvfs (SRIOV_SET) runs the core's checks, then
- * kplat_sriov_set: the PF's driver enables the VFs the way Linux's
- * sriov_numvfs does it (device lock, the driver's sriov_configure), the
- * VF functions the PCI core added are found and their records filled in
- * (bdf, requester id, ids, BARs), and only then does the core make them
- * present.  Disabling is the reverse; the core refuses it (EBUSY) while
- * a VF is borrowed or mapped, and sio_k_sriov logs which node holds it.
+ * kplat_sriov_set, which asks for the change (-EINPROGRESS): sio_k_sriov
+ * has the PF's driver enable the VFs the way Linux's sriov_numvfs does
+ * it (device lock, the driver's sriov_configure) without sio_k.lock,
+ * since adding and removing functions probes and unbinds drivers, whose
+ * work may take that lock (a borrowed NVMe's config cycles, sio_shadow.c),
+ * then sends SRIOV_SET again: the core checks again, the VF functions the
+ * PCI core added are found and their records filled in (bdf, requester
+ * id, ids, BARs), and only then does the core make them present.
+ * Disabling is the reverse; the core refuses it (EBUSY) while a VF is
+ * borrowed or mapped, and sio_k_sriov logs which node holds it.  While
+ * the VFs change, the PF is not lent (sriov_busy).
  * The lender's views of the VFs (their BAR character devices) are added
  * and removed by sio_k_sriov outside sio_k.lock, since adding a view
  * takes that lock.
@@ -192,23 +197,19 @@ int sio_sriov_set(u32 pf, u16 num)
 	struct sio_kdev *kd = sio_kdev_of(pf);
 	struct sio_device *d;
 	struct pci_dev *vf;
-	int err;
 	u16 k;
 
 	lockdep_assert_held(&sio_k.lock);
 	if (!kd)
 		return -ENXIO;
 	d = sio_dev(sio_k.reg, pf);
-	if (!num) {
-		vfs_drop(pf, d->sriov_num);
-		err = configure(kd->pdev, 0);
-		if (err)
-			vfs_keep(pf, d->sriov_num);
-		return err;
+	/* The PF's driver changes its VFs first, without the lock. */
+	if (pci_num_vf(kd->pdev) != num) {
+		if (!num)
+			vfs_drop(pf, d->sriov_num);
+		kd->sriov_busy = true;
+		return -EINPROGRESS;
 	}
-	err = configure(kd->pdev, num);
-	if (err)
-		return err;
 	for (k = 0; k < num; k++) {
 		struct sio_kdev *vkd = kdev_slot(pf + 1 + k);
 
@@ -218,8 +219,7 @@ int sio_sriov_set(u32 pf, u16 num)
 				k);
 			pci_dev_put(vf);
 			vfs_drop(pf, k);
-			configure(kd->pdev, 0);
-			return -EIO;
+			return -EIO;	/* sio_k_sriov disables them */
 		}
 		vkd->pdev = vf;
 		vkd->vcfg_ready = false;
@@ -273,16 +273,52 @@ static void sync_views(bool add)
 	}
 }
 
-int sio_k_sriov(u32 pf, u64 num)
+static int sriov_send(u32 pf, u64 num)
 {
 	struct sio_k_req *q = sio_k_req_new(SIO_CMD_SRIOV_SET);
-	int err = -ENOMEM;
 
-	if (q) {
-		sio_msg_put_u32(&q->m, SIO_A_DEV, sio_dev(sio_k.reg, pf)->fdid);
-		sio_msg_put_u64(&q->m, SIO_A_SIZE, num);
-		err = sio_k_req_send(q);
-	}
+	if (!q)
+		return -ENOMEM;
+	sio_msg_put_u32(&q->m, SIO_A_DEV, sio_dev(sio_k.reg, pf)->fdid);
+	sio_msg_put_u64(&q->m, SIO_A_SIZE, num);
+	return sio_k_req_send(q);
+}
+
+/*
+ * The PF's driver asked for num VFs between the core's two passes
+ * (sio_sriov_set), without sio_k.lock; undone when the second refuses.
+ */
+static int sriov_change(u32 pf, u16 num)
+{
+	struct sio_kdev *kd;
+	int err, changed;
+
+	sio_k_lock();
+	kd = sio_kdev_of(pf);
+	sio_k_unlock();
+	if (!kd)
+		return -ENXIO;
+	changed = configure(kd->pdev, num);
+	err = changed ? changed : sriov_send(pf, num);
+	sio_k_lock();
+	if (changed && !num)
+		vfs_keep(pf, sio_dev(sio_k.reg, pf)->sriov_num);
+	kd->sriov_busy = false;
+	sio_k_unlock();
+	if (err && !changed && num)
+		configure(kd->pdev, 0);
+	else if (err && !changed)
+		pci_warn(kd->pdev, "smartio: VFs disabled, but the core refused it: %d\n",
+			 err);
+	return err;
+}
+
+int sio_k_sriov(u32 pf, u64 num)
+{
+	int err = sriov_send(pf, num);
+
+	if (err == -EINPROGRESS)
+		err = sriov_change(pf, num);
 	sio_k_lock();
 	if (err == -EBUSY && sio_dev(sio_k.reg, pf)->node == sio_k.self)
 		say_holders(pf);

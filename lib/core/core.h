@@ -156,7 +156,9 @@ struct sio_platform_ops {
 	 * its PF pf (num > 0, none enabled before) or disables them all
 	 * (0), as Linux's sriov_numvfs does, and fills in the VFs' records
 	 * (bdf, requester id, ids, BARs) before the core marks them
-	 * present; an error leaves everything as it was.  Without it the
+	 * present; an error leaves everything as it was.  -EINPROGRESS, as
+	 * lend_claim's: the platform changes the VFs without the core's
+	 * lock, then asks again.  Without it the
 	 * core writes NumVFs and VF Enable into the capability itself (the
 	 * simulator), or answers EOPNOTSUPP when the registries are
 	 * separate.
