@@ -13,7 +13,9 @@
  *    after every check; each side translates what leads to its own memory
  *    or device (inbound_map); return, reclaim and the loss of either node
  *    release both halves (claim 0, every inbound map unmapped, LUT slots
- *    and requester entries as before); refusals never claim.
+ *    and requester entries as before); refusals never claim; a lender
+ *    that claims without the core's lock asks first (-EINPROGRESS), which
+ *    is no denial, and the request served again grants the borrow.
  *  - test_segment_dma_across_registries_*: SmartIO's third address-domain
  *    case: node 2 maps a segment of its own for node 0's device, lent to
  *    node 1.  The lender keeps a record of its own half (LUT slots toward
@@ -58,6 +60,12 @@ static struct {
 	int serving;		/* a request is being handled */
 	int loops;		/* sends refused because of that */
 	int claims, unclaims;
+	/*
+	 * As smartio.ko: lend_claim asks for a device not yet claimed
+	 * (-EINPROGRESS, asked counts it), and the transport claims it and
+	 * serves the request again (kmod/sio_ntb.c, fab_request).
+	 */
+	int claim_later, asked, wanted, held;
 	struct call maps[16], unmaps[16];
 	int nmaps, nunmaps;
 	/*
@@ -171,6 +179,12 @@ static int send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
 	w.serving = 1;
 	n = sio_core_dispatch_from(&w.core[dst], dst, src, msg, len, reply,
 				   cap);
+	if (w.wanted) {
+		w.wanted = 0;
+		w.held = 1;	/* claimed without the core's lock */
+		n = sio_core_dispatch_from(&w.core[dst], dst, src, msg, len,
+					   reply, cap);
+	}
 	w.serving = 0;
 	return n;
 }
@@ -178,6 +192,11 @@ static int send(void *plat, u32 src, u32 dst, const void *msg, u32 len,
 static int lend_claim(void *plat, u32 dev, u32 borrower, int claim)
 {
 	(void)plat; (void)dev; (void)borrower;
+	if (claim && w.claim_later && !w.held) {
+		w.asked++;
+		w.wanted = 1;
+		return -EINPROGRESS;
+	}
 	if (claim)
 		w.claims++;
 	else
@@ -579,6 +598,28 @@ static void test_borrow_across_registries_refused_never_claims(void **state)
 		assert_memory_equal(&before[i], &after[i], sizeof(before[i]));
 	assert_int_equal(sio_borrow_find(w.reg[0], 0, 1), -ENOENT);
 	assert_int_equal(sio_borrow_find(w.reg[1], 0, 1), -ENOENT);
+}
+
+/*
+ * A lender that claims the device without the core's lock asks for it
+ * first: that pass refuses nothing for good (no denial counted, nothing
+ * held), and the request served again grants the borrow.
+ */
+static void test_borrow_across_registries_claim_asked_then_granted(void **state)
+{
+	(void)state;
+	lend_to_all();
+	w.claim_later = 1;
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+	assert_int_equal(w.asked, 1);
+	assert_int_equal(w.claims, 1);
+	assert_int_equal(sio_dev(w.reg[0], 0)->stats.denied, 0);
+	assert_true(sio_dev(w.reg[0], 0)->borrowers >> 1 & 1);
+	assert_int_equal(w.nmaps, 3);
+	assert_int_equal(cmd(1, SIO_CMD_RETURN, 0, 1, 0), 0);
+	assert_int_equal(w.unclaims, 1);
+	assert_int_equal(w.nunmaps, w.nmaps);
+	assert_int_equal(sio_dev(w.reg[0], 0)->borrowers, 0);
 }
 
 static void test_borrow_across_registries_reclaim_releases_both(void **state)
@@ -1284,6 +1325,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_borrow_across_registries_refused_never_claims,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_borrow_across_registries_claim_asked_then_granted,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_borrow_across_registries_reclaim_releases_both,
