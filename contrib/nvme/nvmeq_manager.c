@@ -30,7 +30,14 @@
 #define ACQ 0x1000u
 #define IDENT 0x2000u
 #define ADMIN_SEG_SIZE (64u << 10)
-#define CLAIM_TIMEOUT 10	/* s a slot may stay CLAIMED */
+#define CLAIM_TIMEOUT 10000	/* ms a slot may stay CLAIMED */
+/*
+ * ms a READY or FAILED slot is left alone before its client is looked
+ * for: at least that long, so that a client polling for its answer sees
+ * FAILED before the slot is freed (whole seconds of time(2) gave it
+ * anything from 0 to 1 s).
+ */
+#define ANSWER_GRACE 1000
 
 static volatile sig_atomic_t stopping;
 
@@ -48,7 +55,7 @@ struct manager {
 	struct sf_segment admin, ctl_seg;
 	volatile struct nvmeq_ctl *ctl;
 	struct nvmeq_qp aq;
-	time_t seen[NVMEQ_SLOTS];	/* when a slot last changed or was checked */
+	int64_t seen[NVMEQ_SLOTS];	/* ms: when a slot last changed or was checked */
 	int verbose;
 };
 
@@ -177,6 +184,15 @@ static int client_gone(struct manager *m, volatile struct nvmeq_slot *s)
 	return stat(p, &st) < 0 && errno == ENOENT;
 }
 
+/* The monotonic clock in ms: slot ages, whatever the wall clock does. */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * Publishes a slot's new state.  What the manager printed about the slot
  * is written out first: whoever sees the state (a client, or a test
@@ -191,7 +207,7 @@ static void set_state(volatile struct nvmeq_slot *s, uint32_t state)
 /* One look at every slot; >0 if something was done. */
 static int serve_slots(struct manager *m)
 {
-	time_t now = time(NULL);
+	int64_t now = now_ms();
 	unsigned i;
 	int work = 0;
 
@@ -230,7 +246,7 @@ static int serve_slots(struct manager *m)
 		case NVMEQ_FAILED:
 		case NVMEQ_CLAIMED:
 			if (now - m->seen[i] < (state == NVMEQ_CLAIMED ?
-						CLAIM_TIMEOUT : 1))
+						CLAIM_TIMEOUT : ANSWER_GRACE))
 				break;
 			m->seen[i] = now;
 			if (state == NVMEQ_CLAIMED || client_gone(m, s)) {
