@@ -473,7 +473,7 @@ static int vecs_list(const struct sfs_obj *dir, unsigned kind,
 	struct smartio_msi_vector v[SFS_IRQ_MAX];
 	unsigned i, n = irq_vectors(dir->dev, v);
 	struct sfs_obj o;
-	char name[8];
+	char name[12];	/* any unsigned */
 	int rc;
 
 	for (i = 0; i < n; i++) {
