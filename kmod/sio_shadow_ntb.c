@@ -328,7 +328,7 @@ static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
 	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
 	u64 addr = (u64)msg->address_hi << 32 | msg->address_lo;
 	struct msi_msg m = *msg;
-	u8 e[12];
+	u8 e[PCI_MSIX_ENTRY_VECTOR_CTRL];	/* the entry's message words */
 
 	/* Address 0 is a vector shut down: written as it is. */
 	if (addr >= SIO_MSI_BASE && addr < SIO_MSI_BASE + SIO_MSI_SIZE) {
@@ -355,7 +355,7 @@ static void ntb_msi_write(struct irq_data *data, struct msi_msg *msg)
 	put_unaligned_le32(m.address_lo, e);
 	put_unaligned_le32(m.address_hi, e + 4);
 	put_unaligned_le32(m.data, e + 8);
-	ntb_msi_want(sh, ntb_msi_slot(sh, desc), 0, e, 12);
+	ntb_msi_want(sh, ntb_msi_slot(sh, desc), 0, e, sizeof(e));
 }
 
 /*
@@ -379,35 +379,33 @@ static void ntb_cfg_written(struct sio_shadow *sh, int where, int size,
 		ntb_msi_send(sh, sh->msi_slots - 1);
 }
 
-/* MSI's mask bit, as ntb_msi_write's message: the lender writes it. */
-static void ntb_msi_mask(struct irq_data *data)
+/*
+ * A vector masked or unmasked: MSI-X's through the PCI core's chip (its
+ * vector control word), MSI's mask bit as ntb_msi_write's message; the
+ * lender writes either.
+ */
+static void ntb_msi_set_mask(struct irq_data *data, bool mask)
 {
 	struct msi_desc *desc = irq_data_get_msi_desc(data);
 	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
-
-	__le32 ctrl;
+	__le32 ctrl = cpu_to_le32(mask && desc->pci.msi_attrib.can_mask);
 
 	if (desc->pci.msi_attrib.is_msix) {
-		sh->chip_mask(data);
+		(mask ? sh->chip_mask : sh->chip_unmask)(data);
 		ctrl = cpu_to_le32(desc->pci.msix_ctrl);
-	} else {
-		ctrl = cpu_to_le32(desc->pci.msi_attrib.can_mask);
 	}
-	ntb_msi_want(sh, ntb_msi_slot(sh, desc), 12, &ctrl, 4);
+	ntb_msi_want(sh, ntb_msi_slot(sh, desc), PCI_MSIX_ENTRY_VECTOR_CTRL,
+		     &ctrl, sizeof(ctrl));
+}
+
+static void ntb_msi_mask(struct irq_data *data)
+{
+	ntb_msi_set_mask(data, true);
 }
 
 static void ntb_msi_unmask(struct irq_data *data)
 {
-	struct msi_desc *desc = irq_data_get_msi_desc(data);
-	struct sio_shadow *sh = sio_dev_shadow(msi_desc_to_dev(desc));
-
-	__le32 ctrl = 0;
-
-	if (desc->pci.msi_attrib.is_msix) {
-		sh->chip_unmask(data);
-		ctrl = cpu_to_le32(desc->pci.msix_ctrl);
-	}
-	ntb_msi_want(sh, ntb_msi_slot(sh, desc), 12, &ctrl, 4);
+	ntb_msi_set_mask(data, false);
 }
 
 /*
