@@ -173,9 +173,12 @@ guest_lock_report() {
 
 # guest_tagged LOG: LOG's PASS/FAIL/SKIP/TIMING lines, each naming the
 # kernel the guest said it runs (its GUEST-KERNEL line); and a FAIL line
-# when that is not $KVER.  Returns 1 then.
+# when that is not $KVER.  Returns 1 then.  Only the version's own
+# characters are taken: the kernel's console can print a message between
+# the version and its newline ("...-amd64[    1.83] tsc: ...").
 guest_tagged() {
-	_gk=$(sed -n 's/^GUEST-KERNEL //p' "$1" | tr -d '\r' | head -n 1)
+	_gk=$(tr -d '\r' <"$1" |
+		sed -n 's/^GUEST-KERNEL \([^[[:space:]]*\).*/\1/p' | head -n 1)
 	tr -d '\r' <"$1" | grep -E '^(PASS|FAIL|SKIP|TIMING): ' |
 		sed "s/^\([A-Z]*\): /\1: [Linux ${_gk:-?}] /"
 	[ "$_gk" = "$KVER" ] && return 0
