@@ -115,12 +115,17 @@ if [ "$ntbhw" = switchtec ] && [ "$P" = 0 ]; then
 	waitfor 60 test -b /dev/nvme1n1 || fail "no second NVMe on host0"
 	second_bdf=$(bdf_of_serial sio0t)
 fi
-# The disk of this node's NVMe (sio$P; with two, probed in either order).
-own_disk() {
+# The disk of the NVMe at bdf $1: with two, probed in either order, and
+# renumbered when one is rebound (the kernel gives the lowest free name).
+disk_of() {
 	local b
-	for b in /sys/bus/pci/devices/"$own_bdf"/nvme/nvme*/nvme*n1; do
+	for b in /sys/bus/pci/devices/"$1"/nvme/nvme*/nvme*n1; do
 		[ -e "$b" ] && basename "$b"
 	done
+}
+# The disk of this node's NVMe (sio$P).
+own_disk() {
+	disk_of "$own_bdf"
 }
 insmod /ntb.ko || fail "insmod ntb.ko"
 if [ "$ntbhw" = switchtec ]; then
@@ -351,7 +356,7 @@ stx_lent_check() {
 			pass "no entry exposes $own_bdf's MSI-X table (BAR 4 of its own)"
 		fi
 		if [ -e "/sys/bus/pci/drivers/nvme/$second_bdf" ] &&
-		   dd if=/dev/nvme1n1 of=/dev/null bs=4k count=16 iflag=direct status=none; then
+		   dd if="/dev/$(disk_of "$second_bdf")" of=/dev/null bs=4k count=16 iflag=direct status=none; then
 			pass "after its refused borrow nvme still drives $second_bdf and reads"
 		else
 			fail "after its refused borrow $second_bdf lost its driver or its reads"
