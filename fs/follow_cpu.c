@@ -32,7 +32,7 @@
 
 #include "sfs.h"
 
-#define RECHECK_NS 100000000LL	/* the same sender: 100 ms */
+#define RECHECK_NS 10000000LL	/* the same sender: 10 ms */
 #define SWITCH_NS 5000000LL	/* another sender: 5 ms */
 #define STAT_PROCESSOR 39	/* proc(5): field 39 of /proc/PID/stat */
 
