@@ -188,12 +188,14 @@ int loop_serve(struct fuse_session *se)
 	for (i = 0; i < POOL_START; i++)
 		spawn();	/* one that fails is started on demand */
 	pthread_mutex_unlock(&pool.lock);
+	follow_cpu_start();
 	while (!fuse_session_exited(se)) {
 		res = fuse_session_receive_buf(se, &buf);
 		if (res == -EINTR)
 			continue;
 		if (res <= 0)
 			break;
+		follow_cpu_of(&buf);
 		/* Spliced (op_init asks for none): not in buf.mem to copy. */
 		if ((buf.flags & FUSE_BUF_IS_FD) || read_only(&buf) ||
 		    hand_over(&buf))

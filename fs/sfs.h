@@ -576,6 +576,11 @@ void listings_free(void);
  * rest in workers); 0 or libfuse's -errno. */
 int loop_serve(struct fuse_session *se);
 
+/* follow_cpu.c: the reading thread moves to the CPU of the process whose
+ * request it just read (start once in that thread, then each request). */
+void follow_cpu_start(void);
+void follow_cpu_of(const struct fuse_buf *buf);
+
 /* --- operations (ops.c) ------------------------------------------------- */
 extern const struct fuse_lowlevel_ops sfs_ops;
 /* Frees the listings kept for READDIRPLUS requests (at exit). */
