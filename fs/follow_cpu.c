@@ -9,10 +9,10 @@
  * answer wakes ls back on its own: two cross-CPU wake-ups per request,
  * each of a halted CPU, which on a virtual machine is a trip through the
  * hypervisor.  Pinned to the sender's CPU, the thread takes over from
- * the sender as a plain context switch: a cold ls -lR of dev/ at 8x512
- * (1.5 million entries) took 0.84 s instead of 1.73 s (medians of 3 on
- * this project's 2-CPU build machine; the daemon pinned to the other CPU:
- * 1.77 s).
+ * the sender as a plain context switch.  A cold ls -lR of dev/ at 8x512
+ * on this project's 2-CPU build machine, load 0.6: 1.81 s of wall clock
+ * and 1.40 s of CPU (ls and daemon) before, 1.08 s and 1.01 s with it
+ * (medians of 4 interleaved); under six CPU hogs the same within noise.
  *
  * The sender's CPU is read from /proc/PID/stat (its "processor" field,
  * where it last ran: where its answer will wake it), at most every
