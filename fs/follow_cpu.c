@@ -17,9 +17,10 @@
  * The sender's CPU is read from /proc/PID/stat (its "processor" field,
  * where it last ran: where its answer will wake it), at most every
  * RECHECK_NS for the same sender and SWITCH_NS after another sender's
- * request, so that the look-up costs nothing next to the requests.  A
- * sender the daemon cannot place (outside its pid namespace, gone) sends
- * the thread back to all of the daemon's CPUs.
+ * request, so that the look-up costs nothing next to the requests.  The
+ * kernel's own requests (FORGET, INTERRUPT) and senders the daemon cannot
+ * place (outside its pid namespace: pid 0; gone, as the sender of an
+ * asynchronous RELEASE may be) leave the thread where it is.
  */
 #include <fcntl.h>
 #include <linux/fuse.h>
@@ -88,12 +89,6 @@ static void pin(int cpu)
 
 	if (cpu == follow.cpu)
 		return;
-	if (cpu < 0) {
-		if (sched_setaffinity(0, sizeof(follow.allowed),
-				      &follow.allowed) == 0)
-			follow.cpu = -1;
-		return;
-	}
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	if (sched_setaffinity(0, sizeof(one), &one) == 0)
@@ -130,16 +125,20 @@ void follow_cpu_of(const struct fuse_buf *buf)
 	int cpu;
 
 	if (!follow.on || (buf->flags & FUSE_BUF_IS_FD) ||
-	    buf->size < sizeof(*in))
+	    buf->size < sizeof(*in) || !in->pid)
 		return;
+	switch (in->opcode) {
+	case FUSE_FORGET:
+	case FUSE_BATCH_FORGET:
+	case FUSE_INTERRUPT:
+		return;		/* sent by the kernel, not by a waiting caller */
+	}
 	t = now_ns();
 	if (t - follow.checked < (in->pid == follow.pid ? RECHECK_NS : SWITCH_NS))
 		return;
 	follow.pid = in->pid;
 	follow.checked = t;
-	/* pid 0: a sender outside the daemon's pid namespace. */
-	cpu = in->pid ? last_cpu_of(in->pid) : -1;
-	if (cpu >= CPU_SETSIZE || (cpu >= 0 && !CPU_ISSET(cpu, &follow.allowed)))
-		cpu = -1;
-	pin(cpu);
+	cpu = last_cpu_of(in->pid);
+	if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &follow.allowed))
+		pin(cpu);
 }
