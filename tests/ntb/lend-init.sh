@@ -396,13 +396,20 @@ stx_lent_check() {
 # once), and no interrupt comes.  The NVMe's first request, the fetch of
 # the command from the submission queue in our memory, already fails:
 # the controller reports a fatal status.  Back in the table, nvme's
-# timeout resets the controller through the shadow and the read
-# completes with the disk's data; reads raise interrupts again.
+# timeout resets the controller through the shadow and fails the read
+# (EIO, the canary still there); reads work and interrupt again.
+# The read is not retried (nvme_core max_retries=0 for this step): a
+# request requeued across a reset is submitted before nvme configures
+# QEMU 7.2's shadow doorbells again, which then leave the queue's event
+# index at 0, and Linux 6.1 never rings that queue's doorbell again
+# (every later read times out; a reset with nothing pending is fine).
 stx_id_protection() {
-	local b a want got st pid
+	local b a want got st pid retries
 	dd if="/dev/$disk" of=/dev/null bs=4k count=16 iflag=direct status=none
 	want=$(dd if="/dev/$disk" bs=4k count=1 skip=99 iflag=direct status=none |
 		md5sum | cut -d' ' -f1)
+	retries=$(cat /sys/module/nvme_core/parameters/max_retries)
+	echo 0 >/sys/module/nvme_core/parameters/max_retries
 	mark ridread
 	wait_for ridgone $lender
 	b=$(msix)
@@ -426,11 +433,18 @@ stx_id_protection() {
 	wait_for ridback $lender
 	wait "$pid"
 	st=$?
-	got=$(md5sum </tmp/ridbuf | cut -d' ' -f1)
-	if [ "$st" = 0 ] && [ "$got" = "$want" ]; then
-		pass "back in the table, the read completes with the disk's data ($got): $(dmesg | grep -o 'nvme nvme[0-9]*: .*\(reset\|abort\|timeout\).*' | tail -n 2 | tr '\n' ';')"
+	echo "$retries" >/sys/module/nvme_core/parameters/max_retries
+	if [ "$st" = 3 ] && grep -q "returned -[0-9]* .*the canary intact" /tmp/riderr; then
+		pass "back in the table, nvme's reset fails the read with nothing landed ($(cat /tmp/riderr)): $(dmesg | grep -o 'nvme nvme[0-9]*: .*\(reset\|abort\|timeout\).*' | tail -n 2 | tr '\n' ';')"
 	else
-		fail "back in the table, the read: status $st, md5 $got (the disk holds $want): $(cat /tmp/riderr) $(dmesg | grep nvme | tail -n 5 | tr '\n' ';')"
+		fail "back in the table, the read: status $st, $(cat /tmp/riderr) $(dmesg | grep nvme | tail -n 5 | tr '\n' ';')"
+	fi
+	got=$(dd if="/dev/$disk" bs=4k count=1 skip=99 iflag=direct status=none |
+		md5sum | cut -d' ' -f1)
+	if [ "$got" = "$want" ]; then
+		pass "after the reset the block reads as before ($got)"
+	else
+		fail "after the reset the block reads $got, before $want"
 	fi
 	b=$(msix)
 	if dd if="/dev/$disk" of=/dev/null bs=4k count=16 iflag=direct status=none; then

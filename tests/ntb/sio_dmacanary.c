@@ -17,6 +17,7 @@
  *      landed (the offset of the first changed byte is in NOTE)
  *   2  the read returned within WATCH_S s
  *   3  the canary held, but the read then failed or returned short
+ *      (standard error says how, and whether the canary still holds)
  *   4  the read was still pending after 300 s more
  *   5  usage or setup error
  */
@@ -145,7 +146,14 @@ int main(int argc, char **argv)
 		return 4;
 	}
 	if (*result != (long)len) {
-		fprintf(stderr, "sio_dmacanary: the read returned %ld\n", *result);
+		first = changed(buf, len);
+		fprintf(stderr, "sio_dmacanary: the read returned %ld (%s), ",
+			*result, *result < 0 ? strerror((int)-*result) : "short");
+		if (first < 0)
+			fprintf(stderr, "the canary intact\n");
+		else
+			fprintf(stderr, "byte %ld of the canary changed\n",
+				first);
 		return 3;
 	}
 	if (fwrite((const void *)buf, 1, len, stdout) != len)
