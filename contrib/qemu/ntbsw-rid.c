@@ -163,7 +163,11 @@ static AddressSpace *ntbsw_gate_as(PCIBus *bus, void *opaque, int devfn)
 	return &g->as;
 }
 
-/* A device whose bus master space was set up before the gate: unchecked. */
+/*
+ * A device whose bus master space was set up before the gate (on a bus
+ * created after the NT function, whose own notifier ran first) keeps
+ * what it had: unchecked, said here.
+ */
 static void ntbsw_gate_late(PCIBus *bus, PCIDevice *d, void *opaque)
 {
 	struct ntbsw_core *s = opaque;
@@ -173,6 +177,11 @@ static void ntbsw_gate_late(PCIBus *bus, PCIDevice *d, void *opaque)
 		warn_report("%s %u: the DMA of %s was set up before the NT "
 			    "function's requester-id gate: its requester id is "
 			    "not checked", s->name, s->port, d->name);
+}
+
+static void ntbsw_gate_late_bus(PCIBus *bus, void *opaque)
+{
+	pci_for_each_device_under_bus(bus, ntbsw_gate_late, opaque);
 }
 
 /*
@@ -195,7 +204,12 @@ static void ntbsw_gate_install(Notifier *n, void *data)
 	s->gate_inner_opaque = b->iommu_opaque;
 	s->gates = g_hash_table_new(g_direct_hash, g_direct_equal);
 	pci_setup_iommu(b, ntbsw_gate_as, s);
-	pci_for_each_device_under_bus(b, ntbsw_gate_late, s);
+	/*
+	 * The bus and those below it: a device there whose space is not a
+	 * gate's was set up before (a bus below with an iommu_fn of its own
+	 * keeps it too; none has on q35).
+	 */
+	pci_for_each_bus(b, ntbsw_gate_late_bus, s);
 }
 
 void ntbsw_gate_start(struct ntbsw_core *s)
