@@ -137,7 +137,7 @@ cflags="-m64 -mcx16 -std=gnu11 -O2 -g -fPIC -pthread -Wall -Werror
 # shellcheck disable=SC2086
 gcc $cflags -DNTBSW_QEMU_BUILDID="\"$buildid\"" \
 	-DNTBSW_QEMU_PKG="\"$binver\"" -shared \
-	-o "$out/smartio-ntb.so.tmp" "$here/ntbsw-core.c" "$here/ntbsw-iommu.c" "$here/switchtec-nt.c" \
+	-o "$out/smartio-ntb.so.tmp" "$here/ntbsw-core.c" "$here/ntbsw-iommu.c" "$here/ntbsw-rid.c" "$here/switchtec-nt.c" \
 	"$here/smartio-ntb-port.c" "$here/e1000e-acs.c"
 mv "$out/smartio-ntb.so.tmp" "$out/smartio-ntb.so"
 gcc -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I"$here" \

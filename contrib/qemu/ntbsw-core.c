@@ -583,11 +583,18 @@ static uint64_t ntbsw_win1_read(void *o, hwaddr a, unsigned int sz)
 	return ntbsw_win_read(o, a, sz, 1);
 }
 
-/* A write that names its requester crosses only if the model lets it. */
+/*
+ * A write that names its requester crosses only if the model lets it.
+ * A device behind the requester-id gate (ntbsw-rid.c) was asked about
+ * there already; this catches MSI writes of any other.
+ */
 static bool ntbsw_requester_ok(struct ntbsw_core *s, MemTxAttrs attrs)
 {
-	return attrs.unspecified || !s->ops->requester_ok ||
-	       s->ops->requester_ok(s, attrs.requester_id);
+	if (attrs.unspecified || !s->ops->requester_ok ||
+	    s->ops->requester_ok(s, attrs.requester_id))
+		return true;
+	s->ops->requester_refused(s, attrs.requester_id, true);
+	return false;
 }
 
 static MemTxResult ntbsw_win0_write(void *o, hwaddr a, uint64_t v,

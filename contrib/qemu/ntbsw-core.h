@@ -95,12 +95,19 @@ struct ntbsw_core_ops {
 			  unsigned int size, unsigned int *peer,
 			  uint64_t *target);
 	/*
-	 * Optional: whether a posted write into a window from requester id
-	 * rid may cross (false: dropped, the model counts it).  Asked only
-	 * for writes that carry their requester id: in QEMU 7.2 MSI writes
-	 * do, device DMA and vCPU accesses do not.
+	 * Optional: whether a request of requester id rid may cross into a
+	 * window (ID protection); no side effect.  Asked for every access
+	 * of a device behind the requester-id gate (ntbsw-rid.c), and for
+	 * other writes that carry their requester id (MSI writes; vCPU
+	 * accesses carry none and are not asked).
 	 */
 	bool (*requester_ok)(struct ntbsw_core *c, uint16_t rid);
+	/*
+	 * With requester_ok: a request of rid it refused (a write, or a
+	 * read), which did not cross.  The model counts it.
+	 */
+	void (*requester_refused)(struct ntbsw_core *c, uint16_t rid,
+				  bool write);
 };
 
 struct ntbsw_core {
@@ -142,6 +149,17 @@ struct ntbsw_core {
 	QemuMutex p_lock;
 	QemuCond p_cond;
 	struct ntbsw_pending pend[NTBSW_PENDING];
+
+	/*
+	 * The requester-id gate (ntbsw-rid.c): the bus whose DMA address
+	 * spaces it hands out, what that bus handed out before (the vIOMMU's
+	 * or none), and its gates by requester.
+	 */
+	PCIBus *gate_bus;
+	PCIIOMMUFunc gate_inner_fn;
+	void *gate_inner_opaque;
+	GHashTable *gates;
+	Notifier gate_done;
 
 	/* This function's own DMA translation, published (ntbsw-iommu.c). */
 	MemoryListener dma_listener;
@@ -201,5 +219,17 @@ MemoryRegion *ntbsw_iova_window(struct ntbsw_core *c, unsigned int p,
 /* realize: the vCPUs' way into window w (ops: its forwarding ops). */
 void ntbsw_cpu_window(struct ntbsw_core *c, unsigned int w,
 		      const MemoryRegionOps *ops);
+
+/* ---- ntbsw-rid.c: the requester of a device's DMA -------------------- */
+
+/*
+ * realize, when the model checks requesters (ops->requester_ok): every
+ * device of this guest that shares the NT function's IOMMU bus gets a
+ * DMA address space that refuses, as the model says, its accesses that
+ * would cross into a window.  Installed when the machine is complete.
+ */
+void ntbsw_gate_start(struct ntbsw_core *c);
+/* Whether an access that ends in mr crosses this function's windows. */
+bool ntbsw_crosses(struct ntbsw_core *c, MemoryRegion *mr);
 
 #endif

@@ -198,8 +198,9 @@ static void port_gone(unsigned int p)
 
 		fprintf(stderr, "smartio-ntb-switch: partition %u: %" PRIu64
 			" guest errors, %" PRIu64 " accesses through no entry, %"
-			PRIu64 " writes of requesters not in its table\n", p,
-			ps->guest_errors, ps->blocked, ps->blocked_rid);
+			PRIu64 " writes and %" PRIu64 " reads of requesters "
+			"not in its table\n", p, ps->guest_errors, ps->blocked,
+			ps->blocked_rid, ps->blocked_rid_rd);
 	}
 	for (q = 0; q < nports; q++)
 		port_send(q, &m, -1);

@@ -284,7 +284,9 @@ struct stx_part_state {
 	uint32_t target_part;	/* bit mask of its NT target partitions */
 	uint64_t guest_errors;	/* writes the chip would reject */
 	uint64_t blocked;	/* accesses no window entry covered */
-	uint64_t blocked_rid;	/* requester not in the sender's table */
+	/* Requests of a requester not in the sender's table: writes, reads. */
+	uint64_t blocked_rid;
+	uint64_t blocked_rid_rd;
 };
 
 struct stx_state {

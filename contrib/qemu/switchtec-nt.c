@@ -867,11 +867,11 @@ static const MemoryRegionOps stx_gas_ops = {
 /* ---- realize / reset ---------------------------------------------------- */
 
 /*
- * ID protection (-x idprot=1): a posted write leaving this partition
- * through its NT function crosses only if its requester id has an
- * enabled entry in this partition's requester-id table as the last CFG
- * made it take effect; otherwise the chip drops it, counted in
- * blocked_rid (the switch prints it when the port leaves).
+ * ID protection (-x idprot=1): a request leaving this partition through
+ * its NT function crosses only if its requester id has an enabled entry
+ * in this partition's requester-id table as the last CFG made it take
+ * effect.  The devices of this guest reach the windows through the
+ * requester-id gate (ntbsw-rid.c), which asks here for each access.
  */
 static bool stx_requester_ok(struct ntbsw_core *c, uint16_t rid)
 {
@@ -882,13 +882,29 @@ static bool stx_requester_ok(struct ntbsw_core *c, uint16_t rid)
 	if (!s->x->id_protect)
 		return true;
 	for (i = 0; i < s->x->rid_entries; i++) {
-		uint32_t e = a->req_id_table[i];
+		uint32_t e = qatomic_read(&a->req_id_table[i]);
 
 		if ((e & STX_REQ_ID_EN) && e >> 16 == rid)
 			return true;
 	}
-	qatomic_inc(&stx_me(s)->blocked_rid);
 	return false;
+}
+
+/*
+ * The chip drops a posted write and refuses a read of a requester not
+ * in the table (the read's completion is an error to the device; UR or
+ * a completion timeout on the silicon is not known).  Counted apart,
+ * blocked_rid and blocked_rid_rd: the switch prints both when the port
+ * leaves.
+ */
+static void stx_requester_refused(struct ntbsw_core *c, uint16_t rid,
+				  bool write)
+{
+	StxNt *s = container_of(c, StxNt, c);
+
+	(void)rid;
+	qatomic_inc(write ? &stx_me(s)->blocked_rid :
+			    &stx_me(s)->blocked_rid_rd);
 }
 
 static const struct ntbsw_core_ops stx_core_ops = {
@@ -898,6 +914,7 @@ static const struct ntbsw_core_ops stx_core_ops = {
 	.slot = stx_slot,
 	.translate = stx_translate,
 	.requester_ok = stx_requester_ok,
+	.requester_refused = stx_requester_refused,
 };
 
 static void stx_realize(PCIDevice *d, Error **errp)
@@ -942,6 +959,8 @@ static void stx_realize(PCIDevice *d, Error **errp)
 		return;
 	}
 	ntbsw_core_start(&s->c, s->x->bar_size);
+	if (s->x->id_protect)
+		ntbsw_gate_start(&s->c);
 }
 
 /*

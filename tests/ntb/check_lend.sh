@@ -42,6 +42,10 @@ sw_prepare
 sw_smartio_build
 
 mkdir -p "$tmp/root/bin"
+# Whether a device's DMA lands while a read is pending (ID protection).
+${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
+	-o "$tmp/root/bin/sio_dmacanary" "$src/tests/ntb/sio_dmacanary.c" \
+	>"$tmp/cc-canary.log" 2>&1 || { cat "$tmp/cc-canary.log"; exit 1; }
 # The generic netlink client of check-kmod: requests as another user.
 ${CC:-cc} -static -O2 -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
 	-I"$src/lib/core" -o "$tmp/root/bin/sio_genl" "$src/tests/kmod/sio_genl.c" \
@@ -75,9 +79,9 @@ if [ "$hw" = switchtec ]; then
 	# 256 MiB of RAM; BAR 2 holds the 32 LUT entries of 64 KiB and the
 	# message window.
 	SW_DEVICE=switchtec-nt
-	# ID protection on: a posted write whose requester id is not in the
-	# sender partition's table is dropped (the model checks MSI writes,
-	# the only ones QEMU 7.2 sends with their requester id).
+	# ID protection on: a request whose requester id is not in the
+	# sender partition's table is refused (the model checks every DMA
+	# access of the guest's devices by its requester, and MSI writes).
 	SW_SWITCH_ARGS="-x switchtec,luts=32,rids=32,bar2=4M,bar4=256M,idprot=1"
 	sw_start $N
 else
@@ -162,15 +166,20 @@ else
 		fi
 	done
 fi
-# The chip dropped the lent NVMe's messages while it was out of host0's
-# table, and nothing of host1's.
+# The chip refused the lent NVMe's requests while it was out of host0's
+# table (its command fetch: a read), and nothing of host1's.
 if [ $N = 2 ]; then
-	d0=$(sed -n 's/.*partition 0: .* entry, \([0-9]*\) writes of requesters.*/\1/p' "$tmp/switch.log")
-	d1=$(sed -n 's/.*partition 1: .* entry, \([0-9]*\) writes of requesters.*/\1/p' "$tmp/switch.log")
-	if [ "${d0:-0}" -ge 1 ] && [ "${d1:-1}" = 0 ]; then
-		echo "PASS: the chip dropped $d0 writes from host0 of a requester not in its table, none from host1"
+	rid_counts() {
+		sed -n "s/.*partition $1: .* entry, \([0-9]*\) writes and \([0-9]*\) reads of requesters.*/\1 \2/p" "$tmp/switch.log"
+	}
+	w0=$(rid_counts 0 | cut -d' ' -f1)
+	r0=$(rid_counts 0 | cut -d' ' -f2)
+	w1=$(rid_counts 1 | cut -d' ' -f1)
+	r1=$(rid_counts 1 | cut -d' ' -f2)
+	if [ "${r0:-0}" -ge 1 ] && [ "$w1" = 0 ] && [ "$r1" = 0 ]; then
+		echo "PASS: the chip refused host0's NVMe out of host0's table: $r0 reads and $w0 writes of it, none of host1's"
 	else
-		echo "FAIL: writes dropped for their requester id: host0 '${d0}', host1 '${d1}'"
+		echo "FAIL: requests refused for their requester id: host0 '$w0' writes '$r0' reads, host1 '$w1' writes '$r1' reads"
 		fails=$((fails + 1))
 	fi
 fi

@@ -49,6 +49,7 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	contrib/qemu/smartio-ntb-port.c contrib/qemu/smartio-ntb-switch.c \
 	contrib/qemu/e1000e-acs.c contrib/qemu/insn-count.c \
 	contrib/qemu/ntbsw-core.c contrib/qemu/ntbsw-core.h contrib/qemu/ntbsw-iommu.c \
+	contrib/qemu/ntbsw-rid.c \
 	contrib/qemu/switchtec-nt.c contrib/qemu/switchtec-gas.h \
 	tests/ntb/check_switch.sh tests/ntb/switch-init.sh \
 	tests/ntb/switch-lib.sh tests/ntb/check_cluster.sh \
@@ -61,7 +62,8 @@ NTB_DIST = kmod/ntb/ntb_ivshmem.c kmod/ntb/smartio_ntb_main.c \
 	tests/ntb/msi-init.sh tests/ntb/edu/sio_edu_msi.c tests/ntb/edu/Kbuild \
 	tests/ntb/check_nvmeq.sh tests/ntb/nvmeq-init.sh \
 	tests/ntb/check_sriov.sh tests/ntb/sriov-init.sh tests/ntb/nvme_vf.c \
-	tests/ntb/check_iommu.sh tests/ntb/iommu-init.sh tests/ntb/sio_dmaspread.c
+	tests/ntb/check_iommu.sh tests/ntb/iommu-init.sh tests/ntb/sio_dmaspread.c \
+	tests/ntb/sio_dmacanary.c
 EXTRA_DIST += $(NTB_DIST) tests/ntb/ntb.mk
 # The Switchtec guests' ntb_perf start (check_switchtec.sh, make bench).
 EXTRA_DIST += tests/ntb/switchtec-perf.sh tests/ntb/switchtec-bench-init.sh
