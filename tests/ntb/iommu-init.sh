@@ -17,10 +17,17 @@
 #    host0 keep working;
 #  - host0 reads what host1 wrote once the NVMe is back with its driver;
 #  - with premap=1 the NVMe again, all of RAM mapped in advance.
+# With swhw=switchtec (check_iommu.sh NTB_HW=switchtec) the two nodes are
+# partitions of the Switchtec model under switchtec.ko and
+# ntb_hw_switchtec.ko (use_lut_mws=1): the DMA windows take the direct
+# window of BAR 4, one translation per pair of partitions, so host1
+# returns the NVMe before it borrows edu and borrows the NVMe again
+# (window=256M) to show it still works after the faults.
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
 . /guest-common.sh
 P=$(karg swport)
 phase=$(karg swphase)
+ntbhw=$(karg swhw)
 N=2
 echo "NTB-START port=$P phase=$phase"
 STEP_WAIT=600
@@ -35,8 +42,22 @@ for d in /sys/bus/pci/devices/*; do
 	*:*:0x010802) nvme_bdf=$(basename "$d") ;;
 	esac
 done
-sioswitch_up
-ntb_bdf=$(basename "$(readlink -f /sys/bus/pci/drivers/ntb_sioswitch/0000:*)")
+if [ "$ntbhw" = switchtec ]; then
+	# LUT windows of 64 KiB, and direct windows of all of BAR 4 (2 GiB:
+	# premap=1's DMA window over this machine's RAM).
+	insmod /ntb.ko || fail "insmod ntb.ko"
+	insmod /switchtec.ko || fail "insmod switchtec.ko"
+	insmod /ntb_hw_switchtec.ko use_lut_mws=1 max_mw_size=0x80000000 ||
+		fail "insmod ntb_hw_switchtec.ko use_lut_mws=1"
+	registered() { dmesg | grep -q "NTB device registered"; }
+	waitfor 30 registered || fail "ntb_hw_switchtec did not register"
+	insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+	ntb_drv=switchtec
+else
+	sioswitch_up
+	ntb_drv=ntb_sioswitch
+fi
+ntb_bdf=$(basename "$(readlink -f /sys/bus/pci/drivers/$ntb_drv/0000:*)")
 if [ "$P" = 0 ]; then
 	smartio_up devices="$nvme_bdf,$edu_bdf"
 else
@@ -136,6 +157,15 @@ fi
 grep "^shadow" /sys/kernel/debug/smartio/state
 
 wait_for seen 0
+# Over Switchtec the DMA window holds the direct window toward host0, its
+# one translation: the NVMe goes back before edu comes.
+if [ "$ntbhw" = switchtec ]; then
+	if echo host1 >"$nvme/return"; then
+		pass "host1 returns ${nvme##*/}: the direct window is edu's next"
+	else
+		fail "return ${nvme##*/} before edu"
+	fi
+fi
 # edu: writes where nothing is mapped, and after an unmap.
 if echo "host1 window=128M" >"$edu/borrow" 2>/tmp/err; then
 	pass "host1 borrows ${edu##*/} with window=128M"
@@ -179,6 +209,18 @@ else
 	fail "fence_ok '$ok', DMA write faults of $ntb_bdf $before -> $after"
 fi
 rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+# Over Switchtec edu goes back and the NVMe comes again, strict, 256 MiB.
+returns="${edu##*/} and ${nvme##*/}"
+if [ "$ntbhw" = switchtec ]; then
+	echo host1 >"$edu/return" || fail "return ${edu##*/}"
+	returns=${nvme##*/}
+	if echo "host1 window=256M" >"$nvme/borrow" 2>/tmp/err &&
+	   waitfor 120 test -b /dev/nvme0n1; then
+		pass "host1 borrows ${nvme##*/} again after edu's faults: $(grep '^host1 ' "$nvme/dma_window")"
+	else
+		fail "borrow ${nvme##*/} again: $(cat /tmp/err)"
+	fi
+fi
 # Both sides keep working: the NVMe through the window, host0's node.
 if sio_dmaspread /dev/nvme0n1 16 64 256 9 >/tmp/out 2>&1 &&
    is /smartio/nodes/host0/state up; then
@@ -186,8 +228,9 @@ if sio_dmaspread /dev/nvme0n1 16 64 256 9 >/tmp/out 2>&1 &&
 else
 	fail "after the faults: host0 '$(cat /smartio/nodes/host0/state)', nvme $(cat /tmp/out)"
 fi
-if echo host1 >"$edu/return" && echo host1 >"$nvme/return"; then
-	pass "host1 returns ${edu##*/} and ${nvme##*/}"
+if { [ "$ntbhw" = switchtec ] || echo host1 >"$edu/return"; } &&
+   echo host1 >"$nvme/return"; then
+	pass "host1 returns $returns"
 else
 	fail "return"
 fi

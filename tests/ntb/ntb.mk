@@ -169,16 +169,22 @@ check-ntb-switch2: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 # (check_switchtec.sh),
 # then ntb_transport and ntb_netdev, 64 MiB each way over TCP
 # (check_transport.sh with NTB_HW=switchtec), then smartio.ko lending an
-# NVMe between the two partitions (check_lend.sh with NTB_HW=switchtec).
+# NVMe between the two partitions (check_lend.sh with NTB_HW=switchtec),
+# then the DMA windows in a borrower's translated IOMMU domain over the
+# Switchtec model (check_iommu.sh with NTB_HW=switchtec).
 check-ntb-switchtec: fs/smartiofs
 	@$(NTB_PART); part "switchtec drivers" $(NTB_SH)/check_switchtec.sh; \
 	part "switchtec transport" env NTB_HW=switchtec \
 		$(NTB_SH)/check_transport.sh; \
 	part "switchtec lending" env NTB_HW=switchtec $(NTB_SH)/check_lend.sh; \
+	part "switchtec iommu" env NTB_HW=switchtec $(NTB_SH)/check_iommu.sh; \
 	$(NTB_DONE)
 check-ntb-lend-switchtec: fs/smartiofs
 	@$(NTB_PART); part "switchtec lending" env NTB_HW=switchtec \
 		$(NTB_SH)/check_lend.sh; $(NTB_DONE)
+check-ntb-iommu-switchtec: fs/smartiofs
+	@$(NTB_PART); part "switchtec iommu" env NTB_HW=switchtec \
+		$(NTB_SH)/check_iommu.sh; $(NTB_DONE)
 
 clean-local: clean-ntb
 clean-ntb:
@@ -188,4 +194,4 @@ clean-ntb:
 	check-ntb-lend check-ntb-msi check-ntb-nvmeq check-ntb-sriov \
 	check-ntb-iommu check-ntb-transport check-ntb-transport-iommu \
 	check-ntb-ivshmem check-ntb-switchtec check-ntb-lend-switchtec \
-	clean-ntb
+	check-ntb-iommu-switchtec clean-ntb
