@@ -93,7 +93,8 @@ EXTRA_DIST += tests/ntb/switchtec-perf.sh tests/ntb/switchtec-bench-init.sh
 #             domains, 16 MiB each way, then a write to an IOVA the
 #             receiver never mapped, which must fault there (NTB_IOMMU=1);
 #  switchtec  two partitions of the Switchtec model under the mainline
-#             switchtec drivers, then ntb_transport and smartio lending
+#             switchtec drivers, then ntb_transport, smartio lending and
+#             the DMA windows in a translated borrower's IOMMU domain
 #             over them (make check-ntb-switchtec);
 #  ivshmem    check_ntb.sh's two guests with smartio.ko over the ivshmem
 #             NTB.
