@@ -714,7 +714,10 @@ int sio_ntb_k_borrow(u32 dev, u32 node, u64 window)
 	struct sio_view *v;
 	int err;
 
-	/* For another node: the core forwards it (and refuses it there). */
+	/*
+	 * For another node: the core refuses it (EPERM) before anything is
+	 * sent, window= or not (lib/core/dispatch.c).
+	 */
 	if (node != sio_k.self || !kd)
 		return sio_k_cmd(SIO_CMD_BORROW, dev, node);
 	mutex_lock(&lend.lock);

@@ -90,6 +90,12 @@ if [ "$P" = 0 ]; then
 	# (check_iommu.sh compares the two lines).
 	wait_for window 1
 	echo "DMA-WINDOW host0 $(grep '^host1 ' "$nvme/dma_window")"
+	# host1's sized borrow for host0 never came here (refused there).
+	line=$(grep '^node host1 ' /sys/kernel/debug/smartio/state)
+	case "$line" in
+	*" refused=0") pass "host1's borrow for host0 never reached host0: $line" ;;
+	*) fail "host0 refused messages of host1: $line" ;;
+	esac
 	mark seen
 	# The NVMe back with its driver: what host1 wrote last is there.
 	wait_for returned 1
@@ -124,6 +130,17 @@ else
 fi
 wait_for lent 0
 faults() { dmesg | grep -c "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\]"; }
+
+# A borrow for another machine's node (host0's own device for host0,
+# sized): refused here before anything is sent, window= and all, so
+# host0 counts nothing against host1 (host0 checks its count).
+if echo "host0 window=256M" >"$nvme/borrow" 2>/tmp/err; then
+	fail "host1 borrowed ${nvme##*/} for host0"
+elif grep -q "Operation not permitted" /tmp/err; then
+	pass "a borrow for host0 with window=256M is refused on host1: $(cat /tmp/err)"
+else
+	fail "a borrow for host0 with window=256M: '$(cat /tmp/err)', not EPERM"
+fi
 
 # The NVMe, a strict 256 MiB window, 1.5 GiB of RAM.
 if echo "host1 window=256M" >"$nvme/borrow" 2>/tmp/err; then
