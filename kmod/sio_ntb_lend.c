@@ -345,9 +345,6 @@ int sio_ntb_lend_direct_map(u32 borrower, u16 rid, u64 addr, u64 size,
  */
 static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
 {
-	phys_addr_t bus;
-	int err;
-
 	switch (kind) {
 	case SIO_INB_BAR:
 		*target = local_addr;	/* the registry has the real BARs */
@@ -359,10 +356,11 @@ static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
 		*target = SIO_MSI_BASE;
 		return 0;
 	case SIO_INB_SEG:
-		/* A segment of ours mapped for a device of that peer. */
-		err = sio_ntb_fab_seg_bus(local_addr, size, &bus);
-		*target = bus;
-		return err;
+		/*
+		 * A segment of ours attached by that peer or mapped for a
+		 * device of it: where our NTB function's DMA reaches it.
+		 */
+		return sio_ntb_fab_seg_dma(local_addr, size, target);
 	default:
 		return -EINVAL;
 	}

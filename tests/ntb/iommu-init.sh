@@ -113,6 +113,29 @@ if [ "$P" = 0 ]; then
 		fail "no DMAR fault of edu at 0x100000 on host0: $(dmesg | grep 'DMAR: \[' | tail -n 3)"
 	fi
 	mark checked
+	# A segment of host1, whose NTB function translates: attached and
+	# reached here through host1's inbound entry, which must lead to
+	# the segment's IOVA in that domain.  The attachment is this
+	# shell's (a brace group, not a subshell).
+	wait_for xlat 1
+	s=/smartio/nodes/host1/segments/tseg
+	waitfor 60 is "$s/available" 1 || fail "tseg not exported: $(ls /smartio/nodes/host1/segments)"
+	{ echo host0 >"$s/attach"; } 2>/tmp/err || fail "attach tseg: $(cat /tmp/err)"
+	# Every page: host1 wrote its pages through its mmap (by physical
+	# address), they are read here through host1's IOMMU (by IOVA).
+	bad=
+	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		got=$(sio_segrw "$s/mem" $((n * 4096)) read 13)
+		[ "$got" = "$(printf 'host1 page %02d' "$n")" ] || bad="$bad $n:'$got'"
+		sio_segrw "$s/mem" $((n * 4096 + 2048)) write "$(printf 'host0 page %02d' "$n")" ||
+			bad="$bad $n:write"
+	done
+	if [ -z "$bad" ]; then
+		pass "host1's segment tseg, 16 pages, read and written here through its translated NTB function"
+	else
+		fail "host1's segment tseg here:$bad"
+	fi
+	mark xlatw
 	waitfor 900 host1_gone || fail "host1 still up"
 	finish
 fi
@@ -253,6 +276,36 @@ else
 fi
 mark returned
 wait_for checked 0
+
+# A segment of this machine, whose NTB function translates, attached by
+# host0: its inbound entry leads to the segment's IOVA (the heap's DMA
+# address), so host0 reads what was written here and writes back.
+x=/smartio/self/segments/tseg
+pages() {
+	local n
+	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		sio_segrw "$x/mem" $((n * 4096)) write "$(printf 'host1 page %02d' "$n")" ||
+			return 1
+	done
+}
+if mkdir "$x" && echo 64k >"$x/size" && pages && echo 1 >"$x/available"; then
+	pass "segment tseg of $(cat "$x/size") bytes, each page named, exported"
+else
+	fail "segment tseg: size '$(cat "$x/size")'"
+fi
+mark xlat
+wait_for xlatw 0
+bad=
+for n in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+	got=$(sio_segrw "$x/mem" $((n * 4096 + 2048)) read 13)
+	[ "$got" = "$(printf 'host0 page %02d' "$n")" ] || bad="$bad $n:'$got'"
+done
+if [ -z "$bad" ]; then
+	pass "host0's writes into tseg's 16 pages landed in this machine's segment"
+else
+	fail "tseg's pages here, not host0's writes:$bad"
+	dmesg | grep 'DMAR: \[' | tail -n 3
+fi
 
 # SmartIO 8.1: all of RAM mapped in advance, the default window.
 echo 1 >/sys/module/smartio/parameters/premap
