@@ -326,5 +326,31 @@ if echo host1 >"$nvme/borrow" 2>/tmp/err; then
 else
 	fail "premap=1 borrow: $(cat /tmp/err)"
 fi
+# A segment of this machine mapped for a device it borrows over a
+# premapped window: the device's address of it is the window's plus its
+# physical address, and edu's DMA engine writes 2 KiB into it there.
+t=/smartio/self/segments/tdma
+if echo host1 >"$edu/borrow" 2>/tmp/err && mkdir "$t" &&
+   echo 64k >"$t/size" && mkdir "$t/dma/${edu##*/}" 2>/tmp/err; then
+	ioaddr=$(cat "$t/dma/${edu##*/}/ioaddr")
+	insmod /sio_edu_msi.ko raises=1 dma_to="$ioaddr" ||
+		fail "insmod sio_edu_msi.ko dma_to=$ioaddr"
+	wrote() { dmesg | grep -q "sio_edu_msi .*: dma_to "; }
+	waitfor 60 wrote || fail "sio_edu_msi did not write to $ioaddr"
+	a=$(sio_segrw "$t/mem" 0 read 16)
+	b=$(sio_segrw "$t/mem" 2032 read 16)
+	if [ "$a" = "sio_edu_msi DMA " ] && [ "$b" = "$a" ]; then
+		pass "edu wrote 2 KiB into segment tdma mapped for it at $ioaddr over the premapped window: '$a'"
+	else
+		fail "segment tdma at $ioaddr holds '$a' ... '$b': $(dmesg | grep 'sio_edu_msi .*: dma_to')"
+		dmesg | grep 'DMAR: \[' | tail -n 3
+	fi
+	rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+	rmdir "$t/dma/${edu##*/}" || fail "rmdir tdma/dma/${edu##*/}"
+else
+	fail "segment tdma mapped for ${edu##*/} over the premapped window: $(cat /tmp/err)"
+fi
+rmdir "$t" 2>/dev/null
+echo host1 >"$edu/return" || fail "return ${edu##*/} after premap"
 echo 0 >/sys/module/smartio/parameters/premap
 finish
