@@ -10,8 +10,11 @@
 # spread over 1 GiB, every byte equal; edu's writes to an IOVA never
 # mapped and to a page after its unmap are blocked and logged as DMAR
 # faults, canaries unchanged; host0 reads the data back; premap=1 maps
-# all RAM in advance (tests/ntb/iommu-init.sh).  Both nodes' dma_window
-# lines must agree.
+# all RAM in advance, and a segment of host1 mapped for edu over that
+# window takes edu's DMA; host0 reads and writes each page of a segment
+# of host1 through host1's translated NTB function; a borrow for another
+# node is refused before it is sent (tests/ntb/iommu-init.sh).  Both
+# nodes' dma_window lines must agree.
 #
 # NTB_HW=switchtec runs the same checks (iommu-init.sh, swhw=switchtec)
 # on two partitions of the Switchtec model (switchtec-nt) under the

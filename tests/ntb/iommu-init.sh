@@ -16,7 +16,13 @@
 #    compresses the next faults of the same source), and the NVMe and
 #    host0 keep working;
 #  - host0 reads what host1 wrote once the NVMe is back with its driver;
-#  - with premap=1 the NVMe again, all of RAM mapped in advance.
+#  - with premap=1 the NVMe again, all of RAM mapped in advance, then
+#    edu, and a segment of host1 mapped for it (segments/tdma/dma/<edu>)
+#    into which edu's DMA engine writes 2 KiB (sio_edu_msi dma_to=);
+#  - host1's borrow of the NVMe for host0 (window=256M) is refused on
+#    host1 (EPERM), and host0 counts no refused message of host1;
+#  - host0 attaches a 64 KiB segment of host1 (tseg) and reads and writes
+#    each of its pages through host1's translated NTB function.
 # With swhw=switchtec (check_iommu.sh NTB_HW=switchtec) the two nodes are
 # partitions of the Switchtec model under switchtec.ko and
 # ntb_hw_switchtec.ko (use_lut_mws=1): the DMA windows take the direct
