@@ -343,6 +343,7 @@ int sio_ntb_fab_send(u32 dst, const void *msg, u32 len, void *reply, u32 cap);
 int sio_ntb_fab_seg_backing(u32 seg, int create);
 int sio_ntb_fab_seg_map(u32 seg, u32 node, int map);
 int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus);
+int sio_ntb_fab_seg_dma(u64 phys, u64 size, u64 *dma);
 void sio_ntb_fab_show(struct seq_file *s);
 struct pci_dev *sio_ntb_fab_pci_dev(void);
 void sio_ntb_fab_notify(void);

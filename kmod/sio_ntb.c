@@ -633,11 +633,10 @@ int sio_ntb_fab_seg_backing(u32 seg, int create)
 }
 
 /*
- * Where this node's segment at core address phys (its record's phys), of
- * at least size bytes, lies in this machine's memory: what an inbound
- * entry translates to when the segment is mapped for a device.
+ * This node's segment at core address phys (its record's phys), of at
+ * least size bytes: its backing, or -errno.
  */
-int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus)
+static int own_seg(u64 phys, u64 size, struct sio_fab_seg **out)
 {
 	u32 i;
 
@@ -649,10 +648,37 @@ int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus)
 			continue;
 		if (size > fab.own[i].len)
 			return -EINVAL;
-		*bus = ntb->seg_phys(fab.own[i].p, fab.own[i].va);
+		*out = &fab.own[i];
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* Where that segment lies in this machine's memory (physical address). */
+int sio_ntb_fab_seg_bus(u64 phys, u64 size, phys_addr_t *bus)
+{
+	struct sio_fab_seg *fs;
+	int err = own_seg(phys, size, &fs);
+
+	if (!err)
+		*bus = ntb->seg_phys(fs->p, fs->va);
+	return err;
+}
+
+/*
+ * Where the NTB function's DMA reaches that segment: what an inbound
+ * entry translates to when a peer attaches it or maps it for a device.
+ * With the function in a translated IOMMU domain that is the heap's IOVA,
+ * not the physical address (issue 29).
+ */
+int sio_ntb_fab_seg_dma(u64 phys, u64 size, u64 *dma)
+{
+	struct sio_fab_seg *fs;
+	int err = own_seg(phys, size, &fs);
+
+	if (!err)
+		*dma = ntb->seg_dma(fs->p, fs->va);
+	return err;
 }
 
 /*

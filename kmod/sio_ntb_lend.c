@@ -345,9 +345,6 @@ int sio_ntb_lend_direct_map(u32 borrower, u16 rid, u64 addr, u64 size,
  */
 static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
 {
-	phys_addr_t bus;
-	int err;
-
 	switch (kind) {
 	case SIO_INB_BAR:
 		*target = local_addr;	/* the registry has the real BARs */
@@ -359,10 +356,11 @@ static int inbound_target(u32 kind, u64 local_addr, u64 size, u64 *target)
 		*target = SIO_MSI_BASE;
 		return 0;
 	case SIO_INB_SEG:
-		/* A segment of ours mapped for a device of that peer. */
-		err = sio_ntb_fab_seg_bus(local_addr, size, &bus);
-		*target = bus;
-		return err;
+		/*
+		 * A segment of ours attached by that peer or mapped for a
+		 * device of it: where our NTB function's DMA reaches it.
+		 */
+		return sio_ntb_fab_seg_dma(local_addr, size, target);
 	default:
 		return -EINVAL;
 	}
@@ -508,28 +506,31 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 
 /*
  * A segment of this node mapped for a device it borrows, over an identity
- * window (RAM from address 0, SIO_INB_DMA): the device reaches the
- * segment's memory at the window's device address plus that memory's
- * physical address, as the shadow's DMA mappings do.  A window in the NTB
- * function's IOMMU domain holds only what the shadow's driver maps (or
- * RAM at its physical address, premapped, where the segment's pages need
- * not be contiguous): not offered there yet.
+ * window (RAM from address 0, SIO_INB_DMA) or a premapped one (all RAM at
+ * the window's IOVA plus its physical address, premap=1): the device
+ * reaches the segment's memory at the window's device address plus that
+ * memory's physical address, as the shadow's DMA mappings do (the heap is
+ * physically contiguous, smartio_ntb's SIO_INBOUND_ATTRS).  A strict
+ * window holds only what the shadow's driver maps: not offered there
+ * (EOPNOTSUPP; it would need a range of the shadow's pool mapped until
+ * the segment's unmap, which the core does not tell the platform).
  */
 int sio_ntb_lend_window_addr(u32 dev, u64 phys, u64 size, u64 *ioaddr)
 {
 	const struct sio_borrow *b;
 	struct sio_ntb_window *w;
 	phys_addr_t bus;
-	bool identity;
+	bool all_ram;
 	int bidx, err;
 
 	bidx = sio_borrow_find(sio_k.reg, dev, sio_k.self);
 	if (bidx < 0)
 		return bidx;
 	w = sio_ntb_window_get(dev);
-	identity = w && w->mode == SIO_WIN_IDENTITY;
+	all_ram = w && (w->mode == SIO_WIN_IDENTITY ||
+			w->mode == SIO_WIN_PREMAP);
 	sio_ntb_window_put(w);
-	if (!identity)
+	if (!all_ram)
 		return -EOPNOTSUPP;
 	b = sio_borrow_at(sio_k.reg, (u32)bidx);
 	err = sio_ntb_fab_seg_bus(phys, size, &bus);
@@ -714,7 +715,10 @@ int sio_ntb_k_borrow(u32 dev, u32 node, u64 window)
 	struct sio_view *v;
 	int err;
 
-	/* For another node: the core forwards it (and refuses it there). */
+	/*
+	 * For another node: the core refuses it (EPERM) before anything is
+	 * sent, window= or not (lib/core/dispatch.c).
+	 */
 	if (node != sio_k.self || !kd)
 		return sio_k_cmd(SIO_CMD_BORROW, dev, node);
 	mutex_lock(&lend.lock);

@@ -16,6 +16,9 @@
  *    and requester entries as before); refusals never claim; a lender
  *    that claims without the core's lock asks first (-EINPROGRESS), which
  *    is no denial, and the request served again grants the borrow.
+ *  - test_command_for_another_node_*: a user's borrow (window= or not),
+ *    return or lend for another machine's node is refused before it is
+ *    sent (EPERM), so that machine counts nothing against this one.
  *  - test_segment_dma_across_registries_*: SmartIO's third address-domain
  *    case: node 2 maps a segment of its own for node 0's device, lent to
  *    node 1.  The lender keeps a record of its own half (LUT slots toward
@@ -598,6 +601,36 @@ static void test_borrow_across_registries_refused_never_claims(void **state)
 		assert_memory_equal(&before[i], &after[i], sizeof(before[i]));
 	assert_int_equal(sio_borrow_find(w.reg[0], 0, 1), -ENOENT);
 	assert_int_equal(sio_borrow_find(w.reg[1], 0, 1), -ENOENT);
+}
+
+/*
+ * Issue 29: a user's borrow for another machine's node, window= or not,
+ * and its other commands that act for this node only, are refused where
+ * they enter (EPERM), before anything is sent: the other machine would
+ * refuse them (origin.c) and count them against this node.
+ */
+static void test_command_for_another_node_refused_before_sent(void **state)
+{
+	u32 r0, r2;
+
+	(void)state;
+	lend_to_all();
+	r0 = sio_node(w.reg[0], 1)->refused;
+	r2 = sio_node(w.reg[2], 1)->refused;
+	/* Node 1's user borrows node 0's device for node 2, sized or not. */
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 2, 256u << 20), -EPERM);
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 2, 0), -EPERM);
+	assert_int_equal(cmd(1, SIO_CMD_RETURN, 0, 2, 0), -EPERM);
+	/* ...sets node 0's lend policy. */
+	assert_int_equal(cmd(1, SIO_CMD_LEND, 0, 1, 0), -EPERM);
+	assert_int_equal(sio_node(w.reg[2], 1)->refused, r2);
+	assert_int_equal(sio_node(w.reg[0], 1)->refused, r0);
+	assert_int_equal(w.claims, 0);
+	assert_int_equal(sio_dev(w.reg[0], 0)->borrowers, 0);
+	assert_int_equal(sio_borrow_find(w.reg[2], 0, 2), -ENOENT);
+	/* Its own borrow, sized, still goes through. */
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+	assert_int_equal(cmd(1, SIO_CMD_RETURN, 0, 1, 0), 0);
 }
 
 /*
@@ -1325,6 +1358,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_borrow_across_registries_refused_never_claims,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_command_for_another_node_refused_before_sent,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_borrow_across_registries_claim_asked_then_granted,

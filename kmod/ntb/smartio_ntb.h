@@ -85,6 +85,11 @@ void *sio_ntb_seg_alloc(struct sio_ntb_peer *p, size_t size, u64 *off);
 void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size);
 /* The physical address of segment memory va, to map it to user space. */
 phys_addr_t sio_ntb_seg_phys(struct sio_ntb_peer *p, void *va);
+/*
+ * Where this NTB function's DMA reaches segment memory va: what an inbound
+ * translation leads to (an IOVA of its domain when its IOMMU translates).
+ */
+dma_addr_t sio_ntb_seg_dma(struct sio_ntb_peer *p, void *va);
 void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
 			       phys_addr_t *phys);
 
@@ -166,6 +171,7 @@ struct sio_ntb_fabric_ops {
 	typeof(sio_ntb_seg_alloc) *seg_alloc;
 	typeof(sio_ntb_seg_free) *seg_free;
 	typeof(sio_ntb_seg_phys) *seg_phys;
+	typeof(sio_ntb_seg_dma) *seg_dma;
 	typeof(sio_ntb_peer_seg) *peer_seg;
 	typeof(sio_ntb_lut_geometry) *lut_geometry;
 	typeof(sio_ntb_lut_set) *lut_set;

@@ -34,6 +34,7 @@ static const struct sio_ntb_fabric_ops sio_fabric_ops = {
 	.seg_alloc = sio_ntb_seg_alloc,
 	.seg_free = sio_ntb_seg_free,
 	.seg_phys = sio_ntb_seg_phys,
+	.seg_dma = sio_ntb_seg_dma,
 	.peer_seg = sio_ntb_peer_seg,
 	.lut_geometry = sio_ntb_lut_geometry,
 	.lut_set = sio_ntb_lut_set,

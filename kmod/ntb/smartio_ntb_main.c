@@ -243,6 +243,14 @@ static void sio_peer_down(struct sio_ntb_peer *p)
 }
 
 /*
+ * Inbound buffers are physically contiguous also when the NTB function's
+ * IOMMU translates: dma-iommu would otherwise gather single pages behind
+ * one IOVA range and vmap them, and a segment is mapped to user space by
+ * its physical address, page after page (sio_ntb_seg_phys; issue 29).
+ */
+#define SIO_INBOUND_ATTRS	DMA_ATTR_FORCE_CONTIGUOUS
+
+/*
  * A buffer for inbound window widx of peer pidx, at least want bytes (at
  * most what the window takes), translated; 0 or -errno.
  */
@@ -262,7 +270,7 @@ static int sio_inbound(struct sio_ntb_peer *p, int widx, resource_size_t want,
 	/*
 	 * Switchtec's direct windows translate a naturally aligned power of
 	 * two (ntb_hw_switchtec programs ilog2(size); the chip refuses the
-	 * rest): ask for one whenever it fits.  dma_alloc_coherent() aligns
+	 * rest): ask for one whenever it fits.  dma_alloc_attrs() aligns
 	 * it to its size.  Other hardware takes it as well.
 	 */
 	if (roundup_pow_of_two(sz) <= size_max)
@@ -272,14 +280,16 @@ static int sio_inbound(struct sio_ntb_peer *p, int widx, resource_size_t want,
 			&size_max, &want);
 		return -ENOSPC;
 	}
-	*va = dma_alloc_coherent(&ntb->pdev->dev, sz, dma, GFP_KERNEL);
+	*va = dma_alloc_attrs(&ntb->pdev->dev, sz, dma, GFP_KERNEL,
+			      SIO_INBOUND_ATTRS);
 	if (!*va)
 		return -ENOMEM;
 	rc = IS_ALIGNED(*dma, addr_align) ? 0 : -EINVAL;
 	if (!rc)
 		rc = ntb_mw_set_trans(ntb, p->pidx, widx, *dma, sz);
 	if (rc) {
-		dma_free_coherent(&ntb->pdev->dev, sz, *va, *dma);
+		dma_free_attrs(&ntb->pdev->dev, sz, *va, *dma,
+			       SIO_INBOUND_ATTRS);
 		*va = NULL;
 		return rc;
 	}
@@ -364,8 +374,9 @@ static int sio_setup_heap(struct sio_ntb_peer *p)
 		d->heap = bitmap_zalloc(d->heap_pages, GFP_KERNEL);
 		if (!d->heap) {
 			ntb_mw_clear_trans(d->ntb, p->pidx, SIO_MW_SEG);
-			dma_free_coherent(&d->ntb->pdev->dev, d->heap_size,
-					  d->heap_va, d->heap_dma);
+			dma_free_attrs(&d->ntb->pdev->dev, d->heap_size,
+				       d->heap_va, d->heap_dma,
+				       SIO_INBOUND_ATTRS);
 			d->heap_va = NULL;
 			rc = -ENOMEM;
 			goto out;
@@ -671,15 +682,25 @@ void sio_ntb_seg_free(struct sio_ntb_peer *p, void *va, size_t size)
 }
 
 /*
- * The heap's memory is dma_alloc_coherent()'s: RAM in the linear map on
- * most hardware, a remapped range otherwise (ntb_ivshmem hands out the
- * shared region, memremap()ed).
+ * The heap's memory is dma_alloc_attrs()'s, physically contiguous
+ * (SIO_INBOUND_ATTRS): RAM in the linear map on most hardware, a remapped
+ * range otherwise (ntb_ivshmem hands out the shared region, memremap()ed).
  */
 phys_addr_t sio_ntb_seg_phys(struct sio_ntb_peer *p, void *va)
 {
 	if (virt_addr_valid(va))
 		return virt_to_phys(va);
 	return PFN_PHYS(vmalloc_to_pfn(va)) + offset_in_page(va);
+}
+
+/*
+ * The heap is one dma_alloc_attrs() buffer of the NTB function: its DMA
+ * address and its CPU address advance together, also when the function's
+ * IOMMU translates (an IOVA range then, whatever pages lie behind it).
+ */
+dma_addr_t sio_ntb_seg_dma(struct sio_ntb_peer *p, void *va)
+{
+	return p->d->heap_dma + (va - p->d->heap_va);
 }
 
 void __iomem *sio_ntb_peer_seg(struct sio_ntb_peer *p, u64 off, size_t size,
@@ -1322,14 +1343,14 @@ static void sio_remove(struct ntb_client *client, struct ntb_dev *ntb)
 			ntb_mw_clear_trans(ntb, p->pidx, SIO_MW_SEG);
 		if (p->in) {
 			ntb_mw_clear_trans(ntb, p->pidx, SIO_MW_MSG);
-			dma_free_coherent(&ntb->pdev->dev, p->in_size, p->in,
-					  p->in_dma);
+			dma_free_attrs(&ntb->pdev->dev, p->in_size, p->in,
+				       p->in_dma, SIO_INBOUND_ATTRS);
 		}
 	}
 	bitmap_free(d->heap);
 	if (d->heap_va)
-		dma_free_coherent(&ntb->pdev->dev, d->heap_size, d->heap_va,
-				  d->heap_dma);
+		dma_free_attrs(&ntb->pdev->dev, d->heap_size, d->heap_va,
+			       d->heap_dma, SIO_INBOUND_ATTRS);
 }
 
 static struct ntb_client sio_client = {

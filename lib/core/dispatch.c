@@ -114,6 +114,17 @@ int sio_core_dispatch_from(struct sio_core *c, u32 self, u32 from,
 	}
 	if (owner < 0)
 		return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq, owner);
+	/*
+	 * Separate registries: a user's command that acts for this node
+	 * only (SIO_FROM_LOCAL_SEP: lend policy, mode, borrow, return,
+	 * attach) but belongs to another node would be refused there
+	 * (origin.c) and counted against this node.  Refused here, before
+	 * anything is sent, whatever it carries (a borrow's window=).
+	 */
+	if ((u32)owner != self && from == self &&
+	    e->origin == SIO_FROM_LOCAL_SEP &&
+	    (c->flags & SIO_CORE_SEPARATE))
+		return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq, -EPERM);
 	if ((u32)owner != self) {
 		if (!sio_node_up(c->reg, (u32)owner))
 			return reply_errno(reply, cap, SIO_CMD_REPLY, p.seq,

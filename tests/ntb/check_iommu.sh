@@ -10,18 +10,31 @@
 # spread over 1 GiB, every byte equal; edu's writes to an IOVA never
 # mapped and to a page after its unmap are blocked and logged as DMAR
 # faults, canaries unchanged; host0 reads the data back; premap=1 maps
-# all RAM in advance (tests/ntb/iommu-init.sh).  Both nodes' dma_window
-# lines must agree.
+# all RAM in advance, and a segment of host1 mapped for edu over that
+# window takes edu's DMA; host0 reads and writes each page of a segment
+# of host1 through host1's translated NTB function; a borrow for another
+# node is refused before it is sent (tests/ntb/iommu-init.sh).  Both
+# nodes' dma_window lines must agree.
+#
+# NTB_HW=switchtec runs the same checks (iommu-init.sh, swhw=switchtec)
+# on two partitions of the Switchtec model (switchtec-nt) under the
+# unmodified switchtec.ko and ntb_hw_switchtec.ko with LUT windows: the
+# DMA windows go to the direct window of BAR 4 (2 GiB: premap=1's window
+# over all of host1's RAM), one translation per pair of partitions, so
+# host1 holds one borrow at a time there; the switch walks host1's VT-d
+# tables as it does for smartio-ntb-port (contrib/qemu/ntbsw-iommu.c,
+# shared by both models).
 #
 # Environment: SRCDIR, BUILDDIR (set by make), KVER, LINUX_SOURCE (see
 # build.sh), NTB_TIMEOUT (seconds per guest, default 1800), NTB_KEEP=1
 # keeps the work directory, NTBSW_OUT (see check_switch.sh).  Exit 77
 # when qemu, busybox-static, cpio, the kernel image, headers or source
-# are missing.
+# are missing.  NTB_HW: sioswitch (default) or switchtec.
 set -u
 src=${SRCDIR:-.}
 build=${BUILDDIR:-.}
 limit=${NTB_TIMEOUT:-1800}
+hw=${NTB_HW:-sioswitch}
 N=2
 
 skip() { echo "SKIP: check-ntb (iommu): $*"; exit 77; }
@@ -44,26 +57,50 @@ ${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror \
 	>"$tmp/cc-spread.log" 2>&1 || { cat "$tmp/cc-spread.log"; exit 1; }
 guest_root "$tmp/root" "$src/tests/ntb/iommu-init.sh" "$out/smartio/smartio.ko" \
 	"$sfs" "$KVER" || skip "modprobe cannot resolve nvme for $KVER"
-cp "$out/ntb.ko" "$out/ntb_sioswitch.ko" "$out/edu/sio_edu_msi.ko" "$tmp/root/"
+cp "$out/ntb.ko" "$out/edu/sio_edu_msi.ko" "$tmp/root/"
+if [ "$hw" = switchtec ]; then
+	cp "$out/switchtec.ko" "$out/ntb_hw_switchtec.ko" "$tmp/root/"
+else
+	cp "$out/ntb_sioswitch.ko" "$tmp/root/"
+fi
 sw_smartio_root "$tmp/root"
 guest_initrd "$tmp/root" "$tmp/initrd.gz"
 
-# Entries of 512 MiB, seven per peer: host1's premapped window over its
-# 1.5 GiB (2 GiB) takes four and the MSI window one.
-sw_start $N 4G
+nvme_opts=
+qemu_log=
+if [ "$hw" = switchtec ]; then
+	# 64 KiB LUT entries for BARs and the MSI window (edu's 1 MiB BAR
+	# takes 16 of the 31 left after the driver's shared one), the DMA
+	# windows on BAR 4's direct window, 2 GiB: premap=1's window over
+	# host1's 1.5 GiB.  ID protection on, as in check_lend.sh.
+	SW_DEVICE=switchtec-nt
+	SW_SWITCH_ARGS="-x switchtec,luts=32,rids=32,bar2=4M,bar4=2G,idprot=1"
+	sw_start $N
+	# A 64 KiB entry must not expose the NVMe's MSI-X table: its own
+	# BAR, and doorbells of 64 KiB (check_lend.sh).
+	nvme_opts=,msix-exclusive-bar=on,max_ioqpairs=7679
+	# The model logs what the chip would refuse.
+	qemu_log="-d guest_errors"
+else
+	# Entries of 512 MiB, seven per peer: host1's premapped window over
+	# its 1.5 GiB (2 GiB) takes four and the MSI window one.
+	sw_start $N 4G
+fi
 t0=$(date +%s)
 dd if=/dev/zero of="$tmp/nvme0.img" bs=1M count=0 seek=256 status=none
 # host0 as in check_lend.sh: its NTB function not translated (the
 # intel-iommu comes after it), the lent device in a domain of its own.
-SW_APPEND="intel_iommu=on iommu=pt no_timer_check"
+SW_APPEND="intel_iommu=on iommu=pt no_timer_check swhw=$hw"
+# shellcheck disable=SC2086 # $qemu_log is two words or none
 sw_guest 0 1 256 -device intel-iommu,intremap=on \
 	-device edu,dma_mask=0xffffffffffffffff \
 	-drive "file=$tmp/nvme0.img,if=none,id=nv,format=raw" \
-	-device nvme,serial=sio0,drive=nv
+	-device "nvme,serial=sio0,drive=nv$nvme_opts" $qemu_log
 pid0=$guest_pid
 # host1: the intel-iommu before the NTB function, which it translates.
-SW_APPEND="intel_iommu=on no_timer_check" SW_IOMMU="intremap=on" \
-	sw_guest 1 1 1536
+# shellcheck disable=SC2086
+SW_APPEND="intel_iommu=on no_timer_check swhw=$hw" SW_IOMMU="intremap=on" \
+	sw_guest 1 1 1536 $qemu_log
 pid1=$guest_pid
 wait "$pid0" "$pid1"
 echo "all guests done after $(($(date +%s) - t0)) s"
@@ -78,11 +115,33 @@ else
 	echo "FAIL: dma_window: host0 '$w0', host1 '$w1'"
 	fails=$((fails + 1))
 fi
+# host1's QEMU published its NTB function's DMA as translated, which the
+# switch then walks for host0's accesses through a window.
+if grep -q "1: its DMA is translated by VT-d" "$tmp/p1-1.qemu"; then
+	echo "PASS: port 1's NTB function ($hw) was in a translated domain"
+else
+	echo "FAIL: port 1's QEMU never saw its NTB function ($hw) translated"
+	fails=$((fails + 1))
+fi
+if [ "$hw" = switchtec ]; then
+	# The chip's refusals the model logged: none (its lines of what
+	# the function's DMA translation is are no refusal).
+	for p in 0 1; do
+		if grep 'switchtec-nt' "$tmp/p$p-1.qemu" | grep -qv 'its DMA is'; then
+			echo "FAIL: port $p: the model logged guest errors:"
+			grep 'switchtec-nt' "$tmp/p$p-1.qemu" | grep -v 'its DMA is' |
+				head -n 20
+			fails=$((fails + 1))
+		else
+			echo "PASS: port $p: no access the chip would refuse"
+		fi
+	done
+fi
 echo "--- switch"
 cat "$tmp/switch.log"
 if [ "$fails" -eq 0 ]; then
-	echo "PASS: check-ntb (iommu) on $kernel_tag"
+	echo "PASS: check-ntb (iommu, $hw) on $kernel_tag"
 	exit 0
 fi
-echo "FAIL: check-ntb (iommu) ($fails problems)"
+echo "FAIL: check-ntb (iommu, $hw) ($fails problems)"
 exit 1

@@ -16,11 +16,24 @@
 #    compresses the next faults of the same source), and the NVMe and
 #    host0 keep working;
 #  - host0 reads what host1 wrote once the NVMe is back with its driver;
-#  - with premap=1 the NVMe again, all of RAM mapped in advance.
+#  - with premap=1 the NVMe again, all of RAM mapped in advance, then
+#    edu, and a segment of host1 mapped for it (segments/tdma/dma/<edu>)
+#    into which edu's DMA engine writes 2 KiB (sio_edu_msi dma_to=);
+#  - host1's borrow of the NVMe for host0 (window=256M) is refused on
+#    host1 (EPERM), and host0 counts no refused message of host1;
+#  - host0 attaches a 64 KiB segment of host1 (tseg) and reads and writes
+#    each of its pages through host1's translated NTB function.
+# With swhw=switchtec (check_iommu.sh NTB_HW=switchtec) the two nodes are
+# partitions of the Switchtec model under switchtec.ko and
+# ntb_hw_switchtec.ko (use_lut_mws=1): the DMA windows take the direct
+# window of BAR 4, one translation per pair of partitions, so host1
+# returns the NVMe before it borrows edu and borrows the NVMe again
+# (window=256M) to show it still works after the faults.
 # "PASS: ..." / "FAIL: ..."; "NTB-END" ends.
 . /guest-common.sh
 P=$(karg swport)
 phase=$(karg swphase)
+ntbhw=$(karg swhw)
 N=2
 echo "NTB-START port=$P phase=$phase"
 STEP_WAIT=600
@@ -35,8 +48,22 @@ for d in /sys/bus/pci/devices/*; do
 	*:*:0x010802) nvme_bdf=$(basename "$d") ;;
 	esac
 done
-sioswitch_up
-ntb_bdf=$(basename "$(readlink -f /sys/bus/pci/drivers/ntb_sioswitch/0000:*)")
+if [ "$ntbhw" = switchtec ]; then
+	# LUT windows of 64 KiB, and direct windows of all of BAR 4 (2 GiB:
+	# premap=1's DMA window over this machine's RAM).
+	insmod /ntb.ko || fail "insmod ntb.ko"
+	insmod /switchtec.ko || fail "insmod switchtec.ko"
+	insmod /ntb_hw_switchtec.ko use_lut_mws=1 max_mw_size=0x80000000 ||
+		fail "insmod ntb_hw_switchtec.ko use_lut_mws=1"
+	registered() { dmesg | grep -q "NTB device registered"; }
+	waitfor 30 registered || fail "ntb_hw_switchtec did not register"
+	insmod /smartio_ntb.ko node="$P" || fail "insmod smartio_ntb.ko"
+	ntb_drv=switchtec
+else
+	sioswitch_up
+	ntb_drv=ntb_sioswitch
+fi
+ntb_bdf=$(basename "$(readlink -f /sys/bus/pci/drivers/$ntb_drv/0000:*)")
 if [ "$P" = 0 ]; then
 	smartio_up devices="$nvme_bdf,$edu_bdf"
 else
@@ -69,6 +96,12 @@ if [ "$P" = 0 ]; then
 	# (check_iommu.sh compares the two lines).
 	wait_for window 1
 	echo "DMA-WINDOW host0 $(grep '^host1 ' "$nvme/dma_window")"
+	# host1's sized borrow for host0 never came here (refused there).
+	line=$(grep '^node host1 ' /sys/kernel/debug/smartio/state)
+	case "$line" in
+	*" refused=0") pass "host1's borrow for host0 never reached host0: $line" ;;
+	*) fail "host0 refused messages of host1: $line" ;;
+	esac
 	mark seen
 	# The NVMe back with its driver: what host1 wrote last is there.
 	wait_for returned 1
@@ -86,6 +119,29 @@ if [ "$P" = 0 ]; then
 		fail "no DMAR fault of edu at 0x100000 on host0: $(dmesg | grep 'DMAR: \[' | tail -n 3)"
 	fi
 	mark checked
+	# A segment of host1, whose NTB function translates: attached and
+	# reached here through host1's inbound entry, which must lead to
+	# the segment's IOVA in that domain.  The attachment is this
+	# shell's (a brace group, not a subshell).
+	wait_for xlat 1
+	s=/smartio/nodes/host1/segments/tseg
+	waitfor 60 is "$s/available" 1 || fail "tseg not exported: $(ls /smartio/nodes/host1/segments)"
+	{ echo host0 >"$s/attach"; } 2>/tmp/err || fail "attach tseg: $(cat /tmp/err)"
+	# Every page: host1 wrote its pages through its mmap (by physical
+	# address), they are read here through host1's IOMMU (by IOVA).
+	bad=
+	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		got=$(sio_segrw "$s/mem" $((n * 4096)) read 13)
+		[ "$got" = "$(printf 'host1 page %02d' "$n")" ] || bad="$bad $n:'$got'"
+		sio_segrw "$s/mem" $((n * 4096 + 2048)) write "$(printf 'host0 page %02d' "$n")" ||
+			bad="$bad $n:write"
+	done
+	if [ -z "$bad" ]; then
+		pass "host1's segment tseg, 16 pages, read and written here through its translated NTB function"
+	else
+		fail "host1's segment tseg here:$bad"
+	fi
+	mark xlatw
 	waitfor 900 host1_gone || fail "host1 still up"
 	finish
 fi
@@ -103,6 +159,17 @@ else
 fi
 wait_for lent 0
 faults() { dmesg | grep -c "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\]"; }
+
+# A borrow for another machine's node (host0's own device for host0,
+# sized): refused here before anything is sent, window= and all, so
+# host0 counts nothing against host1 (host0 checks its count).
+if echo "host0 window=256M" >"$nvme/borrow" 2>/tmp/err; then
+	fail "host1 borrowed ${nvme##*/} for host0"
+elif grep -q "Operation not permitted" /tmp/err; then
+	pass "a borrow for host0 with window=256M is refused on host1: $(cat /tmp/err)"
+else
+	fail "a borrow for host0 with window=256M: '$(cat /tmp/err)', not EPERM"
+fi
 
 # The NVMe, a strict 256 MiB window, 1.5 GiB of RAM.
 if echo "host1 window=256M" >"$nvme/borrow" 2>/tmp/err; then
@@ -136,6 +203,15 @@ fi
 grep "^shadow" /sys/kernel/debug/smartio/state
 
 wait_for seen 0
+# Over Switchtec the DMA window holds the direct window toward host0, its
+# one translation: the NVMe goes back before edu comes.
+if [ "$ntbhw" = switchtec ]; then
+	if echo host1 >"$nvme/return"; then
+		pass "host1 returns ${nvme##*/}: the direct window is edu's next"
+	else
+		fail "return ${nvme##*/} before edu"
+	fi
+fi
 # edu: writes where nothing is mapped, and after an unmap.
 if echo "host1 window=128M" >"$edu/borrow" 2>/tmp/err; then
 	pass "host1 borrows ${edu##*/} with window=128M"
@@ -179,6 +255,18 @@ else
 	fail "fence_ok '$ok', DMA write faults of $ntb_bdf $before -> $after"
 fi
 rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+# Over Switchtec edu goes back and the NVMe comes again, strict, 256 MiB.
+returns="${edu##*/} and ${nvme##*/}"
+if [ "$ntbhw" = switchtec ]; then
+	echo host1 >"$edu/return" || fail "return ${edu##*/}"
+	returns=${nvme##*/}
+	if echo "host1 window=256M" >"$nvme/borrow" 2>/tmp/err &&
+	   waitfor 120 test -b /dev/nvme0n1; then
+		pass "host1 borrows ${nvme##*/} again after edu's faults: $(grep '^host1 ' "$nvme/dma_window")"
+	else
+		fail "borrow ${nvme##*/} again: $(cat /tmp/err)"
+	fi
+fi
 # Both sides keep working: the NVMe through the window, host0's node.
 if sio_dmaspread /dev/nvme0n1 16 64 256 9 >/tmp/out 2>&1 &&
    is /smartio/nodes/host0/state up; then
@@ -186,13 +274,44 @@ if sio_dmaspread /dev/nvme0n1 16 64 256 9 >/tmp/out 2>&1 &&
 else
 	fail "after the faults: host0 '$(cat /smartio/nodes/host0/state)', nvme $(cat /tmp/out)"
 fi
-if echo host1 >"$edu/return" && echo host1 >"$nvme/return"; then
-	pass "host1 returns ${edu##*/} and ${nvme##*/}"
+if { [ "$ntbhw" = switchtec ] || echo host1 >"$edu/return"; } &&
+   echo host1 >"$nvme/return"; then
+	pass "host1 returns $returns"
 else
 	fail "return"
 fi
 mark returned
 wait_for checked 0
+
+# A segment of this machine, whose NTB function translates, attached by
+# host0: its inbound entry leads to the segment's IOVA (the heap's DMA
+# address), so host0 reads what was written here and writes back.
+x=/smartio/self/segments/tseg
+pages() {
+	local n
+	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		sio_segrw "$x/mem" $((n * 4096)) write "$(printf 'host1 page %02d' "$n")" ||
+			return 1
+	done
+}
+if mkdir "$x" && echo 64k >"$x/size" && pages && echo 1 >"$x/available"; then
+	pass "segment tseg of $(cat "$x/size") bytes, each page named, exported"
+else
+	fail "segment tseg: size '$(cat "$x/size")'"
+fi
+mark xlat
+wait_for xlatw 0
+bad=
+for n in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+	got=$(sio_segrw "$x/mem" $((n * 4096 + 2048)) read 13)
+	[ "$got" = "$(printf 'host0 page %02d' "$n")" ] || bad="$bad $n:'$got'"
+done
+if [ -z "$bad" ]; then
+	pass "host0's writes into tseg's 16 pages landed in this machine's segment"
+else
+	fail "tseg's pages here, not host0's writes:$bad"
+	dmesg | grep 'DMAR: \[' | tail -n 3
+fi
 
 # SmartIO 8.1: all of RAM mapped in advance, the default window.
 echo 1 >/sys/module/smartio/parameters/premap
@@ -213,5 +332,31 @@ if echo host1 >"$nvme/borrow" 2>/tmp/err; then
 else
 	fail "premap=1 borrow: $(cat /tmp/err)"
 fi
+# A segment of this machine mapped for a device it borrows over a
+# premapped window: the device's address of it is the window's plus its
+# physical address, and edu's DMA engine writes 2 KiB into it there.
+t=/smartio/self/segments/tdma
+if echo host1 >"$edu/borrow" 2>/tmp/err && mkdir "$t" &&
+   echo 64k >"$t/size" && mkdir "$t/dma/${edu##*/}" 2>/tmp/err; then
+	ioaddr=$(cat "$t/dma/${edu##*/}/ioaddr")
+	insmod /sio_edu_msi.ko raises=1 dma_to="$ioaddr" ||
+		fail "insmod sio_edu_msi.ko dma_to=$ioaddr"
+	wrote() { dmesg | grep -q "sio_edu_msi .*: dma_to "; }
+	waitfor 60 wrote || fail "sio_edu_msi did not write to $ioaddr"
+	a=$(sio_segrw "$t/mem" 0 read 16)
+	b=$(sio_segrw "$t/mem" 2032 read 16)
+	if [ "$a" = "sio_edu_msi DMA " ] && [ "$b" = "$a" ]; then
+		pass "edu wrote 2 KiB into segment tdma mapped for it at $ioaddr over the premapped window: '$a'"
+	else
+		fail "segment tdma at $ioaddr holds '$a' ... '$b': $(dmesg | grep 'sio_edu_msi .*: dma_to')"
+		dmesg | grep 'DMAR: \[' | tail -n 3
+	fi
+	rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+	rmdir "$t/dma/${edu##*/}" || fail "rmdir tdma/dma/${edu##*/}"
+else
+	fail "segment tdma mapped for ${edu##*/} over the premapped window: $(cat /tmp/err)"
+fi
+rmdir "$t" 2>/dev/null
+echo host1 >"$edu/return" || fail "return ${edu##*/} after premap"
 echo 0 >/sys/module/smartio/parameters/premap
 finish

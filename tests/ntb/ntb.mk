@@ -95,7 +95,8 @@ EXTRA_DIST += tests/ntb/switchtec-perf.sh tests/ntb/switchtec-bench-init.sh
 #             domains, 16 MiB each way, then a write to an IOVA the
 #             receiver never mapped, which must fault there (NTB_IOMMU=1);
 #  switchtec  two partitions of the Switchtec model under the mainline
-#             switchtec drivers, then ntb_transport and smartio lending
+#             switchtec drivers, then ntb_transport, smartio lending and
+#             the DMA windows in a translated borrower's IOMMU domain
 #             over them (make check-ntb-switchtec);
 #  ivshmem    check_ntb.sh's two guests with smartio.ko over the ivshmem
 #             NTB.
@@ -171,16 +172,22 @@ check-ntb-switch2: contrib/ivshmem/smartio-ivshmem-server fs/smartiofs
 # (check_switchtec.sh),
 # then ntb_transport and ntb_netdev, 64 MiB each way over TCP
 # (check_transport.sh with NTB_HW=switchtec), then smartio.ko lending an
-# NVMe between the two partitions (check_lend.sh with NTB_HW=switchtec).
+# NVMe between the two partitions (check_lend.sh with NTB_HW=switchtec),
+# then the DMA windows in a borrower's translated IOMMU domain over the
+# Switchtec model (check_iommu.sh with NTB_HW=switchtec).
 check-ntb-switchtec: fs/smartiofs
 	@$(NTB_PART); part "switchtec drivers" $(NTB_SH)/check_switchtec.sh; \
 	part "switchtec transport" env NTB_HW=switchtec \
 		$(NTB_SH)/check_transport.sh; \
 	part "switchtec lending" env NTB_HW=switchtec $(NTB_SH)/check_lend.sh; \
+	part "switchtec iommu" env NTB_HW=switchtec $(NTB_SH)/check_iommu.sh; \
 	$(NTB_DONE)
 check-ntb-lend-switchtec: fs/smartiofs
 	@$(NTB_PART); part "switchtec lending" env NTB_HW=switchtec \
 		$(NTB_SH)/check_lend.sh; $(NTB_DONE)
+check-ntb-iommu-switchtec: fs/smartiofs
+	@$(NTB_PART); part "switchtec iommu" env NTB_HW=switchtec \
+		$(NTB_SH)/check_iommu.sh; $(NTB_DONE)
 
 clean-local: clean-ntb
 clean-ntb:
@@ -190,4 +197,4 @@ clean-ntb:
 	check-ntb-lend check-ntb-msi check-ntb-nvmeq check-ntb-sriov \
 	check-ntb-iommu check-ntb-transport check-ntb-transport-iommu \
 	check-ntb-ivshmem check-ntb-switchtec check-ntb-lend-switchtec \
-	clean-ntb
+	check-ntb-iommu-switchtec clean-ntb

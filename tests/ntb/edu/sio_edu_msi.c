@@ -27,6 +27,10 @@
  *    unchanged", or what happened instead) and counted in `fence_ok`.
  *    Last, a write to device address EDU_OUTSIDE, in none of its windows,
  *    which the lender's IOMMU must refuse (the lender checks its log).
+ *  - A write to `dma_to`, a device address the test got elsewhere (a
+ *    segment mapped for the device, check_iommu.sh): 2 KiB of "sio_edu_msi
+ *    DMA " repeated.  Logged ("sio_edu_msi <bdf>: dma_to <addr>: 2048
+ *    bytes written (0)").
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -74,6 +78,9 @@ MODULE_PARM_DESC(p2p_equal, "p2p targets that read back what the device wrote");
 static unsigned long long fence_base;
 module_param(fence_base, ullong, 0444);
 MODULE_PARM_DESC(fence_base, "the device's address of the DMA window: run the fence checks");
+static unsigned long long dma_to;
+module_param(dma_to, ullong, 0444);
+MODULE_PARM_DESC(dma_to, "a device address the device's DMA engine writes 2 KiB of text to");
 static uint fence_ok;
 module_param(fence_ok, uint, 0444);
 MODULE_PARM_DESC(fence_ok, "fence checks that held (of 3)");
@@ -285,6 +292,28 @@ static void edu_fence_run(struct pci_dev *pdev, struct edu *e)
 	dma_free_coherent(&pdev->dev, EDU_DMA_SIZE, pattern, src);
 }
 
+/* 2 KiB of text from RAM through the device's buffer to dma_to. */
+static void edu_dma_to_run(struct pci_dev *pdev, struct edu *e)
+{
+	static const char text[] = "sio_edu_msi DMA ";
+	dma_addr_t src;
+	u8 *pattern;
+	int i, err = -ENOMEM;
+
+	pattern = dma_alloc_coherent(&pdev->dev, EDU_DMA_SIZE, &src,
+				     GFP_KERNEL);
+	if (pattern) {
+		for (i = 0; i < EDU_DMA_SIZE; i++)
+			pattern[i] = text[i % (sizeof(text) - 1)];
+		err = edu_dma(e, src, EDU_DMA_BUF, false);
+		if (!err)
+			err = edu_dma(e, EDU_DMA_BUF, dma_to, true);
+		dma_free_coherent(&pdev->dev, EDU_DMA_SIZE, pattern, src);
+	}
+	pr_info("sio_edu_msi %s: dma_to %#llx: %d bytes written (%d)\n",
+		pci_name(pdev), dma_to, err ? 0 : EDU_XFER, err);
+}
+
 static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct edu *e;
@@ -330,6 +359,8 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		edu_p2p_all(pdev, e);
 	if (fence_base)
 		edu_fence_run(pdev, e);
+	if (dma_to)
+		edu_dma_to_run(pdev, e);
 	pci_set_drvdata(pdev, e);
 	return 0;
 }
