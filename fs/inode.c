@@ -392,7 +392,7 @@ size_t inode_count(void)
 	return n;
 }
 
-size_t inode_collect_dynamic(struct sfs_dynent **out)
+size_t inode_collect_dynamic(fuse_ino_t under, struct sfs_dynent **out)
 {
 	struct sfs_dynent *v = NULL, *nv;
 	struct sfs_inode *e;
@@ -408,7 +408,7 @@ size_t inode_collect_dynamic(struct sfs_dynent **out)
 		 * an invalidation would make the kernel forget and look up
 		 * again under another number while it is in use.
 		 */
-		if (e->retired)
+		if (e->retired || (under && e->parent != under))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;

@@ -79,11 +79,20 @@ static int read_only(const struct fuse_buf *buf)
 	}
 }
 
+/* Set in the workers: they may wait on the kernel (loop_in_worker). */
+static _Thread_local int in_worker;
+
+int loop_in_worker(void)
+{
+	return in_worker;
+}
+
 static void *worker(void *arg)
 {
 	struct job *j;
 
 	(void)arg;
+	in_worker = 1;
 	pthread_mutex_lock(&pool.lock);
 	for (;;) {
 		while (!pool.head && !pool.stop) {

@@ -26,7 +26,7 @@ static struct {
 static void invalidate_gone(void)
 {
 	struct sfs_dynent *v = NULL;
-	size_t n = inode_collect_dynamic(&v), i;
+	size_t n = inode_collect_dynamic(0, &v), i;
 
 	/* No lock is held here: the kernel may call back into the daemon. */
 	for (i = 0; i < n; i++) {
@@ -37,6 +37,26 @@ static void invalidate_gone(void)
 	}
 	free(v);
 	nt.passes++;
+}
+
+void notify_wrote_in(fuse_ino_t dir)
+{
+	struct sfs_dynent *v = NULL;
+	size_t n, i;
+
+	/*
+	 * The kernel drops a name with its directory locked, which a lookup
+	 * there holds while it waits for the reading thread: that thread
+	 * must be free, so never from it (nor under -s, with no workers).
+	 */
+	if (!loop_in_worker())
+		return;
+	n = inode_collect_dynamic(dir, &v);
+	/* Valid or not: a bar link's target may have moved (a new borrow). */
+	for (i = 0; i < n; i++)
+		fuse_lowlevel_notify_inval_entry(sfs.se, v[i].parent, v[i].name,
+						 strlen(v[i].name));
+	free(v);
 }
 
 static void *watcher(void *arg)

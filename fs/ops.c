@@ -190,10 +190,12 @@ static void fill_stat(const struct sfs_obj *o, fuse_ino_t ino, struct stat *st)
 /*
  * How long the kernel may trust a name and its attributes without asking:
  * not at all for objects that come and go with cluster state; for a
- * watched one (a device's directory), as long as it likes, as the watcher
- * drops the name the moment it goes and its attributes never change.
- * `ls -lR` of dev/ revisits each device long after the listing that named
- * it, which with one second cost a LOOKUP or a GETATTR per device.
+ * watched one (a device's directory, its bar links), as long as it likes,
+ * as the watcher drops the name the moment it goes, and a write here
+ * drops the bar links of its device at once (notify_wrote_in).  `ls -lR`
+ * of dev/ revisits each device long after the listing that named it,
+ * which with one second cost a LOOKUP or a GETATTR per device, and a bar
+ * link with none two LOOKUPs and a GETATTR (lstat, then readlink).
  */
 static double timeout_of(const struct sfs_obj *o)
 {
@@ -226,6 +228,14 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	(void)userdata;
 	conn->want &= ~(unsigned)FUSE_CAP_CACHE_SYMLINKS;
 	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	/*
+	 * Every listing with its entries' attributes, not only its first
+	 * reply and those after a stat in it (readdirplus "auto"): the kernel
+	 * keeps listings (listings.c), and one kept without its names (a
+	 * plain `ls` of dev/ past one reply) made every later stat of them a
+	 * LOOKUP: `ls -lR` of dev/ after an `ls` of it asked one per device.
+	 */
+	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS_AUTO;
 	/* Requests in memory, which loop.c copies to its workers. */
 	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ;
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
@@ -663,6 +673,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		rc = sfs_file_of(fi)->ops->write(&e->obj, buf, size, off, &who);
 	/* What the write changed is listed so at once (listings.c). */
 	listings_sync();
+	if (rc >= 0)
+		notify_wrote_in(e->parent);
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else

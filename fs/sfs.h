@@ -43,9 +43,11 @@
 #define SFS_TIMEOUT 1.0		/* entry and attr timeout of static objects */
 /*
  * Entry and attr timeout of watched, not dynamic objects (a device's
- * directory): the watcher drops their names the moment they go and their
- * attributes are fixed, so the kernel may keep them as long as it likes; a
- * day rather than forever bounds what a lost notification would cost.
+ * directory, its bar links): the watcher drops their names the moment they
+ * go, a write through this mount drops its device's bar links at once
+ * (notify_wrote_in), and their attributes are fixed while they exist, so
+ * the kernel may keep them as long as it likes; a day rather than forever
+ * bounds what a lost notification would cost.
  */
 #define SFS_WATCHED_TIMEOUT 86400.0
 
@@ -370,8 +372,9 @@ size_t inode_count(void);
 /* The inode number readdir reports for parent/name, which is o. */
 fuse_ino_t inode_peek(const struct sfs_inode *parent, const char *name,
 		      const struct sfs_obj *o);
-/* Copies the live dynamic inodes; returns how many (caller frees *out). */
-size_t inode_collect_dynamic(struct sfs_dynent **out);
+/* Copies the live watched inodes (tree_watched), all of them or those in
+ * directory under only; returns how many (caller frees *out). */
+size_t inode_collect_dynamic(fuse_ino_t under, struct sfs_dynent **out);
 
 /* --- attribute contents (attrs.c) --------------------------------------- */
 int attr_render(const struct sfs_obj *o, struct sbuf *out);
@@ -541,6 +544,14 @@ int irq_routed_here(unsigned dev, unsigned vec);
 /* --- watcher thread (notify.c) ------------------------------------------ */
 int notify_start(void);
 void notify_stop(void);
+/*
+ * After a write through this mount: the kernel forgets the watched names
+ * in directory dir (a device's bar links, which a borrow or a return here
+ * makes or ends), so that the writer's next look finds what the write
+ * did, not what the watcher has yet to catch up with.  Only from a
+ * worker (loop_in_worker); elsewhere the watcher does it shortly after.
+ */
+void notify_wrote_in(fuse_ino_t dir);
 
 /* reaper.c: a child that aborts the FUSE connection if the daemon dies
  * stuck in the kernel (see there); stopped on a clean exit. */
@@ -575,6 +586,12 @@ void listings_free(void);
 /* loop.c: serves se until it ends (namespace reads in this thread, the
  * rest in workers); 0 or libfuse's -errno. */
 int loop_serve(struct fuse_session *se);
+/*
+ * Whether this thread is one of loop_serve's workers, which may wait on
+ * the kernel while the reading thread goes on answering (a name's
+ * invalidation waits for the lookups in its directory).
+ */
+int loop_in_worker(void);
 
 /* follow_cpu.c: the reading thread moves to the CPU of the process whose
  * request it just read (start once in that thread, then each request). */

@@ -684,7 +684,7 @@ static const struct kinddef kinds[] = {
 	[K_DEVS] = DIR(devs_ents),
 	[K_DEV] = DIR(dev_ents, .attr_kind = K_DEV_ATTR, .valid = dev_valid),
 	[K_DEV_ATTR] = FILE_OF(dev_attr_group),
-	[K_DEV_BAR] = LINK(1, .valid = bar_valid),
+	[K_DEV_BAR] = LINK(0, .valid = bar_valid),	/* watched */
 	[K_DEV_IRQ] = DIR(irq_ents),
 	[K_DEV_PEERS] = DIR(peers_ents, .dir_ops = &peers_dir_ops),
 	[K_SEGIDX] = DIR(segidx_ents),
@@ -776,10 +776,14 @@ int tree_watched(const struct sfs_obj *o)
 	 * A device's directory goes with its slot (a VF with its PF's
 	 * sriov_numvfs, any device with its node on a real cluster): watched,
 	 * so that its name may be cached for long (ops.c) and is still
-	 * dropped the moment it goes.  Fixed for the object's life (inode.c
+	 * dropped the moment it goes.  So is a bar link, which comes and
+	 * goes with this node's borrows of the device: the watcher drops it
+	 * when another node's write ends the borrow, a write here at once
+	 * (notify_wrote_in); its target is read anew at each readlink (no
+	 * FUSE_CAP_CACHE_SYMLINKS).  Fixed for the object's life (inode.c
 	 * links and unlinks by it).
 	 */
-	return tree_dynamic(o) || o->kind == K_DEV;
+	return tree_dynamic(o) || o->kind == K_DEV || o->kind == K_DEV_BAR;
 }
 
 int tree_valid(const struct sfs_obj *o)
