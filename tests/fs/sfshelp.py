@@ -136,6 +136,24 @@ def stats(mount):
     return {k: int(v) for k, v in (l.split() for l in raw.splitlines())}
 
 
+def asked(before, after):
+    """LOOKUP and GETATTR requests between two stats() of a mount: what
+    the kernel asked because it did not trust a name or its attributes."""
+    return (after["lookup"] - before["lookup"] +
+            after["getattr"] - before["getattr"])
+
+
+def gone_within(path, seconds):
+    """Seconds until path (a symbolic link itself, not its target) is gone
+    from its directory, or None if it is still there after seconds."""
+    t = time.time()
+    while time.time() - t < seconds:
+        if not os.path.lexists(path):
+            return time.time() - t
+        time.sleep(0.01)
+    return None
+
+
 def snapshot(root, skip=()):
     """Contents of every readable file and the target of every symbolic
     link under root.  The events file and `mem` links are left alone: a

@@ -18,7 +18,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sfshelp import Cluster, fail, passed, stats, write  # noqa: E402
+from sfshelp import (Cluster, asked, fail, gone_within, passed,  # noqa: E402
+                     stats, write)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 conf = os.path.join(HERE, "walk.conf")
@@ -28,24 +29,11 @@ B = c.mount("m1", "--topology", conf, "--node", "host1", "--stats")
 VFS = 255
 
 
-def asked(before, after):
-    return after["lookup"] - before["lookup"] + after["getattr"] - before["getattr"]
-
-
 def must_write(path, value):
     rc = write(path, value)
     if rc:
         fail("%s <- %s: %s" % (path, value.strip(),
                                errno.errorcode.get(rc, rc)))
-
-
-def gone_within(path, seconds):
-    t = time.time()
-    while time.time() - t < seconds:
-        if not os.path.lexists(path):
-            return time.time() - t
-        time.sleep(0.01)
-    return None
 
 
 # A bar link of this node's own device, revisited after its listing.

@@ -13,7 +13,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sfshelp import Cluster, fail, passed, stats, write  # noqa: E402
+from sfshelp import (Cluster, asked, fail, gone_within, passed,  # noqa: E402
+                     stats, write)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 conf = os.path.join(HERE, "listing.conf")
@@ -21,22 +22,6 @@ c = Cluster()
 A = c.mount("m0", "--topology", conf, "--node", "host0")
 B = c.mount("m1", "--topology", conf, "--node", "host1", "--stats")
 VFS = 200
-
-
-def asked(before, after):
-    return after["lookup"] - before["lookup"] + after["getattr"] - before["getattr"]
-
-
-def gone_within(path, seconds):
-    """Seconds until stat(path) says ENOENT, or None."""
-    t = time.time()
-    while time.time() - t < seconds:
-        try:
-            os.stat(path)
-        except FileNotFoundError:
-            return time.time() - t
-        time.sleep(0.01)
-    return None
 
 
 def back_within(path, seconds):
