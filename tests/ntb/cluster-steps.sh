@@ -14,6 +14,16 @@ pass() { echo "PASS: host$P: $*"; }
 fail() { echo "FAIL: host$P: $*"; fails=$((fails + 1)); }
 finish() { power_off "NTB-END port=$P phase=$phase fails=$fails"; }
 is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+# refused FILE VALUE ERRTEXT: the write fails with that error.
+refused() {
+	if echo "$2" >"$1" 2>/tmp/err; then
+		fail "'$2' > $1 accepted"
+	elif grep -q "$3" /tmp/err; then
+		pass "'$2' > ${1#/smartio/} refused: $(cat /tmp/err)"
+	else
+		fail "'$2' > $1: '$(cat /tmp/err)', not $3"
+	fi
+}
 
 others=
 q=0

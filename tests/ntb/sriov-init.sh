@@ -46,16 +46,6 @@ write_check() {
 	      md5sum | cut -d' ' -f1)
 	[ "$got" = "$want" ]
 }
-# refused FILE VALUE ERRTEXT: the write fails with that error.
-refused() {
-	if echo "$2" >"$1" 2>/tmp/err; then
-		fail "'$2' > $1 accepted"
-	elif grep -q "$3" /tmp/err; then
-		pass "'$2' > ${1#/smartio/} refused: $(cat /tmp/err)"
-	else
-		fail "'$2' > $1: '$(cat /tmp/err)', not $3"
-	fi
-}
 
 if [ "$P" = 0 ]; then
 	pf=
