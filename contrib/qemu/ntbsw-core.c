@@ -1067,6 +1067,7 @@ void ntbsw_core_init(struct ntbsw_core *s, PCIDevice *pci,
 		s->peer[p].tx_fd = -1;
 		s->peer[p].irq_fd = -1;
 		s->peer[p].rx_fd = -1;
+		qemu_spin_init(&s->peer[p].iotlb.lock);
 	}
 }
 

@@ -36,6 +36,25 @@ struct ntbsw_pending {
 
 struct ntbsw_iova_ctx;
 
+/*
+ * What a sender keeps of one translating peer's tables (ntbsw-iommu.c),
+ * as an IOTLB does: 4 KiB pages, direct-mapped by IOVA page, each valid
+ * while the peer's inval_gen is the one it was walked under.
+ */
+#define NTBSW_IOTLB_SIZE 64
+
+struct ntbsw_iotlb_entry {
+	uint64_t iova;		/* page; valid only with gen */
+	uint64_t gpa;		/* page */
+	uint64_t gen;		/* the peer's inval_gen before the walk, + 1 */
+	unsigned int perm;	/* VTD_SL_R | VTD_SL_W */
+};
+
+struct ntbsw_iotlb {
+	QemuSpin lock;
+	struct ntbsw_iotlb_entry e[NTBSW_IOTLB_SIZE];
+};
+
 struct ntbsw_peer {
 	MemoryRegion ram;		/* the peer's guest RAM (shared fd) */
 	bool have_ram;
@@ -48,6 +67,7 @@ struct ntbsw_peer {
 	AddressSpace *ram_as, *iova_as;
 	MemoryRegion *iova_mr;
 	struct ntbsw_iova_ctx *iova_ctx;
+	struct ntbsw_iotlb iotlb;	/* of its tables, while have_ram */
 	void *ram_ptr;
 	uint64_t ram_size;
 	int tx_fd;	/* data pipe to the peer (send_lock), -1: none */
@@ -140,6 +160,7 @@ struct ntbsw_core {
 	struct ntbsw_alias alias[NTBSW_MAX_SLOTS];
 	uint64_t slow;		/* outbound accesses by callback, not alias */
 	uint64_t iova_walks;	/* walks of a peer's VT-d tables (ntbsw-iommu.c) */
+	uint64_t iova_hits;	/* translations its IOTLB gave instead */
 
 	QemuThread rx_thread;
 	QemuMutex q_lock;
@@ -164,6 +185,7 @@ struct ntbsw_core {
 	/* This function's own DMA translation, published (ntbsw-iommu.c). */
 	MemoryListener dma_listener;
 	bool dma_watched, dma_seen_iommu;
+	bool dma_gen_kept;	/* our VT-d's writes bump our inval_gen */
 	QEMUBH *dma_bh;		/* tells the peers it changed */
 };
 

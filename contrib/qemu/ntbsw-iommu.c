@@ -15,9 +15,19 @@
  * The sending port then puts, where a window leads into that peer's RAM,
  * an IOMMU region (instead of the RAM alias) whose translation walks the
  * peer's VT-d tables (legacy mode: root, context, second-level entries;
- * intel_iommu_internal.h) in the peer's RAM, which it maps already, on
- * every translation.  Nothing is cached, so nothing needs invalidating:
- * a page the peer unmapped and flushed is not reached again.
+ * intel_iommu_internal.h) in the peer's RAM, which it maps already,
+ * whenever its IOTLB (struct ntbsw_iotlb) does not have the page.  That
+ * IOTLB is dropped, as a real one is, by the peer's invalidations: the
+ * peer's port bumps inval_gen in the switch state before its vIOMMU
+ * carries out any register write of the guest (every invalidation,
+ * queued or by register, is carried out inside one:
+ * ntbsw_vtd_reg_write), and an entry walked under an older value is
+ * never used.  The guest changes its tables before it asks for the
+ * invalidation, so a walk after the bump sees what it unmapped as
+ * unmapped: once its invalidation completes, a page the peer unmapped
+ * and flushed is not reached again.  A translation that began before
+ * the bump may still be used once, as with a walk that read an entry
+ * just before the guest cleared it (or a DMA in flight on hardware).
  *  - A device's DMA into the window (through this guest's own vIOMMU
  *    first: QEMU loops over nested IOMMU regions) gets the peer's RAM
  *    page itself, at RAM speed, with the page's permissions.
@@ -115,6 +125,7 @@ static void ntbsw_dma_commit(MemoryListener *l)
 	X86IOMMUState *x86 = x86_iommu_get_default();
 	IntelIOMMUState *vtd = NULL;
 	uint32_t mode = NTBSW_DMA_IDENTITY;
+	uint8_t flags = 0;
 	uint16_t sid = 0;
 	uint64_t root = 0;
 	uint8_t aw = 0;
@@ -136,16 +147,20 @@ static void ntbsw_dma_commit(MemoryListener *l)
 		aw = vtd->aw_bits;
 		sid = PCI_BUILD_BDF(pci_bus_num(pci_get_bus(s->pci)),
 				    s->pci->devfn);
+		if (s->dma_gen_kept)
+			flags = NTBSW_DMA_F_GEN;
 	}
 	if (qatomic_read(&x->mode) == mode && x->root == root &&
-	    x->sid == sid && x->aw_bits == aw)
+	    x->sid == sid && x->aw_bits == aw && x->flags == flags)
 		return;
 	/* A reader takes the mode first (acquire): fields before it. */
 	qatomic_set(&x->mode, NTBSW_DMA_OPAQUE);
+	qatomic_inc(&x->inval_gen);	/* what peers cached is stale */
 	smp_wmb();
 	x->root = root;
 	x->sid = sid;
 	x->aw_bits = aw;
+	x->flags = flags;
 	qatomic_store_release(&x->mode, mode);
 	if (mode == NTBSW_DMA_VTD)
 		info_report("%s %u: its DMA is translated by VT-d (root table "
@@ -158,9 +173,55 @@ static void ntbsw_dma_commit(MemoryListener *l)
 	qemu_bh_schedule(s->dma_bh);
 }
 
+/*
+ * The functions whose DMA this QEMU's VT-d translates, and the register
+ * operations of that VT-d as they were before we wrapped them.
+ */
+static struct ntbsw_core *ntbsw_vtd_cores[NTBSW_MAX_PORTS];
+static unsigned int ntbsw_vtd_ncores;
+static const MemoryRegionOps *ntbsw_vtd_orig_ops;
+static MemoryRegionOps ntbsw_vtd_ops;
+
+/*
+ * A guest's write to its VT-d's registers.  Every invalidation it asks
+ * for (the invalidation queue's tail, the IOTLB and context command
+ * registers) and every change of root table or translation is carried
+ * out inside such a write, and its completion (a wait descriptor's
+ * status, a register's bit) written there too: peers' IOTLBs of our
+ * tables are stale from here on, before the guest can learn that it
+ * completed.  Writes are rare (one queue tail per strict unmap); reads
+ * are not wrapped.
+ */
+static void ntbsw_vtd_reg_write(void *opaque, hwaddr addr, uint64_t val,
+				unsigned int size)
+{
+	unsigned int i, n = qatomic_read(&ntbsw_vtd_ncores);
+
+	for (i = 0; i < n; i++)
+		qatomic_inc(&NTBSW_ME(ntbsw_vtd_cores[i])->dma.inval_gen);
+	ntbsw_vtd_orig_ops->write(opaque, addr, val, size);
+}
+
+/* At realize, before the guest runs: VT-d's writes bump our inval_gen. */
+static void ntbsw_vtd_wrap(struct ntbsw_core *s, IntelIOMMUState *vtd)
+{
+	if (vtd->csrmem.ops != &ntbsw_vtd_ops) {
+		ntbsw_vtd_orig_ops = vtd->csrmem.ops;
+		ntbsw_vtd_ops = *ntbsw_vtd_orig_ops;
+		ntbsw_vtd_ops.write = ntbsw_vtd_reg_write;
+		vtd->csrmem.ops = &ntbsw_vtd_ops;
+	}
+	if (ntbsw_vtd_ncores < NTBSW_MAX_PORTS) {
+		ntbsw_vtd_cores[ntbsw_vtd_ncores++] = s;
+		s->dma_gen_kept = true;
+	}
+}
+
 void ntbsw_dma_watch(struct ntbsw_core *s)
 {
 	AddressSpace *as = pci_device_iommu_address_space(s->pci);
+	X86IOMMUState *x86 = x86_iommu_get_default();
+	IntelIOMMUState *vtd = NULL;
 
 	s->dma_bh = qemu_bh_new(ntbsw_dma_tell_peers, s);
 	if (as == &address_space_memory) {
@@ -168,6 +229,17 @@ void ntbsw_dma_watch(struct ntbsw_core *s)
 		memset(&NTBSW_ME(s)->dma, 0, sizeof(NTBSW_ME(s)->dma));
 		return;
 	}
+	if (x86)
+		vtd = (IntelIOMMUState *)object_dynamic_cast(OBJECT(x86),
+						TYPE_INTEL_IOMMU_DEVICE);
+	/*
+	 * Only intel-iommu's tables are walked (ntbsw_dma_commit), and its
+	 * vtd_mem_write carries out every invalidation; a peer forwards
+	 * every access to a function behind anything else, caching nothing.
+	 */
+	if (vtd && vtd->csrmem.ops && vtd->csrmem.ops->write &&
+	    !vtd->csrmem.ops->write_with_attrs)
+		ntbsw_vtd_wrap(s, vtd);
 	s->dma_listener = (MemoryListener){
 		.name = "ntbsw-dma",
 		.begin = ntbsw_dma_begin,
@@ -211,8 +283,9 @@ static bool ntbsw_peer_entry(struct ntbsw_peer *pe, uint64_t gpa,
  * around it, or false when the function's context is absent, invalid or
  * the page is not mapped.
  */
-static bool ntbsw_vtd_walk(struct ntbsw_core *s, unsigned int p,
-			   uint64_t iova, uint64_t *gpa, unsigned int *perm)
+static bool ntbsw_vtd_walk_tables(struct ntbsw_core *s, unsigned int p,
+				  uint64_t iova, uint64_t *gpa,
+				  unsigned int *perm)
 {
 	struct ntbsw_peer *pe = &s->peer[p];
 	struct ntbsw_dma_xlat *x = &s->st->port[p].dma;
@@ -276,6 +349,58 @@ static bool ntbsw_vtd_walk(struct ntbsw_core *s, unsigned int p,
 	if ((*gpa & VTD_PAGE_MASK_4K) >= VTD_INTERRUPT_ADDR_FIRST &&
 	    (*gpa & VTD_PAGE_MASK_4K) <= VTD_INTERRUPT_ADDR_LAST)
 		return false;
+	return true;
+}
+
+/* Drops all that we cached of peer p's tables (its RAM comes or goes). */
+static void ntbsw_iotlb_drop(struct ntbsw_peer *pe)
+{
+	qemu_spin_lock(&pe->iotlb.lock);
+	memset(pe->iotlb.e, 0, sizeof(pe->iotlb.e));
+	qemu_spin_unlock(&pe->iotlb.lock);
+}
+
+/*
+ * ntbsw_vtd_walk_tables through peer p's IOTLB.  Only pages the walk
+ * found mapped are kept (a page the peer maps later needs no
+ * invalidation to be seen), each with the inval_gen read before its
+ * walk, plus one (0: empty), and used only while inval_gen has not moved
+ * since: the peer bumps it before any invalidation of its guest takes
+ * effect (ntbsw_vtd_reg_write).  A peer whose port does not keep
+ * inval_gen (its IOMMU is not wrapped) is walked every time.
+ */
+static bool ntbsw_vtd_walk(struct ntbsw_core *s, unsigned int p,
+			   uint64_t iova, uint64_t *gpa, unsigned int *perm)
+{
+	struct ntbsw_peer *pe = &s->peer[p];
+	struct ntbsw_dma_xlat *x = &s->st->port[p].dma;
+	uint64_t page = iova & VTD_PAGE_MASK_4K, gen;
+	struct ntbsw_iotlb_entry *e;
+	bool hit;
+
+	if (!(qatomic_load_acquire(&x->mode) == NTBSW_DMA_VTD &&
+	      (qatomic_read(&x->flags) & NTBSW_DMA_F_GEN)))
+		return ntbsw_vtd_walk_tables(s, p, iova, gpa, perm);
+	gen = qatomic_load_acquire(&x->inval_gen) + 1;
+	e = &pe->iotlb.e[(page >> VTD_PAGE_SHIFT_4K) % NTBSW_IOTLB_SIZE];
+	qemu_spin_lock(&pe->iotlb.lock);
+	hit = e->gen == gen && e->iova == page;
+	if (hit) {
+		*gpa = e->gpa | (iova & ~VTD_PAGE_MASK_4K);
+		*perm = e->perm;
+	}
+	qemu_spin_unlock(&pe->iotlb.lock);
+	if (hit) {
+		qatomic_inc(&s->iova_hits);
+		return true;
+	}
+	if (!ntbsw_vtd_walk_tables(s, p, iova, gpa, perm))
+		return false;
+	qemu_spin_lock(&pe->iotlb.lock);
+	*e = (struct ntbsw_iotlb_entry){ .iova = page, .gen = gen,
+					 .gpa = *gpa & VTD_PAGE_MASK_4K,
+					 .perm = *perm };
+	qemu_spin_unlock(&pe->iotlb.lock);
 	return true;
 }
 
@@ -361,6 +486,7 @@ void ntbsw_peer_as_init(struct ntbsw_core *s, unsigned int p)
 			      pe->iova_ctx, name, UINT64_MAX);
 	pe->iova_as = g_new0(AddressSpace, 1);
 	address_space_init(pe->iova_as, pe->iova_mr, name);
+	ntbsw_iotlb_drop(pe);
 }
 
 void ntbsw_peer_as_drop(struct ntbsw_core *s, unsigned int p)
@@ -369,6 +495,7 @@ void ntbsw_peer_as_drop(struct ntbsw_core *s, unsigned int p)
 
 	if (!pe->ram_as)
 		return;
+	ntbsw_iotlb_drop(pe);
 	address_space_destroy(pe->ram_as);
 	address_space_destroy(pe->iova_as);
 	object_unparent(OBJECT(pe->iova_mr));

@@ -50,13 +50,22 @@ struct ntbsw_lut {
 #define NTBSW_DMA_IDENTITY	0u
 #define NTBSW_DMA_VTD		1u	/* VT-d legacy mode: walk these tables */
 #define NTBSW_DMA_OPAQUE	2u	/* translated, tables unknown: forward */
+/* inval_gen moves on each of the port's invalidations: peers may cache */
+#define NTBSW_DMA_F_GEN		0x01u
 
 struct ntbsw_dma_xlat {
 	uint32_t mode;		/* NTBSW_DMA_*, written last */
 	uint16_t sid;		/* the function's bus << 8 | devfn */
 	uint8_t aw_bits;	/* the IOMMU's address width (39 or 48) */
-	uint8_t rsvd;
+	uint8_t flags;		/* NTBSW_DMA_F_* */
 	uint64_t root;		/* VT-d root table, guest-physical */
+	/*
+	 * Bumped by the port before its vIOMMU performs any register write
+	 * (an invalidation, a new root table, translation on or off) and
+	 * whenever mode, root or sid change: what a peer cached of this
+	 * port's tables under an older value is stale (ntbsw-iommu.c).
+	 */
+	uint64_t inval_gen;
 };
 
 struct ntbsw_port_state {

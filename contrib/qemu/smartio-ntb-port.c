@@ -229,6 +229,8 @@ static uint64_t ntbsw_reg64(NtbswPort *s, hwaddr a, bool *ok)
 		return qatomic_read(&s->c.slow);
 	case NTBSW_REG_IOVA_WALKS:
 		return qatomic_read(&s->c.iova_walks);
+	case NTBSW_REG_IOVA_HITS:
+		return qatomic_read(&s->c.iova_hits);
 	}
 	*ok = false;
 	return 0;

@@ -53,6 +53,7 @@
 #define NTBSW_REG_MW1_SIZE	0x088	/* window 1's (MW_SIZE: window 0's) */
 #define NTBSW_REG_ENT1_SIZE	0x090
 #define NTBSW_REG_IOVA_WALKS	0x098	/* walks of a translating peer's VT-d tables */
+#define NTBSW_REG_IOVA_HITS	0x0a0	/* translations its IOTLB gave instead */
 /* arrays */
 #define NTBSW_REG_SPAD		0x100	/* own scratchpads, 4 bytes each */
 #define NTBSW_REG_PEER_SPAD	0x200	/* + port * stride + 4 * index */

@@ -1196,7 +1196,8 @@ def bench_ntb_lend_counts():
     """Per 4 KiB read of each path's counted run: the lender-side and
     borrower-side calls into the IOMMU driver (map, unmap, queued
     invalidations), interrupts, accesses the switch port forwarded by
-    callback, and walks of a translating peer's VT-d tables."""
+    callback, and walks of a translating peer's VT-d tables with the
+    translations the switch port's IOTLB of them gave instead (hits)."""
     for path in ("nativeid", "native", "shadow", "native2",
                  "shadow-strict", "shadow-premap"):
         c = LEND_COUNTS.get(path)
@@ -1213,7 +1214,7 @@ def bench_ntb_lend_counts():
         def per(d):
             return " ".join("%s %.2f" % (k, d.get(k, 0) / n) for k in
                             ("map", "unmap", "inval", "nvmeirq", "ntbmsi",
-                             "fwd", "walks"))
+                             "fwd", "walks", "hits"))
         cpu = ""
         reads = sum(LEND_RUN_READS.get(path, ()))
         if path in LEND_CPU and reads:

@@ -114,8 +114,9 @@ msix() { awk '/smartio-NTB-MSI/ { n += $2 } END { print n + 0 }' /proc/interrupt
 # the NVMe queues' interrupts here (nvmeirq; the shadow's among them,
 # whose chip is smartio-NTB-MSI: ntbmsi counts those again, so that an
 # interrupt the switch carried shows in both), this port's outbound accesses
-# by callback (SLOW_ACCESSES: forwarded doorbells and MSIs) and its walks
-# of the peer's VT-d tables (IOVA_WALKS, man smartio-ntb-port).
+# by callback (SLOW_ACCESSES: forwarded doorbells and MSIs), its walks
+# of the peer's VT-d tables and the translations its IOTLB of them gave
+# instead (IOVA_WALKS, IOVA_HITS, man smartio-ntb-port).
 kp=/sys/kernel/debug/tracing
 kprobes="intel_iommu_map_pages intel_iommu_unmap_pages qi_submit_sync"
 counters_on() {
@@ -149,15 +150,17 @@ counters() {
 	done
 	awk '/nvme[0-9]*q[0-9]/ { for (i = 2; $i ~ /^[0-9]+$/; i++) n += $i }
 	     END { printf "%d ", n }' /proc/interrupts
-	printf '%d %d %d\n' "$(msix)" "$(reg64 0x80)" "$(reg64 0x98)"
+	printf '%d %d %d %d\n' "$(msix)" "$(reg64 0x80)" "$(reg64 0x98)" \
+		"$(reg64 0xa0)"
 }
 # count_delta PATH IOS BEFORE AFTER: "LENDBENCH count PATH ios <n> map
-# <n> unmap <n> inval <n> nvmeirq <n> ntbmsi <n> fwd <n> walks <n>".
+# <n> unmap <n> inval <n> nvmeirq <n> ntbmsi <n> fwd <n> walks <n> hits
+# <n>".
 count_delta() {
 	echo "$3 $4" | awk -v p="$1" -v ios="$2" '{
-		split("map unmap inval nvmeirq ntbmsi fwd walks", k)
+		split("map unmap inval nvmeirq ntbmsi fwd walks hits", k)
 		l = "LENDBENCH count " p " ios " ios
-		for (i = 1; i <= 7; i++) l = l " " k[i] " " ($(i + 7) - $i)
+		for (i = 1; i <= 8; i++) l = l " " k[i] " " ($(i + 8) - $i)
 		print l }'
 }
 # count_run PATH DISK: one 4 KiB random read run on DISK, counted.
