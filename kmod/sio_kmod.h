@@ -404,12 +404,21 @@ struct sio_ntb_window {
 	u64 premapped;			/* bytes of RAM mapped in advance */
 	u64 premap_end;			/* up to this physical address */
 	u32 users;			/* the borrow, its shadow */
+	/*
+	 * Strict: the range's allocator, the shadow's DMA API's and the
+	 * segments' mapped for the device (segs, under the window lock).
+	 */
+	struct gen_pool *pool;
+	struct list_head segs;
 };
 
 int sio_ntb_window_open(u32 dev, u64 size, u64 *iova);
 void sio_ntb_window_close(u32 dev);
 struct sio_ntb_window *sio_ntb_window_get(u32 dev);
 void sio_ntb_window_put(struct sio_ntb_window *w);
+int sio_ntb_window_seg_map(u32 dev, u64 key, phys_addr_t phys, u64 size,
+			   dma_addr_t *iova);
+void sio_ntb_window_seg_unmap(u32 dev, u64 key);
 bool sio_ntb_window_premap(void);
 bool sio_ntb_window_translated(void);
 int sio_ntb_k_return(u32 dev, u32 node);

@@ -505,40 +505,53 @@ int sio_ntb_lend_inbound(u32 peer, u32 kind, u64 peer_addr, u64 local_addr,
 }
 
 /*
- * A segment of this node mapped for a device it borrows, over an identity
- * window (RAM from address 0, SIO_INB_DMA) or a premapped one (all RAM at
- * the window's IOVA plus its physical address, premap=1): the device
- * reaches the segment's memory at the window's device address plus that
- * memory's physical address, as the shadow's DMA mappings do (the heap is
- * physically contiguous, smartio_ntb's SIO_INBOUND_ATTRS).  A strict
- * window holds only what the shadow's driver maps: not offered there
- * (EOPNOTSUPP; it would need a range of the shadow's pool mapped until
- * the segment's unmap, which the core does not tell the platform).
+ * A segment of this node mapped for a device it borrows.  The device
+ * reaches the segment's memory through the borrow's window, whose device
+ * address is dma_base (the lender's DMA window as the device sees it):
+ *  - identity (RAM from address 0, SIO_INB_DMA) or premapped (all RAM at
+ *    the window's IOVA plus its physical address, premap=1): at dma_base
+ *    plus that memory's physical address, as the shadow's DMA mappings
+ *    are (the heap is physically contiguous, smartio_ntb's
+ *    SIO_INBOUND_ATTRS);
+ *  - strict: a range of the window's pool mapped onto the segment
+ *    (sio_ntb_window_seg_map), at dma_base plus its offset in the window,
+ *    until the core releases it (window_dma_release: sio_plat.c).
  */
 int sio_ntb_lend_window_addr(u32 dev, u64 phys, u64 size, u64 *ioaddr)
 {
 	const struct sio_borrow *b;
 	struct sio_ntb_window *w;
+	enum sio_win_mode mode;
+	dma_addr_t iova;
 	phys_addr_t bus;
-	bool all_ram;
+	u64 win_iova;
 	int bidx, err;
 
 	bidx = sio_borrow_find(sio_k.reg, dev, sio_k.self);
 	if (bidx < 0)
 		return bidx;
 	w = sio_ntb_window_get(dev);
-	all_ram = w && (w->mode == SIO_WIN_IDENTITY ||
-			w->mode == SIO_WIN_PREMAP);
+	if (!w)
+		return -ENXIO;	/* the borrow is ending */
+	mode = w->mode;
+	win_iova = w->iova;
 	sio_ntb_window_put(w);
-	if (!all_ram)
-		return -EOPNOTSUPP;
 	b = sio_borrow_at(sio_k.reg, (u32)bidx);
 	err = sio_ntb_fab_seg_bus(phys, size, &bus);
 	if (err)
 		return err;
-	if (bus >= b->iova_size || size > b->iova_size - bus)
-		return -ERANGE;	/* beyond what the window translates */
-	*ioaddr = sio_kplat_dev_iova(b->lender, b->dma_addr) + bus;
+	if (mode != SIO_WIN_STRICT) {
+		if (bus >= b->iova_size || size > b->iova_size - bus)
+			return -ERANGE;	/* beyond what the window translates */
+		*ioaddr = sio_kplat_dev_iova(b->lender, b->dma_addr) + bus;
+		return 0;
+	}
+	if (b->iova != win_iova)
+		return -EPROTO;
+	err = sio_ntb_window_seg_map(dev, phys, bus, size, &iova);
+	if (err)
+		return err;
+	*ioaddr = sio_kplat_dev_iova(b->lender, b->dma_addr) + (iova - b->iova);
 	return 0;
 }
 

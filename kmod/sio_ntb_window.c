@@ -10,7 +10,10 @@
  * and only what is mapped there is reachable:
  *  - strict (the default): the shadow's DMA API maps each page its driver
  *    maps into the range and unmaps it, IOTLB flushed, before the
- *    driver's unmap returns (sio_shadow.c, the window's gen_pool);
+ *    driver's unmap returns (sio_shadow.c, the window's gen_pool); a
+ *    segment of this machine mapped for the device takes a range of the
+ *    same pool, mapped onto the segment until the core releases it
+ *    (sio_ntb_window_seg_map);
  *  - premap=1 (section 8.1): all of this machine's RAM is mapped at
  *    iova + its physical address when the borrow starts, with the
  *    largest pages the IOMMU offers (iommu_map() picks them: the range
@@ -35,10 +38,12 @@
  * resource, since dma-iommu warns when it unmaps less than it mapped.
  */
 #include <linux/dma-mapping.h>
+#include <linux/genalloc.h>
 #include <linux/iommu.h>
 #include <linux/ioport.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 
 #include "sio_kmod.h"
 
@@ -46,6 +51,19 @@ static bool premap;
 module_param(premap, bool, 0644);
 MODULE_PARM_DESC(premap,
 		 "fabric=ntb: a borrow's DMA window maps all of this machine's RAM in advance in the NTB function's IOMMU domain (SmartIO 8.1: no IOMMU work per mapping; the lent device reaches all RAM) instead of each page the driver maps (default N: strict)");
+
+/*
+ * A segment of this machine mapped for the borrowed device over a strict
+ * window: [iova, + len) of the window's pool leads to it.  key: the
+ * segment's address in the core's records (one mapping per segment and
+ * device).
+ */
+struct sio_ntb_segmap {
+	struct list_head node;
+	u64 key;
+	dma_addr_t iova;
+	size_t len;
+};
 
 /*
  * One window per device this machine borrows, held by the borrow and by
@@ -161,6 +179,36 @@ static void range_release(struct sio_ntb_window *w)
 }
 
 /*
+ * Strict: one allocator for the range, which the shadow's DMA API and the
+ * segments mapped for the device share (sio_shadow_ntb.c takes it).
+ */
+static int pool_create(struct sio_ntb_window *w)
+{
+	w->pool = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
+	if (!w->pool)
+		return -ENOMEM;
+	if (gen_pool_add(w->pool, w->iova, w->size, NUMA_NO_NODE)) {
+		gen_pool_destroy(w->pool);
+		w->pool = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every segment's range unmapped, IOTLB flushed, and given back. */
+static void segs_unmap_all(struct sio_ntb_window *w)
+{
+	struct sio_ntb_segmap *sm, *next;
+
+	list_for_each_entry_safe(sm, next, &w->segs, node) {
+		iommu_unmap(w->domain, sm->iova, sm->len);
+		gen_pool_free(w->pool, sm->iova, sm->len);
+		list_del(&sm->node);
+		kfree(sm);
+	}
+}
+
+/*
  * The range reserved, premapped if asked; w is unused and win_lock held.
  */
 static int window_reserve(struct sio_ntb_window *w, struct pci_dev *pdev,
@@ -190,7 +238,8 @@ static int window_reserve(struct sio_ntb_window *w, struct pci_dev *pdev,
 		*w = (struct sio_ntb_window){};
 		return -EIO;
 	}
-	err = w->mode == SIO_WIN_PREMAP ? premap_ram(w) : 0;
+	INIT_LIST_HEAD(&w->segs);
+	err = w->mode == SIO_WIN_PREMAP ? premap_ram(w) : pool_create(w);
 	if (err) {
 		range_release(w);
 		*w = (struct sio_ntb_window){};
@@ -241,6 +290,11 @@ static void window_put(struct sio_ntb_window *w)
 	if (w->users && !--w->users) {
 		if (w->mode == SIO_WIN_PREMAP)
 			premap_undo(w);
+		if (w->mode == SIO_WIN_STRICT) {
+			/* The core released them first; nothing may stay. */
+			segs_unmap_all(w);
+			gen_pool_destroy(w->pool);
+		}
 		if (w->mode != SIO_WIN_IDENTITY)
 			range_release(w);
 		*w = (struct sio_ntb_window){};
@@ -273,6 +327,116 @@ void sio_ntb_window_put(struct sio_ntb_window *w)
 {
 	if (w)
 		window_put(w);
+}
+
+/*
+ * gen_pool's algorithm for a segment's range: the highest free run of nr
+ * pages.  The shadow's DMA API takes the lowest (first fit), so long-held
+ * segment ranges and the driver's short-lived mappings stay at opposite
+ * ends of the window, and a range a segment gave back is not the next one
+ * the driver gets: the device's address of a segment once unmapped leads
+ * to nothing mapped (a DMAR fault), not to a buffer of the driver.
+ */
+static unsigned long last_fit(unsigned long *map, unsigned long size,
+			      unsigned long start, unsigned int nr, void *data,
+			      struct gen_pool *pool, unsigned long start_addr)
+{
+	unsigned long end = size, bit;
+
+	/*
+	 * From the top every time (start is where a raced attempt was,
+	 * whose bits another allocation took meanwhile).
+	 */
+	while (end >= nr) {
+		bit = find_last_bit(map, end);
+		if (bit == end || end - bit - 1 >= nr)
+			return end - nr;
+		end = bit;
+	}
+	return size;	/* none: gen_pool tries its next chunk */
+}
+
+/*
+ * A segment of this machine, [phys, + size) of RAM, physically contiguous
+ * (smartio_ntb's heap), mapped for the device of this machine's borrow of
+ * dev over a strict window: a range of the window's pool, the allocator
+ * the shadow's DMA API takes its ranges from, so the two never overlap,
+ * mapped onto the segment for the device's reads and writes until
+ * sio_ntb_window_seg_unmap.  Its IOVA in *iova.  ENXIO: no window (the
+ * borrow is ending), EINVAL: not a strict one; ENOSPC: no room left in
+ * it; ENOMEM or the IOMMU's error: nothing changed.  Caller holds
+ * sio_k.lock.
+ */
+int sio_ntb_window_seg_map(u32 dev, u64 key, phys_addr_t phys, u64 size,
+			   dma_addr_t *iova)
+{
+	struct sio_ntb_window *w = dev < ARRAY_SIZE(win) ? &win[dev] : NULL;
+	struct sio_ntb_segmap *sm, *o;
+	size_t len = PAGE_ALIGN(size);
+	unsigned long at = 0;
+	int err;
+
+	if (!size || !PAGE_ALIGNED(phys) || len < size)
+		return -EINVAL;
+	sm = kzalloc(sizeof(*sm), GFP_KERNEL);
+	if (!sm)
+		return -ENOMEM;
+	mutex_lock(&win_lock);
+	err = !w || !w->users ? -ENXIO :
+	      w->mode != SIO_WIN_STRICT || !w->pool ? -EINVAL : 0;
+	if (!err)
+		list_for_each_entry(o, &w->segs, node)
+			if (o->key == key)
+				err = -EEXIST;
+	if (!err) {
+		at = gen_pool_alloc_algo(w->pool, len, last_fit, NULL);
+		err = at ? 0 : -ENOSPC;
+	}
+	if (!err) {
+		err = sio_iommu_map(w->domain, at, phys, len,
+				    IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
+		if (err)
+			gen_pool_free(w->pool, at, len);
+	}
+	if (!err) {
+		sm->key = key;
+		sm->iova = at;
+		sm->len = len;
+		list_add(&sm->node, &w->segs);
+		*iova = at;
+	}
+	mutex_unlock(&win_lock);
+	if (err)
+		kfree(sm);
+	return err;
+}
+
+/*
+ * The segment key mapped for dev no longer: unmapped with the IOTLB
+ * flushed (iommu_unmap() syncs it) before this returns, so no write of
+ * the device lands there afterwards, and its range given back.  Nothing
+ * when the window is gone (its end unmapped everything).
+ */
+void sio_ntb_window_seg_unmap(u32 dev, u64 key)
+{
+	struct sio_ntb_window *w = dev < ARRAY_SIZE(win) ? &win[dev] : NULL;
+	struct sio_ntb_segmap *sm;
+
+	if (!w)
+		return;
+	mutex_lock(&win_lock);
+	if (w->users && w->mode == SIO_WIN_STRICT) {
+		list_for_each_entry(sm, &w->segs, node) {
+			if (sm->key != key)
+				continue;
+			iommu_unmap(w->domain, sm->iova, sm->len);
+			gen_pool_free(w->pool, sm->iova, sm->len);
+			list_del(&sm->node);
+			kfree(sm);
+			break;
+		}
+	}
+	mutex_unlock(&win_lock);
 }
 
 /* Whether new borrows map all of RAM in advance (premap=1). */

@@ -682,6 +682,17 @@ static int ntb_window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
 }
 
 /*
+ * What ntb_window_dma_addr mapped over a strict window goes, IOTLB
+ * flushed; nothing to undo over the others (address arithmetic).
+ */
+static void ntb_window_dma_release(void *plat, u32 self, u32 dev, u64 phys,
+				   u64 size, u64 ioaddr)
+{
+	if (self == sio_k.self)
+		sio_ntb_window_seg_unmap(dev, phys);
+}
+
+/*
  * Over an NTB the borrower's DMA window is a range of its NTB function's
  * IOMMU domain (sio_ntb_window.c); one machine's is the core's IOVA (no
  * dma_window_iova).
@@ -794,6 +805,7 @@ const struct sio_platform_ops sio_kplat_ntb_ops = {
 	.inbound_unmap = ntb_inbound_unmap,
 	.dev_addr = ntb_dev_addr,
 	.window_dma_addr = ntb_window_dma_addr,
+	.window_dma_release = ntb_window_dma_release,
 	.dma_window_iova = ntb_dma_window_iova,
 	.dma_window_free = ntb_dma_window_free,
 	.msix_write = ntb_msix_write,

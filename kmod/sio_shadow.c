@@ -503,7 +503,8 @@ static void loop_show(struct seq_file *s, struct sio_shadow *sh)
 static void shadow_free_struct(struct sio_shadow *sh)
 {
 	sio_shadow_ntb_msi_free(sh);
-	if (sh->iova)
+	/* Over an NTB the pool is the window's (sio_ntb_window.c). */
+	if (sh->iova && !sh->ntbw)
 		gen_pool_destroy(sh->iova);
 	sio_ntb_window_put(sh->ntbw);
 	kfree(sh);
@@ -599,7 +600,7 @@ static int shadow_prepare(struct sio_shadow *sh, struct list_head *res)
 		sh->mode->bars(sh, d);
 out:
 	mutex_unlock(&sio_k.lock);
-	if (err || !sh->iova_size)
+	if (err || !sh->iova_size || sh->iova)
 		return err;
 	sh->iova = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
 	if (!sh->iova)

@@ -34,7 +34,8 @@ struct sio_shadow {
 	 * IOVA ranges of the window mapped per DMA mapping, in domain dom:
 	 * loopback, the device's own; over an NTB with a strict window, the
 	 * NTB function's (ntbw), where the device's address of an IOVA is
-	 * dev_off above it (the lender's window leads there).
+	 * dev_off above it (the lender's window leads there), and the pool
+	 * is the window's, which segments mapped for the device share.
 	 */
 	struct gen_pool *iova;
 	u64 iova_base, iova_size;

@@ -585,7 +585,11 @@ static int ntb_window(struct sio_shadow *sh, const struct sio_borrow *b)
 		return -EPROTO;
 	if (sh->ntbw->mode != SIO_WIN_STRICT)
 		return 0;
-	/* Strict: the window's pages, mapped per DMA mapping. */
+	/*
+	 * Strict: the window's pages, mapped per DMA mapping, from the
+	 * window's pool (segments mapped for the device take theirs there).
+	 */
+	sh->iova = sh->ntbw->pool;
 	sh->dom = sh->ntbw->domain;
 	sh->iova_base = b->iova;
 	sh->iova_size = b->iova_size;

@@ -25,6 +25,12 @@
  *    node 2), node 2 translates the slots onto the segment (inbound_map
  *    SIO_INB_SEG); unmap and the loss of either node free both halves;
  *    hostile MAP_SEG_WINDOW requests change nothing.
+ *  - test_segment_dma_borrowed_placed_by_platform: issue 29, a segment
+ *    of the borrower mapped for the device it borrows, placed by a
+ *    platform that maps a range of its window (window_dma_addr, as
+ *    smartio.ko over a strict window): the core tells it once of every
+ *    release (window_dma_release) on unmap, return and the lender's loss,
+ *    and a placement refused (ENOSPC) leaves nothing to release.
  *  - test_attach_across_registries_*: issue 12 defect 7, export enforced
  *    by translation: node 1 attaches node 2's segment with its own LUT
  *    slots and node 2 translates exactly those onto the segment (and only
@@ -225,6 +231,44 @@ static void inbound_unmap(void *plat, u32 self, u32 peer, u32 kind, u32 dev,
 	w.unmaps[w.nunmaps++] = (struct call){ self, peer, kind, dev,
 					       peer_addr, 0, size };
 }
+
+/* A platform that places a borrower's segment in its window itself. */
+static struct {
+	int err;		/* the next window_dma_addr's answer */
+	int places, releases;
+	struct call place, release;	/* the last of each */
+} pl;
+
+#define PLACE_BASE 0x4000000000ull	/* the window, as the device sees it */
+
+static int window_dma_addr(void *plat, u32 self, u32 dev, u64 phys,
+			   u64 size, u64 *ioaddr)
+{
+	(void)plat;
+	if (pl.err)
+		return pl.err;
+	pl.places++;
+	pl.place = (struct call){ self, 0, 0, dev, 0, phys, size };
+	*ioaddr = PLACE_BASE + (u64)pl.places * size;
+	return 0;
+}
+
+static void window_dma_release(void *plat, u32 self, u32 dev, u64 phys,
+			       u64 size, u64 ioaddr)
+{
+	(void)plat;
+	pl.releases++;
+	pl.release = (struct call){ self, 0, 0, dev, ioaddr, phys, size };
+}
+
+static const struct sio_platform_ops ops_place = {
+	.now_ns = now_ns, .lut_set = lut_set, .lut_clear = lut_clear,
+	.iommu_map = iommu_map, .iommu_unmap = iommu_unmap,
+	.seg_backing = seg_backing, .cfg_access = cfg_access, .send = send,
+	.lend_claim = lend_claim, .inbound_map = inbound_map,
+	.inbound_unmap = inbound_unmap, .window_dma_addr = window_dma_addr,
+	.window_dma_release = window_dma_release,
+};
 
 static const struct sio_platform_ops ops = {
 	.now_ns = now_ns, .lut_set = lut_set, .lut_clear = lut_clear,
@@ -794,6 +838,79 @@ static void test_segment_dma_across_registries_node_loss_frees(void **state)
 	assert_int_equal(sio_segdma_find(w.reg[2], (u32)seg, 0), -ENOENT);
 	assert_int_equal(w.nunmaps, n + 1);
 	assert_int_equal(w.unmaps[n].kind, SIO_INB_SEG);
+	assert_int_equal(w.loops, 0);
+}
+
+/* The release the core reported is of the placement it got. */
+static void released_as_placed(int n)
+{
+	assert_int_equal(pl.releases, n);
+	assert_int_equal(pl.release.self, pl.place.self);
+	assert_int_equal(pl.release.dev, pl.place.dev);
+	assert_int_equal(pl.release.local_addr, pl.place.local_addr);
+	assert_int_equal(pl.release.size, pl.place.size);
+	assert_int_equal(pl.release.peer_addr, last_addr);
+}
+
+static void test_segment_dma_borrowed_placed_by_platform(void **state)
+{
+	const struct sio_segdma *m;
+	int seg, idx;
+
+	(void)state;
+	memset(&pl, 0, sizeof(pl));
+	w.core[1].ops = &ops_place;
+	lend_to_all();
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_CREATE, "own", ~0u, 0), 0);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_SIZE, "own", ~0u, 64u << 10),
+			 0);
+	seg = sio_seg_lookup(w.reg[1], 1, "own");
+	assert_true(seg >= 0);
+	/* The window is full: refused as it said, nothing to release. */
+	pl.err = -ENOSPC;
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_DMA_MAP, "own", 0, 0),
+			 -ENOSPC);
+	assert_int_equal(sio_segdma_find(w.reg[1], (u32)seg, 0), -ENOENT);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_DMA_UNMAP, "own", 0, 0),
+			 -ENOENT);
+	assert_int_equal(pl.releases, 0);
+	pl.err = 0;
+	/* Placed by the platform: its address, no IOMMU call of the core's. */
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_DMA_MAP, "own", 0, 0), 0);
+	assert_int_equal(pl.places, 1);
+	assert_int_equal(pl.place.self, 1);
+	assert_int_equal(pl.place.dev, 0);
+	assert_int_equal(pl.place.local_addr, sio_seg(w.reg[1], (u32)seg)->phys);
+	assert_int_equal(pl.place.size, 64u << 10);
+	assert_int_equal(last_addr, PLACE_BASE + (64u << 10));
+	idx = sio_segdma_find(w.reg[1], (u32)seg, 0);
+	assert_true(idx >= 0);
+	m = sio_segdma_at(w.reg[1], (u32)idx);
+	assert_int_equal(m->kind, SIO_SEGDMA_BORROW);
+	assert_int_equal(m->direct, 1);
+	assert_int_equal(m->ioaddr, last_addr);
+	assert_int_equal(pl.releases, 0);
+	/* The segment's unmap for the device: released once. */
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_DMA_UNMAP, "own", 0, 0), 0);
+	released_as_placed(1);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_DMA_UNMAP, "own", 0, 0),
+			 -ENOENT);
+	assert_int_equal(pl.releases, 1);
+	/* The borrow's end releases what is still placed. */
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_DMA_MAP, "own", 0, 0), 0);
+	assert_int_equal(cmd(1, SIO_CMD_RETURN, 0, 1, 0), 0);
+	released_as_placed(2);
+	assert_int_equal(sio_segdma_find(w.reg[1], (u32)seg, 0), -ENOENT);
+	/* So does the loss of the lender. */
+	assert_int_equal(cmd(1, SIO_CMD_BORROW, 0, 1, 256u << 20), 0);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_DMA_MAP, "own", 0, 0), 0);
+	assert_int_equal(pl.places, 3);
+	sio_core_node_down(&w.core[1], 0);
+	released_as_placed(3);
+	assert_int_equal(sio_segdma_find(w.reg[1], (u32)seg, 0), -ENOENT);
+	assert_int_equal(seg_cmd(1, SIO_CMD_SEG_DESTROY, "own", ~0u, 0), 0);
+	assert_int_equal(pl.releases, 3);
 	assert_int_equal(w.loops, 0);
 }
 
@@ -1380,6 +1497,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_segment_dma_across_registries_hostile_requests,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_segment_dma_borrowed_placed_by_platform, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_attach_across_registries_translates_exactly,
 			setup, teardown),

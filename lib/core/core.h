@@ -108,13 +108,24 @@ struct sio_platform_ops {
 	 * window elsewhere than the core's address map (smartio.ko); the
 	 * window address itself without it.  window_dma_addr: the device
 	 * address at which self's borrow of dev reaches self's memory
-	 * [phys, phys + size), for a platform whose DMA window leads to all
-	 * of the borrower's RAM (address arithmetic); without it the core
-	 * places a range of the window and maps it in self's IOMMU.
+	 * [phys, phys + size) (a segment of self mapped for dev), for a
+	 * platform that places it in the borrow's DMA window itself: address
+	 * arithmetic where the window leads to all of the borrower's RAM, or
+	 * a range of the window it maps onto that memory; without it the
+	 * core places a range of the window and maps it in self's IOMMU.  An
+	 * error leaves nothing placed.  window_dma_release (optional): the
+	 * core no longer uses what window_dma_addr gave for [phys, phys +
+	 * size) of dev (the segment's unmap for dev, the borrow's end, the
+	 * loss of dev's node); called once per successful window_dma_addr,
+	 * while the borrow's record may already be gone.  The platform
+	 * unmaps what it mapped before it returns, so the device reaches
+	 * the memory no more.
 	 */
 	u64 (*dev_addr)(void *plat, u32 node, u64 addr);
 	int (*window_dma_addr)(void *plat, u32 self, u32 dev, u64 phys,
 			       u64 size, u64 *ioaddr);
+	void (*window_dma_release)(void *plat, u32 self, u32 dev, u64 phys,
+				   u64 size, u64 ioaddr);
 	/*
 	 * Optional: MSI-X table entry `index` of device dev written as
 	 * borrower `node` asks (SIO_CMD_MSIX_ENTRY: 16 bytes, little

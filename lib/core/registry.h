@@ -312,9 +312,9 @@ struct sio_segdma {
 	u8 kind;
 	u8 adapter;		/* lender adapter (WINDOW, LENDER) */
 	/*
-	 * BORROW placed by the platform (window_dma_addr): the window
-	 * already leads to all of the owner's RAM, no range or IOMMU
-	 * mapping of the core's.
+	 * BORROW placed by the platform (window_dma_addr), which is told
+	 * of its release (window_dma_release): no range or IOMMU mapping
+	 * of the core's.
 	 */
 	u8 direct;
 	u32 seg;

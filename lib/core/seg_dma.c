@@ -5,8 +5,10 @@
  *   LOCAL   device and segment on one node: an IOMMU mapping only.
  *   BORROW  the owner borrows the device: an IOVA inside the DMA window
  *           mapped at borrow time, so no NTB change at all.  A platform
- *           whose window leads to all of the owner's RAM places it itself
- *           (window_dma_addr: address arithmetic, as the shadow's DMA).
+ *           may place it itself (window_dma_addr: address arithmetic
+ *           where its window leads to all of the owner's RAM, as the
+ *           shadow's DMA, or a range of the window it maps), and is told
+ *           when the core lets it go (window_dma_release).
  *   WINDOW  the device is lent elsewhere or not at all: the owner asks the
  *           device's lender (MAP_SEG_WINDOW) for LUT slots from the
  *           lender's NTB window to an IOVA of the owner, allowed for the
@@ -87,6 +89,17 @@ static void owner_unmap_separate(struct sio_core *c, struct sio_segdma *m)
 	m->window = 0;
 }
 
+/* What window_dma_addr placed is no longer used (the platform unmaps it). */
+static void direct_release(struct sio_core *c, u32 self,
+			   const struct sio_segdma *m)
+{
+	const struct sio_segment *s = sio_seg(c->reg, m->seg);
+
+	if (c->ops->window_dma_release)
+		c->ops->window_dma_release(c->plat, self, m->dev, s->phys,
+					   s->size, m->ioaddr);
+}
+
 static void segdma_release(struct sio_core *c, u32 midx)
 {
 	struct sio_registry *r = c->reg;
@@ -100,8 +113,10 @@ static void segdma_release(struct sio_core *c, u32 midx)
 		sio_iova_unmap(c, owner, owner, d->rid, m->iova);
 		break;
 	case SIO_SEGDMA_BORROW:
-		if (m->direct)
+		if (m->direct) {
+			direct_release(c, owner, m);
 			break;
+		}
 		c->ops->iommu_unmap(c->plat, owner, d->node, d->rid, m->iova);
 		bidx = sio_borrow_find(r, m->dev, owner);
 		if (bidx >= 0)
@@ -227,7 +242,9 @@ static void unplace(struct sio_core *c, u32 self, struct sio_segdma *m)
 {
 	struct sio_registry *r = c->reg;
 
-	if (m->kind == SIO_SEGDMA_BORROW && !m->direct)
+	if (m->kind == SIO_SEGDMA_BORROW && m->direct)
+		direct_release(c, self, m);
+	else if (m->kind == SIO_SEGDMA_BORROW)
 		sio_range_free(&sio_borrow_at(r, (u32)sio_borrow_find(
 					       r, m->dev, self))->window, m->iova);
 	else if (m->kind != SIO_SEGDMA_BORROW)

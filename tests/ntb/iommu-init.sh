@@ -19,6 +19,10 @@
 #  - with premap=1 the NVMe again, all of RAM mapped in advance, then
 #    edu, and a segment of host1 mapped for it (segments/tdma/dma/<edu>)
 #    into which edu's DMA engine writes 2 KiB (sio_edu_msi dma_to=);
+#  - the same over a strict window (tsdma): a range of the window mapped
+#    onto the segment until its unmap for edu; edu's write to the same
+#    address after the unmap is a DMAR fault at that range's IOVA, the
+#    segment's canary kept; mapped again, edu's write lands;
 #  - host1's borrow of the NVMe for host0 (window=256M) is refused on
 #    host1 (EPERM), and host0 counts no refused message of host1;
 #  - host0 attaches a 64 KiB segment of host1 (tseg) and reads and writes
@@ -353,4 +357,81 @@ fi
 rmdir "$t" 2>/dev/null
 echo host1 >"$edu/return" || fail "return ${edu##*/} after premap"
 echo 0 >/sys/module/smartio/parameters/premap
+
+# The same over a strict window: the segment's mapping for edu takes a
+# range of the window's pool (the top, the driver's mappings take the
+# bottom) mapped onto the segment until its unmap for edu.  Then edu's
+# write to the same device address is blocked: a DMAR fault of the NTB
+# function at that range's IOVA, the segment's canary kept.  Mapped
+# again, edu's write lands again.
+dma_tos() { dmesg | grep -c "sio_edu_msi .*: dma_to "; }
+# edu's DMA engine writes 2 KiB to device address $1 (sio_edu_msi dma_to=).
+edu_dma_to() {
+	local n
+	n=$(dma_tos)
+	insmod /sio_edu_msi.ko raises=1 dma_to="$1" ||
+		{ fail "insmod sio_edu_msi.ko dma_to=$1"; return 1; }
+	more() { [ "$(dma_tos)" -gt "$n" ]; }
+	waitfor 60 more || fail "sio_edu_msi did not write to $1"
+	rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+}
+t=/smartio/self/segments/tsdma
+d=$t/dma/${edu##*/}
+if echo "host1 window=128M" >"$edu/borrow" 2>/tmp/err && mkdir "$t" &&
+   echo 64k >"$t/size" && mkdir "$d" 2>/tmp/err; then
+	ioaddr=$(cat "$d/ioaddr")
+	base=$(sed -n "s/^shadow .* of $(cat "$edu/bdf") dma_window=\(0x[0-9a-f]*\)+.*/\1/p" \
+		/sys/kernel/debug/smartio/state)
+	iova=$(grep '^host1 ' "$edu/dma_window" | cut -d' ' -f2)
+	at=$(printf '%#x' $((iova + ioaddr - base)))
+	edu_dma_to "$ioaddr"
+	a=$(sio_segrw "$t/mem" 0 read 16)
+	b=$(sio_segrw "$t/mem" 2032 read 16)
+	if [ "$a" = "sio_edu_msi DMA " ] && [ "$b" = "$a" ]; then
+		pass "edu wrote 2 KiB into segment tsdma mapped for it at $ioaddr (IOVA $at) over the strict window: '$a'"
+	else
+		fail "segment tsdma at $ioaddr (IOVA $at) holds '$a' ... '$b': $(dmesg | grep 'sio_edu_msi .*: dma_to' | tail -n 1)"
+		dmesg | grep 'DMAR: \[' | tail -n 3
+		step_debug
+	fi
+	rmdir "$d" || fail "rmdir tsdma/dma/${edu##*/}"
+	if ! sio_segrw "$t/mem" 0 write "canary canary ca" ||
+	   ! sio_segrw "$t/mem" 2032 write "canary canary ca"; then
+		fail "canary into tsdma"
+	fi
+	before=$(faults)
+	edu_dma_to "$ioaddr"
+	a=$(sio_segrw "$t/mem" 0 read 16)
+	b=$(sio_segrw "$t/mem" 2032 read 16)
+	if [ "$a" = "canary canary ca" ] && [ "$b" = "$a" ]; then
+		pass "edu's write to $ioaddr after tsdma's unmap for it: canary unchanged"
+	else
+		fail "tsdma after its unmap for edu holds '$a' ... '$b'"
+	fi
+	if dmesg | grep -q "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\] fault addr $at "; then
+		pass "host1's IOMMU logged the fault at $at ($before -> $(faults) faults): $(dmesg | grep "fault addr $at " | tail -n 1 | cut -c16-)"
+	else
+		fail "no DMAR fault of $ntb_bdf at $at after tsdma's unmap: $(dmesg | grep 'DMAR: \[' | tail -n 3)"
+	fi
+	# The borrow still works: mapped again, written again.
+	sio_segrw "$t/mem" 0 write "canary canary ca"
+	if mkdir "$d" 2>/tmp/err; then
+		ioaddr=$(cat "$d/ioaddr")
+		edu_dma_to "$ioaddr"
+		a=$(sio_segrw "$t/mem" 0 read 16)
+		if [ "$a" = "sio_edu_msi DMA " ]; then
+			pass "tsdma mapped for edu again at $ioaddr: edu's write landed"
+		else
+			fail "tsdma mapped again at $ioaddr holds '$a'"
+		fi
+		rmdir "$d" || fail "rmdir tsdma/dma/${edu##*/} again"
+	else
+		fail "tsdma mapped for ${edu##*/} again: $(cat /tmp/err)"
+	fi
+else
+	fail "segment tsdma mapped for ${edu##*/} over the strict window: $(cat /tmp/err)"
+	step_debug
+fi
+rmdir "$t" 2>/dev/null
+echo host1 >"$edu/return" || fail "return ${edu##*/} after tsdma"
 finish
