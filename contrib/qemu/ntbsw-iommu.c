@@ -113,6 +113,16 @@ static void ntbsw_dma_tell_peers(void *opaque)
 	ntbsw_notify(opaque, NTBSW_DST_ALL, NTBSW_NOTE_DMA);
 }
 
+/* This machine's intel-iommu, or NULL when it has none or another IOMMU. */
+static IntelIOMMUState *ntbsw_vtd(void)
+{
+	X86IOMMUState *x86 = x86_iommu_get_default();
+
+	return x86 ? (IntelIOMMUState *)object_dynamic_cast(OBJECT(x86),
+						TYPE_INTEL_IOMMU_DEVICE) :
+		     NULL;
+}
+
 /*
  * The view of our bus-master address space changed: publish what it is
  * now.  Runs inside a memory transaction's commit (big lock held): the
@@ -122,17 +132,13 @@ static void ntbsw_dma_commit(MemoryListener *l)
 {
 	struct ntbsw_core *s = ntbsw_of_listener(l);
 	struct ntbsw_dma_xlat *x = &NTBSW_ME(s)->dma;
-	X86IOMMUState *x86 = x86_iommu_get_default();
-	IntelIOMMUState *vtd = NULL;
+	IntelIOMMUState *vtd = ntbsw_vtd();
 	uint32_t mode = NTBSW_DMA_IDENTITY;
 	uint8_t flags = 0;
 	uint16_t sid = 0;
 	uint64_t root = 0;
 	uint8_t aw = 0;
 
-	if (x86)
-		vtd = (IntelIOMMUState *)object_dynamic_cast(OBJECT(x86),
-						TYPE_INTEL_IOMMU_DEVICE);
 	if (s->dma_seen_iommu && (!vtd || vtd->root_scalable)) {
 		mode = NTBSW_DMA_OPAQUE;
 		warn_report_once("%s %u: its DMA is translated by %s, which the "
@@ -220,8 +226,7 @@ static void ntbsw_vtd_wrap(struct ntbsw_core *s, IntelIOMMUState *vtd)
 void ntbsw_dma_watch(struct ntbsw_core *s)
 {
 	AddressSpace *as = pci_device_iommu_address_space(s->pci);
-	X86IOMMUState *x86 = x86_iommu_get_default();
-	IntelIOMMUState *vtd = NULL;
+	IntelIOMMUState *vtd = ntbsw_vtd();
 
 	s->dma_bh = qemu_bh_new(ntbsw_dma_tell_peers, s);
 	if (as == &address_space_memory) {
@@ -229,9 +234,6 @@ void ntbsw_dma_watch(struct ntbsw_core *s)
 		memset(&NTBSW_ME(s)->dma, 0, sizeof(NTBSW_ME(s)->dma));
 		return;
 	}
-	if (x86)
-		vtd = (IntelIOMMUState *)object_dynamic_cast(OBJECT(x86),
-						TYPE_INTEL_IOMMU_DEVICE);
 	/*
 	 * Only intel-iommu's tables are walked (ntbsw_dma_commit), and its
 	 * vtd_mem_write carries out every invalidation; a peer forwards

@@ -30,12 +30,14 @@ modules_load() {
 echo "GUEST-KERNEL $(uname -r)"
 
 # waitfor SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds.
+# Its counter has a name of its own: ash's locals are dynamically scoped,
+# so a COMMAND that reads a caller's "n" would see this one instead.
 waitfor() {
-	local n=$(($1 * 5))
+	local waitfor_left=$(($1 * 5))
 	shift
-	while [ "$n" -gt 0 ]; do
+	while [ "$waitfor_left" -gt 0 ]; do
 		"$@" && return 0
-		n=$((n - 1))
+		waitfor_left=$((waitfor_left - 1))
 		sleep 0.2
 	done
 	return 1

@@ -330,6 +330,25 @@ if echo host1 >"$nvme/borrow" 2>/tmp/err; then
 else
 	fail "premap=1 borrow: $(cat /tmp/err)"
 fi
+dma_tos() { dmesg | grep -c "sio_edu_msi .*: dma_to "; }
+dma_tos_above() { [ "$(dma_tos)" -gt "$1" ]; }
+# edu's DMA engine writes 2 KiB to device address $1 (sio_edu_msi dma_to=).
+edu_dma_to() {
+	local before
+	before=$(dma_tos)
+	insmod /sio_edu_msi.ko raises=1 dma_to="$1" ||
+		{ fail "insmod sio_edu_msi.ko dma_to=$1"; return 1; }
+	waitfor 60 dma_tos_above "$before" ||
+		fail "sio_edu_msi did not write to $1"
+	rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
+}
+# The first and the last 16 bytes of edu's 2 KiB in segment $1.
+seg_ends() {
+	echo "$(sio_segrw "$1/mem" 0 read 16)|$(sio_segrw "$1/mem" 2032 read 16)"
+}
+edu_text="sio_edu_msi DMA |sio_edu_msi DMA "
+canary="canary canary ca"
+
 # A segment of this machine mapped for a device it borrows over a
 # premapped window: the device's address of it is the window's plus its
 # physical address, and edu's DMA engine writes 2 KiB into it there.
@@ -337,19 +356,14 @@ t=/smartio/self/segments/tdma
 if echo host1 >"$edu/borrow" 2>/tmp/err && mkdir "$t" &&
    echo 64k >"$t/size" && mkdir "$t/dma/${edu##*/}" 2>/tmp/err; then
 	ioaddr=$(cat "$t/dma/${edu##*/}/ioaddr")
-	insmod /sio_edu_msi.ko raises=1 dma_to="$ioaddr" ||
-		fail "insmod sio_edu_msi.ko dma_to=$ioaddr"
-	wrote() { dmesg | grep -q "sio_edu_msi .*: dma_to "; }
-	waitfor 60 wrote || fail "sio_edu_msi did not write to $ioaddr"
-	a=$(sio_segrw "$t/mem" 0 read 16)
-	b=$(sio_segrw "$t/mem" 2032 read 16)
-	if [ "$a" = "sio_edu_msi DMA " ] && [ "$b" = "$a" ]; then
-		pass "edu wrote 2 KiB into segment tdma mapped for it at $ioaddr over the premapped window: '$a'"
+	edu_dma_to "$ioaddr"
+	ends=$(seg_ends "$t")
+	if [ "$ends" = "$edu_text" ]; then
+		pass "edu wrote 2 KiB into segment tdma mapped for it at $ioaddr over the premapped window: '$ends'"
 	else
-		fail "segment tdma at $ioaddr holds '$a' ... '$b': $(dmesg | grep 'sio_edu_msi .*: dma_to')"
+		fail "segment tdma at $ioaddr holds '$ends': $(dmesg | grep 'sio_edu_msi .*: dma_to')"
 		dmesg | grep 'DMAR: \[' | tail -n 3
 	fi
-	rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
 	rmdir "$t/dma/${edu##*/}" || fail "rmdir tdma/dma/${edu##*/}"
 else
 	fail "segment tdma mapped for ${edu##*/} over the premapped window: $(cat /tmp/err)"
@@ -364,17 +378,6 @@ echo 0 >/sys/module/smartio/parameters/premap
 # write to the same device address is blocked: a DMAR fault of the NTB
 # function at that range's IOVA, the segment's canary kept.  Mapped
 # again, edu's write lands again.
-dma_tos() { dmesg | grep -c "sio_edu_msi .*: dma_to "; }
-# edu's DMA engine writes 2 KiB to device address $1 (sio_edu_msi dma_to=).
-edu_dma_to() {
-	local n
-	n=$(dma_tos)
-	insmod /sio_edu_msi.ko raises=1 dma_to="$1" ||
-		{ fail "insmod sio_edu_msi.ko dma_to=$1"; return 1; }
-	more() { [ "$(dma_tos)" -gt "$n" ]; }
-	waitfor 60 more || fail "sio_edu_msi did not write to $1"
-	rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
-}
 t=/smartio/self/segments/tsdma
 d=$t/dma/${edu##*/}
 if echo "host1 window=128M" >"$edu/borrow" 2>/tmp/err && mkdir "$t" &&
@@ -385,28 +388,26 @@ if echo "host1 window=128M" >"$edu/borrow" 2>/tmp/err && mkdir "$t" &&
 	iova=$(grep '^host1 ' "$edu/dma_window" | cut -d' ' -f2)
 	at=$(printf '%#x' $((iova + ioaddr - base)))
 	edu_dma_to "$ioaddr"
-	a=$(sio_segrw "$t/mem" 0 read 16)
-	b=$(sio_segrw "$t/mem" 2032 read 16)
-	if [ "$a" = "sio_edu_msi DMA " ] && [ "$b" = "$a" ]; then
-		pass "edu wrote 2 KiB into segment tsdma mapped for it at $ioaddr (IOVA $at) over the strict window: '$a'"
+	ends=$(seg_ends "$t")
+	if [ "$ends" = "$edu_text" ]; then
+		pass "edu wrote 2 KiB into segment tsdma mapped for it at $ioaddr (IOVA $at) over the strict window: '$ends'"
 	else
-		fail "segment tsdma at $ioaddr (IOVA $at) holds '$a' ... '$b': $(dmesg | grep 'sio_edu_msi .*: dma_to' | tail -n 1)"
+		fail "segment tsdma at $ioaddr (IOVA $at) holds '$ends': $(dmesg | grep 'sio_edu_msi .*: dma_to' | tail -n 1)"
 		dmesg | grep 'DMAR: \[' | tail -n 3
 		step_debug
 	fi
 	rmdir "$d" || fail "rmdir tsdma/dma/${edu##*/}"
-	if ! sio_segrw "$t/mem" 0 write "canary canary ca" ||
-	   ! sio_segrw "$t/mem" 2032 write "canary canary ca"; then
+	if ! sio_segrw "$t/mem" 0 write "$canary" ||
+	   ! sio_segrw "$t/mem" 2032 write "$canary"; then
 		fail "canary into tsdma"
 	fi
 	before=$(faults)
 	edu_dma_to "$ioaddr"
-	a=$(sio_segrw "$t/mem" 0 read 16)
-	b=$(sio_segrw "$t/mem" 2032 read 16)
-	if [ "$a" = "canary canary ca" ] && [ "$b" = "$a" ]; then
+	ends=$(seg_ends "$t")
+	if [ "$ends" = "$canary|$canary" ]; then
 		pass "edu's write to $ioaddr after tsdma's unmap for it: canary unchanged"
 	else
-		fail "tsdma after its unmap for edu holds '$a' ... '$b'"
+		fail "tsdma after its unmap for edu holds '$ends'"
 	fi
 	if dmesg | grep -q "DMAR: \[DMA Write.*Request device \[${ntb_bdf#0000:}\] fault addr $at "; then
 		pass "host1's IOMMU logged the fault at $at ($before -> $(faults) faults): $(dmesg | grep "fault addr $at " | tail -n 1 | cut -c16-)"
@@ -414,15 +415,15 @@ if echo "host1 window=128M" >"$edu/borrow" 2>/tmp/err && mkdir "$t" &&
 		fail "no DMAR fault of $ntb_bdf at $at after tsdma's unmap: $(dmesg | grep 'DMAR: \[' | tail -n 3)"
 	fi
 	# The borrow still works: mapped again, written again.
-	sio_segrw "$t/mem" 0 write "canary canary ca"
+	sio_segrw "$t/mem" 0 write "$canary"
 	if mkdir "$d" 2>/tmp/err; then
 		ioaddr=$(cat "$d/ioaddr")
 		edu_dma_to "$ioaddr"
-		a=$(sio_segrw "$t/mem" 0 read 16)
-		if [ "$a" = "sio_edu_msi DMA " ]; then
+		ends=$(seg_ends "$t")
+		if [ "$ends" = "$edu_text" ]; then
 			pass "tsdma mapped for edu again at $ioaddr: edu's write landed"
 		else
-			fail "tsdma mapped again at $ioaddr holds '$a'"
+			fail "tsdma mapped again at $ioaddr holds '$ends'"
 		fi
 		rmdir "$d" || fail "rmdir tsdma/dma/${edu##*/} again"
 	else
