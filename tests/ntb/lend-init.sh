@@ -472,7 +472,12 @@ stx_returned_check() {
 # --- who a peer is (issue 28, item 14) ---------------------------------------
 # host1, its lender lost, comes back as host3 once host3 is down: the
 # machine behind port 1 announces node id 3, which host2 pinned to port 3.
+# It stays until host2, which must see that announcement refused, is done
+# (host2's port goes down when it powers off), 20 s at most.
+port2_downs() { dmesg | grep -c "smartio peer node .* (port 2) down"; }
+port2_downs_above() { [ "$(port2_downs)" -gt "$1" ]; }
 impostor() {
+	local downs
 	waitfor 300 is /smartio/nodes/host3/state down ||
 		{ fail "host3 did not go down"; return; }
 	umount /smartio 2>/dev/null
@@ -483,14 +488,16 @@ impostor() {
 	else
 		fail "reloading as node 3"
 	fi
-	sleep 20
+	# (counted after the reload: the old module's peers went down in it)
+	downs=$(port2_downs)
+	waitfor 20 port2_downs_above "$downs"
 }
 # host2: the announcement is refused, host3 stays down.
 impostor_refused() {
 	local f=/sys/kernel/debug/smartio_fabric/ids_refused
 	counted() { [ "$(cat $f 2>/dev/null || echo 0)" -ge 1 ]; }
 	# Until the refusal is counted, or the impostor is taken for host3
-	# (it stays 20 s).
+	# (it stays until this node is down, 20 s at most).
 	taken() { counted || is /smartio/nodes/host3/state up; }
 	waitfor 120 taken
 	if counted && is /smartio/nodes/host3/state down; then
