@@ -43,6 +43,12 @@ waitfor() {
 	return 1
 }
 
+# dmesg_lines PATTERN: how many lines of the kernel log match PATTERN.
+dmesg_lines() { dmesg | grep -c "$1"; }
+# dmesg_lines_above PATTERN N: more than N do (a condition for waitfor
+# that carries its bound as an argument, not in a caller's variable).
+dmesg_lines_above() { [ "$(dmesg_lines "$1")" -gt "$2" ]; }
+
 # power_off LINE: LINE is the end marker the host waits for; then the
 # guest powers off (and sleeps if that fails, never returning to /init).
 power_off() {

@@ -330,15 +330,14 @@ if echo host1 >"$nvme/borrow" 2>/tmp/err; then
 else
 	fail "premap=1 borrow: $(cat /tmp/err)"
 fi
-dma_tos() { dmesg | grep -c "sio_edu_msi .*: dma_to "; }
-dma_tos_above() { [ "$(dma_tos)" -gt "$1" ]; }
+dma_to_line="sio_edu_msi .*: dma_to "
 # edu's DMA engine writes 2 KiB to device address $1 (sio_edu_msi dma_to=).
 edu_dma_to() {
 	local before
-	before=$(dma_tos)
+	before=$(dmesg_lines "$dma_to_line")
 	insmod /sio_edu_msi.ko raises=1 dma_to="$1" ||
 		{ fail "insmod sio_edu_msi.ko dma_to=$1"; return 1; }
-	waitfor 60 dma_tos_above "$before" ||
+	waitfor 60 dmesg_lines_above "$dma_to_line" "$before" ||
 		fail "sio_edu_msi did not write to $1"
 	rmmod sio_edu_msi || fail "rmmod sio_edu_msi"
 }

@@ -474,8 +474,7 @@ stx_returned_check() {
 # machine behind port 1 announces node id 3, which host2 pinned to port 3.
 # It stays until host2, which must see that announcement refused, is done
 # (host2's port goes down when it powers off), 20 s at most.
-port2_downs() { dmesg | grep -c "smartio peer node .* (port 2) down"; }
-port2_downs_above() { [ "$(port2_downs)" -gt "$1" ]; }
+port2_down_line="smartio peer node .* (port 2) down"
 impostor() {
 	local downs
 	waitfor 300 is /smartio/nodes/host3/state down ||
@@ -489,8 +488,8 @@ impostor() {
 		fail "reloading as node 3"
 	fi
 	# (counted after the reload: the old module's peers went down in it)
-	downs=$(port2_downs)
-	waitfor 20 port2_downs_above "$downs"
+	downs=$(dmesg_lines "$port2_down_line")
+	waitfor 20 dmesg_lines_above "$port2_down_line" "$downs"
 }
 # host2: the announcement is refused, host3 stays down.
 impostor_refused() {
