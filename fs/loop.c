@@ -12,7 +12,9 @@
  * cold ls -lR of dev/ at 10x512 costs ls and the daemon 3.5 s of CPU
  * instead of 5.5 s, and half the wall-clock time.
  */
+#include <fcntl.h>
 #include <linux/fuse.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -118,24 +120,18 @@ static void *worker(void *arg)
 }
 
 /*
- * A worker, with the exit signals blocked: libfuse's handler only marks
- * the session as exited, which the reading thread must see (main.c).
+ * A worker.  It inherits the reading thread's mask, which blocks the exit
+ * signals: libfuse's handler only marks the session as exited, which the
+ * reading thread must see (wait_request).
  */
 static void spawn(void)
 {
-	sigset_t set, old;
 	pthread_t t;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
 	if (pthread_create(&t, NULL, worker, NULL) == 0) {
 		pthread_setname_np(t, "sfs-work");
 		pool.threads[pool.nthreads++] = t;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Queues a copy of the request: 0, or -ENOMEM (then it is served here). */
@@ -187,11 +183,54 @@ static void pool_stop(void)
 	pool.nthreads = 0;
 }
 
+/*
+ * Waits until a request can be read, with the exit signals deliverable
+ * only here: -EINTR once one was handled.  Checking fuse_session_exited
+ * and then blocking in read(2) loses a signal that lands between the two
+ * (the handler runs, the read sleeps on), and with a lazily unmounted file
+ * still open no request ever comes to wake it: a SIGTERM was ignored in
+ * two of twenty runs of test_exit_frees_unreleased_files under valgrind
+ * and load.  ppoll unblocks the signals and sleeps in one step.
+ */
+static int wait_request(struct fuse_session *se, const sigset_t *waiting)
+{
+	struct pollfd p = { .fd = fuse_session_fd(se), .events = POLLIN };
+
+	if (fuse_session_exited(se))
+		return -EINTR;
+	if (ppoll(&p, 1, NULL, waiting) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * The mask to wait with: the caller's (main.c blocks the exit signals in
+ * every thread) without the exit signals.  The device turns non-blocking,
+ * so that a request withdrawn between ppoll and read (its caller killed)
+ * costs an EAGAIN, not a read that sleeps with the signals blocked.
+ */
+static int prepare_wait(struct fuse_session *se, sigset_t *waiting)
+{
+	int fd = fuse_session_fd(se), fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	pthread_sigmask(SIG_SETMASK, NULL, waiting);
+	sigdelset(waiting, SIGINT);
+	sigdelset(waiting, SIGTERM);
+	sigdelset(waiting, SIGHUP);
+	return 0;
+}
+
 int loop_serve(struct fuse_session *se)
 {
 	struct fuse_buf buf = { .mem = NULL };
-	int res = 0, i;
+	sigset_t waiting;
+	int res, i;
 
+	res = prepare_wait(se, &waiting);
+	if (res)
+		return res;
 	pool.se = se;
 	pthread_mutex_lock(&pool.lock);
 	for (i = 0; i < POOL_START; i++)
@@ -199,9 +238,13 @@ int loop_serve(struct fuse_session *se)
 	pthread_mutex_unlock(&pool.lock);
 	follow_cpu_start();
 	while (!fuse_session_exited(se)) {
-		res = fuse_session_receive_buf(se, &buf);
-		if (res == -EINTR)
+		res = wait_request(se, &waiting);
+		if (!res)
+			res = fuse_session_receive_buf(se, &buf);
+		if (res == -EINTR || res == -EAGAIN) {
+			res = 0;	/* a signal or a withdrawn request */
 			continue;
+		}
 		if (res <= 0)
 			break;
 		follow_cpu_of(&buf);

@@ -259,7 +259,7 @@ static int check_topology(const char *path)
  * simulator or the watcher that took the signal would leave every FUSE
  * thread asleep in its read or wait, and the daemon would never exit
  * while a lazily unmounted file is still open.  Threads inherit the mask,
- * so it is set while they are started and lifted before the loop.
+ * so it is set while they are started and lifted by serve.
  */
 static void exit_signals(int how)
 {
@@ -435,15 +435,20 @@ static void mount_session(struct fuse_args *args, const char *mountpoint,
 			strerror(-rc));
 }
 
-/* Serves until unmounted; libfuse's result. */
+/*
+ * Serves until unmounted; libfuse's result.  loop_serve takes the exit
+ * signals only while it waits for a request; libfuse's loops take them in
+ * their reading threads at any time.
+ */
 static int serve(const struct fuse_cmdline_opts *copts)
 {
 	struct fuse_loop_config lc;
 
+	if (!copts->singlethread && !copts->clone_fd)
+		return loop_serve(sfs.se);
+	exit_signals(SIG_UNBLOCK);
 	if (copts->singlethread)
 		return fuse_session_loop(sfs.se);
-	if (!copts->clone_fd)
-		return loop_serve(sfs.se);
 	lc.clone_fd = copts->clone_fd;
 	lc.max_idle_threads = copts->max_idle_threads;
 	return fuse_session_loop_mt(sfs.se, &lc);
@@ -529,7 +534,6 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "smartiofs: cannot tell the service manager "
 			"that the mount is ready: %s\n", strerror(-rc));
 	fuse_daemonize(1);	/* foreground from here: only chdir("/") */
-	exit_signals(SIG_UNBLOCK);
 	ret = serve(&copts);
 	unmount_and_free(&copts, &args, &o);
 	return ret < 0 ? 1 : 0;
