@@ -4,9 +4,11 @@
 # two partitions of the switchtec-nt model under the unmodified
 # switchtec.ko and ntb_hw_switchtec.ko.  Port 0 measures, side by side:
 # ntb_perf's throughput to port 1 (through its direct window, a RAM alias
-# of port 1's RAM) and memcpy inside this guest (the same bytes, the same
-# 512 KiB chunks), ntb_perf once as it comes and once after the guest has
-# grown TCG's TLB (see tests/ntb/switch-bench-init.sh).  Port 1 keeps its
+# of port 1's RAM) against the same copy loop into this guest's own RAM
+# (sw_bench copyio: the same bytes, 512 KiB chunks and buffer sizes, and
+# memcpy_toio's "rep movsl"), and the C library's memcpy beside them;
+# ntb_perf once as it comes and once after the guest has grown TCG's TLB
+# (see tests/ntb/switch-bench-init.sh).  Port 1 keeps its
 # ntb_perf until port 0's leaves.  ntb_perf is started as
 # tests/ntb/switchtec-perf.sh says.  Lines: "SWBENCH ...",
 # "NTB-PERF-RELOAD ...".
@@ -38,10 +40,14 @@ perf_mbs() {
 echo "SWBENCH perf-cold $(perf_mbs)"
 dd if=/dev/zero of=/tmp/warm bs=1M count=64 2>/dev/null
 for i in 1 2 3 4 5 6 7 8; do cat /tmp/warm >/dev/null; done
-# Interleaved: ntb_perf, then memcpy, three times (the machine is shared).
+# ntb_perf copies its source into the window in 512 KiB chunks, both
+# buffers the window's size; copyio does the same into this guest's RAM.
+span=$(sed -n 's/.*Out buffer size \(0x[0-9a-f]*\).*/\1/p' "$F/info")
+# Interleaved: ntb_perf, memcpy, copyio, three times (the machine is shared).
 for i in 1 2 3; do
 	echo "SWBENCH perf $(perf_mbs)"
 	sw_bench memcpy 67108864 524288
+	sw_bench copyio 67108864 524288 $((span))
 done
 rmmod ntb_perf
 power_off "SWBENCH-END"
