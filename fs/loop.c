@@ -203,6 +203,18 @@ static int wait_request(struct fuse_session *se, const sigset_t *waiting)
 	return 0;
 }
 
+/* The signals that end the daemon: libfuse's handlers take them. */
+static const int exit_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+void loop_exit_signals(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(exit_signals) / sizeof(exit_signals[0]); i++)
+		sigaddset(set, exit_signals[i]);
+}
+
 /*
  * The mask to wait with: the caller's (main.c blocks the exit signals in
  * every thread) without the exit signals.  The device turns non-blocking,
@@ -212,13 +224,13 @@ static int wait_request(struct fuse_session *se, const sigset_t *waiting)
 static int prepare_wait(struct fuse_session *se, sigset_t *waiting)
 {
 	int fd = fuse_session_fd(se), fl = fcntl(fd, F_GETFL);
+	size_t i;
 
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return -errno;
 	pthread_sigmask(SIG_SETMASK, NULL, waiting);
-	sigdelset(waiting, SIGINT);
-	sigdelset(waiting, SIGTERM);
-	sigdelset(waiting, SIGHUP);
+	for (i = 0; i < sizeof(exit_signals) / sizeof(exit_signals[0]); i++)
+		sigdelset(waiting, exit_signals[i]);
 	return 0;
 }
 

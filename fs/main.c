@@ -265,10 +265,7 @@ static void exit_signals(int how)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	loop_exit_signals(&set);
 	pthread_sigmask(how, &set, NULL);
 }
 

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -586,6 +587,8 @@ void listings_free(void);
 /* loop.c: serves se until it ends (namespace reads in this thread, the
  * rest in workers); 0 or libfuse's -errno. */
 int loop_serve(struct fuse_session *se);
+/* The signals that end the daemon (SIGINT, SIGTERM, SIGHUP), in set. */
+void loop_exit_signals(sigset_t *set);
 /*
  * Whether this thread is one of loop_serve's workers, which may wait on
  * the kernel while the reading thread goes on answering (a name's
