@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include "compat.h"
 #include "sfs.h"
 
 #define POOL_MAX 16		/* workers at most (libfuse's default: 10) */
@@ -211,7 +212,7 @@ void loop_exit_signals(sigset_t *set)
 	size_t i;
 
 	sigemptyset(set);
-	for (i = 0; i < sizeof(exit_signals) / sizeof(exit_signals[0]); i++)
+	for (i = 0; i < SIO_ARRAY_SIZE(exit_signals); i++)
 		sigaddset(set, exit_signals[i]);
 }
 
@@ -229,7 +230,7 @@ static int prepare_wait(struct fuse_session *se, sigset_t *waiting)
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return -errno;
 	pthread_sigmask(SIG_SETMASK, NULL, waiting);
-	for (i = 0; i < sizeof(exit_signals) / sizeof(exit_signals[0]); i++)
+	for (i = 0; i < SIO_ARRAY_SIZE(exit_signals); i++)
 		sigdelset(waiting, exit_signals[i]);
 	return 0;
 }
