@@ -49,6 +49,12 @@ dmesg_lines() { dmesg | grep -c "$1"; }
 # that carries its bound as an argument, not in a caller's variable).
 dmesg_lines_above() { [ "$(dmesg_lines "$1")" -gt "$2" ]; }
 
+# perf_out_size DIR: the size of ntb_perf's outbound buffer (its window),
+# from DIR/info of its debugfs directory, in bytes.
+perf_out_size() {
+	echo $(($(sed -n 's/.*Out buffer size \(0x[0-9a-f]*\).*/\1/p' "$1/info")))
+}
+
 # power_off LINE: LINE is the end marker the host waits for; then the
 # guest powers off (and sleeps if that fails, never returning to /init).
 power_off() {

@@ -64,8 +64,7 @@ echo "SWBENCH perf $(perf_mbs)"
 echo "SWBENCH slow-accesses $(($(devmem $((R + 0x80)) 64)))"
 sw_bench memcpy 67108864 524288
 # ntb_perf's own copy loop into this guest's RAM (sw_bench.c, bench_copyio)
-sw_bench copyio 67108864 524288 \
-	$(($(sed -n 's/.*Out buffer size \(0x[0-9a-f]*\).*/\1/p' "$F/info")))
+sw_bench copyio 67108864 524288 "$(perf_out_size "$F")"
 sw_bench tlb 67108864 262144
 sw_bench tlb 67108864 262145
 # The window ntb_perf used (window 0 to port 1, translated by port 1's

@@ -42,12 +42,12 @@ dd if=/dev/zero of=/tmp/warm bs=1M count=64 2>/dev/null
 for i in 1 2 3 4 5 6 7 8; do cat /tmp/warm >/dev/null; done
 # ntb_perf copies its source into the window in 512 KiB chunks, both
 # buffers the window's size; copyio does the same into this guest's RAM.
-span=$(sed -n 's/.*Out buffer size \(0x[0-9a-f]*\).*/\1/p' "$F/info")
+span=$(perf_out_size "$F")
 # Interleaved: ntb_perf, memcpy, copyio, three times (the machine is shared).
 for i in 1 2 3; do
 	echo "SWBENCH perf $(perf_mbs)"
 	sw_bench memcpy 67108864 524288
-	sw_bench copyio 67108864 524288 $((span))
+	sw_bench copyio 67108864 524288 "$span"
 done
 rmmod ntb_perf
 power_off "SWBENCH-END"
