@@ -689,12 +689,26 @@ def bench_qemu():
                 ">= 0.9", s_ / n >= 0.9)
 
 
+def ntb_perf_against(perf, copy, mem):
+    """ntb_perf's MB/s against its own copy loop into the guest's RAM
+    (sw_bench copyio), the reference the goal is judged against, with the
+    C library's memcpy beside it (bench_ntb_switchtec says why): the
+    ratio, and the words for a row.  Lists of runs taken in turns: the
+    median of each turn's ratio."""
+    r = statistics.median(p_ / c for p_, c in zip(perf, copy))
+    r_libc = statistics.median(p_ / m for p_, m in zip(perf, mem))
+    return r, ("%.0f vs %.0f MB/s, the same copy loop into the guest's "
+               "RAM; %.2f of the C library's memcpy, %.0f MB/s"
+               % (statistics.median(perf), statistics.median(copy), r_libc,
+                  statistics.median(mem)))
+
+
 def bench_ntb_switch():
     """Two TCG guests on a 2-port smartio-ntb-switch
     (tests/bench/ntb_switch.sh): ntb_perf's throughput to the peer against
-    its own copy loop into the guest's RAM (the C library's memcpy
-    beside it), and memcpy into the window ntb_perf used (the peer's RAM) against the same
-    reference, which tells the switch's cost from ntb_perf's; an 8-byte
+    its own copy loop into the guest's RAM (the C library's memcpy beside
+    it, ntb_perf_against), and memcpy into the window ntb_perf used (the
+    peer's RAM) against the C library's memcpy, which tells the switch's cost from ntb_perf's; an 8-byte
     read of the peer's edu register through a window (forwarded to the
     peer's QEMU) against the same read of the guest's own edu; and what a
     copy whose buffers collide in TCG's TLB loses, the reason ntb_perf
@@ -724,15 +738,12 @@ def bench_ntb_switch():
     # byte went by RAM alias, so what ntb_perf loses is not the switch's.
     # ntb_perf runs twice, before and after the guest kernel has grown
     # TCG's TLB (tests/ntb/switch-bench-init.sh); the goal is the second.
-    # Judged against ntb_perf's own copy loop into the guest's RAM, the C
-    # library's memcpy beside it (bench_ntb_switchtec says why).
     if v.get("perf") and v.get("copyio") and v.get("memcpy"):
-        r = v["perf"] / v["copyio"]
-        row(perf, "%.2f (%.0f vs %.0f MB/s, the same copy loop into the "
-            "guest's RAM; %.2f of the C library's memcpy, %.0f MB/s; %d "
-            "forwarded; %.0f MB/s with the TLB of an idle guest)"
-            % (r, v["perf"], v["copyio"], v["perf"] / v["memcpy"],
-               v["memcpy"], v.get("slow-accesses", -1),
+        r, against = ntb_perf_against([v["perf"]], [v["copyio"]],
+                                       [v["memcpy"]])
+        row(perf, "%.2f (%s; %d forwarded; %.0f MB/s with the TLB of an "
+            "idle guest)"
+            % (r, against, v.get("slow-accesses", -1),
                v.get("perf-cold", -1)),
             ">= 0.8", r >= 0.8)
     else:
@@ -801,14 +812,10 @@ def bench_ntb_switchtec():
         skipped(what, ">= 0.8", "the guests printed no figures")
         ERRORS.append("no ntb_perf/memcpy figures from the Switchtec guests")
         return
-    r = statistics.median(p_ / c for p_, c in zip(perf, copy))
-    r_libc = statistics.median(p_ / m for p_, m in zip(perf, mem))
-    row(what, "%.2f (%.0f vs %.0f MB/s, the same copy loop into the "
-        "guest's RAM; %.2f of the C library's memcpy, %.0f MB/s; medians "
-        "of %d; %s MB/s with the TLB of an idle guest; %d ntb_perf "
-        "reloads at start)"
-        % (r, statistics.median(perf[:n]), statistics.median(copy[:n]),
-           r_libc, statistics.median(mem[:n]), n,
+    r, against = ntb_perf_against(perf[:n], copy[:n], mem[:n])
+    row(what, "%.2f (%s; medians of %d; %s MB/s with the TLB of an idle "
+        "guest; %d ntb_perf reloads at start)"
+        % (r, against, n,
            "%.0f" % cold if cold is not None else "no figure", reloads),
         ">= 0.8", r >= 0.8)
 
