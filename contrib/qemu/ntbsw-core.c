@@ -864,8 +864,18 @@ static void ntbsw_link_readable(void *opaque)
 	struct ntbsw_link *l = opaque;
 	struct ntbsw_core *s = l->s;
 
-	if (ntbsw_read_link(s, l->peer, l->fd, true))
+	if (ntbsw_read_link(s, l->peer, l->fd, true)) {
+		/*
+		 * Run the bottom halves the writes just made here scheduled (an
+		 * NVMe's doorbell schedules its queue's) before leaving: this
+		 * pipe is dispatched after the main loop checked its own
+		 * context, which would run them only on its next turn, one
+		 * more poll and lock round trip per doorbell than a vCPU's
+		 * write costs, whose wake-up of the loop runs them at once.
+		 */
+		aio_bh_poll(qemu_get_aio_context());
 		return;
+	}
 	qemu_set_fd_handler(l->fd, NULL, NULL, NULL);
 	if (s->peer[l->peer].rx_fd == l->fd)
 		s->peer[l->peer].rx_fd = -1;
